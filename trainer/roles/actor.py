@@ -1,0 +1,120 @@
+"""The actor: the policy under FSDP2 with AdamW; computes old log-probs and runs the PPO update."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+from trainer import algos, batching, packing
+from trainer.batch import StepBatch
+from trainer.config.schema import Config
+from trainer.failures import NonFiniteError, inject
+from trainer.roles.common import Runtime, forward_pass, micro_logits, shard
+
+
+def log_prob_spec(dynamic: bool | None, micro: int | None, budget: int | None) -> batching.PassSpec:
+    assert dynamic is not None and budget is not None, "Config resolves log-prob interpolations"
+    return batching.PassSpec(dynamic=dynamic, micro_batch_size=micro, token_budget=budget)
+
+
+class Actor:
+    def __init__(self, model: nn.Module, config: Config, rt: Runtime) -> None:
+        self.config = config
+        self.cfg = config.actor_rollout_ref.actor
+        self.rt = rt
+        self.model = shard(model, rt, self.cfg.fsdp_config, trainable=True)
+        optim = self.cfg.optim
+        self.optimizer = torch.optim.AdamW(
+            self.model.parameters(), lr=optim.lr, betas=(optim.betas[0], optim.betas[1]), weight_decay=optim.weight_decay
+        )
+        self.temperature = config.actor_rollout_ref.rollout.temperature
+        self.remove_padding = config.actor_rollout_ref.model.use_remove_padding
+        self.need_full = "full" in (self.cfg.kl_loss_type, config.algorithm.kl_penalty)
+
+    def compute_log_prob(self, batch: StepBatch) -> None:
+        """Old log-probs π_old(token) of every response (verl's `old_log_prob` phase)."""
+        r = self.config.actor_rollout_ref.rollout
+        spec = log_prob_spec(r.log_prob_use_dynamic_bsz, r.log_prob_micro_batch_size_per_gpu, r.log_prob_max_token_len_per_gpu)
+        vocab = self.model.config.vocab_size  # type: ignore[union-attr]
+
+        def run(mb: packing.MicroBatch) -> list[torch.Tensor]:
+            logp, full = packing.token_logprobs(micro_logits(self.model, mb), mb.response_ids_NR, self.temperature)
+            return [logp, full] if self.need_full else [logp]
+
+        widths: list[tuple[int, ...]] = [(), (vocab,)] if self.need_full else [()]
+        outs = forward_pass(batch, self.rt, spec, self.remove_padding, run, widths, "gather")
+        batch.old_logp = outs[0]
+        batch.old_logp_full = outs[1] if self.need_full else None
+
+    def update(self, batch: StepBatch, step: int) -> dict[str, float]:
+        """PPO epochs over global mini-batches; returns token-weighted means over the whole update."""
+        env, cfg = self.rt.env, self.cfg
+        n = self.config.actor_rollout_ref.rollout.n
+        spec = batching.PassSpec(cfg.use_dynamic_bsz, cfg.ppo_micro_batch_size_per_gpu, cfg.ppo_max_token_len_per_gpu)
+        sums: dict[str, float] = defaultdict(float)
+        grad_norms: list[float] = []
+        self.model.train()
+        for epoch in range(cfg.ppo_epochs):
+            seed = self.config.data.seed * 7919 + step * 31 + epoch  # type: ignore[operator]
+            for mini in batching.mini_batches(batch.size, cfg.ppo_mini_batch_size * n, cfg.shuffle, seed):
+                lengths = batch.lengths
+                rank_items = batching.spread(mini, lengths, env.world)
+                denom = float(batch.mask[mini].sum()) / env.world
+                for items in batching.micro_batches(rank_items, env.rank, lengths, spec):
+                    self._micro_step(batch, items, denom, step, sums)
+                grad_norms.append(self._optimizer_step())
+        totals = torch.tensor([sums[k] for k in sorted(sums)], dtype=torch.float64)
+        if env.world > 1:
+            self.rt.meter.run("gather", dist.all_reduce, totals)
+        merged = dict(zip(sorted(sums), totals.tolist(), strict=True))
+        tokens = merged.pop("tokens")
+        metrics = {f"actor/{k}": v / tokens for k, v in merged.items()}
+        metrics["actor/grad_norm"] = sum(grad_norms) / len(grad_norms)
+        metrics["actor/lr"] = cfg.optim.lr
+        return metrics
+
+    def _micro_step(self, batch: StepBatch, items: list[int], denom: float, step: int, sums: dict[str, float]) -> None:
+        cfg = self.cfg
+        real = bool(items)
+        if not real:  # an empty pack still joins FSDP's collectives, contributing a zero gradient
+            items = [0]
+        mb = packing.to_device(batch.micro_batch(items, self.remove_padding), self.rt.env.device)
+        mask = mb.mask_NR
+        dev = self.rt.env.device
+        logits = micro_logits(self.model, mb)
+        logp, logp_full = packing.token_logprobs(logits, mb.response_ids_NR, self.temperature)
+        old = batch.rows(batch.old_logp, items).to(dev)
+        adv = batch.rows(batch.advantages, items).to(dev)
+        pg = algos.policy_loss(old, logp, adv, mask, cfg.clip_low, cfg.clip_high, cfg.clip_ratio_c, denom=1.0)
+        entropy = algos.masked_sum(algos.entropy_from_logits(logits), mask)
+        ref = batch.rows(batch.ref_logp, items).to(dev)
+        ref_full = batch.rows(batch.ref_logp_full, items).to(dev) if cfg.kl_loss_type == "full" else None
+        kl = algos.masked_sum(algos.kl_estimate(logp, ref, cfg.kl_loss_type, logp_full, ref_full), mask)
+        loss = pg.loss - cfg.entropy_coeff * entropy
+        if cfg.use_kl_loss:
+            loss = loss + cfg.kl_loss_coef * kl
+        loss = loss / denom * (1.0 if real else 0.0)
+        fault = self.config.builtin.fault
+        inject(fault.kind, step, fault.at_step, fault.rank, self.rt.env.rank, loss)
+        loss.backward()
+        if real:
+            tokens = float(mask.sum())
+            sums["tokens"] += tokens
+            sums["pg_loss"] += float(pg.loss.detach())
+            sums["pg_clipfrac"] += float(pg.clipfrac) * tokens
+            sums["pg_clipfrac_lower"] += float(pg.clipfrac_lower) * tokens
+            sums["ppo_kl"] += float(pg.ppo_kl) * tokens
+            sums["entropy"] += float(entropy.detach())
+            sums["kl_loss"] += float(kl.detach())
+
+    def _optimizer_step(self) -> float:
+        norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.grad_clip)
+        norm_value = float(norm.full_tensor() if hasattr(norm, "full_tensor") else norm)
+        if not torch.isfinite(torch.tensor(norm_value)):
+            raise NonFiniteError(f"actor gradient norm is {norm_value} (NaN/Inf loss)")
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        return norm_value

@@ -1,0 +1,120 @@
+"""Helpers the roles share: FSDP2 wrapping, forward-only passes over a rank's micro-batches, and
+the gather that gives every rank the whole step's results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.distributed.fsdp import CPUOffloadPolicy, FSDPModule, MixedPrecisionPolicy, OffloadPolicy, fully_shard
+
+from trainer import batching, packing
+from trainer.batch import StepBatch
+from trainer.config.schema import FSDPConfig
+from trainer.distributed import CommMeter, DistEnv, fsdp_comm_hooks
+from trainer.model import decoder_blocks
+
+
+@dataclass
+class Runtime:
+    """What every role needs from its surroundings."""
+
+    env: DistEnv
+    meter: CommMeter
+
+
+def shard(model: nn.Module, rt: Runtime, cfg: FSDPConfig, trainable: bool) -> nn.Module:
+    """FSDP2: each decoder block is a unit, the root holds embedding, final norm and head.
+
+    `forward_prefetch` sets explicit prefetching of block i+1's all-gather when block i starts
+    (FSDP2's own default prefetches only in backward). Offloading needs a GPU: on a CPU run the
+    parameters already live in host memory, so the offload knobs change nothing there.
+    """
+    model.to(rt.env.device)
+    offload = cfg.offload_policy or cfg.param_offload or cfg.optimizer_offload
+    policy = CPUOffloadPolicy(pin_memory=True) if offload and rt.env.is_cuda else OffloadPolicy()
+    dtype = torch.bfloat16 if cfg.model_dtype == "bf16" else None
+    mp = MixedPrecisionPolicy(param_dtype=dtype, reduce_dtype=torch.float32 if dtype else None)
+    blocks = decoder_blocks(model)
+    for block in blocks:
+        fully_shard(block, mesh=rt.env.mesh, reshard_after_forward=cfg.reshard_after_forward, offload_policy=policy, mp_policy=mp)
+    fully_shard(model, mesh=rt.env.mesh, reshard_after_forward=cfg.reshard_after_forward, offload_policy=policy, mp_policy=mp)
+    if cfg.forward_prefetch:
+        for current, following in zip(blocks, blocks[1:], strict=False):
+            current.set_modules_to_forward_prefetch([following])  # type: ignore[operator]
+    all_gather, reduce_scatter = fsdp_comm_hooks(rt.meter)
+    for module in [*blocks, model]:
+        assert isinstance(module, FSDPModule)
+        module.set_custom_all_gather(all_gather)
+        module.set_custom_reduce_scatter(reduce_scatter)
+    if not trainable:
+        model.requires_grad_(False)
+        model.eval()
+    return model
+
+
+def forward_pass(
+    batch: StepBatch,
+    rt: Runtime,
+    spec: batching.PassSpec,
+    remove_padding: bool,
+    run: Callable[[packing.MicroBatch], list[torch.Tensor]],
+    widths: list[tuple[int, ...]],
+    phase: str,
+) -> list[torch.Tensor]:
+    """Run `run` over this rank's share of the batch, then gather so every rank holds [B, R, ...].
+
+    `run` returns, per output, a tensor [N, R, *width] for the micro-batch's N responses.
+    Ranks own equal numbers of responses, so the gather is a fixed-shape all_gather.
+    """
+    env = rt.env
+    rank_items = batching.spread(range(batch.size), batch.lengths, env.world)
+    mine = rank_items[env.rank]
+    local = [torch.zeros(len(mine), batch.width, *w, device=env.device) for w in widths]
+    row = {item: i for i, item in enumerate(mine)}
+    with torch.no_grad():
+        for items in batching.micro_batches(rank_items, env.rank, batch.lengths, spec):
+            if not items:
+                run_empty(batch, run, remove_padding, env.device)
+                continue
+            mb = packing.to_device(batch.micro_batch(items, remove_padding), env.device)
+            outs = run(mb)
+            rows = torch.tensor([row[i] for i in items], device=env.device)
+            for buf, out in zip(local, outs, strict=True):
+                buf[rows] = out.to(buf.dtype)
+    results = []
+    for buf, w in zip(local, widths, strict=True):
+        full = torch.zeros(batch.size, batch.width, *w)
+        if env.world == 1:
+            full[mine] = buf.cpu()
+        else:
+            parts = [torch.empty_like(buf) for _ in range(env.world)]
+            rt.meter.run(phase, dist.all_gather, parts, buf, received=buf.numel() * buf.element_size() * (env.world - 1))
+            for items, part in zip(rank_items, parts, strict=True):
+                full[items] = part.cpu()
+        results.append(full)
+    return results
+
+
+def run_empty(batch: StepBatch, run: Callable[[packing.MicroBatch], list[torch.Tensor]], remove_padding: bool, device: torch.device) -> None:
+    """A rank with no responses left still joins the pass's collectives (FSDP all-gathers) with a dummy pack."""
+    dummy = packing.to_device(packing.build([batch.prompts[0]], [batch.responses[0]], batch.width, remove_padding), device)
+    run(dummy)
+
+
+def micro_logits(model: nn.Module, mb: packing.MicroBatch) -> torch.Tensor:
+    """Policy logits at the scoring positions, [N, R, V] (zeros at padding positions)."""
+    valid = mb.mask_NR.bool()
+    if mb.attention_mask is None:
+        keep = mb.score_index[valid]
+        logits = model(input_ids=mb.input_ids, position_ids=mb.position_ids, logits_to_keep=keep).logits[0]
+    else:
+        full = model(input_ids=mb.input_ids, position_ids=mb.position_ids, attention_mask=mb.attention_mask).logits
+        logits = full.reshape(-1, full.shape[-1])[mb.score_index[valid]]
+    out = logits.new_zeros(*mb.mask_NR.shape, logits.shape[-1])
+    out[valid] = logits
+    return out
