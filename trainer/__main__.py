@@ -34,9 +34,19 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         epilog=USAGE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--config", action="append", default=[], metavar="FILE", help="YAML config (repeatable; a bare name picks a packaged preset)")
-    parser.add_argument("--print-config", action="store_true", help="print the resolved config as YAML and exit")
-    parser.add_argument("overrides", nargs="*", metavar="key=value", help="dotted verl keys, e.g. data.train_batch_size=16")
+    parser.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="YAML config (repeatable; a bare name picks a packaged preset)",
+    )
+    parser.add_argument(
+        "--print-config", action="store_true", help="print the resolved config as YAML and exit"
+    )
+    parser.add_argument(
+        "overrides", nargs="*", metavar="key=value", help="dotted verl keys, e.g. data.train_batch_size=16"
+    )
     return parser.parse_args(argv)
 
 
@@ -46,9 +56,13 @@ def check_world(config: Config, world: int) -> None:
     responses = config.data.train_batch_size * n
     mini = config.actor_rollout_ref.actor.ppo_mini_batch_size * n
     if responses % world:
-        raise ConfigError(f"data.train_batch_size × rollout.n = {responses} responses must divide over world size {world}")
+        raise ConfigError(
+            f"data.train_batch_size × rollout.n = {responses} responses must divide over world size {world}"
+        )
     if mini % world:
-        raise ConfigError(f"actor.ppo_mini_batch_size × rollout.n = {mini} responses must divide over world size {world}")
+        raise ConfigError(
+            f"actor.ppo_mini_batch_size × rollout.n = {mini} responses must divide over world size {world}"
+        )
     tp = config.actor_rollout_ref.rollout.tensor_model_parallel_size
     if tp > 1:
         raise ConfigError(
@@ -56,12 +70,19 @@ def check_world(config: Config, world: int) -> None:
             "implemented yet (it comes with the hybrid-engine work); set it to 1"
         )
     if world % tp:
-        raise ConfigError(f"actor_rollout_ref.rollout.tensor_model_parallel_size={tp} must divide world size {world}")
+        raise ConfigError(
+            f"actor_rollout_ref.rollout.tensor_model_parallel_size={tp} must divide world size {world}"
+        )
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     rank = int(os.environ.get("RANK", "0"))
-    report(ExitCode.PEER_LOST, rank, -1, f"terminated by signal {signum} (the launcher stops all ranks when one fails)")
+    report(
+        ExitCode.PEER_LOST,
+        rank,
+        -1,
+        f"terminated by signal {signum} (the launcher stops all ranks when one fails)",
+    )
     os._exit(ExitCode.PEER_LOST)
 
 

@@ -149,7 +149,11 @@ def gae(
 
 
 def grpo_advantages(
-    score_B: torch.Tensor, group_B: torch.Tensor, mask_BT: torch.Tensor, norm_by_std: bool = True, eps: float = 1e-6
+    score_B: torch.Tensor,
+    group_B: torch.Tensor,
+    mask_BT: torch.Tensor,
+    norm_by_std: bool = True,
+    eps: float = 1e-6,
 ) -> torch.Tensor:
     """Group-relative outcome advantages (arXiv 2402.03300): (score - group mean) / (group std + ε).
 
@@ -158,7 +162,9 @@ def grpo_advantages(
     groups, inverse = torch.unique(group_B, return_inverse=True)
     count_G = torch.zeros(len(groups), dtype=score_B.dtype).index_add_(0, inverse, torch.ones_like(score_B))
     mean_G = torch.zeros(len(groups), dtype=score_B.dtype).index_add_(0, inverse, score_B) / count_G
-    sq_G = torch.zeros(len(groups), dtype=score_B.dtype).index_add_(0, inverse, (score_B - mean_G[inverse]) ** 2)
+    sq_G = torch.zeros(len(groups), dtype=score_B.dtype).index_add_(
+        0, inverse, (score_B - mean_G[inverse]) ** 2
+    )
     std_G = (sq_G / (count_G - 1).clamp(min=1)).sqrt()
     single = count_G[inverse] == 1
     mean_B = torch.where(single, torch.zeros_like(score_B), mean_G[inverse])

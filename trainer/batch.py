@@ -67,7 +67,9 @@ class StepBatch:
         return [len(p) + len(r) for p, r in zip(self.prompts, self.responses, strict=True)]
 
     def micro_batch(self, items: list[int], remove_padding: bool) -> packing.MicroBatch:
-        return packing.build([self.prompts[i] for i in items], [self.responses[i] for i in items], self.width, remove_padding)
+        return packing.build(
+            [self.prompts[i] for i in items], [self.responses[i] for i in items], self.width, remove_padding
+        )
 
     def rows(self, tensor: torch.Tensor | None, items: list[int]) -> torch.Tensor:
         assert tensor is not None, "a phase read a field its producer has not filled"

@@ -137,16 +137,25 @@ def fsdp_comm_hooks(meter: CommMeter) -> tuple[Any, Any]:
     from torch.distributed.fsdp._fully_shard._fsdp_collectives import DefaultAllGather, DefaultReduceScatter
 
     class TimedAllGather(DefaultAllGather):
-        def __call__(self, output_tensor: torch.Tensor, input_tensor: torch.Tensor, group: Any, async_op: bool = False) -> Any:
+        def __call__(
+            self, output_tensor: torch.Tensor, input_tensor: torch.Tensor, group: Any, async_op: bool = False
+        ) -> Any:
             start = time.perf_counter()
             work = super().__call__(output_tensor, input_tensor, group, async_op)
             meter.add("all_gather", time.perf_counter() - start)
-            meter.bytes_received[meter.phase_override or "all_gather"] += output_tensor.numel() * output_tensor.element_size()
+            meter.bytes_received[meter.phase_override or "all_gather"] += (
+                output_tensor.numel() * output_tensor.element_size()
+            )
             return meter.timed_work("all_gather", work)
 
     class TimedReduceScatter(DefaultReduceScatter):
         def __call__(
-            self, output_tensor: torch.Tensor, input_tensor: torch.Tensor, group: Any, op: Any, async_op: bool = False
+            self,
+            output_tensor: torch.Tensor,
+            input_tensor: torch.Tensor,
+            group: Any,
+            op: Any,
+            async_op: bool = False,
         ) -> Any:
             start = time.perf_counter()
             work = super().__call__(output_tensor, input_tensor, group, op, async_op)

@@ -35,7 +35,15 @@ class InjectedFault(RuntimeError):
     """A failure injected by `builtin.fault` (tests only)."""
 
 
-_PEER_MARKERS = ("connection closed", "connection reset", "broken pipe", "nccl", "timed out", "timeout", "peer")
+_PEER_MARKERS = (
+    "connection closed",
+    "connection reset",
+    "broken pipe",
+    "nccl",
+    "timed out",
+    "timeout",
+    "peer",
+)
 
 
 def classify(exc: BaseException) -> ExitCode:
@@ -60,19 +68,26 @@ def dist_error_types() -> tuple[type[BaseException], ...]:
 
 def report(code: ExitCode, rank: int, step: int, detail: str) -> None:
     line = " ".join(detail.split())[:400]
-    print(f"{REASON_PREFIX}{REASONS.get(code, 'crash')} rank={rank} step={step}: {line}", file=sys.stderr, flush=True)
+    print(
+        f"{REASON_PREFIX}{REASONS.get(code, 'crash')} rank={rank} step={step}: {line}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
-def inject(kind: str, step: int, at_step: int, rank: int, my_rank: int, loss: torch.Tensor | None = None) -> None:
-    """Fire the configured test fault on its rank and step."""
+def inject(
+    kind: str, step: int, at_step: int, rank: int, my_rank: int, loss: torch.Tensor | None = None
+) -> torch.Tensor | None:
+    """Fire the configured test fault on its rank and step; a NaN fault poisons the returned loss."""
     if kind == "none" or step != at_step or rank != my_rank:
-        return
+        return loss
     if kind == "nan" and loss is not None:
-        loss.data.fill_(float("nan"))
-    elif kind == "oom":
+        return loss * float("nan")
+    if kind == "oom":
         raise torch.OutOfMemoryError("injected out-of-memory (builtin.fault.kind=oom)")
-    elif kind == "crash":
+    if kind == "crash":
         raise InjectedFault("injected crash (builtin.fault.kind=crash)")
-    elif kind == "hang":
+    if kind == "hang":
         while True:
             time.sleep(3600)
+    return loss

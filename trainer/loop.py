@@ -39,7 +39,6 @@ from trainer.roles.reference import Reference
 from trainer.rollout.engine import HybridEngine
 from trainer.rollout.sampler import SamplingParams
 
-
 COMM_PHASES = ("all_gather", "reduce_scatter", "reshard", "tp_all_reduce", "gather")
 """FSDP training all-gather and reduce-scatter, weight resharding, rollout TP all-reduce, batch gathers."""
 
@@ -80,9 +79,15 @@ class Trainer:
         return {
             "world_size": self.env.world,
             "backend": self.env.backend,
-            "device": torch.cuda.get_device_name(self.env.device) if self.env.is_cuda else platform.processor() or "cpu",
+            "device": torch.cuda.get_device_name(self.env.device)
+            if self.env.is_cuda
+            else platform.processor() or "cpu",
             "device_type": self.env.device.type,
-            "versions": {"python": sys.version.split()[0], "torch": torch.__version__, "transformers": transformers.__version__},
+            "versions": {
+                "python": sys.version.split()[0],
+                "torch": torch.__version__,
+                "transformers": transformers.__version__,
+            },
             "peak_flops_per_device": self.peak,
             "peak_flops_source": self.peak_source,
             "config_hash": config_hash(self.config),
@@ -98,13 +103,18 @@ class Trainer:
         start = time.perf_counter()
         with timer.phase("step"):
             prompts = task.make_prompts(
-                cfg.data.seed or 0, step, cfg.data.train_batch_size, cfg.builtin.task.min_digits, cfg.builtin.task.max_digits
+                cfg.data.seed or 0,
+                step,
+                cfg.data.train_batch_size,
+                cfg.builtin.task.min_digits,
+                cfg.builtin.task.max_digits,
             )
             expanded = [list(p.ids) for p in prompts for _ in range(rollout.n)]
-            params = SamplingParams(cfg.data.max_response_length, rollout.temperature, rollout.do_sample, cfg.data.seed or 0, step)
-            with self.engine:
-                with timer.phase("gen"):
-                    responses, kv_bytes = self.engine.generate(expanded, params)
+            params = SamplingParams(
+                cfg.data.max_response_length, rollout.temperature, rollout.do_sample, cfg.data.seed or 0, step
+            )
+            with self.engine, timer.phase("gen"):
+                responses, kv_bytes = self.engine.generate(expanded, params)
             batch = StepBatch.from_rollout(prompts, rollout.n, responses)
             with timer.phase("old_log_prob"):
                 self.actor.compute_log_prob(batch)
@@ -143,9 +153,13 @@ class Trainer:
             self.kl_ctrl.update(float(kl.mean_kl), batch.size)
         if algo.adv_estimator == "gae":
             assert batch.values is not None
-            batch.advantages, batch.returns = algos.gae(rewards, batch.values, batch.mask, algo.gamma, algo.lam)
+            batch.advantages, batch.returns = algos.gae(
+                rewards, batch.values, batch.mask, algo.gamma, algo.lam
+            )
         else:
-            batch.advantages = algos.grpo_advantages(rewards.sum(-1), batch.group, batch.mask, algo.norm_adv_by_std_in_grpo)
+            batch.advantages = algos.grpo_advantages(
+                rewards.sum(-1), batch.group, batch.mask, algo.norm_adv_by_std_in_grpo
+            )
             batch.returns = batch.advantages
         return {
             "actor/reward_kl_penalty": float(kl.mean_kl),
@@ -156,7 +170,12 @@ class Trainer:
         }
 
     def collect(
-        self, step: int, batch: StepBatch, update: dict[str, float], adv_metrics: dict[str, float], kv_bytes: int
+        self,
+        step: int,
+        batch: StepBatch,
+        update: dict[str, float],
+        adv_metrics: dict[str, float],
+        kv_bytes: int,
     ) -> dict[str, Any]:
         """The step's metrics under verl's names (timings and memory: max over ranks)."""
         cfg, env = self.config, self.env
@@ -193,7 +212,9 @@ class Trainer:
         out["prompt_length/mean"] = sum(len(p) for p in batch.prompts) / batch.size
         out["critic/score/mean"] = float(batch.score.mean())
         out["critic/score/max"] = float(batch.score.max())
-        out["actor/kl_coef"] = cfg.actor_rollout_ref.actor.kl_loss_coef if cfg.actor_rollout_ref.actor.use_kl_loss else 0.0
+        out["actor/kl_coef"] = (
+            cfg.actor_rollout_ref.actor.kl_loss_coef if cfg.actor_rollout_ref.actor.use_kl_loss else 0.0
+        )
         if batch.values is not None:
             out["critic/values/mean"] = float(algos.masked_mean(batch.values, batch.mask))
         out.update(adv_metrics)

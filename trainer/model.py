@@ -9,6 +9,7 @@ least `task.VOCAB_SIZE`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
 import torch
 from torch import nn
@@ -34,37 +35,41 @@ def policy_config(config: Config) -> PretrainedConfig:
             )
         hf_config = AutoConfig.from_pretrained(local, local_files_only=True)
         if hf_config.vocab_size < VOCAB_SIZE:
-            raise ModelLoadError(f"the model at {path!r} has vocab_size {hf_config.vocab_size} < {VOCAB_SIZE} (the task's)")
+            raise ModelLoadError(
+                f"the model at {path!r} has vocab_size {hf_config.vocab_size} < {VOCAB_SIZE} (the task's)"
+            )
         return hf_config
     tiny = config.builtin.model
-    return Qwen2Config(
-        vocab_size=VOCAB_SIZE,
-        hidden_size=tiny.hidden_size,
-        intermediate_size=tiny.intermediate_size,
-        num_hidden_layers=tiny.num_hidden_layers,
-        num_attention_heads=tiny.num_attention_heads,
-        num_key_value_heads=tiny.num_key_value_heads,
-        max_position_embeddings=max(64, config.data.max_prompt_length + config.data.max_response_length),
-        rope_theta=tiny.rope_theta,
-        tie_word_embeddings=False,
-        attn_implementation="sdpa",
-    )
+    settings: dict[str, Any] = {
+        "vocab_size": VOCAB_SIZE,
+        "hidden_size": tiny.hidden_size,
+        "intermediate_size": tiny.intermediate_size,
+        "num_hidden_layers": tiny.num_hidden_layers,
+        "num_attention_heads": tiny.num_attention_heads,
+        "num_key_value_heads": tiny.num_key_value_heads,
+        "max_position_embeddings": max(64, config.data.max_prompt_length + config.data.max_response_length),
+        "rope_theta": tiny.rope_theta,
+        "tie_word_embeddings": False,
+        "attn_implementation": "sdpa",
+    }
+    return Qwen2Config(**settings)
 
 
 def build_policy(config: Config, seed: int) -> nn.Module:
     """The policy on the CPU in fp32, initialised from `seed` (same weights on every rank)."""
     path = config.actor_rollout_ref.model.path
     hf_config = policy_config(config)
+    model: nn.Module
     if path is not None:
         model = AutoModelForCausalLM.from_pretrained(
-            Path(path).expanduser(), local_files_only=True, torch_dtype=torch.float32, attn_implementation="sdpa"
+            Path(path).expanduser(), local_files_only=True, dtype=torch.float32, attn_implementation="sdpa"
         )
     else:
         torch.manual_seed(seed)
-        model = Qwen2ForCausalLM(hf_config)
+        model = Qwen2ForCausalLM(cast(Qwen2Config, hf_config))
     if config.actor_rollout_ref.model.enable_gradient_checkpointing:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-    model.config.use_cache = False
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})  # type: ignore[operator]
+    model.config.use_cache = False  # type: ignore[union-attr]
     return model
 
 
@@ -73,13 +78,17 @@ class Critic(nn.Module):
 
     def __init__(self, policy: nn.Module) -> None:
         super().__init__()
-        self.backbone = policy.model  # type: ignore[union-attr]
-        hidden = policy.config.hidden_size  # type: ignore[union-attr]
+        self.backbone: nn.Module = policy.model  # type: ignore[assignment]
+        hidden = int(policy.config.hidden_size)  # type: ignore[union-attr,arg-type]
         self.value_head = nn.Linear(hidden, 1, bias=False)
         nn.init.zeros_(self.value_head.weight)
 
-    def forward(self, input_ids: torch.Tensor, position_ids: torch.Tensor, attention_mask: torch.Tensor | None) -> torch.Tensor:
-        hidden = self.backbone(input_ids=input_ids, position_ids=position_ids, attention_mask=attention_mask).last_hidden_state
+    def forward(
+        self, input_ids: torch.Tensor, position_ids: torch.Tensor, attention_mask: torch.Tensor | None
+    ) -> torch.Tensor:
+        hidden = self.backbone(
+            input_ids=input_ids, position_ids=position_ids, attention_mask=attention_mask
+        ).last_hidden_state
         return self.value_head(hidden).squeeze(-1).clone()  # not a view: FSDP2 hooks the output
 
 

@@ -34,7 +34,9 @@ class MicroBatch:
     seqlens: list[int]
 
 
-def build(prompts: Sequence[Sequence[int]], responses: Sequence[Sequence[int]], width: int, remove_padding: bool) -> MicroBatch:
+def build(
+    prompts: Sequence[Sequence[int]], responses: Sequence[Sequence[int]], width: int, remove_padding: bool
+) -> MicroBatch:
     """Tensors for one micro-batch; `width` is the response width R of the step's batch."""
     n = len(prompts)
     seqlens = [len(p) + len(r) for p, r in zip(prompts, responses, strict=True)]
@@ -89,7 +91,9 @@ def gather_positions(x_L_: torch.Tensor, mb: MicroBatch) -> torch.Tensor:
     return flat[mb.score_index.reshape(-1)].reshape(*mb.score_index.shape, *x_L_.shape[2:])
 
 
-def token_logprobs(logits_NRV: torch.Tensor, ids_NR: torch.Tensor, temperature: float) -> tuple[torch.Tensor, torch.Tensor]:
+def token_logprobs(
+    logits_NRV: torch.Tensor, ids_NR: torch.Tensor, temperature: float
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(log π(token), full log π) at temperature (verl divides logits by the rollout temperature)."""
     logp_NRV = torch.log_softmax(logits_NRV.float() / temperature, dim=-1)
     return logp_NRV.gather(-1, ids_NR[..., None]).squeeze(-1), logp_NRV

@@ -64,7 +64,10 @@ def knob_status(key: str, device: DeviceKind, world: int = 1) -> tuple[bool, str
 def inert_table(device: DeviceKind, world: int, env_names: list[str]) -> dict[str, str]:
     """Every inert knob of this platform with its reason (for the run header)."""
     keys = [*_ALWAYS_INERT, *_CPU_INERT, *_CPU_PARTIAL, *(f"env.{n}" for n in env_names)]
-    keys += ["actor_rollout_ref.actor.fsdp_config.forward_prefetch", "actor_rollout_ref.actor.fsdp_config.reshard_after_forward"]
+    keys += [
+        "actor_rollout_ref.actor.fsdp_config.forward_prefetch",
+        "actor_rollout_ref.actor.fsdp_config.reshard_after_forward",
+    ]
     table = {}
     for key in dict.fromkeys(keys):
         active, why = knob_status(key, device, world)

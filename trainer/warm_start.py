@@ -46,7 +46,9 @@ def cache_key(config: Config, seed: int) -> str:
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
 
 
-def supervised_batch(seed: int, step: int, batch: int, min_digits: int, max_digits: int) -> tuple[torch.Tensor, torch.Tensor]:
+def supervised_batch(
+    seed: int, step: int, batch: int, min_digits: int, max_digits: int
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(input ids, labels) right-padded; labels are -100 except on the answer and <eos>."""
     prompts = make_prompts(seed + 9973, step, batch, min_digits, max_digits)
     rows = [(list(p.ids), [*target(p.digits), EOS]) for p in prompts]
@@ -68,7 +70,9 @@ def train(model: nn.Module, config: Config, seed: int) -> None:
         ids, labels = supervised_batch(seed, step, ws.batch_size, task.min_digits, task.max_digits)
         attention = (labels != -100) | (torch.arange(ids.shape[1])[None] < (ids != 0).sum(-1, keepdim=True))
         logits = model(input_ids=ids, attention_mask=attention.long()).logits
-        loss = nn.functional.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1))
+        loss = nn.functional.cross_entropy(
+            logits[:, :-1].reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1)
+        )
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()

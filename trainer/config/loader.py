@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import itertools
 import types
 import typing
 from collections.abc import Iterable, Sequence
@@ -61,7 +62,7 @@ def _field_docs(cls: type) -> dict[str, str]:
         except (OSError, TypeError):
             continue
         body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-        for prev, node in zip(body, body[1:], strict=False):
+        for prev, node in itertools.pairwise(body):
             if (
                 isinstance(prev, ast.AnnAssign)
                 and isinstance(prev.target, ast.Name)
@@ -239,7 +240,9 @@ def check_keys(values: dict[str, Located], root: type = Config) -> None:
         if key in keys:
             continue
         if key in sections:
-            raise ConfigError(f"{located.where}: `{key}` is a section, not a value; set one of its keys (e.g. {key}.…)")
+            raise ConfigError(
+                f"{located.where}: `{key}` is a section, not a value; set one of its keys (e.g. {key}.…)"
+            )
         hint = suggest_key(key, keys)
         fix = f"; did you mean `{hint}`?" if hint else ""
         raise ConfigError(f"{located.where}: unknown key `{key}`{fix}")

@@ -17,7 +17,6 @@ this module stays a faithful mirror of verl's defaults.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -86,7 +85,9 @@ class FSDPConfig:
 
     def __post_init__(self) -> None:
         if self.fsdp_size != -1:
-            raise FieldError("fsdp_size", "must be -1 (shard over all ranks; HSDP is not implemented)", self.fsdp_size)
+            raise FieldError(
+                "fsdp_size", "must be -1 (shard over all ranks; HSDP is not implemented)", self.fsdp_size
+            )
 
 
 @dataclass
@@ -327,10 +328,16 @@ class TinyModelConfig:
         _positive(self, "hidden_size", "intermediate_size", "num_hidden_layers")
         _positive(self, "num_attention_heads", "num_key_value_heads")
         if self.hidden_size % self.num_attention_heads:
-            raise FieldError("hidden_size", f"must be divisible by num_attention_heads={self.num_attention_heads}", self.hidden_size)
+            raise FieldError(
+                "hidden_size",
+                f"must be divisible by num_attention_heads={self.num_attention_heads}",
+                self.hidden_size,
+            )
         if self.num_attention_heads % self.num_key_value_heads:
             raise FieldError(
-                "num_attention_heads", f"must be divisible by num_key_value_heads={self.num_key_value_heads}", self.num_attention_heads
+                "num_attention_heads",
+                f"must be divisible by num_key_value_heads={self.num_key_value_heads}",
+                self.num_attention_heads,
             )
 
 
@@ -365,7 +372,7 @@ class FaultConfig:
 class WarmStartConfig:
     """Supervised warm start of the built-in tiny model (see trainer/warm_start.py)."""
 
-    steps: int = 10
+    steps: int = 15
     """Cross-entropy steps on correct answers before RL (0 = start from random weights)."""
     lr: float = 3e-3
     """AdamW learning rate of the warm start."""
@@ -430,7 +437,9 @@ class Config:
     def _check_cross_section(self) -> None:
         actor = self.actor_rollout_ref.actor
         if self.trainer.total_training_steps is None:
-            raise ConfigRuleError("trainer.total_training_steps", "must be set (e.g. trainer.total_training_steps=20)", None)
+            raise ConfigRuleError(
+                "trainer.total_training_steps", "must be set (e.g. trainer.total_training_steps=20)", None
+            )
         if self.data.train_batch_size % actor.ppo_mini_batch_size:
             raise ConfigRuleError(
                 "actor_rollout_ref.actor.ppo_mini_batch_size",
@@ -439,7 +448,10 @@ class Config:
             )
         longest = self.data.max_prompt_length + self.data.max_response_length
         budgets = {
-            "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": (actor.use_dynamic_bsz, actor.ppo_max_token_len_per_gpu),
+            "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": (
+                actor.use_dynamic_bsz,
+                actor.ppo_max_token_len_per_gpu,
+            ),
             "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu": (
                 self.actor_rollout_ref.ref.log_prob_use_dynamic_bsz,
                 self.actor_rollout_ref.ref.log_prob_max_token_len_per_gpu,
@@ -448,7 +460,10 @@ class Config:
                 self.actor_rollout_ref.rollout.log_prob_use_dynamic_bsz,
                 self.actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu,
             ),
-            "critic.ppo_max_token_len_per_gpu": (self.critic.use_dynamic_bsz, self.critic.ppo_max_token_len_per_gpu),
+            "critic.ppo_max_token_len_per_gpu": (
+                self.critic.use_dynamic_bsz,
+                self.critic.ppo_max_token_len_per_gpu,
+            ),
         }
         for key, (dynamic, budget) in budgets.items():
             if dynamic and budget is not None and budget < longest:
@@ -458,7 +473,10 @@ class Config:
                     budget,
                 )
         micro_keys = {
-            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": (actor.use_dynamic_bsz, actor.ppo_micro_batch_size_per_gpu),
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": (
+                actor.use_dynamic_bsz,
+                actor.ppo_micro_batch_size_per_gpu,
+            ),
             "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": (
                 self.actor_rollout_ref.ref.log_prob_use_dynamic_bsz,
                 self.actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu,
@@ -466,7 +484,9 @@ class Config:
         }
         for key, (dynamic, micro) in micro_keys.items():
             if not dynamic and micro is None:
-                raise ConfigRuleError(key, "must be set when dynamic batching is off (or set use_dynamic_bsz=true)", None)
+                raise ConfigRuleError(
+                    key, "must be set when dynamic batching is off (or set use_dynamic_bsz=true)", None
+                )
         task = self.builtin.task
         if self.actor_rollout_ref.model.path is None and task.max_digits + 2 > self.data.max_prompt_length:
             raise ConfigRuleError(
@@ -475,7 +495,9 @@ class Config:
                 task.max_digits,
             )
         if self.algorithm.adv_estimator == "grpo" and self.actor_rollout_ref.rollout.n < 2:
-            raise ConfigRuleError("actor_rollout_ref.rollout.n", "must be >= 2 for grpo (advantages are group-relative)", 1)
+            raise ConfigRuleError(
+                "actor_rollout_ref.rollout.n", "must be >= 2 for grpo (advantages are group-relative)", 1
+            )
 
 
 class ConfigRuleError(ValueError):

@@ -5,14 +5,21 @@ from __future__ import annotations
 from collections import defaultdict
 
 import torch
-import torch.distributed as dist
 from torch import nn
 
 from trainer import algos, batching, packing
 from trainer.batch import StepBatch
 from trainer.config.schema import Config
-from trainer.failures import NonFiniteError, inject
-from trainer.roles.common import Runtime, forward_pass, micro_logits, shard
+from trainer.failures import inject
+from trainer.roles.common import (
+    Runtime,
+    accumulate,
+    clip_and_step,
+    forward_pass,
+    micro_logits,
+    shard,
+    token_means,
+)
 
 
 def log_prob_spec(dynamic: bool | None, micro: int | None, budget: int | None) -> batching.PassSpec:
@@ -28,7 +35,10 @@ class Actor:
         self.model = shard(model, rt, self.cfg.fsdp_config, trainable=True)
         optim = self.cfg.optim
         self.optimizer = torch.optim.AdamW(
-            self.model.parameters(), lr=optim.lr, betas=(optim.betas[0], optim.betas[1]), weight_decay=optim.weight_decay
+            self.model.parameters(),
+            lr=optim.lr,
+            betas=(optim.betas[0], optim.betas[1]),
+            weight_decay=optim.weight_decay,
         )
         self.temperature = config.actor_rollout_ref.rollout.temperature
         self.remove_padding = config.actor_rollout_ref.model.use_remove_padding
@@ -37,11 +47,15 @@ class Actor:
     def compute_log_prob(self, batch: StepBatch) -> None:
         """Old log-probs π_old(token) of every response (verl's `old_log_prob` phase)."""
         r = self.config.actor_rollout_ref.rollout
-        spec = log_prob_spec(r.log_prob_use_dynamic_bsz, r.log_prob_micro_batch_size_per_gpu, r.log_prob_max_token_len_per_gpu)
-        vocab = self.model.config.vocab_size  # type: ignore[union-attr]
+        spec = log_prob_spec(
+            r.log_prob_use_dynamic_bsz, r.log_prob_micro_batch_size_per_gpu, r.log_prob_max_token_len_per_gpu
+        )
+        vocab = int(self.model.config.vocab_size)  # type: ignore[union-attr,arg-type]
 
         def run(mb: packing.MicroBatch) -> list[torch.Tensor]:
-            logp, full = packing.token_logprobs(micro_logits(self.model, mb), mb.response_ids_NR, self.temperature)
+            logp, full = packing.token_logprobs(
+                micro_logits(self.model, mb), mb.response_ids_NR, self.temperature
+            )
             return [logp, full] if self.need_full else [logp]
 
         widths: list[tuple[int, ...]] = [(), (vocab,)] if self.need_full else [()]
@@ -51,32 +65,51 @@ class Actor:
 
     def update(self, batch: StepBatch, step: int) -> dict[str, float]:
         """PPO epochs over global mini-batches; returns token-weighted means over the whole update."""
-        env, cfg = self.rt.env, self.cfg
-        n = self.config.actor_rollout_ref.rollout.n
-        spec = batching.PassSpec(cfg.use_dynamic_bsz, cfg.ppo_micro_batch_size_per_gpu, cfg.ppo_max_token_len_per_gpu)
+        cfg = self.cfg
         sums: dict[str, float] = defaultdict(float)
-        grad_norms: list[float] = []
+        grad_norms = []
         self.model.train()
         for epoch in range(cfg.ppo_epochs):
-            seed = self.config.data.seed * 7919 + step * 31 + epoch  # type: ignore[operator]
-            for mini in batching.mini_batches(batch.size, cfg.ppo_mini_batch_size * n, cfg.shuffle, seed):
-                lengths = batch.lengths
-                rank_items = batching.spread(mini, lengths, env.world)
-                denom = float(batch.mask[mini].sum()) / env.world
-                for items in batching.micro_batches(rank_items, env.rank, lengths, spec):
-                    self._micro_step(batch, items, denom, step, sums)
-                grad_norms.append(self._optimizer_step())
-        totals = torch.tensor([sums[k] for k in sorted(sums)], dtype=torch.float64)
-        if env.world > 1:
-            self.rt.meter.run("gather", dist.all_reduce, totals)
-        merged = dict(zip(sorted(sums), totals.tolist(), strict=True))
-        tokens = merged.pop("tokens")
-        metrics = {f"actor/{k}": v / tokens for k, v in merged.items()}
+            seed = (self.config.data.seed or 0) * 7919 + step * 31 + epoch
+            for mini in batching.mini_batches(batch.size, self.mini_batch_responses, cfg.shuffle, seed):
+                self.accumulate_gradients(batch, mini, step, sums)
+                grad_norms.append(clip_and_step(self.model, self.optimizer, cfg.grad_clip, "actor"))
+        metrics = token_means(sums, self.rt, "actor")
         metrics["actor/grad_norm"] = sum(grad_norms) / len(grad_norms)
         metrics["actor/lr"] = cfg.optim.lr
         return metrics
 
-    def _micro_step(self, batch: StepBatch, items: list[int], denom: float, step: int, sums: dict[str, float]) -> None:
+    @property
+    def mini_batch_responses(self) -> int:
+        return self.cfg.ppo_mini_batch_size * self.config.actor_rollout_ref.rollout.n
+
+    @property
+    def update_spec(self) -> batching.PassSpec:
+        cfg = self.cfg
+        return batching.PassSpec(
+            cfg.use_dynamic_bsz, cfg.ppo_micro_batch_size_per_gpu, cfg.ppo_max_token_len_per_gpu
+        )
+
+    def accumulate_gradients(
+        self,
+        batch: StepBatch,
+        mini: list[int],
+        step: int,
+        sums: dict[str, float],
+        spec: batching.PassSpec | None = None,
+    ) -> None:
+        """Backward of the PPO loss over one global mini-batch (this rank's share), no optimizer step."""
+        accumulate(
+            batch,
+            mini,
+            self.rt,
+            spec or self.update_spec,
+            lambda items, denom: self._micro_step(batch, items, denom, step, sums),
+        )
+
+    def _micro_step(
+        self, batch: StepBatch, items: list[int], denom: float, step: int, sums: dict[str, float]
+    ) -> None:
         cfg = self.cfg
         real = bool(items)
         if not real:  # an empty pack still joins FSDP's collectives, contributing a zero gradient
@@ -98,7 +131,8 @@ class Actor:
             loss = loss + cfg.kl_loss_coef * kl
         loss = loss / denom * (1.0 if real else 0.0)
         fault = self.config.builtin.fault
-        inject(fault.kind, step, fault.at_step, fault.rank, self.rt.env.rank, loss)
+        loss = inject(fault.kind, step, fault.at_step, fault.rank, self.rt.env.rank, loss)
+        assert loss is not None
         loss.backward()
         if real:
             tokens = float(mask.sum())
@@ -109,12 +143,3 @@ class Actor:
             sums["ppo_kl"] += float(pg.ppo_kl) * tokens
             sums["entropy"] += float(entropy.detach())
             sums["kl_loss"] += float(kl.detach())
-
-    def _optimizer_step(self) -> float:
-        norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.grad_clip)
-        norm_value = float(norm.full_tensor() if hasattr(norm, "full_tensor") else norm)
-        if not torch.isfinite(torch.tensor(norm_value)):
-            raise NonFiniteError(f"actor gradient norm is {norm_value} (NaN/Inf loss)")
-        self.optimizer.step()
-        self.optimizer.zero_grad(set_to_none=True)
-        return norm_value

@@ -4,13 +4,20 @@ the gather that gives every rank the whole step's results.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 import torch.distributed as dist
 from torch import nn
-from torch.distributed.fsdp import CPUOffloadPolicy, FSDPModule, MixedPrecisionPolicy, OffloadPolicy, fully_shard
+from torch.distributed.fsdp import (
+    CPUOffloadPolicy,
+    FSDPModule,
+    MixedPrecisionPolicy,
+    OffloadPolicy,
+    fully_shard,
+)
 
 from trainer import batching, packing
 from trainer.batch import StepBatch
@@ -41,10 +48,22 @@ def shard(model: nn.Module, rt: Runtime, cfg: FSDPConfig, trainable: bool) -> nn
     mp = MixedPrecisionPolicy(param_dtype=dtype, reduce_dtype=torch.float32 if dtype else None)
     blocks = decoder_blocks(model)
     for block in blocks:
-        fully_shard(block, mesh=rt.env.mesh, reshard_after_forward=cfg.reshard_after_forward, offload_policy=policy, mp_policy=mp)
-    fully_shard(model, mesh=rt.env.mesh, reshard_after_forward=cfg.reshard_after_forward, offload_policy=policy, mp_policy=mp)
+        fully_shard(
+            block,
+            mesh=rt.env.mesh,
+            reshard_after_forward=cfg.reshard_after_forward,
+            offload_policy=policy,
+            mp_policy=mp,
+        )
+    fully_shard(
+        model,
+        mesh=rt.env.mesh,
+        reshard_after_forward=cfg.reshard_after_forward,
+        offload_policy=policy,
+        mp_policy=mp,
+    )
     if cfg.forward_prefetch:
-        for current, following in zip(blocks, blocks[1:], strict=False):
+        for current, following in itertools.pairwise(blocks):
             current.set_modules_to_forward_prefetch([following])  # type: ignore[operator]
     all_gather, reduce_scatter = fsdp_comm_hooks(rt.meter)
     for module in [*blocks, model]:
@@ -93,16 +112,29 @@ def forward_pass(
             full[mine] = buf.cpu()
         else:
             parts = [torch.empty_like(buf) for _ in range(env.world)]
-            rt.meter.run(phase, dist.all_gather, parts, buf, received=buf.numel() * buf.element_size() * (env.world - 1))
+            rt.meter.run(
+                phase,
+                dist.all_gather,
+                parts,
+                buf,
+                received=buf.numel() * buf.element_size() * (env.world - 1),
+            )
             for items, part in zip(rank_items, parts, strict=True):
                 full[items] = part.cpu()
         results.append(full)
     return results
 
 
-def run_empty(batch: StepBatch, run: Callable[[packing.MicroBatch], list[torch.Tensor]], remove_padding: bool, device: torch.device) -> None:
+def run_empty(
+    batch: StepBatch,
+    run: Callable[[packing.MicroBatch], list[torch.Tensor]],
+    remove_padding: bool,
+    device: torch.device,
+) -> None:
     """A rank with no responses left still joins the pass's collectives (FSDP all-gathers) with a dummy pack."""
-    dummy = packing.to_device(packing.build([batch.prompts[0]], [batch.responses[0]], batch.width, remove_padding), device)
+    dummy = packing.to_device(
+        packing.build([batch.prompts[0]], [batch.responses[0]], batch.width, remove_padding), device
+    )
     run(dummy)
 
 
@@ -113,8 +145,53 @@ def micro_logits(model: nn.Module, mb: packing.MicroBatch) -> torch.Tensor:
         keep = mb.score_index[valid]
         logits = model(input_ids=mb.input_ids, position_ids=mb.position_ids, logits_to_keep=keep).logits[0]
     else:
-        full = model(input_ids=mb.input_ids, position_ids=mb.position_ids, attention_mask=mb.attention_mask).logits
+        full = model(
+            input_ids=mb.input_ids, position_ids=mb.position_ids, attention_mask=mb.attention_mask
+        ).logits
         logits = full.reshape(-1, full.shape[-1])[mb.score_index[valid]]
     out = logits.new_zeros(*mb.mask_NR.shape, logits.shape[-1])
     out[valid] = logits
     return out
+
+
+def accumulate(
+    batch: StepBatch,
+    mini: list[int],
+    rt: Runtime,
+    spec: batching.PassSpec,
+    micro_step: Callable[[list[int], float], None],
+) -> None:
+    """Backward over this rank's micro-batches of one global mini-batch (gradients accumulate).
+
+    `micro_step(items, denom)` gets the response indices (empty: join the collectives with a zero
+    gradient) and the token-mean denominator: the mini-batch's tokens divided by the world size.
+    """
+    env = rt.env
+    rank_items = batching.spread(mini, batch.lengths, env.world)
+    denom = float(batch.mask[mini].sum()) / env.world
+    for items in batching.micro_batches(rank_items, env.rank, batch.lengths, spec):
+        micro_step(items, denom)
+
+
+def clip_and_step(model: nn.Module, optimizer: torch.optim.Optimizer, max_norm: float, who: str) -> float:
+    """Clip the global gradient norm, step, zero the gradients; a non-finite norm is a NaN failure."""
+    from trainer.failures import NonFiniteError
+
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    value = float(norm.full_tensor() if hasattr(norm, "full_tensor") else norm)
+    if not torch.isfinite(torch.tensor(value)):
+        raise NonFiniteError(f"{who} gradient norm is {value} (NaN/Inf loss)")
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return value
+
+
+def token_means(sums: dict[str, float], rt: Runtime, prefix: str) -> dict[str, float]:
+    """Sum the per-rank accumulators over ranks and divide by the token count (`sums['tokens']`)."""
+    keys = sorted(sums)
+    totals = torch.tensor([sums[k] for k in keys], dtype=torch.float64)
+    if rt.env.world > 1:
+        rt.meter.run("gather", dist.all_reduce, totals)
+    merged = dict(zip(keys, totals.tolist(), strict=True))
+    tokens = merged.pop("tokens")
+    return {f"{prefix}/{k}": v / tokens for k, v in merged.items()}

@@ -23,11 +23,17 @@ class Reference:
 
     def compute_ref_log_prob(self, batch: StepBatch) -> None:
         ref = self.config.actor_rollout_ref.ref
-        spec = log_prob_spec(ref.log_prob_use_dynamic_bsz, ref.log_prob_micro_batch_size_per_gpu, ref.log_prob_max_token_len_per_gpu)
-        vocab = self.model.config.vocab_size  # type: ignore[union-attr]
+        spec = log_prob_spec(
+            ref.log_prob_use_dynamic_bsz,
+            ref.log_prob_micro_batch_size_per_gpu,
+            ref.log_prob_max_token_len_per_gpu,
+        )
+        vocab = int(self.model.config.vocab_size)  # type: ignore[union-attr,arg-type]
 
         def run(mb: packing.MicroBatch) -> list[torch.Tensor]:
-            logp, full = packing.token_logprobs(micro_logits(self.model, mb), mb.response_ids_NR, self.temperature)
+            logp, full = packing.token_logprobs(
+                micro_logits(self.model, mb), mb.response_ids_NR, self.temperature
+            )
             return [logp, full] if self.need_full else [logp]
 
         widths: list[tuple[int, ...]] = [(), (vocab,)] if self.need_full else [()]

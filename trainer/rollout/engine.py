@@ -31,7 +31,9 @@ class RolloutConfigError(ValueError):
 
 
 class HybridEngine:
-    def __init__(self, actor_model: nn.Module, hf_config: PretrainedConfig, cfg: RolloutConfig, rt: Runtime) -> None:
+    def __init__(
+        self, actor_model: nn.Module, hf_config: PretrainedConfig, cfg: RolloutConfig, rt: Runtime
+    ) -> None:
         if cfg.tensor_model_parallel_size != 1:
             raise RolloutConfigError(
                 "actor_rollout_ref.rollout.tensor_model_parallel_size > 1 is not supported by this trainer yet "
@@ -54,7 +56,9 @@ class HybridEngine:
         self.stats["rollout/weights_gb"] = self.weights.nbytes() / 1024**3
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if self.cfg.free_cache_engine:
             self.weights = None
 
@@ -68,7 +72,9 @@ class HybridEngine:
             tensors[name] = full
         return assemble(tensors, self.hf_config.num_hidden_layers)
 
-    def generate(self, prompts: list[list[int]], params: sampler.SamplingParams) -> tuple[list[list[int]], int]:
+    def generate(
+        self, prompts: list[list[int]], params: sampler.SamplingParams
+    ) -> tuple[list[list[int]], int]:
         """Responses for all `prompts` (global list; response i has sample id i), on every rank."""
         assert self.weights is not None, "generate() outside the engine's context"
         env = self.rt.env

@@ -17,8 +17,6 @@ import torch
 from trainer.rollout.decoder import AllReduce, DecoderShape, KVCache, RolloutWeights, forward
 from trainer.task import EOS, PAD
 
-_MASK64 = (1 << 64) - 1
-
 
 def _signed(c: int) -> int:
     return c - (1 << 64) if c >= 1 << 63 else c
@@ -27,12 +25,17 @@ def _signed(c: int) -> int:
 _GOLDEN, _MIX1, _MIX2 = _signed(0x9E3779B97F4A7C15), _signed(0xBF58476D1CE4E5B9), _signed(0x94D049BB133111EB)
 
 
+def _shr(z: torch.Tensor, k: int) -> torch.Tensor:
+    """Logical right shift of int64 (torch's >> is arithmetic)."""
+    return (z >> k) & ((1 << (64 - k)) - 1)
+
+
 def _mix(z: torch.Tensor) -> torch.Tensor:
-    """splitmix64's finaliser on int64 (wrapping multiply; arithmetic shifts keep it a bijection-ish hash)."""
+    """splitmix64's finaliser on int64 (two's-complement wrapping multiply)."""
     z = z + _GOLDEN
-    z = (z ^ (z >> 30)) * _MIX1
-    z = (z ^ (z >> 27)) * _MIX2
-    return z ^ (z >> 31)
+    z = (z ^ _shr(z, 30)) * _MIX1
+    z = (z ^ _shr(z, 27)) * _MIX2
+    return z ^ _shr(z, 31)
 
 
 def uniform_noise(seed: int, step: int, sample_B: torch.Tensor, position: int, vocab: int) -> torch.Tensor:
@@ -42,7 +45,7 @@ def uniform_noise(seed: int, step: int, sample_B: torch.Tensor, position: int, v
     per_sample = _mix(base ^ sample_B.to(torch.int64))
     per_pos = _mix(per_sample ^ position)
     z = _mix(per_pos[:, None] ^ torch.arange(vocab, dtype=torch.int64, device=sample_B.device)[None])
-    bits = (z >> 40) & 0xFFFFFF
+    bits = _shr(z, 40)
     return (bits.double() + 0.5) / float(1 << 24)
 
 
@@ -55,7 +58,9 @@ class SamplingParams:
     step: int = 0
 
 
-def pick_tokens(logits_BV: torch.Tensor, params: SamplingParams, sample_B: torch.Tensor, position: int) -> torch.Tensor:
+def pick_tokens(
+    logits_BV: torch.Tensor, params: SamplingParams, sample_B: torch.Tensor, position: int
+) -> torch.Tensor:
     if not params.do_sample:
         return logits_BV.argmax(-1)
     u = uniform_noise(params.seed, params.step, sample_B, position, logits_BV.shape[-1]).to(logits_BV.device)

@@ -1,0 +1,67 @@
+"""Shared fixtures: real trainer processes (python -m trainer / torchrun) and their metrics."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class TrainerRun:
+    returncode: int
+    stdout: str
+    stderr: str
+    metrics: list[dict]
+
+    def series(self, key: str) -> list[float]:
+        return [m[key] for m in self.metrics]
+
+
+def trainer_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+    env.update(extra or {})
+    return env
+
+
+def run_trainer(tmp_path: Path, *overrides: str, world: int = 1, timeout: float = 240) -> TrainerRun:
+    """Run the real trainer (torchrun for world > 1) and read its metrics.jsonl back."""
+    metrics_file = tmp_path / f"metrics-{len(list(tmp_path.glob('metrics-*')))}.jsonl"
+    args = [f"trainer.metrics_file={metrics_file}", *overrides]
+    if world == 1:
+        cmd = [sys.executable, "-m", "trainer", *args]
+    else:
+        cmd = [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            f"--nproc_per_node={world}",
+            "-m",
+            "trainer",
+            *args,
+        ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=trainer_env(), cwd=ROOT)
+    rows = (
+        [json.loads(line)["metrics"] for line in metrics_file.read_text().splitlines()]
+        if metrics_file.exists()
+        else []
+    )
+    return TrainerRun(proc.returncode, proc.stdout, proc.stderr, rows)
+
+
+@pytest.fixture(scope="session")
+def dist_world1():
+    """An in-process world-1 process group (gloo) for tests that build FSDP2 roles directly."""
+    from trainer import distributed
+
+    env = distributed.init()
+    yield env
+    distributed.shutdown()
