@@ -131,9 +131,9 @@ class Actor:
             loss = loss + cfg.kl_loss_coef * kl
         loss = loss / denom * (1.0 if real else 0.0)
         fault = self.config.builtin.fault
-        loss = inject(fault.kind, step, fault.at_step, fault.rank, self.rt.env.rank, loss)
-        assert loss is not None
-        loss.backward()
+        poisoned = inject(fault.kind, step, fault.at_step, fault.rank, self.rt.env.rank, loss)
+        assert poisoned is not None
+        poisoned.backward()
         if real:
             tokens = float(mask.sum())
             sums["tokens"] += tokens
