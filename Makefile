@@ -23,8 +23,8 @@ demo: venv
 	$(VENV)/bin/python -m trainer trainer.total_training_steps=20
 
 lint: venv
-	$(VENV)/bin/ruff check autotune trainer tests benchmarks
-	$(VENV)/bin/ruff format --check autotune trainer tests benchmarks
+	$(VENV)/bin/ruff check
+	$(VENV)/bin/ruff format --check
 
 typecheck: venv
 	$(VENV)/bin/mypy

@@ -64,11 +64,6 @@ def check_world(config: Config, world: int) -> None:
             f"actor.ppo_mini_batch_size × rollout.n = {mini} responses must divide over world size {world}"
         )
     tp = config.actor_rollout_ref.rollout.tensor_model_parallel_size
-    if tp > 1:
-        raise ConfigError(
-            f"actor_rollout_ref.rollout.tensor_model_parallel_size={tp}: rollout tensor parallelism is not "
-            "implemented yet (it comes with the hybrid-engine work); set it to 1"
-        )
     if world % tp:
         raise ConfigError(
             f"actor_rollout_ref.rollout.tensor_model_parallel_size={tp} must divide world size {world}"
@@ -108,12 +103,11 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(int(threads))
     signal.signal(signal.SIGTERM, _on_sigterm)
     from trainer import distributed, loop
-    from trainer.rollout.engine import RolloutConfigError
 
     try:
         env = distributed.init()
         loop.run(config, env)
-    except (RolloutConfigError, ModelLoadError) as exc:
+    except ModelLoadError as exc:
         if rank == 0:
             print(f"trainer: config error: {exc}", file=sys.stderr)
         os._exit(ExitCode.CONFIG)

@@ -69,7 +69,13 @@ class Trainer:
             self.critic = Critic(CriticModel(copy.deepcopy(policy)), config, rt)
         self.actor = Actor(policy, config, rt)
         self.reference = Reference(reference, config, rt)
-        self.engine = HybridEngine(self.actor.model, self.hf_config, config.actor_rollout_ref.rollout, rt)
+        self.engine = HybridEngine(
+            self.actor.model,
+            self.hf_config,
+            config.actor_rollout_ref.rollout,
+            rt,
+            config.builtin.rollout_reshard,
+        )
         kl = config.algorithm.kl_ctrl
         self.kl_ctrl = algos.KLController(kl.type, kl.kl_coef, kl.target_kl, kl.horizon)
         self.peak, self.peak_source = metrics.peak_flops(env.device, config.builtin.peak_flops)

@@ -323,3 +323,12 @@ def is_builtin_only(key: str) -> bool:
     """Whether a dotted key exists only in this trainer (never sent to verl)."""
     spec = schema_keys().get(key)
     return spec is not None and spec.builtin_only
+
+
+def raw_defaults(config_files: Sequence[str]) -> dict[str, Any]:
+    """Schema defaults overlaid with the files' values, unvalidated (for deriving values before a build)."""
+    out = {key: spec.default for key, spec in schema_keys().items()}
+    for key, located in collect(config_files, []).items():
+        if key in out:
+            out[key] = located.value
+    return out

@@ -393,6 +393,8 @@ class BuiltinConfig:
     task: TaskConfig = field(default_factory=TaskConfig)
     warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
     fault: FaultConfig = field(default_factory=FaultConfig)
+    rollout_reshard: Literal["zero_redundancy", "naive"] = "zero_redundancy"
+    """How rollout weights are built from the FSDP shards (see trainer/rollout/reshard.py)."""
     peak_flops: float | None = None
     """Peak FLOP/s per device for MFU; None uses the GPU table or, on CPU, a measured matmul peak."""
 

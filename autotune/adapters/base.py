@@ -1,0 +1,79 @@
+"""The trainer adapter contract: turn a trial config into a command line, say which keys act here,
+and read failures back (DESIGN.md, contract 4)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+DeviceKind = Literal["cpu", "cuda"]
+
+
+class InvalidConfig(ValueError):
+    """A trial config the trainer would reject: never launched, recorded as `invalid`."""
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    key: str
+    type: Any
+    default: Any
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Launch:
+    argv: list[str]
+    env: dict[str, str]
+
+
+class TrainerAdapter(ABC):
+    name: str
+
+    @abstractmethod
+    def keys(self) -> dict[str, KeyInfo]:
+        """Every config key this trainer understands."""
+
+    @abstractmethod
+    def defaults(self, base_config: list[str]) -> dict[str, Any]:
+        """Every key's value before the trial's own settings (trainer defaults, then presets)."""
+
+    @abstractmethod
+    def metric_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(exact metric names, prefixes of metric families) this trainer emits."""
+
+    @abstractmethod
+    def knob_status(self, key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
+        """(active, why) for a config key or `env.NAME` on this platform."""
+
+    @abstractmethod
+    def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
+        """Raise InvalidConfig if the trainer would reject this trial config."""
+
+    @abstractmethod
+    def launch(
+        self,
+        base_config: list[str],
+        config_file: Path,
+        trial_dir: Path,
+        steps: int,
+        world: int,
+        env: dict[str, str],
+    ) -> Launch:
+        """The command (and extra environment) that runs one trial writing `trial_dir/metrics.jsonl`."""
+
+    @abstractmethod
+    def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
+        """(reason, detail) of a failed run: oom, nan, crash, invalid."""
+
+    def exportable(self, key: str) -> bool:
+        """Whether a key belongs in the verl config exported for production."""
+        return True
+
+
+def device_kind() -> DeviceKind:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"

@@ -1,0 +1,94 @@
+"""The builtin adapter: trials run this project's trainer under torchrun (gloo on CPU, nccl on GPUs)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter
+from trainer.config.loader import ConfigError, build, collect, is_builtin_only, raw_defaults, schema_keys
+from trainer.config.yaml_lines import Located
+from trainer.failures import REASON_PREFIX
+from trainer.metrics import METRIC_NAMES, METRIC_PREFIXES
+from trainer.platform import knob_status
+
+_REASON_LINE = re.compile(re.escape(REASON_PREFIX) + r"(\w+) rank=(\d+) step=(-?\d+): (.*)")
+_REASON_PRIORITY = {"nan": 0, "oom": 1, "crash": 2, "peer_lost": 3}
+
+
+class BuiltinAdapter(TrainerAdapter):
+    name = "builtin"
+
+    def keys(self) -> dict[str, KeyInfo]:
+        return {k: KeyInfo(k, s.type, s.default, s.doc) for k, s in schema_keys().items()}
+
+    def defaults(self, base_config: list[str]) -> dict[str, Any]:
+        return raw_defaults(base_config)
+
+    def metric_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return tuple(METRIC_NAMES), METRIC_PREFIXES
+
+    def knob_status(self, key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
+        return knob_status(key, device, world)
+
+    def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
+        from trainer.__main__ import check_world
+
+        try:
+            values = collect(base_config, [])
+            values.update({k: Located(v, "trial config") for k, v in flat.items()})
+            config = build(values)
+            check_world(config, world)
+        except ConfigError as exc:
+            raise InvalidConfig(str(exc)) from None
+
+    def launch(
+        self,
+        base_config: list[str],
+        config_file: Path,
+        trial_dir: Path,
+        steps: int,
+        world: int,
+        env: dict[str, str],
+    ) -> Launch:
+        configs = [arg for name in base_config for arg in ("--config", name)]
+        tail = [
+            "-m",
+            "trainer",
+            *configs,
+            "--config",
+            str(config_file),
+            f"trainer.total_training_steps={steps}",
+            f"trainer.metrics_file={trial_dir / 'metrics.jsonl'}",
+        ]
+        if world == 1:
+            argv = [sys.executable, *tail]
+        else:
+            argv = [
+                sys.executable,
+                "-m",
+                "torch.distributed.run",
+                "--standalone",
+                f"--nproc_per_node={world}",
+                *tail,
+            ]
+        return Launch(argv, {})
+
+    def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
+        if exit_code == 2 or "trainer: config error:" in stderr:
+            line = next((ln for ln in stderr.splitlines() if "config error" in ln), "config error")
+            return "invalid", line.strip()
+        found = [m.groups() for m in _REASON_LINE.finditer(stderr)]
+        if found:
+            reason, rank, step, detail = min(found, key=lambda g: _REASON_PRIORITY.get(g[0], 9))
+            reason = "crash" if reason == "peer_lost" else reason
+            return reason, f"rank {rank}, step {step}: {detail.strip()}"
+        if "OutOfMemoryError" in stderr or "out of memory" in stderr.lower():
+            return "oom", "out of memory"
+        tail = [ln for ln in stderr.strip().splitlines() if ln.strip()][-1:] or [f"exit code {exit_code}"]
+        return "crash", tail[0][:300]
+
+    def exportable(self, key: str) -> bool:
+        return not is_builtin_only(key)

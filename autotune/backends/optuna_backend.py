@@ -1,0 +1,304 @@
+"""The local backend: an Optuna study driven by ask/tell, one trial at a time per worker.
+
+Several `autotune run` workers may share one study (same storage): set-up is serialised by a
+folder lock, the baseline is enqueued once and finished before anyone samples, the sampler uses
+a constant liar so parallel asks spread out, a sampled configuration that an earlier trial
+already ran is not run again (its result is copied), and each worker stops when the study holds
+the requested number of finished trials.
+
+Outcomes reach the sampler as follows: complete and infeasible trials are COMPLETE with their
+objective values and one Optuna constraint per limit (> 0 = violated), so TPE learns where the
+feasible region is; a trial that ran out of memory, produced NaN, timed out or was invalid is
+COMPLETE with the worst values seen and a violated `run_failed` constraint, so its region is not
+proposed again and again; crashes and hangs (possibly transient) are FAIL; alarms and the median
+pruner give PRUNED.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import optuna
+import psutil
+from optuna.trial import FrozenTrial, Trial, TrialState
+
+from autotune.adapters.base import TrainerAdapter
+from autotune.evaluate import Evaluation, evaluate
+from autotune.progress import SweepProgress
+from autotune.runner import kill_group
+from autotune.space.sampling import FixedSuggester, suggest
+from autotune.space.schema import Space
+from autotune.study import (
+    HEARTBEAT_S,
+    StudyPaths,
+    baseline_trial,
+    counted,
+    is_baseline,
+    open_storage,
+    outcome,
+    running_trials,
+)
+
+INFEASIBLE_FAILURES = ("oom", "nan", "timeout", "invalid")
+TrialHook = Callable[[optuna.Study, int], None]
+
+
+def make_sampler(space: Space) -> optuna.samplers.BaseSampler:
+    """TPE (multivariate, constraint-aware; MOTPE when there are several objectives)."""
+    return optuna.samplers.TPESampler(
+        seed=space.sampler.seed,
+        n_startup_trials=space.sampler.n_startup_trials,
+        multivariate=True,
+        constant_liar=True,
+    )
+
+
+def make_pruner(space: Space) -> optuna.pruners.BasePruner:
+    if len(space.objectives) > 1:
+        return optuna.pruners.NopPruner()  # Optuna prunes single-objective studies only
+    return optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=space.sampler.pruner_warmup_steps)
+
+
+def create_or_load(space: Space, paths: StudyPaths, storage_url: str) -> optuna.Study:
+    """The study, created on first use with the baseline enqueued as trial 0 (once, under a lock)."""
+    with paths.lock():
+        study = optuna.create_study(
+            study_name=paths.name,
+            storage=open_storage(storage_url),
+            directions=[o.direction for o in space.objectives],
+            sampler=make_sampler(space),
+            pruner=make_pruner(space),
+            load_if_exists=True,
+        )
+        if not study.user_attrs.get("baseline_enqueued"):
+            study.enqueue_trial(space.baseline, user_attrs={"baseline": True})
+            study.set_user_attr("baseline_enqueued", True)
+            study.set_user_attr("objectives", [[o.metric, o.direction, o.reducer] for o in space.objectives])
+            study.set_user_attr("trainer", space.trainer)
+        if not paths.space_copy.exists():
+            paths.space_copy.write_text(space.text)
+    return study
+
+
+class Heartbeat:
+    """Records the trial's heartbeat in the storage while it runs (Optuna fails stale trials)."""
+
+    def __init__(self, study: optuna.Study, trial: Trial) -> None:
+        self.storage = study._storage
+        self.trial_id = trial._trial_id
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, daemon=True)
+
+    def _beat(self) -> None:
+        while not self.stop.wait(HEARTBEAT_S):
+            with contextlib.suppress(Exception):  # a missed beat is retried on the next tick
+                self.storage.record_heartbeat(self.trial_id)  # type: ignore[attr-defined]
+
+    def __enter__(self) -> Heartbeat:
+        self.storage.record_heartbeat(self.trial_id)  # type: ignore[attr-defined]
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+
+
+class OptunaSweep:
+    def __init__(
+        self,
+        space: Space,
+        adapter: TrainerAdapter,
+        paths: StudyPaths,
+        storage_url: str,
+        n_trials: int,
+        timeout_s: float | None = None,
+        progress: SweepProgress | None = None,
+        hooks: list[TrialHook] | None = None,
+    ) -> None:
+        self.space = space
+        self.adapter = adapter
+        self.paths = paths
+        self.storage_url = storage_url
+        self.n_trials = n_trials
+        self.deadline = time.monotonic() + timeout_s if timeout_s else math.inf
+        first = space.objectives[0]
+        self.progress = progress or SweepProgress(n_trials, first.metric, first.direction == "maximize")
+        self.hooks = hooks or []
+        self.defaults = adapter.defaults(space.base_config)
+
+    def run(self) -> optuna.Study:
+        study = create_or_load(self.space, self.paths, self.storage_url)
+        self.recover_interrupted(study)
+        self.wait_for_baseline(study)
+        while self.done(study) < self.n_trials and time.monotonic() < self.deadline:
+            if self.done(study) + len(running_trials(study)) >= self.n_trials:
+                break  # the remaining trials are running in other workers
+            trial = study.ask()
+            if self.surplus(study, trial):
+                continue
+            self.run_one(study, trial)
+        return study
+
+    def done(self, study: optuna.Study) -> int:
+        return sum(1 for t in study.get_trials(deepcopy=False) if counted(t))
+
+    def surplus(self, study: optuna.Study, trial: Trial) -> bool:
+        """Another worker asked at the same moment and the study would exceed --trials: give it back."""
+        running = sorted(t.number for t in running_trials(study))
+        if self.done(study) + running.index(trial.number) + 1 <= self.n_trials:
+            return False
+        trial.set_user_attr("outcome", "skipped")
+        study.tell(trial, state=TrialState.FAIL)
+        return True
+
+    def recover_interrupted(self, study: optuna.Study) -> None:
+        """Trials left RUNNING by a dead worker: kill their processes, fail them, retry them once."""
+        storage = study._storage
+        host = socket.gethostname()
+        for t in running_trials(study):
+            worker = t.user_attrs.get("worker") or {}
+            if worker.get("host") != host or psutil.pid_exists(worker.get("pid", -1)):
+                continue
+            if worker.get("pgid"):
+                kill_group(worker["pgid"])
+            storage.set_trial_user_attr(t._trial_id, "reason", "interrupted")
+            if storage.set_trial_state_values(t._trial_id, state=TrialState.FAIL):
+                callback = storage.get_heartbeat_stale_trial_callback()  # type: ignore[attr-defined]
+                if callback is not None:
+                    callback(study, study._storage.get_trial(t._trial_id))
+                self.progress.note(
+                    f"[yellow]trial #{t.number} was interrupted (worker pid {worker.get('pid')} is gone): retrying it[/]"
+                )
+        optuna.storages.fail_stale_trials(study)
+
+    def wait_for_baseline(self, study: optuna.Study) -> None:
+        """Everyone's limits compare with the baseline: let it finish first (another worker may run it)."""
+        while True:
+            waiting = [
+                t for t in study.get_trials(deepcopy=False, states=(TrialState.WAITING,)) if is_baseline(t)
+            ]
+            if waiting or baseline_trial(study) is not None:
+                return
+            if not any(is_baseline(t) for t in running_trials(study)):
+                return
+            time.sleep(1.0)
+
+    def run_one(self, study: optuna.Study, trial: Trial) -> None:
+        params = suggest(trial, self.space, self.defaults)
+        baseline = bool(trial.user_attrs.get("baseline"))
+        copy_of = self.finished_duplicate(study, trial, params)
+        done = self.done(study)
+        if copy_of is not None:
+            self.copy_result(study, trial, copy_of)
+            self.progress.note(
+                f"trial {done + 1}/{self.n_trials} (#{trial.number}) repeats #{copy_of.number}: result reused"
+            )
+            return
+        self.progress.started(done, trial.number, params, "baseline" if baseline else "")
+        trial.set_user_attr("worker", {"host": socket.gethostname(), "pid": os.getpid()})
+        started = time.monotonic()
+        with Heartbeat(study, trial):
+            evaluation = evaluate(
+                self.space,
+                self.adapter,
+                params,
+                self.paths.trial_dir(trial.number),
+                self.baseline_limits(study),
+                monitor=self.pruning_monitor(trial),
+                on_start=lambda pid: trial.set_user_attr(
+                    "worker", {"host": socket.gethostname(), "pid": os.getpid(), "pgid": pid}
+                ),
+            )
+        self.tell(study, trial, evaluation)
+        self.progress.finished(done + 1, trial.number, evaluation, time.monotonic() - started, baseline)
+        for hook in self.hooks:
+            hook(study, trial.number)
+
+    def baseline_limits(self, study: optuna.Study) -> dict[str, float] | None:
+        base = baseline_trial(study)
+        return dict(base.user_attrs.get("limits") or {}) if base is not None else None
+
+    def pruning_monitor(self, trial: Trial) -> Callable[[int, dict[str, Any]], str | None] | None:
+        if len(self.space.objectives) > 1 or trial.user_attrs.get("baseline"):
+            return None
+        metric = self.space.objectives[0].metric
+        warmup = self.space.trial.warmup_steps
+
+        def monitor(step: int, metrics: dict[str, Any]) -> str | None:
+            if step <= warmup or metric not in metrics:
+                return None
+            trial.report(float(metrics[metric]), step)
+            return "pruned by the median pruner" if trial.should_prune() else None
+
+        return monitor
+
+    def finished_duplicate(
+        self, study: optuna.Study, trial: Trial, params: dict[str, Any]
+    ) -> FrozenTrial | None:
+        for other in study.get_trials(deepcopy=False):
+            if other.number != trial.number and counted(other) and other.params == params:
+                return other
+        return None
+
+    def copy_result(self, study: optuna.Study, trial: Trial, other: FrozenTrial) -> None:
+        for key, value in other.user_attrs.items():
+            if key not in ("baseline", "worker"):
+                trial.set_user_attr(key, value)
+        trial.set_user_attr("duplicate_of", other.number)
+        if other.state == TrialState.COMPLETE:
+            reason = other.user_attrs.get("reason")
+            failure = reason if reason in INFEASIBLE_FAILURES else None
+            self._set_constraints(trial, other.user_attrs.get("violations") or {}, failure)
+            study.tell(trial, other.values)
+        else:
+            study.tell(trial, state=other.state)
+
+    def tell(self, study: optuna.Study, trial: Trial, ev: Evaluation) -> None:
+        for key, value in ev.record().items():
+            trial.set_user_attr(key, value)
+        if (
+            ev.outcome in ("complete", "infeasible")
+            and ev.objectives
+            and not any(map(math.isnan, ev.objectives))
+        ):
+            self._set_constraints(trial, ev.score.violations if ev.score else {}, None)
+            study.tell(trial, ev.objectives)
+        elif ev.outcome == "pruned":
+            study.tell(trial, state=TrialState.PRUNED)
+        elif ev.reason in INFEASIBLE_FAILURES:
+            self._set_constraints(trial, {}, ev.reason)
+            study.tell(trial, self.penalty(study))
+        else:
+            study.tell(trial, state=TrialState.FAIL)
+
+    def _set_constraints(self, trial: Trial, violations: dict[str, float], failure: str | None) -> None:
+        for limit in self.space.limits:
+            trial.set_constraint(limit.metric, float(violations.get(limit.metric, 0.0 if failure else -1.0)))
+        trial.set_constraint("run_failed", 1.0 if failure else -1.0)
+
+    def penalty(self, study: optuna.Study) -> list[float]:
+        """The worst value seen per objective (0 if none yet): a failed config ranks with the worst."""
+        values = [
+            t.values
+            for t in study.get_trials(deepcopy=False)
+            if outcome(t) in ("complete", "infeasible") and t.values
+        ]
+        out = []
+        for i, o in enumerate(self.space.objectives):
+            seen = [v[i] for v in values if not math.isnan(v[i])]
+            worst = (min(seen) if o.direction == "maximize" else max(seen)) if seen else 0.0
+            out.append(worst)
+        return out
+
+
+def replay_params(space: Space, params: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    """A trial's stored params, re-applied through the space (drops params whose `when` fails)."""
+    return suggest(FixedSuggester(params), space, defaults)

@@ -1,0 +1,288 @@
+"""The `autotune` command line: run, validate, trials, best, export."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from autotune.adapters import device_kind, get_adapter
+from autotune.space.loader import SpaceError, load_space
+from autotune.space.schema import Space
+from autotune.study import StudyNotFound, StudyPaths, load_study, storage_url
+
+app = typer.Typer(
+    help="Tune a verl KL-PPO job: sweep a search space with short real trials, read the result, export the winner.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+SpaceOpt = Annotated[
+    str, typer.Option("--space", "-s", help="Search-space YAML, or a shipped name: fsdp3d, fsdp3d-8gpu.")
+]
+RunsDirOpt = Annotated[Path, typer.Option("--runs-dir", help="Folder holding one subfolder per study.")]
+StorageOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--storage",
+        help="Optuna RDB URL shared by several workers (default: SQLite in runs/<study>/study.db).",
+    ),
+]
+StudyArg = Annotated[str, typer.Argument(help="Study name (the space's `name`, e.g. fsdp3d).")]
+
+
+def _space_or_exit(space: str) -> Space:
+    try:
+        return load_space(space, device=device_kind())
+    except SpaceError as exc:
+        err.print(
+            f"[red]invalid search space[/] ({len(exc.problems)} problem{'s' if len(exc.problems) > 1 else ''}):"
+        )
+        for problem in exc.problems:
+            err.print(f"  {problem}")
+        raise typer.Exit(2) from None
+
+
+def _study_space(paths: StudyPaths) -> Space:
+    if not paths.space_copy.exists():
+        err.print(
+            f"[red]no study `{paths.name}` under {paths.runs_dir}/[/] (run `autotune run --space ...` first)"
+        )
+        raise typer.Exit(2)
+    return _space_or_exit(str(paths.space_copy))
+
+
+@app.command()
+def validate(space: SpaceOpt) -> None:
+    """Check a search space without running anything (keys, ranges, metrics, constraints, baseline)."""
+    parsed = _space_or_exit(space)
+    for warning in parsed.warnings:
+        err.print(f"[yellow]warning[/] {warning}")
+    tuned = ", ".join(p.name for p in parsed.params)
+    console.print(
+        f"[green]ok[/] {parsed.path}: study `{parsed.name}`, trainer {parsed.trainer}, {len(parsed.params)} params ({tuned}), "
+        f"{len(parsed.derived)} derived keys, {len(parsed.constraints)} constraints, objectives "
+        + ", ".join(f"{o.direction} {o.metric} ({o.reducer})" for o in parsed.objectives)
+        + f"; {parsed.trials} trials of {parsed.trial.steps} steps at world {parsed.trial.world_size}"
+    )
+
+
+@app.command()
+def run(
+    space: SpaceOpt,
+    study: Annotated[str | None, typer.Option(help="Study name (default: the space's `name`).")] = None,
+    trials: Annotated[
+        int | None,
+        typer.Option(
+            "--trials",
+            "-n",
+            min=1,
+            help="Finished trials the study should hold (default: the space's `trials`).",
+        ),
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(min=1, help="Stop launching new trials after this many seconds.")
+    ] = None,
+    storage: StorageOpt = None,
+    runs_dir: RunsDirOpt = Path("runs"),
+    confirm: Annotated[
+        int | None,
+        typer.Option(
+            min=0, help="Confirmation rounds over the top-k and the baseline (default: the space's)."
+        ),
+    ] = None,
+    top_k: Annotated[
+        int | None, typer.Option(min=1, help="Configurations to confirm (default: the space's).")
+    ] = None,
+    freeze_inert: Annotated[
+        bool, typer.Option(help="Fix knobs that are inert on this platform at their baseline value.")
+    ] = False,
+    export_to: Annotated[
+        Path | None, typer.Option("--export", help="Also write the winner's verl YAML here.")
+    ] = None,
+) -> None:
+    """Run (or resume) a sweep: baseline first, then sampled trials, then confirmation."""
+    from autotune.backends.optuna_backend import OptunaSweep
+    from autotune.confirm import run_confirmation
+    from autotune.progress import SweepProgress
+    from autotune.space.freeze import freeze
+
+    parsed = _space_or_exit(space)
+    for warning in parsed.warnings:
+        err.print(f"[yellow]warning[/] {warning}")
+    if parsed.warnings and not freeze_inert:
+        err.print(
+            "[yellow]  tuning these changes nothing here; pass --freeze-inert to fix them at their baseline values[/]"
+        )
+    if freeze_inert:
+        parsed = freeze(parsed, device_kind())
+    adapter = get_adapter(parsed.trainer)
+    paths = StudyPaths(runs_dir, study or parsed.name)
+    n_trials = trials or parsed.trials
+    first = parsed.objectives[0]
+    progress = SweepProgress(n_trials, first.metric, first.direction == "maximize", console)
+    progress.note(
+        f"study `{paths.name}` in {paths.root}/ ({storage or 'SQLite'}): {n_trials} trials, world {parsed.trial.world_size}"
+    )
+    sweep = OptunaSweep(parsed, adapter, paths, storage_url(paths, storage), n_trials, timeout, progress)
+    result = sweep.run()
+    repeats = parsed.confirm.repeats if confirm is None else confirm
+    if repeats > 0:
+        run_confirmation(result, parsed, adapter, paths, top_k or parsed.confirm.top_k, repeats, progress)
+    _print_best(paths, storage, parsed)
+    if export_to is not None:
+        _export(paths, storage, export_to, check=False)
+
+
+@app.command("trials")
+def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: StorageOpt = None) -> None:
+    """A table of the study's trials: outcome, reason, objectives and key metrics."""
+    from autotune.frame import trials_frame
+
+    frame = trials_frame(_load(StudyPaths(runs_dir, study), storage))
+    table = Table(title=f"study {study}")
+    objectives = [c for c in frame.columns if c.startswith("objective:")]
+    columns = [
+        "number",
+        "outcome",
+        "reason",
+        *objectives,
+        "throughput",
+        "mfu",
+        "comm_share",
+        "kl",
+        "memory_gb",
+        "wall_s",
+    ]
+    for col in columns:
+        table.add_column(
+            col.removeprefix("objective:"), justify="right" if col not in ("outcome", "reason") else "left"
+        )
+    for _, row in frame.iterrows():
+        cells = []
+        for col in columns:
+            value = row.get(col)
+            if col == "number" and row.get("baseline"):
+                cells.append(f"{value} (baseline)")
+            elif isinstance(value, float):
+                cells.append("" if math.isnan(value) else f"{value:.4g}")
+            else:
+                cells.append("" if value is None else str(value))
+        table.add_row(*cells)
+    console.print(table)
+
+
+@app.command()
+def best(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: StorageOpt = None) -> None:
+    """The winner: confirmed speedup over the baseline when confirmation ran, and its tuned settings."""
+    paths = StudyPaths(runs_dir, study)
+    _print_best(paths, storage, _study_space(paths))
+
+
+@app.command("export")
+def export_cmd(
+    study: StudyArg,
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output", "-o", help="Where to write the verl YAML (a .overrides file goes next to it)."
+        ),
+    ] = Path("best.yaml"),
+    check: Annotated[
+        bool,
+        typer.Option(
+            help="Compose the result with verl's own hydra config and fail on any key verl rejects."
+        ),
+    ] = False,
+    runs_dir: RunsDirOpt = Path("runs"),
+    storage: StorageOpt = None,
+) -> None:
+    """Write the winner as nested verl YAML plus `key=value` overrides for verl.trainer.main_ppo."""
+    _export(StudyPaths(runs_dir, study), storage, output, check)
+
+
+def _load(paths: StudyPaths, storage: str | None):  # type: ignore[no-untyped-def]
+    try:
+        return load_study(paths, storage)
+    except StudyNotFound as exc:
+        err.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from None
+
+
+def _print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
+    from autotune.export import ExportError, export_settings, find_winner
+
+    study = _load(paths, storage)
+    try:
+        winner = find_winner(study, paths, space)
+    except ExportError as exc:
+        err.print(f"[yellow]{exc}[/]")
+        return
+    speed = ""
+    if winner.speedup is not None:
+        spread = (
+            f" [{winner.speedup_spread[0]:.2f}, {winner.speedup_spread[1]:.2f}]"
+            if winner.speedup_spread
+            else ""
+        )
+        speed = f", {winner.speedup:.2f}x the baseline{spread}"
+    console.print(
+        f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), {space.objectives[0].metric} = {winner.value:.5g}"
+    )
+    settings = export_settings(space, get_adapter(space.trainer), winner.params)
+    for key in [*winner.params, *(k for k in settings if k not in space.base)]:
+        if key in settings:
+            console.print(f"  {key} = {settings[key]}")
+
+
+def _export(paths: StudyPaths, storage: str | None, output: Path, check: bool) -> None:
+    from autotune.export import ExportError, export
+
+    space = _study_space(paths)
+    try:
+        winner, yaml_path, overrides_path = export(
+            _load(paths, storage), paths, space, get_adapter(space.trainer), output
+        )
+    except ExportError as exc:
+        err.print(f"[red]{exc}[/]")
+        raise typer.Exit(1) from None
+    console.print(f"wrote {yaml_path} and {overrides_path} (trial #{winner.number}, {winner.source})")
+    if check:
+        from autotune.verl_config import VerlNotInstalled, VerlRejected, check_file, check_types, compose
+
+        lines = overrides_path.read_text().split()
+        try:
+            cfg = compose(lines)
+            check_file(yaml_path)
+        except VerlNotInstalled as exc:
+            err.print(f"[red]--check: {exc}[/]")
+            raise typer.Exit(1) from None
+        except VerlRejected as exc:
+            err.print(f"[red]verl rejects the export:[/] {exc}")
+            raise typer.Exit(1) from None
+        from autotune.export import export_settings
+
+        problems = check_types(cfg, export_settings(space, get_adapter(space.trainer), winner.params))
+        if problems:
+            for p in problems:
+                err.print(f"[red]type mismatch[/] {p}")
+            raise typer.Exit(1)
+        console.print(
+            f"[green]verl accepts it[/]: {len(lines)} overrides compose with verl's ppo_trainer config"
+        )
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print("interrupted; run the same command again to resume")
+        sys.exit(130)

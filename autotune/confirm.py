@@ -1,0 +1,139 @@
+"""Confirmation: re-run the top-k configurations and the baseline, interleaved, and pick the winner
+on the confirmed mean.
+
+A sweep's ranking is one noisy measurement per configuration; on a shared machine the noise
+drifts over time. Re-running every candidate once per round, in a rotated order, and comparing
+each with the baseline of the same round, gives a speedup with a spread that drift does not bias.
+The result is written to `runs/<study>/confirmation.json` and read by `best`, `export` and the report.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+import optuna
+
+from autotune.adapters.base import TrainerAdapter
+from autotune.evaluate import evaluate
+from autotune.progress import SweepProgress
+from autotune.space.schema import Space
+from autotune.study import StudyPaths, baseline_trial, feasible_trials, write_json
+
+
+@dataclass
+class Candidate:
+    number: int
+    params: dict[str, Any]
+    values: list[float]
+    feasible: list[bool]
+    key_metrics: list[dict[str, float]]
+
+
+def top_candidates(study: optuna.Study, space: Space, k: int) -> list[optuna.trial.FrozenTrial]:
+    sign = 1.0 if space.objectives[0].direction == "maximize" else -1.0
+    ranked = sorted(
+        (
+            t
+            for t in feasible_trials(study)
+            if not t.user_attrs.get("baseline") and "duplicate_of" not in t.user_attrs
+        ),
+        key=lambda t: -sign * t.values[0],
+    )
+    return ranked[:k]
+
+
+def run_confirmation(
+    study: optuna.Study,
+    space: Space,
+    adapter: TrainerAdapter,
+    paths: StudyPaths,
+    top_k: int,
+    repeats: int,
+    progress: SweepProgress,
+) -> dict[str, Any] | None:
+    base = baseline_trial(study)
+    top = top_candidates(study, space, top_k)
+    if base is None or not top or repeats <= 0:
+        progress.note(
+            "[yellow]confirmation skipped: it needs a finished baseline and at least one feasible trial[/]"
+        )
+        return None
+    candidates = [Candidate(t.number, dict(t.params), [], [], []) for t in [base, *top]]
+    baseline_limits = dict(base.user_attrs.get("limits") or {})
+    for round_ in range(repeats):
+        order = candidates[round_ % len(candidates) :] + candidates[: round_ % len(candidates)]
+        for c in order:
+            label = "baseline" if c.number == base.number else f"#{c.number}"
+            progress.note(f"confirm round {round_ + 1}/{repeats}: {label}")
+            ev = evaluate(
+                space,
+                adapter,
+                c.params,
+                paths.confirm_dir / f"r{round_ + 1}-t{c.number:04d}",
+                baseline_limits,
+            )
+            c.values.append(
+                ev.objectives[0] if ev.objectives and ev.outcome in ("complete", "infeasible") else math.nan
+            )
+            c.feasible.append(ev.outcome == "complete")
+            c.key_metrics.append(ev.score.key_metrics if ev.score else {})
+    summary = summarize(candidates, base.number, space.objectives[0].direction == "maximize")
+    write_json(paths.confirmation, summary)
+    return summary
+
+
+def summarize(candidates: list[Candidate], baseline_number: int, maximize: bool) -> dict[str, Any]:
+    """Winner = best confirmed mean among candidates feasible in every round; ratios per round vs baseline."""
+    base = next(c for c in candidates if c.number == baseline_number)
+    rows: dict[int, dict[str, Any]] = {}
+    for c in candidates:
+        ratios = [
+            v / b
+            for v, b in zip(c.values, base.values, strict=True)
+            if b and not math.isnan(v) and not math.isnan(b)
+        ]
+        mem = [
+            m.get("memory_gb", math.nan) / bm.get("memory_gb", math.nan)
+            for m, bm in zip(c.key_metrics, base.key_metrics, strict=True)
+            if m and bm
+        ]
+        rows[c.number] = {
+            "params": c.params,
+            "values": c.values,
+            "feasible_rounds": sum(c.feasible),
+            "rounds": len(c.values),
+            "mean": _mean(c.values),
+            "speedup_mean": _mean(ratios),
+            "speedup_min": min(ratios) if ratios else math.nan,
+            "speedup_max": max(ratios) if ratios else math.nan,
+            "speedup_std": statistics.stdev(ratios) if len(ratios) > 1 else 0.0,
+            "memory_ratio": _mean(mem),
+            "kl": _mean([m.get("kl", math.nan) for m in c.key_metrics if m]),
+            "comm_share": _mean([m.get("comm_share", math.nan) for m in c.key_metrics if m]),
+            "mfu": _mean([m.get("mfu", math.nan) for m in c.key_metrics if m]),
+            "is_baseline": c.number == baseline_number,
+        }
+    sign = 1.0 if maximize else -1.0
+    eligible = [
+        n
+        for n, r in rows.items()
+        if not r["is_baseline"] and r["feasible_rounds"] == r["rounds"] and not math.isnan(r["mean"])
+    ]
+    winner = max(eligible, key=lambda n: sign * rows[n]["mean"]) if eligible else None
+    return {"baseline": baseline_number, "winner": winner, "candidates": {str(n): r for n, r in rows.items()}}
+
+
+def _mean(values: list[float]) -> float:
+    real = [v for v in values if not math.isnan(v)]
+    return statistics.fmean(real) if real else math.nan
+
+
+def load_confirmation(paths: StudyPaths) -> dict[str, Any] | None:
+    try:
+        return json.loads(paths.confirmation.read_text())
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,169 @@
+"""Evaluate one configuration: write its folder, check it, run it (repeats), score it.
+
+Backend-independent: the Optuna loop, the Ray Tune trainable and the confirmation phase all call
+`evaluate`, so every backend runs, classifies and scores trials the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from autotune.adapters.base import InvalidConfig, TrainerAdapter
+from autotune.runner import Monitor, RunResult, run_trial_process
+from autotune.scoring import Score, alarm, score
+from autotune.space.sampling import ConstraintViolation, TrialConfig, check_constraints, materialize
+from autotune.space.schema import Space
+from autotune.study import write_json
+from trainer.config.loader import to_nested
+
+Outcome = Literal["complete", "infeasible", "pruned", "failed"]
+
+
+@dataclass
+class Evaluation:
+    outcome: Outcome
+    reason: str | None
+    detail: str
+    config: TrialConfig
+    trial_dir: Path
+    score: Score | None = None
+    runs: list[RunResult] = field(default_factory=list)
+
+    @property
+    def objectives(self) -> list[float] | None:
+        return self.score.objectives if self.score else None
+
+    def record(self) -> dict[str, Any]:
+        """What goes on the trial (Optuna user attributes) and into outcome.json."""
+        s = self.score
+        runs = self.runs
+        return {
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "detail": self.detail,
+            "dir": str(self.trial_dir),
+            "tuned": self.config.tuned,
+            "env": self.config.env,
+            "key_metrics": s.key_metrics if s else {},
+            "limits": s.limits if s else {},
+            "violations": s.violations if s else {},
+            "notes": s.notes if s else [],
+            "steps": len(runs[0].rows) if runs else 0,
+            "wall_s": sum(r.wall_s for r in runs),
+            "startup_s": statistics.fmean(
+                [r.first_step_s for r in runs if r.first_step_s is not None] or [0.0]
+            ),
+            "train_s": sum(sum(row["metrics"].get("timing_s/step", 0.0) for row in r.rows) for r in runs),
+        }
+
+
+def write_trial_files(trial_dir: Path, config: TrialConfig, params: dict[str, Any]) -> Path:
+    """config.yaml (verl keys: base + tuned), env (KEY=VALUE lines), params.json."""
+    trial_dir.mkdir(parents=True, exist_ok=True)
+    config_file = trial_dir / "config.yaml"
+    config_file.write_text(yaml.safe_dump(to_nested(config.flat), sort_keys=False))
+    (trial_dir / "env").write_text("".join(f"{k}={v}\n" for k, v in sorted(config.env.items())))
+    (trial_dir / "params.json").write_text(json.dumps(params, indent=2, sort_keys=True))
+    return config_file
+
+
+def trial_config(space: Space, adapter: TrainerAdapter, params: dict[str, Any]) -> TrialConfig:
+    defaults = adapter.defaults(space.base_config)
+    key_types = {k: info.type for k, info in adapter.keys().items()}
+    return materialize(space, params, defaults, key_types)
+
+
+def evaluate(
+    space: Space,
+    adapter: TrainerAdapter,
+    params: dict[str, Any],
+    trial_dir: Path,
+    baseline_limits: dict[str, float] | None,
+    monitor: Monitor | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> Evaluation:
+    """Check, run and score one configuration in `trial_dir`."""
+    config = trial_config(space, adapter, params)
+    config_file = write_trial_files(trial_dir, config, params)
+    world = space.trial.world_size
+    try:
+        check_constraints(space, config, adapter.defaults(space.base_config))
+        adapter.check(space.base_config, config.flat, world)
+    except (ConstraintViolation, InvalidConfig) as exc:
+        return _finish(Evaluation("failed", "invalid", str(exc), config, trial_dir))
+    env = {**config.env, "OMP_NUM_THREADS": str(space.trial.threads_per_rank), "PYTHONUNBUFFERED": "1"}
+    for name in ("TORCHELASTIC_ERROR_FILE",):
+        env.pop(name, None)
+
+    def watch(step: int, metrics: dict[str, Any]) -> str | None:
+        return alarm(space, step, metrics) or (monitor(step, metrics) if monitor else None)
+
+    runs = []
+    for repeat in range(space.trial.repeats):
+        run_dir = trial_dir if repeat == 0 else trial_dir / f"repeat-{repeat + 1}"
+        launch = adapter.launch(space.base_config, config_file, run_dir, space.trial.steps, world, env)
+        launch.env.update(env)
+        (run_dir / "command").parent.mkdir(parents=True, exist_ok=True)
+        (run_dir / "command").write_text(_shell_line(launch.argv, env) + "\n")
+        result = run_trial_process(
+            launch,
+            run_dir,
+            adapter,
+            expected_steps=space.trial.steps,
+            timeout_s=space.trial.timeout_s,
+            hang_timeout_s=space.trial.hang_timeout_s,
+            startup_grace_s=space.trial.startup_grace_s,
+            monitor=watch,
+            on_start=on_start,
+        )
+        runs.append(result)
+        if result.state != "complete":
+            partial = score(space, result.rows, baseline_limits) if result.rows else None
+            return _finish(
+                Evaluation(result.state, result.reason, result.detail, config, trial_dir, partial, runs)
+            )
+    scores = [score(space, r.rows, baseline_limits) for r in runs]
+    merged = _average(scores)
+    if merged.feasible:
+        return _finish(Evaluation("complete", None, "", config, trial_dir, merged, runs))
+    violated = ", ".join(f"{m}={merged.limits[m]:.4g}" for m in merged.violated())
+    return _finish(
+        Evaluation("infeasible", "limits", f"outside limits: {violated}", config, trial_dir, merged, runs)
+    )
+
+
+def _average(scores: list[Score]) -> Score:
+    if len(scores) == 1:
+        return scores[0]
+    first = scores[0]
+    return Score(
+        objectives=[statistics.fmean(s.objectives[i] for s in scores) for i in range(len(first.objectives))],
+        limits={k: statistics.fmean(s.limits[k] for s in scores) for k in first.limits},
+        violations={k: statistics.fmean(s.violations[k] for s in scores) for k in first.violations},
+        key_metrics={k: statistics.fmean(s.key_metrics[k] for s in scores) for k in first.key_metrics},
+        notes=sorted({n for s in scores for n in s.notes}),
+    )
+
+
+def _finish(evaluation: Evaluation) -> Evaluation:
+    write_json(evaluation.trial_dir / "outcome.json", evaluation.record())
+    return evaluation
+
+
+def _shell_line(argv: list[str], env: dict[str, str]) -> str:
+    import shlex
+
+    prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items()))
+    return f"{prefix} {shlex.join(argv)}".strip()
+
+
+def cpu_count() -> int:
+    return os.cpu_count() or 1

@@ -1,0 +1,138 @@
+"""Export the winner as configuration verl accepts: a nested YAML and a `key=value` overrides file.
+
+The YAML composes on top of verl's own `ppo_trainer` config (hydra defaults list), so it runs as
+
+    python -m verl.trainer.main_ppo --config-path=$PWD --config-name=best
+
+and `best.overrides` holds the same settings for a command line:
+
+    python -m verl.trainer.main_ppo $(cat best.overrides)
+
+Environment variables (NCCL, CUDA) travel the way verl passes them to its Ray workers:
+`ray_kwargs.ray_init.runtime_env.env_vars.NAME` (a key verl's schema does not declare, hence `+`).
+Keys that exist only in the builtin trainer (`builtin.*`, `trainer.metrics_file`) and the
+per-trial step count are not exported.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import optuna
+import yaml
+
+from autotune.adapters.base import TrainerAdapter
+from autotune.confirm import load_confirmation
+from autotune.evaluate import trial_config
+from autotune.space.schema import Space
+from autotune.study import StudyPaths, baseline_trial, best_trial
+from trainer.config.loader import to_nested
+
+ENV_PREFIX = "ray_kwargs.ray_init.runtime_env.env_vars."
+NOT_EXPORTED = ("trainer.total_training_steps",)
+
+
+class ExportError(RuntimeError):
+    pass
+
+
+@dataclass
+class Winner:
+    number: int
+    params: dict[str, Any]
+    source: str
+    """"confirmed" (chosen on the confirmed mean) or "sweep" (best single measurement)."""
+    value: float
+    speedup: float | None
+    speedup_spread: tuple[float, float] | None
+
+
+def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
+    confirmation = load_confirmation(paths)
+    base = baseline_trial(study)
+    if confirmation and confirmation.get("winner") is not None:
+        row = confirmation["candidates"][str(confirmation["winner"])]
+        return Winner(
+            int(confirmation["winner"]),
+            row["params"],
+            "confirmed",
+            row["mean"],
+            row["speedup_mean"],
+            (row["speedup_min"], row["speedup_max"]),
+        )
+    best = best_trial(study, [o.direction for o in space.objectives])
+    if best is None:
+        raise ExportError(
+            f"study `{paths.name}` has no feasible trial yet; see `autotune trials {paths.name}`"
+        )
+    speedup = None
+    if base is not None and base.values and base.user_attrs.get("outcome") == "complete" and base.values[0]:
+        speedup = best.values[0] / base.values[0]
+    return Winner(best.number, dict(best.params), "sweep", best.values[0], speedup, None)
+
+
+def export_settings(space: Space, adapter: TrainerAdapter, params: dict[str, Any]) -> dict[str, Any]:
+    """{verl key: value} of the winner: the space's base plus the tuned keys, env under ray_kwargs."""
+    config = trial_config(space, adapter, params)
+    keys = [*space.base, *(k for k in config.tuned if not k.startswith("env."))]
+    flat = {k: config.flat[k] for k in dict.fromkeys(keys) if adapter.exportable(k) and k not in NOT_EXPORTED}
+    for name, value in sorted(config.env.items()):
+        flat[ENV_PREFIX + name] = value
+    return flat
+
+
+def overrides(flat: dict[str, Any]) -> list[str]:
+    """Hydra command-line overrides (`+` for keys verl's schema does not declare)."""
+    lines = []
+    for key, value in flat.items():
+        prefix = "+" if key.startswith(ENV_PREFIX) else ""
+        lines.append(f"{prefix}{key}={_hydra_value(value)}")
+    return lines
+
+
+def _hydra_value(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else str(value)
+    if isinstance(value, list):
+        return "[" + ",".join(_hydra_value(v) for v in value) + "]"
+    text = str(value)
+    return f"'{text}'" if any(c in text for c in " ,=[]{}()'\"") else text
+
+
+def render_yaml(flat: dict[str, Any], header: list[str]) -> str:
+    body = {"hydra": {"searchpath": ["pkg://verl.trainer.config"]}, "defaults": ["ppo_trainer", "_self_"]}
+    body.update(to_nested(flat))
+    comments = "".join(f"# {line}\n" for line in header)
+    return comments + yaml.safe_dump(body, sort_keys=False)
+
+
+def export(
+    study: optuna.Study, paths: StudyPaths, space: Space, adapter: TrainerAdapter, out: Path
+) -> tuple[Winner, Path, Path]:
+    winner = find_winner(study, paths, space)
+    flat = export_settings(space, adapter, winner.params)
+    speed = ""
+    if winner.speedup is not None:
+        spread = (
+            f" (rounds: {winner.speedup_spread[0]:.2f}-{winner.speedup_spread[1]:.2f})"
+            if winner.speedup_spread
+            else ""
+        )
+        speed = f", {winner.speedup:.2f}x the baseline{spread}"
+    header = [
+        f"autotune winner of study `{paths.name}`: trial #{winner.number} ({winner.source}{speed})",
+        f"{space.objectives[0].metric} ({space.objectives[0].reducer}) = {winner.value:.6g}",
+        f"run: python -m verl.trainer.main_ppo --config-path=<this folder> --config-name={out.stem}",
+    ]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_yaml(flat, header))
+    overrides_path = out.with_suffix(".overrides")
+    overrides_path.write_text("\n".join(overrides(flat)) + "\n")
+    return winner, out, overrides_path

@@ -1,0 +1,73 @@
+"""Live progress of a sweep on the terminal: trial n/N, outcome, best so far, elapsed and remaining."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from rich.console import Console
+
+from autotune.evaluate import Evaluation
+
+STYLE = {"complete": "green", "infeasible": "yellow", "pruned": "cyan", "failed": "red"}
+
+
+def short_params(params: dict[str, Any], limit: int = 6) -> str:
+    items = []
+    for key, value in params.items():
+        name = key.rsplit(".", 1)[-1]
+        items.append(f"{name}={value:.3g}" if isinstance(value, float) else f"{name}={value}")
+    text = " ".join(items[:limit])
+    return text + (" …" if len(items) > limit else "")
+
+
+class SweepProgress:
+    def __init__(
+        self, total: int, objective: str, maximize: bool = True, console: Console | None = None
+    ) -> None:
+        self.console = console or Console(highlight=False)
+        self.total = total
+        self.objective = objective
+        self.sign = 1.0 if maximize else -1.0
+        self.start = time.monotonic()
+        self.durations: list[float] = []
+        self.best: float | None = None
+        self.baseline: float | None = None
+
+    def _clock(self, remaining_trials: int) -> str:
+        elapsed = time.monotonic() - self.start
+        avg = sum(self.durations) / len(self.durations) if self.durations else math.nan
+        eta = "?" if math.isnan(avg) else _fmt_s(avg * remaining_trials)
+        return f"{_fmt_s(elapsed)} elapsed, ~{eta} left"
+
+    def started(self, done: int, number: int, params: dict[str, Any], note: str = "") -> None:
+        tag = f" [{note}]" if note else ""
+        self.console.print(f"[bold]trial {done + 1}/{self.total}[/] (#{number}){tag} {short_params(params)}")
+
+    def finished(self, done: int, number: int, ev: Evaluation, seconds: float, is_baseline: bool) -> None:
+        self.durations.append(seconds)
+        value = ev.objectives[0] if ev.objectives else math.nan
+        if is_baseline and ev.outcome == "complete":
+            self.baseline = value
+        better = self.best is None or self.sign * value > self.sign * self.best
+        if ev.outcome == "complete" and not math.isnan(value) and better:
+            self.best = value
+        style = STYLE.get(ev.outcome, "white")
+        reason = f" ({ev.detail or ev.reason})" if ev.reason else ""
+        shown = f"{self.objective}={value:.4g}" if not math.isnan(value) else ""
+        versus = (
+            f" ×{value / self.baseline:.2f} vs baseline" if self.baseline and not math.isnan(value) else ""
+        )
+        best = f", best {self.best:.4g}" if self.best is not None else ""
+        self.console.print(
+            f"  [{style}]{ev.outcome}[/]{reason} {shown}{versus} in {seconds:.1f} s{best} | {self._clock(self.total - done)}"
+        )
+
+    def note(self, message: str) -> None:
+        self.console.print(message)
+
+
+def _fmt_s(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"

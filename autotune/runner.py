@@ -1,0 +1,173 @@
+"""Run one trial as its own process group, watch it, and say how it ended.
+
+The trial's command (torchrun and its ranks) starts in a new session, so the whole group can be
+killed at once. A watchdog kills it on the hard timeout, or when no new step appears in
+`metrics.jsonl` for `hang_timeout_s` (plus a start-up grace before the first step). The step
+stream is read while the trial runs and handed to a monitor, which can stop the trial (alarm
+thresholds, pruner). The outcome is explicit: complete, pruned(reason) or failed(reason) with
+reason one of oom, timeout, hang, crash, nan, invalid.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from autotune.adapters.base import Launch, TrainerAdapter
+
+RunState = Literal["complete", "pruned", "failed"]
+Monitor = Callable[[int, dict[str, Any]], "str | None"]
+"""Called with (step, metrics) for each new step; a returned string stops the trial as pruned."""
+
+
+@dataclass
+class RunResult:
+    state: RunState
+    reason: str | None
+    detail: str
+    exit_code: int | None
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    wall_s: float = 0.0
+    first_step_s: float | None = None
+    """Seconds from launch to the first step: process start, imports, model set-up."""
+
+
+def _die_with_parent() -> None:
+    """Linux: the trial's launcher gets SIGKILL if the controller dies (no orphaned trials)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def kill_group(pgid: int, grace_s: float = 3.0) -> None:
+    """SIGTERM the whole process group, then SIGKILL what is left after `grace_s`."""
+    for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 0.0)):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(pgid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.05)
+
+
+class MetricsTail:
+    """Reads complete JSON lines appended to a file since the last call."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self.partial = ""
+
+    def read(self) -> list[dict[str, Any]]:
+        try:
+            with self.path.open() as f:
+                f.seek(self.offset)
+                chunk = f.read()
+                self.offset = f.tell()
+        except FileNotFoundError:
+            return []
+        text = self.partial + chunk
+        lines = text.split("\n")
+        self.partial = lines.pop()
+        rows = []
+        for line in lines:
+            if line.strip():
+                with contextlib.suppress(json.JSONDecodeError):
+                    rows.append(json.loads(line))
+        return rows
+
+
+def run_trial_process(
+    launch: Launch,
+    trial_dir: Path,
+    adapter: TrainerAdapter,
+    expected_steps: int,
+    timeout_s: float,
+    hang_timeout_s: float,
+    startup_grace_s: float,
+    monitor: Monitor | None = None,
+    on_start: Callable[[int], None] | None = None,
+    poll_s: float = 0.2,
+) -> RunResult:
+    """Launch, watch and classify one trial run. Logs go to trial_dir/{stdout,stderr}.log."""
+    trial_dir.mkdir(parents=True, exist_ok=True)
+    tail = MetricsTail(trial_dir / "metrics.jsonl")
+    rows: list[dict[str, Any]] = []
+    start = time.monotonic()
+    last_progress = start
+    first_step_s: float | None = None
+    stop: tuple[RunState, str, str] | None = None
+    with (trial_dir / "stdout.log").open("w") as out, (trial_dir / "stderr.log").open("w") as err:
+        proc = subprocess.Popen(
+            launch.argv,
+            stdout=out,
+            stderr=err,
+            env={**os.environ, **launch.env},
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
+        if on_start is not None:
+            on_start(proc.pid)
+        try:
+            while True:
+                exited = proc.poll() is not None
+                for row in tail.read():
+                    rows.append(row)
+                    last_progress = time.monotonic()
+                    if first_step_s is None:
+                        first_step_s = last_progress - start
+                    verdict = monitor(int(row["step"]), row["metrics"]) if monitor else None
+                    if verdict and stop is None:
+                        stop = ("pruned", verdict, f"stopped at step {row['step']}: {verdict}")
+                if exited or stop:
+                    break
+                now = time.monotonic()
+                if now - start > timeout_s:
+                    stop = ("failed", "timeout", f"no result after the {timeout_s:g} s trial timeout")
+                    break
+                silent = now - last_progress
+                allowed = hang_timeout_s + (startup_grace_s if not rows else 0.0)
+                if silent > allowed:
+                    where = f"after step {rows[-1]['step']}" if rows else "before the first step"
+                    stop = ("failed", "hang", f"no new step for {silent:.0f} s {where}")
+                    break
+                time.sleep(poll_s)
+        finally:
+            if proc.poll() is None:
+                kill_group(proc.pid)
+            proc.wait()
+    rows.extend(tail.read() if stop is None else [])
+    wall = time.monotonic() - start
+    if stop is not None:
+        state, reason, detail = stop
+        return RunResult(state, reason, detail, proc.returncode, rows, wall, first_step_s)
+    if proc.returncode == 0 and len(rows) >= expected_steps:
+        return RunResult("complete", None, "", 0, rows, wall, first_step_s)
+    stderr = (trial_dir / "stderr.log").read_text(errors="replace")
+    if proc.returncode == 0:
+        return RunResult(
+            "failed",
+            "crash",
+            f"exited after {len(rows)} of {expected_steps} steps",
+            0,
+            rows,
+            wall,
+            first_step_s,
+        )
+    reason, detail = adapter.failure(proc.returncode, stderr)
+    return RunResult("failed", reason, detail, proc.returncode, rows, wall, first_step_s)

@@ -1,0 +1,428 @@
+"""Read and check a search-space file; every problem is reported at once with file:line and a fix."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from autotune.adapters.base import DeviceKind, TrainerAdapter
+from autotune.space import expr
+from autotune.space.schema import (
+    METRIC_ALIASES,
+    REDUCERS,
+    ConfirmSettings,
+    Constraint,
+    Derived,
+    Limit,
+    Objective,
+    Param,
+    SamplerSettings,
+    Space,
+    TrialSettings,
+)
+from trainer.config.loader import coerce, suggest_key
+from trainer.config.yaml_lines import YamlError, flatten, load_tree
+
+SPACE_DIR = Path(__file__).resolve().parents[2] / "search_spaces"
+TOP_LEVEL = (
+    "name", "trainer", "base_config", "base", "env", "trial", "params", "derived", "constraints",
+    "objectives", "limits", "baseline", "confirm", "sampler", "trials",
+)  # fmt: skip
+
+
+class SpaceError(ValueError):
+    """A search-space file with problems; `problems` lists each as 'file:line: message'."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+def find_space(name_or_path: str) -> Path:
+    """A space by path, or a shipped one by bare name (`fsdp3d` or `fsdp3d.yaml`)."""
+    path = Path(name_or_path)
+    if path.exists():
+        return path
+    for candidate in (SPACE_DIR / name_or_path, SPACE_DIR / f"{name_or_path}.yaml"):
+        if candidate.exists():
+            return candidate
+    shipped = ", ".join(sorted(p.stem for p in SPACE_DIR.glob("*.yaml")))
+    raise SpaceError([f"{name_or_path}: no such file, and not a shipped space (shipped: {shipped})"])
+
+
+class _Reader:
+    """Collects problems while parsing, so the user sees every one in a single run."""
+
+    def __init__(self, path: str, where: dict[tuple[str, ...], str]) -> None:
+        self.path = path
+        self.where = where
+        self.problems: list[str] = []
+
+    def at(self, *keys: str) -> str:
+        for n in range(len(keys), 0, -1):
+            if keys[:n] in self.where:
+                return self.where[keys[:n]]
+        return f"{self.path}:1"
+
+    def error(self, where: str, message: str) -> None:
+        self.problems.append(f"{where}: {message}")
+
+    def mapping(self, value: Any, *keys: str) -> dict[str, Any]:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.error(self.at(*keys), f"`{'.'.join(keys)}` must be a mapping, got {type(value).__name__}")
+            return {}
+        return value
+
+    def settings(self, cls: type, value: Any, key: str) -> Any:
+        """A settings dataclass from a mapping, type-checked field by field."""
+        raw = self.mapping(value, key)
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        kwargs = {}
+        for name, item in raw.items():
+            if name not in fields:
+                close = difflib.get_close_matches(name, list(fields), n=1)
+                fix = f"; did you mean `{close[0]}`?" if close else f" (known: {', '.join(fields)})"
+                self.error(self.at(key, name), f"unknown setting `{key}.{name}`{fix}")
+                continue
+            tp = {"int": int, "float": float, "int | None": int | None}.get(str(fields[name].type), Any)
+            try:
+                kwargs[name] = coerce(item, tp) if tp is not Any else item
+            except TypeError as exc:
+                self.error(self.at(key, name), f"`{key}.{name}` {exc}, got {item!r}")
+        for name in (
+            "steps",
+            "world_size",
+            "repeats",
+            "threads_per_rank",
+            "timeout_s",
+            "hang_timeout_s",
+            "top_k",
+        ):
+            if name in kwargs and kwargs[name] <= 0:
+                self.error(self.at(key, name), f"`{key}.{name}` must be > 0, got {kwargs[name]}")
+        return cls(**kwargs)
+
+
+def _check_metric(r: _Reader, metric: Any, where: str, adapter: TrainerAdapter) -> str:
+    exact, prefixes = adapter.metric_names()
+    if not isinstance(metric, str):
+        r.error(where, f"`metric` must be a metric name, got {metric!r}")
+        return ""
+    if metric in METRIC_ALIASES or metric in exact or metric.startswith(prefixes):
+        return metric
+    close = difflib.get_close_matches(metric, [*exact, *METRIC_ALIASES], n=1)
+    fix = f"; did you mean `{close[0]}`?" if close else ""
+    r.error(where, f"unknown metric `{metric}` (the {adapter.name} trainer does not log it){fix}")
+    return metric
+
+
+def _param(r: _Reader, name: str, spec: Any, adapter: TrainerAdapter) -> Param | None:
+    where = r.at("params", name)
+    if not isinstance(spec, dict):
+        r.error(where, f"param `{name}` must be a mapping like {{type: int, low: 1, high: 8}}")
+        return None
+    allowed = {"type", "choices", "low", "high", "log", "step", "when"}
+    for extra in set(spec) - allowed:
+        r.error(
+            r.at("params", name, extra),
+            f"param `{name}`: unknown field `{extra}` (fields: {', '.join(sorted(allowed))})",
+        )
+    ptype = spec.get("type")
+    if ptype not in ("categorical", "int", "float", "bool"):
+        r.error(where, f"param `{name}`: `type` must be categorical, int, float or bool, got {ptype!r}")
+        return None
+    known = adapter.keys()
+    key_type = known[name].type if name in known else None
+    choices = spec.get("choices")
+    low, high, step, log = spec.get("low"), spec.get("high"), spec.get("step"), bool(spec.get("log", False))
+    if ptype == "categorical":
+        if not isinstance(choices, list) or not choices:
+            r.error(where, f"param `{name}`: a categorical needs a non-empty `choices` list")
+            return None
+        if key_type is not None:
+            for choice in choices:
+                try:
+                    coerce(choice, key_type)
+                except TypeError as exc:
+                    r.error(r.at("params", name, "choices"), f"param `{name}`: choice {choice!r} {exc}")
+        return Param(name, "categorical", tuple(choices), when=spec.get("when") or {}, where=where)
+    if ptype == "bool":
+        return Param(name, "bool", (False, True), when=spec.get("when") or {}, where=where)
+    numbers = [x for x in (low, high) if isinstance(x, (int, float)) and not isinstance(x, bool)]
+    if len(numbers) != 2:
+        r.error(
+            where, f"param `{name}`: {ptype} needs numeric `low` and `high`, got low={low!r} high={high!r}"
+        )
+        return None
+    assert isinstance(low, (int, float)) and isinstance(high, (int, float))
+    if low >= high:
+        r.error(
+            r.at("params", name, "low"), f"param `{name}`: bad range, `low` ({low}) must be < `high` ({high})"
+        )
+        return None
+    if log and low <= 0:
+        r.error(
+            r.at("params", name, "log"), f"param `{name}`: a log-scale range needs low > 0, got low={low}"
+        )
+        return None
+    if step is not None and (not isinstance(step, (int, float)) or step <= 0 or log):
+        r.error(
+            r.at("params", name, "step"),
+            f"param `{name}`: `step` must be > 0 and cannot be combined with log",
+        )
+        return None
+    if ptype == "int" and not all(isinstance(x, int) for x in (low, high)):
+        r.error(where, f"param `{name}`: an int range needs integer bounds, got {low!r}..{high!r}")
+        return None
+    if key_type is not None and ptype == "float" and key_type is int:
+        r.error(where, f"param `{name}`: the key is an integer; use `type: int`")
+    return Param(name, ptype, None, float(low), float(high), log, step, spec.get("when") or {}, where)
+
+
+def load_space(name_or_path: str, adapter: TrainerAdapter | None = None, device: DeviceKind = "cpu") -> Space:
+    """Parse and check a space file against the trainer it targets."""
+    path = find_space(name_or_path)
+    try:
+        tree, where = load_tree(path)
+    except YamlError as exc:
+        raise SpaceError([str(exc)]) from None
+    r = _Reader(str(path), where)
+    top = r.mapping(tree, "")
+    for key in top:
+        if key not in TOP_LEVEL:
+            close = difflib.get_close_matches(key, TOP_LEVEL, n=1)
+            r.error(
+                r.at(key), f"unknown section `{key}`" + (f"; did you mean `{close[0]}`?" if close else "")
+            )
+    trainer_name = top.get("trainer", "builtin")
+    if adapter is None:
+        from autotune.adapters import get_adapter
+
+        try:
+            adapter = get_adapter(trainer_name)
+        except ValueError as exc:
+            raise SpaceError([f"{r.at('trainer')}: {exc}"]) from None
+    keys = adapter.keys()
+
+    base_tree = r.mapping(top.get("base"), "base")
+    base_flat = flatten(base_tree, {k[1:]: v for k, v in where.items() if k[:1] == ("base",)}, str(path))
+    base: dict[str, Any] = {}
+    base_where: dict[str, str] = {}
+    for key, located in base_flat.items():
+        base_where[key] = located.where
+        if key not in keys:
+            hint = suggest_key(key, keys)
+            r.error(
+                located.where, f"unknown key `{key}` in base" + (f"; did you mean `{hint}`?" if hint else "")
+            )
+            continue
+        try:
+            base[key] = coerce(located.value, keys[key].type)
+        except TypeError as exc:
+            r.error(located.where, f"`{key}` {exc}, got {located.value!r}")
+    env = {str(k): str(v) for k, v in r.mapping(top.get("env"), "env").items()}
+    base_config = top.get("base_config", ["cpu_tiny"] if adapter.name == "builtin" else [])
+    if isinstance(base_config, str):
+        base_config = [base_config]
+
+    trial = r.settings(TrialSettings, top.get("trial"), "trial")
+    if trial.warmup_steps >= trial.steps:
+        r.error(
+            r.at("trial", "warmup_steps"),
+            f"`trial.warmup_steps` ({trial.warmup_steps}) must be < `trial.steps` ({trial.steps})",
+        )
+
+    params: list[Param] = []
+    for name, spec in r.mapping(top.get("params"), "params").items():
+        if not name.startswith("env.") and "." in name and name not in keys:
+            hint = suggest_key(name, keys)
+            r.error(
+                r.at("params", name), f"unknown key `{name}`" + (f"; did you mean `{hint}`?" if hint else "")
+            )
+            continue
+        param = _param(r, name, spec, adapter)
+        if param is not None:
+            params.append(param)
+    variables = {p.name for p in params if p.is_variable}
+    known_names = {*keys, *variables, *(f"trial.{f.name}" for f in dataclasses.fields(TrialSettings))}
+
+    def check_term(term: Any, at: str, label: str) -> None:
+        try:
+            for n in expr.names(term):
+                if n not in known_names:
+                    hint = suggest_key(n, known_names)
+                    r.error(
+                        at,
+                        f"{label}: `{n}` is not a param, config key or trial setting"
+                        + (f"; did you mean `{hint}`?" if hint else ""),
+                    )
+        except expr.ExprError as exc:
+            r.error(at, f"{label}: {exc}")
+
+    def check_when(cond: Any, at: str, label: str) -> dict[str, Any]:
+        if not cond:
+            return {}
+        if not isinstance(cond, dict):
+            r.error(at, f"{label}: `when` must map keys to values")
+            return {}
+        for k in cond:
+            if k not in known_names and not k.startswith("env."):
+                r.error(at, f"{label}: `when` refers to `{k}`, which is neither a param nor a config key")
+        return cond
+
+    for p in params:
+        check_when(p.when, p.where, f"param `{p.name}`")
+
+    derived: list[Derived] = []
+    for key, spec in r.mapping(top.get("derived"), "derived").items():
+        at = r.at("derived", key)
+        if key not in keys:
+            hint = suggest_key(key, keys)
+            r.error(at, f"derived: unknown key `{key}`" + (f"; did you mean `{hint}`?" if hint else ""))
+            continue
+        when = {}
+        if isinstance(spec, dict) and "value" in spec:
+            when = check_when(spec.get("when"), at, f"derived `{key}`")
+            spec = spec["value"]
+        check_term(spec, at, f"derived `{key}`")
+        derived.append(Derived(key, spec, when, at))
+    used = {n for d in derived for n in (expr.names(d.term) if not r.problems else [])}
+    for p in params:
+        if p.is_variable and p.name not in used and not r.problems:
+            r.error(p.where, f"param `{p.name}` is not a config key (no dots) and no derived key uses it; "
+                    "name a verl key, `env.NAME`, or use it in `derived`")  # fmt: skip
+
+    constraints: list[Constraint] = []
+    raw_constraints = top.get("constraints") or []
+    if not isinstance(raw_constraints, list):
+        r.error(r.at("constraints"), "`constraints` must be a list")
+        raw_constraints = []
+    for i, item in enumerate(raw_constraints):
+        at = r.at("constraints", str(i))
+        kinds = [k for k in ("divides", "at_least", "at_most") if isinstance(item, dict) and k in item]
+        if len(kinds) != 1 or not isinstance(item[kinds[0]], list) or len(item[kinds[0]]) != 2:
+            r.error(
+                at, "a constraint is one of {divides|at_least|at_most: [term, term]}, optionally with `when`"
+            )
+            continue
+        left, right = item[kinds[0]]
+        check_term(left, at, "constraint")
+        check_term(right, at, "constraint")
+        kind = cast(Literal["divides", "at_least", "at_most"], kinds[0])
+        constraints.append(Constraint(kind, left, right, check_when(item.get("when"), at, "constraint"), at))
+
+    objectives: list[Objective] = []
+    for i, item in enumerate(top.get("objectives") or [{"metric": "perf/throughput"}]):
+        at = r.at("objectives", str(i))
+        if not isinstance(item, dict):
+            r.error(at, "an objective is a mapping {metric, direction, reducer}")
+            continue
+        metric = _check_metric(r, item.get("metric"), r.at("objectives", str(i), "metric"), adapter)
+        direction = item.get("direction", "maximize")
+        reducer = item.get("reducer", "median")
+        if direction not in ("maximize", "minimize"):
+            r.error(at, f"objective `{metric}`: direction must be maximize or minimize, got {direction!r}")
+        if reducer not in REDUCERS:
+            r.error(
+                at, f"objective `{metric}`: reducer must be one of {', '.join(REDUCERS)}, got {reducer!r}"
+            )
+        objectives.append(Objective(metric, direction, reducer, at))
+
+    limits: list[Limit] = []
+    limit_fields = {f.name for f in dataclasses.fields(Limit)} - {"where"}
+    for i, item in enumerate(top.get("limits") or []):
+        at = r.at("limits", str(i))
+        if not isinstance(item, dict):
+            r.error(
+                at, "a limit is a mapping {metric, reducer, max | min | max_ratio_to_baseline, alarm_above}"
+            )
+            continue
+        for extra in set(item) - limit_fields:
+            r.error(at, f"limit: unknown field `{extra}` (fields: {', '.join(sorted(limit_fields))})")
+        _check_metric(r, item.get("metric"), r.at("limits", str(i), "metric"), adapter)
+        bounds = [item.get(k) for k in ("max", "min", "max_ratio_to_baseline", "alarm_above", "alarm_below")]
+        if all(b is None for b in bounds):
+            r.error(
+                at,
+                f"limit `{item.get('metric')}` sets no bound (max, min, max_ratio_to_baseline, alarm_above, alarm_below)",
+            )
+        if item.get("reducer", "median") not in REDUCERS:
+            r.error(at, f"limit `{item.get('metric')}`: reducer must be one of {', '.join(REDUCERS)}")
+        limits.append(Limit(**{k: v for k, v in item.items() if k in limit_fields}, where=at))
+
+    baseline = _baseline(r, top.get("baseline"), params, keys)
+    space = Space(
+        name=str(top.get("name") or path.stem),
+        path=str(path),
+        text=path.read_text(),
+        trainer=trainer_name,
+        base_config=list(base_config),
+        base=base,
+        base_where=base_where,
+        env=env,
+        trial=trial,
+        params=params,
+        derived=derived,
+        constraints=constraints,
+        objectives=objectives,
+        limits=limits,
+        baseline=baseline,
+        confirm=r.settings(ConfirmSettings, top.get("confirm"), "confirm"),
+        sampler=r.settings(SamplerSettings, top.get("sampler"), "sampler"),
+        trials=int(top.get("trials", 20)),
+    )
+    if r.problems:
+        raise SpaceError(r.problems)
+    for key in space.tuned_keys:
+        active, why = adapter.knob_status(key, device, trial.world_size)
+        if not active:
+            space.warnings.append(
+                f"{space.base_where.get(key) or _where_of(space, key)}: `{key}` is inert here: {why}"
+            )
+    return space
+
+
+def _where_of(space: Space, key: str) -> str:
+    for p in space.params:
+        if p.name == key:
+            return p.where
+    for d in space.derived:
+        if d.key == key:
+            return d.where
+    return space.path
+
+
+def _baseline(r: _Reader, raw: Any, params: list[Param], keys: dict[str, Any]) -> dict[str, Any]:
+    """Trial 0's values: given ones, else verl's default for the key (when it lies in the domain)."""
+    given = r.mapping(raw, "baseline")
+    by_name = {p.name: p for p in params}
+    out: dict[str, Any] = {}
+    for name, value in given.items():
+        if name not in by_name:
+            r.error(r.at("baseline", name), f"baseline sets `{name}`, which is not a param of this space")
+            continue
+        p = by_name[name]
+        unset_allowed = value is None and p.type == "categorical" and None in (p.choices or ())
+        if not unset_allowed and not p.contains(value):
+            r.error(r.at("baseline", name), f"baseline value {value!r} of `{name}` lies outside its domain")
+        out[name] = value
+    for p in params:
+        if p.name in out:
+            continue
+        default = keys[p.name].default if p.name in keys else None
+        if p.name in keys and p.contains(default):
+            out[p.name] = default
+        elif p.is_env and p.type == "categorical" and None in (p.choices or ()):
+            out[p.name] = None
+        elif p.when:
+            continue  # conditional: only needed when its condition holds at the baseline
+        else:
+            r.error(
+                p.where,
+                f"baseline: no value for `{p.name}` and no verl default in its domain; set `baseline.{p.name}`",
+            )
+    return out

@@ -1,0 +1,133 @@
+"""From a space to one trial's config: sample params, apply derived keys, check constraints."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from autotune.space import expr
+from autotune.space.schema import Constraint, Param, Space
+
+
+class Suggester(Protocol):
+    """The subset of optuna.Trial a space needs (also satisfied by fixed values, for replays)."""
+
+    def suggest_categorical(self, name: str, choices: Any) -> Any: ...
+    def suggest_int(self, name: str, low: int, high: int, *, step: int = 1, log: bool = False) -> int: ...
+    def suggest_float(
+        self, name: str, low: float, high: float, *, step: float | None = None, log: bool = False
+    ) -> float: ...
+
+
+@dataclass
+class TrialConfig:
+    """What one trial runs: verl-keyed config (base + tuned), its environment, and the sampled params."""
+
+    params: dict[str, Any]
+    flat: dict[str, Any]
+    env: dict[str, str]
+    tuned: dict[str, Any] = field(default_factory=dict)
+    """Keys beyond the base (params and derived), the part that distinguishes this trial."""
+
+
+class ConstraintViolation(ValueError):
+    """A sampled combination that breaks a space constraint (never launched)."""
+
+
+def holds(condition: dict[str, Any], values: dict[str, Any]) -> bool:
+    return all(values.get(k) == v for k, v in condition.items())
+
+
+def suggest(trial: Suggester, space: Space, defaults: dict[str, Any]) -> dict[str, Any]:
+    """Sample every param whose `when` holds, in file order (later params may depend on earlier)."""
+    context = {**defaults, **space.base}
+    values: dict[str, Any] = {}
+    for p in space.params:
+        if not holds(p.when, {**context, **values}):
+            continue
+        values[p.name] = _suggest_one(trial, p)
+    return values
+
+
+def _suggest_one(trial: Suggester, p: Param) -> Any:
+    if p.type in ("categorical", "bool"):
+        return trial.suggest_categorical(p.name, list(p.choices or (False, True)))
+    assert p.low is not None and p.high is not None
+    if p.type == "int":
+        return trial.suggest_int(p.name, int(p.low), int(p.high), step=int(p.step or 1), log=p.log)
+    return trial.suggest_float(p.name, p.low, p.high, step=p.step, log=p.log)
+
+
+def materialize(
+    space: Space, values: dict[str, Any], defaults: dict[str, Any], key_types: dict[str, Any]
+) -> TrialConfig:
+    """The trial's config: base, then param values, then derived keys; the env from `env.*` params."""
+    flat = dict(space.base)
+    tuned: dict[str, Any] = {}
+    env = dict(space.env)
+    for name, value in values.items():
+        if name.startswith("env."):
+            if value is None:
+                env.pop(name[4:], None)
+            else:
+                env[name[4:]] = str(value)
+            tuned[name] = value
+        elif "." in name:
+            flat[name] = value
+            tuned[name] = value
+    context = {**defaults, **flat, **values, **_trial_fields(space)}
+    for d in space.derived:
+        if not holds(d.when, context):
+            continue
+        number: float | int = expr.evaluate(d.term, context)
+        if key_types.get(d.key) is int or (key_types.get(d.key) == int | None):
+            number = math.floor(number + 0.5)
+        flat[d.key] = number
+        tuned[d.key] = number
+        context[d.key] = number
+    return TrialConfig(params=dict(values), flat=flat, env=env, tuned=tuned)
+
+
+def _trial_fields(space: Space) -> dict[str, Any]:
+    return {f"trial.{k}": v for k, v in vars(space.trial).items()}
+
+
+def check_constraints(space: Space, config: TrialConfig, defaults: dict[str, Any]) -> None:
+    context = {**defaults, **config.flat, **config.params, **_trial_fields(space)}
+    for c in space.constraints:
+        if holds(c.when, context) and not _satisfied(c, context):
+            raise ConstraintViolation(
+                f"{c.where}: constraint violated: {c.describe()} ({_values(c, context)})"
+            )
+
+
+def _satisfied(c: Constraint, context: dict[str, Any]) -> bool:
+    left, right = expr.evaluate(c.left, context), expr.evaluate(c.right, context)
+    if c.kind == "divides":
+        return left != 0 and right % left == 0
+    if c.kind == "at_least":
+        return left >= right
+    return left <= right
+
+
+def _values(c: Constraint, context: dict[str, Any]) -> str:
+    return f"{expr.evaluate(c.left, context):g} vs {expr.evaluate(c.right, context):g}"
+
+
+class FixedSuggester:
+    """Replays known param values through `suggest` (baseline, confirmations, duplicates)."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = values
+
+    def suggest_categorical(self, name: str, choices: Any) -> Any:
+        return self.values[name]
+
+    def suggest_int(self, name: str, low: int, high: int, *, step: int = 1, log: bool = False) -> int:
+        return int(self.values[name])
+
+    def suggest_float(
+        self, name: str, low: float, high: float, *, step: float | None = None, log: bool = False
+    ) -> float:
+        return float(self.values[name])

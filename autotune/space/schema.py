@@ -1,0 +1,180 @@
+"""The search-space file: what a sweep tunes, under which rules, scored how.
+
+    name: fsdp3d                 # study name (default: the file name)
+    trainer: builtin             # builtin | verl
+    base_config: [cpu_tiny]      # builtin trainer presets the base is layered on (not exported)
+    base: {verl.key: value}      # the config every trial shares (exported with the winner)
+    env: {NAME: value}           # environment every trial shares
+    trial: {steps, warmup_steps, world_size, timeout_s, hang_timeout_s, repeats, threads_per_rank}
+    params: {verl.key | env.NAME | variable: {type, choices | low/high, log, step, when}}
+    derived: {verl.key: term, ...}          # see expr.py; `{when: {...}, value: term}` for conditions
+    constraints: [{divides|at_least|at_most: [term, term], when: {...}}]
+    objectives: [{metric, direction, reducer}]
+    limits: [{metric, reducer, max | min | max_ratio_to_baseline, alarm_above | alarm_below}]
+    baseline: {param: value}     # trial 0: verl's defaults for the tuned knobs
+    confirm: {top_k, repeats}    # re-run the best and the baseline, interleaved
+    sampler: {seed, n_startup_trials}
+    trials: 24                   # default trial count
+
+Every error names file:line, the rule, and the fix. Parsing lives in `loader.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ParamType = Literal["categorical", "int", "float", "bool"]
+Direction = Literal["maximize", "minimize"]
+Reducer = Literal["median", "mean", "min", "max", "last"]
+REDUCERS: tuple[Reducer, ...] = ("median", "mean", "min", "max", "last")
+METRIC_ALIASES = {"memory": ("perf/max_memory_allocated_gb", "perf/cpu_memory_used_gb")}
+"""`memory` is device memory on a GPU run, peak host RSS on a CPU run."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: ParamType
+    choices: tuple[Any, ...] | None = None
+    low: float | None = None
+    high: float | None = None
+    log: bool = False
+    step: float | None = None
+    when: dict[str, Any] = field(default_factory=dict)
+    where: str = ""
+
+    @property
+    def is_env(self) -> bool:
+        return self.name.startswith("env.")
+
+    @property
+    def is_variable(self) -> bool:
+        return "." not in self.name
+
+    def contains(self, value: Any) -> bool:
+        if self.type == "bool":
+            return isinstance(value, bool)
+        if self.type == "categorical":
+            return value in (self.choices or ())
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        assert self.low is not None and self.high is not None
+        return self.low <= value <= self.high
+
+
+@dataclass(frozen=True)
+class Derived:
+    key: str
+    term: Any
+    when: dict[str, Any] = field(default_factory=dict)
+    where: str = ""
+
+
+@dataclass(frozen=True)
+class Constraint:
+    kind: Literal["divides", "at_least", "at_most"]
+    left: Any
+    right: Any
+    when: dict[str, Any] = field(default_factory=dict)
+    where: str = ""
+
+    def describe(self) -> str:
+        from autotune.space.expr import render
+
+        verb = {"divides": "must divide", "at_least": "must be at least", "at_most": "must be at most"}[
+            self.kind
+        ]
+        return f"{render(self.left)} {verb} {render(self.right)}"
+
+
+@dataclass(frozen=True)
+class Objective:
+    metric: str
+    direction: Direction = "maximize"
+    reducer: Reducer = "median"
+    where: str = ""
+
+
+@dataclass(frozen=True)
+class Limit:
+    metric: str
+    reducer: Reducer = "median"
+    max: float | None = None
+    min: float | None = None
+    max_ratio_to_baseline: float | None = None
+    alarm_above: float | None = None
+    alarm_below: float | None = None
+    where: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.metric
+
+
+@dataclass(frozen=True)
+class TrialSettings:
+    steps: int = 12
+    """Training steps per trial."""
+    warmup_steps: int = 2
+    """Leading steps excluded from scoring (start-up, allocator warm-up)."""
+    world_size: int = 2
+    """Ranks per trial (GPUs, or CPU processes)."""
+    timeout_s: float = 300.0
+    """Hard wall-clock limit of one trial."""
+    hang_timeout_s: float = 60.0
+    """A trial that writes no new step for this long is killed as hung."""
+    startup_grace_s: float = 120.0
+    """Extra time allowed before the first step (process start, imports, model build)."""
+    repeats: int = 1
+    """Runs per sampled configuration (their scores are averaged)."""
+    threads_per_rank: int = 1
+    """OMP_NUM_THREADS of each rank, so a trial never oversubscribes the cores."""
+
+
+@dataclass(frozen=True)
+class ConfirmSettings:
+    top_k: int = 2
+    repeats: int = 0
+    """Interleaved re-runs of the top-k and the baseline (0: no confirmation)."""
+
+
+@dataclass(frozen=True)
+class SamplerSettings:
+    seed: int | None = 0
+    n_startup_trials: int = 6
+    """Random trials before TPE models the space."""
+    pruner_warmup_steps: int = 4
+    """Steps a trial runs before the median pruner may stop it."""
+
+
+@dataclass
+class Space:
+    name: str
+    path: str
+    text: str
+    trainer: Literal["builtin", "verl"]
+    base_config: list[str]
+    base: dict[str, Any]
+    base_where: dict[str, str]
+    env: dict[str, str]
+    trial: TrialSettings
+    params: list[Param]
+    derived: list[Derived]
+    constraints: list[Constraint]
+    objectives: list[Objective]
+    limits: list[Limit]
+    baseline: dict[str, Any]
+    confirm: ConfirmSettings
+    sampler: SamplerSettings
+    trials: int
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def tuned_keys(self) -> list[str]:
+        """Config keys and env.NAMEs a trial sets beyond the base (params and derived keys)."""
+        keys = [p.name for p in self.params if not p.is_variable]
+        return keys + [d.key for d in self.derived if d.key not in keys]
+
+    def param(self, name: str) -> Param:
+        return next(p for p in self.params if p.name == name)

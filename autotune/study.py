@@ -1,0 +1,154 @@
+"""Where a sweep lives: its Optuna storage, its folders, and the record of each trial.
+
+    runs/<study>/study.db          Optuna storage (SQLite) unless --storage names another RDB URL
+    runs/<study>/space.yaml        the space the sweep was started with
+    runs/<study>/trials/0007/      config.yaml, env, command, metrics.jsonl, stdout.log, stderr.log, outcome.json
+    runs/<study>/confirm/          confirmation re-runs; confirmation.json
+
+Each finished trial carries user attributes: `outcome` (complete | infeasible | pruned | failed),
+`reason`, `detail`, `key_metrics`, `limits`, `violations`, `tuned`, `env`, `dir`, and `baseline`
+on trial 0. Report, export and `trials` read only the storage and these folders.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import math
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.exceptions import ExperimentalWarning
+from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
+from optuna.trial import FrozenTrial, TrialState
+
+# Heartbeats and retries are what make a killed controller resumable; Optuna flags them experimental
+# and assumes study.optimize(), while this package drives ask/tell and records heartbeats itself.
+warnings.filterwarnings("ignore", category=ExperimentalWarning)
+warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used with Study.optimize")
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+OUTCOMES = ("complete", "infeasible", "pruned", "failed")
+FAILURE_REASONS = ("oom", "timeout", "hang", "crash", "nan", "invalid")
+HEARTBEAT_S = 5
+GRACE_S = 30
+
+
+@dataclass(frozen=True)
+class StudyPaths:
+    runs_dir: Path
+    name: str
+
+    @property
+    def root(self) -> Path:
+        return self.runs_dir / self.name
+
+    @property
+    def db(self) -> Path:
+        return self.root / "study.db"
+
+    @property
+    def space_copy(self) -> Path:
+        return self.root / "space.yaml"
+
+    def trial_dir(self, number: int) -> Path:
+        return self.root / "trials" / f"{number:04d}"
+
+    @property
+    def confirm_dir(self) -> Path:
+        return self.root / "confirm"
+
+    @property
+    def confirmation(self) -> Path:
+        return self.root / "confirmation.json"
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """An exclusive lock on this study's folder (serialises set-up between local workers)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with (self.root / ".lock").open("w") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def storage_url(paths: StudyPaths, override: str | None) -> str:
+    return override or f"sqlite:///{paths.db.resolve()}"
+
+
+def open_storage(url: str) -> RDBStorage:
+    """An RDB storage with heartbeats: a trial whose worker died is failed, and retried once."""
+    kwargs: dict[str, Any] = {}
+    if url.startswith("sqlite"):
+        kwargs["engine_kwargs"] = {"connect_args": {"timeout": 60}}
+    return RDBStorage(
+        url,
+        heartbeat_interval=HEARTBEAT_S,
+        grace_period=GRACE_S,
+        heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=1),
+        **kwargs,
+    )
+
+
+class StudyNotFound(LookupError):
+    pass
+
+
+def load_study(paths: StudyPaths, storage: str | None = None) -> optuna.Study:
+    url = storage_url(paths, storage)
+    if storage is None and not paths.db.exists():
+        raise StudyNotFound(
+            f"no study `{paths.name}` under {paths.runs_dir}/ (run `autotune run --space ...` first)"
+        )
+    try:
+        return optuna.load_study(study_name=paths.name, storage=open_storage(url))
+    except KeyError:
+        raise StudyNotFound(f"no study `{paths.name}` in {url}") from None
+
+
+def outcome(trial: FrozenTrial) -> str | None:
+    return trial.user_attrs.get("outcome")
+
+
+def counted(trial: FrozenTrial) -> bool:
+    """A trial that counts towards --trials: finished with an outcome (interrupted/skipped ones do not)."""
+    return trial.state.is_finished() and outcome(trial) in OUTCOMES
+
+
+def is_baseline(trial: FrozenTrial) -> bool:
+    return bool(trial.user_attrs.get("baseline"))
+
+
+def baseline_trial(study: optuna.Study) -> FrozenTrial | None:
+    return next((t for t in study.get_trials(deepcopy=False) if is_baseline(t) and counted(t)), None)
+
+
+def feasible_trials(study: optuna.Study) -> list[FrozenTrial]:
+    return [t for t in study.get_trials(deepcopy=False) if outcome(t) == "complete" and t.values is not None]
+
+
+def best_trial(study: optuna.Study, directions: list[str]) -> FrozenTrial | None:
+    """The best feasible trial on the first objective (the Pareto front's pick for several objectives)."""
+    candidates = feasible_trials(study)
+    if not candidates:
+        return None
+    sign = 1.0 if directions[0] == "maximize" else -1.0
+    return max(candidates, key=lambda t: sign * t.values[0] if not math.isnan(t.values[0]) else -math.inf)
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str))
+    tmp.replace(path)
+
+
+def running_trials(study: optuna.Study) -> list[FrozenTrial]:
+    return [t for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))]
