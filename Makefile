@@ -14,13 +14,14 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install --upgrade pip
 	# torch first and pinned, so nothing below pulls a multi-GB CUDA build
 	$(PIP) install torch==$(TORCH_VERSION)
-	$(PIP) install -e '.[dev]'
+	$(PIP) install -e '.[dev,verl]'
 	touch $@
 
 venv: $(VENV)/.installed
 
 demo: venv
-	$(VENV)/bin/python -m trainer trainer.total_training_steps=20
+	$(VENV)/bin/autotune run --space fsdp3d
+	$(VENV)/bin/autotune export fsdp3d -o best.yaml --check
 
 lint: venv
 	$(VENV)/bin/ruff check

@@ -22,8 +22,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+_WIDTH = None if sys.stdout.isatty() else 160  # rich assumes 80 columns when piped; tables need more
+console = Console(highlight=False, soft_wrap=True, width=_WIDTH)
+err = Console(stderr=True, highlight=False, soft_wrap=True, width=_WIDTH)
 
 SpaceOpt = Annotated[
     str, typer.Option("--space", "-s", help="Search-space YAML, or a shipped name: fsdp3d, fsdp3d-8gpu.")
@@ -43,9 +44,7 @@ def _space_or_exit(space: str) -> Space:
     try:
         return load_space(space, device=device_kind())
     except SpaceError as exc:
-        err.print(
-            f"[red]invalid search space[/] ({len(exc.problems)} problem{'s' if len(exc.problems) > 1 else ''}):"
-        )
+        err.print(f"[red]invalid search space[/] ({len(exc.problems)} problem{'s' if len(exc.problems) > 1 else ''}):")
         for problem in exc.problems:
             err.print(f"  {problem}")
         raise typer.Exit(2) from None
@@ -53,9 +52,7 @@ def _space_or_exit(space: str) -> Space:
 
 def _study_space(paths: StudyPaths) -> Space:
     if not paths.space_copy.exists():
-        err.print(
-            f"[red]no study `{paths.name}` under {paths.runs_dir}/[/] (run `autotune run --space ...` first)"
-        )
+        err.print(f"[red]no study `{paths.name}` under {paths.runs_dir}/[/] (run `autotune run --space ...` first)")
         raise typer.Exit(2)
     return _space_or_exit(str(paths.space_copy))
 
@@ -95,19 +92,13 @@ def run(
     runs_dir: RunsDirOpt = Path("runs"),
     confirm: Annotated[
         int | None,
-        typer.Option(
-            min=0, help="Confirmation rounds over the top-k and the baseline (default: the space's)."
-        ),
+        typer.Option(min=0, help="Confirmation rounds over the top-k and the baseline (default: the space's)."),
     ] = None,
-    top_k: Annotated[
-        int | None, typer.Option(min=1, help="Configurations to confirm (default: the space's).")
-    ] = None,
+    top_k: Annotated[int | None, typer.Option(min=1, help="Configurations to confirm (default: the space's).")] = None,
     freeze_inert: Annotated[
         bool, typer.Option(help="Fix knobs that are inert on this platform at their baseline value.")
     ] = False,
-    export_to: Annotated[
-        Path | None, typer.Option("--export", help="Also write the winner's verl YAML here.")
-    ] = None,
+    export_to: Annotated[Path | None, typer.Option("--export", help="Also write the winner's verl YAML here.")] = None,
 ) -> None:
     """Run (or resume) a sweep: baseline first, then sampled trials, then confirmation."""
     from autotune.backends.optuna_backend import OptunaSweep
@@ -150,18 +141,9 @@ def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: St
     frame = trials_frame(_load(StudyPaths(runs_dir, study), storage))
     table = Table(title=f"study {study}")
     objectives = [c for c in frame.columns if c.startswith("objective:")]
-    columns = [
-        "number",
-        "outcome",
-        "reason",
-        *objectives,
-        "throughput",
-        "mfu",
-        "comm_share",
-        "kl",
-        "memory_gb",
-        "wall_s",
-    ]
+    metrics = ("throughput", "step_s", "mfu", "comm_share", "kl", "memory_gb")
+    shown = [k for k in metrics if f"objective:perf/{k}" not in objectives]
+    columns = ["number", "outcome", "reason", *objectives, *shown, "wall_s"]
     for col in columns:
         table.add_column(
             col.removeprefix("objective:"), justify="right" if col not in ("outcome", "reason") else "left"
@@ -192,15 +174,11 @@ def export_cmd(
     study: StudyArg,
     output: Annotated[
         Path,
-        typer.Option(
-            "--output", "-o", help="Where to write the verl YAML (a .overrides file goes next to it)."
-        ),
+        typer.Option("--output", "-o", help="Where to write the verl YAML (a .overrides file goes next to it)."),
     ] = Path("best.yaml"),
     check: Annotated[
         bool,
-        typer.Option(
-            help="Compose the result with verl's own hydra config and fail on any key verl rejects."
-        ),
+        typer.Option(help="Compose the result with verl's own hydra config and fail on any key verl rejects."),
     ] = False,
     runs_dir: RunsDirOpt = Path("runs"),
     storage: StorageOpt = None,
@@ -228,16 +206,14 @@ def _print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
         return
     speed = ""
     if winner.speedup is not None:
-        spread = (
-            f" [{winner.speedup_spread[0]:.2f}, {winner.speedup_spread[1]:.2f}]"
-            if winner.speedup_spread
-            else ""
-        )
+        spread = f" [{winner.speedup_spread[0]:.2f}, {winner.speedup_spread[1]:.2f}]" if winner.speedup_spread else ""
         speed = f", {winner.speedup:.2f}x the baseline{spread}"
     console.print(
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), {space.objectives[0].metric} = {winner.value:.5g}"
     )
-    settings = export_settings(space, get_adapter(space.trainer), winner.params)
+    from autotune.export import sweep_device
+
+    settings = export_settings(space, get_adapter(space.trainer), winner.params, sweep_device(study))
     for key in [*winner.params, *(k for k in settings if k not in space.base)]:
         if key in settings:
             console.print(f"  {key} = {settings[key]}")
@@ -268,16 +244,17 @@ def _export(paths: StudyPaths, storage: str | None, output: Path, check: bool) -
         except VerlRejected as exc:
             err.print(f"[red]verl rejects the export:[/] {exc}")
             raise typer.Exit(1) from None
-        from autotune.export import export_settings
+        from autotune.export import export_settings, sweep_device
 
-        problems = check_types(cfg, export_settings(space, get_adapter(space.trainer), winner.params))
+        study = _load(paths, storage)
+        problems = check_types(
+            cfg, export_settings(space, get_adapter(space.trainer), winner.params, sweep_device(study))
+        )
         if problems:
             for p in problems:
                 err.print(f"[red]type mismatch[/] {p}")
             raise typer.Exit(1)
-        console.print(
-            f"[green]verl accepts it[/]: {len(lines)} overrides compose with verl's ppo_trainer config"
-        )
+        console.print(f"[green]verl accepts it[/]: {len(lines)} overrides compose with verl's ppo_trainer config")
 
 
 def main() -> None:
@@ -286,3 +263,7 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("interrupted; run the same command again to resume")
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -36,11 +36,7 @@ class Candidate:
 def top_candidates(study: optuna.Study, space: Space, k: int) -> list[optuna.trial.FrozenTrial]:
     sign = 1.0 if space.objectives[0].direction == "maximize" else -1.0
     ranked = sorted(
-        (
-            t
-            for t in feasible_trials(study)
-            if not t.user_attrs.get("baseline") and "duplicate_of" not in t.user_attrs
-        ),
+        (t for t in feasible_trials(study) if not t.user_attrs.get("baseline") and "duplicate_of" not in t.user_attrs),
         key=lambda t: -sign * t.values[0],
     )
     return ranked[:k]
@@ -58,9 +54,7 @@ def run_confirmation(
     base = baseline_trial(study)
     top = top_candidates(study, space, top_k)
     if base is None or not top or repeats <= 0:
-        progress.note(
-            "[yellow]confirmation skipped: it needs a finished baseline and at least one feasible trial[/]"
-        )
+        progress.note("[yellow]confirmation skipped: it needs a finished baseline and at least one feasible trial[/]")
         return None
     candidates = [Candidate(t.number, dict(t.params), [], [], []) for t in [base, *top]]
     baseline_limits = dict(base.user_attrs.get("limits") or {})
@@ -75,6 +69,7 @@ def run_confirmation(
                 c.params,
                 paths.confirm_dir / f"r{round_ + 1}-t{c.number:04d}",
                 baseline_limits,
+                is_baseline=c.number == base.number,
             )
             c.values.append(
                 ev.objectives[0] if ev.objectives and ev.outcome in ("complete", "infeasible") else math.nan
@@ -92,9 +87,7 @@ def summarize(candidates: list[Candidate], baseline_number: int, maximize: bool)
     rows: dict[int, dict[str, Any]] = {}
     for c in candidates:
         ratios = [
-            v / b
-            for v, b in zip(c.values, base.values, strict=True)
-            if b and not math.isnan(v) and not math.isnan(b)
+            v / b for v, b in zip(c.values, base.values, strict=True) if b and not math.isnan(v) and not math.isnan(b)
         ]
         mem = [
             m.get("memory_gb", math.nan) / bm.get("memory_gb", math.nan)

@@ -58,9 +58,7 @@ class Evaluation:
             "notes": s.notes if s else [],
             "steps": len(runs[0].rows) if runs else 0,
             "wall_s": sum(r.wall_s for r in runs),
-            "startup_s": statistics.fmean(
-                [r.first_step_s for r in runs if r.first_step_s is not None] or [0.0]
-            ),
+            "startup_s": statistics.fmean([r.first_step_s for r in runs if r.first_step_s is not None] or [0.0]),
             "train_s": sum(sum(row["metrics"].get("timing_s/step", 0.0) for row in r.rows) for r in runs),
         }
 
@@ -89,6 +87,7 @@ def evaluate(
     baseline_limits: dict[str, float] | None,
     monitor: Monitor | None = None,
     on_start: Callable[[int], None] | None = None,
+    is_baseline: bool = False,
 ) -> Evaluation:
     """Check, run and score one configuration in `trial_dir`."""
     config = trial_config(space, adapter, params)
@@ -126,18 +125,14 @@ def evaluate(
         )
         runs.append(result)
         if result.state != "complete":
-            partial = score(space, result.rows, baseline_limits) if result.rows else None
-            return _finish(
-                Evaluation(result.state, result.reason, result.detail, config, trial_dir, partial, runs)
-            )
-    scores = [score(space, r.rows, baseline_limits) for r in runs]
+            partial = score(space, result.rows, baseline_limits, is_baseline) if result.rows else None
+            return _finish(Evaluation(result.state, result.reason, result.detail, config, trial_dir, partial, runs))
+    scores = [score(space, r.rows, baseline_limits, is_baseline) for r in runs]
     merged = _average(scores)
     if merged.feasible:
         return _finish(Evaluation("complete", None, "", config, trial_dir, merged, runs))
     violated = ", ".join(f"{m}={merged.limits[m]:.4g}" for m in merged.violated())
-    return _finish(
-        Evaluation("infeasible", "limits", f"outside limits: {violated}", config, trial_dir, merged, runs)
-    )
+    return _finish(Evaluation("infeasible", "limits", f"outside limits: {violated}", config, trial_dir, merged, runs))
 
 
 def _average(scores: list[Score]) -> Score:

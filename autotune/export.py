@@ -24,7 +24,7 @@ from typing import Any
 import optuna
 import yaml
 
-from autotune.adapters.base import TrainerAdapter
+from autotune.adapters.base import DeviceKind, TrainerAdapter
 from autotune.confirm import load_confirmation
 from autotune.evaluate import trial_config
 from autotune.space.schema import Space
@@ -65,17 +65,30 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
         )
     best = best_trial(study, [o.direction for o in space.objectives])
     if best is None:
-        raise ExportError(
-            f"study `{paths.name}` has no feasible trial yet; see `autotune trials {paths.name}`"
-        )
+        raise ExportError(f"study `{paths.name}` has no feasible trial yet; see `autotune trials {paths.name}`")
     speedup = None
     if base is not None and base.values and base.user_attrs.get("outcome") == "complete" and base.values[0]:
         speedup = best.values[0] / base.values[0]
     return Winner(best.number, dict(best.params), "sweep", best.values[0], speedup, None)
 
 
-def export_settings(space: Space, adapter: TrainerAdapter, params: dict[str, Any]) -> dict[str, Any]:
-    """{verl key: value} of the winner: the space's base plus the tuned keys, env under ray_kwargs."""
+def inert_params(space: Space, adapter: TrainerAdapter, device: DeviceKind) -> list[str]:
+    """Tuned knobs that could not act where the sweep ran (their sampled values were never measured)."""
+    world = space.trial.world_size
+    return [p.name for p in space.params if not p.is_variable and not adapter.knob_status(p.name, device, world)[0]]
+
+
+def export_settings(
+    space: Space, adapter: TrainerAdapter, params: dict[str, Any], device: DeviceKind | None = None
+) -> dict[str, Any]:
+    """{verl key: value} of the winner: the space's base plus the tuned keys, env under ray_kwargs.
+
+    Given the device the sweep ran on, knobs inert there are exported at their baseline value:
+    a random value the sweep could not measure is not a recommendation.
+    """
+    if device is not None:
+        fixed = {k: space.baseline[k] for k in inert_params(space, adapter, device) if k in space.baseline}
+        params = {**params, **fixed}
     config = trial_config(space, adapter, params)
     keys = [*space.base, *(k for k in config.tuned if not k.startswith("env."))]
     flat = {k: config.flat[k] for k in dict.fromkeys(keys) if adapter.exportable(k) and k not in NOT_EXPORTED}
@@ -113,17 +126,21 @@ def render_yaml(flat: dict[str, Any], header: list[str]) -> str:
     return comments + yaml.safe_dump(body, sort_keys=False)
 
 
+def sweep_device(study: optuna.Study) -> DeviceKind:
+    return "cuda" if study.user_attrs.get("device") == "cuda" else "cpu"
+
+
 def export(
     study: optuna.Study, paths: StudyPaths, space: Space, adapter: TrainerAdapter, out: Path
 ) -> tuple[Winner, Path, Path]:
     winner = find_winner(study, paths, space)
-    flat = export_settings(space, adapter, winner.params)
+    device = sweep_device(study)
+    flat = export_settings(space, adapter, winner.params, device)
+    inert = inert_params(space, adapter, device)
     speed = ""
     if winner.speedup is not None:
         spread = (
-            f" (rounds: {winner.speedup_spread[0]:.2f}-{winner.speedup_spread[1]:.2f})"
-            if winner.speedup_spread
-            else ""
+            f" (rounds: {winner.speedup_spread[0]:.2f}-{winner.speedup_spread[1]:.2f})" if winner.speedup_spread else ""
         )
         speed = f", {winner.speedup:.2f}x the baseline{spread}"
     header = [
@@ -131,6 +148,8 @@ def export(
         f"{space.objectives[0].metric} ({space.objectives[0].reducer}) = {winner.value:.6g}",
         f"run: python -m verl.trainer.main_ppo --config-path=<this folder> --config-name={out.stem}",
     ]
+    if inert:
+        header.append(f"left at baseline (inert on the {device} sweep, not measured): {', '.join(inert)}")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_yaml(flat, header))
     overrides_path = out.with_suffix(".overrides")

@@ -22,8 +22,7 @@ def trials_frame(study: optuna.Study) -> pd.DataFrame:
         attrs = t.user_attrs
         row: dict[str, Any] = {
             "number": t.number,
-            "outcome": outcome(t)
-            or ("running" if not t.state.is_finished() else t.user_attrs.get("reason", "failed")),
+            "outcome": outcome(t) or ("running" if not t.state.is_finished() else t.user_attrs.get("reason", "failed")),
             "reason": attrs.get("reason"),
             "detail": attrs.get("detail", ""),
             "baseline": bool(attrs.get("baseline")),

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from autotune.evaluate import Evaluation
 
@@ -23,9 +24,7 @@ def short_params(params: dict[str, Any], limit: int = 6) -> str:
 
 
 class SweepProgress:
-    def __init__(
-        self, total: int, objective: str, maximize: bool = True, console: Console | None = None
-    ) -> None:
+    def __init__(self, total: int, objective: str, maximize: bool = True, console: Console | None = None) -> None:
         self.console = console or Console(highlight=False)
         self.total = total
         self.objective = objective
@@ -42,8 +41,8 @@ class SweepProgress:
         return f"{_fmt_s(elapsed)} elapsed, ~{eta} left"
 
     def started(self, done: int, number: int, params: dict[str, Any], note: str = "") -> None:
-        tag = f" [{note}]" if note else ""
-        self.console.print(f"[bold]trial {done + 1}/{self.total}[/] (#{number}){tag} {short_params(params)}")
+        tag = f" ({note})" if note else ""
+        self.console.print(f"[bold]trial {done + 1}/{self.total}[/] (#{number}){tag} {escape(short_params(params))}")
 
     def finished(self, done: int, number: int, ev: Evaluation, seconds: float, is_baseline: bool) -> None:
         self.durations.append(seconds)
@@ -54,11 +53,9 @@ class SweepProgress:
         if ev.outcome == "complete" and not math.isnan(value) and better:
             self.best = value
         style = STYLE.get(ev.outcome, "white")
-        reason = f" ({ev.detail or ev.reason})" if ev.reason else ""
+        reason = f" ({escape(ev.detail or ev.reason or '')})" if ev.reason else ""
         shown = f"{self.objective}={value:.4g}" if not math.isnan(value) else ""
-        versus = (
-            f" ×{value / self.baseline:.2f} vs baseline" if self.baseline and not math.isnan(value) else ""
-        )
+        versus = f" ×{value / self.baseline:.2f} vs baseline" if self.baseline and not math.isnan(value) else ""
         best = f", best {self.best:.4g}" if self.best is not None else ""
         self.console.print(
             f"  [{style}]{ev.outcome}[/]{reason} {shown}{versus} in {seconds:.1f} s{best} | {self._clock(self.total - done)}"

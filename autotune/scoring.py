@@ -73,9 +73,7 @@ class Score:
 
 
 def key_metrics(rows: list[dict[str, Any]], warmup_steps: int) -> dict[str, float]:
-    return {
-        name: reduce(series(rows, metric, warmup_steps), red) for name, (metric, red) in KEY_METRICS.items()
-    }
+    return {name: reduce(series(rows, metric, warmup_steps), red) for name, (metric, red) in KEY_METRICS.items()}
 
 
 def violation(limit: Limit, value: float, baseline: dict[str, float] | None) -> tuple[float, str | None]:
@@ -97,16 +95,22 @@ def violation(limit: Limit, value: float, baseline: dict[str, float] | None) -> 
     return (max(parts) if parts else -1.0), note
 
 
-def score(space: Space, rows: list[dict[str, Any]], baseline_limits: dict[str, float] | None) -> Score:
+def score(
+    space: Space,
+    rows: list[dict[str, Any]],
+    baseline_limits: dict[str, float] | None,
+    is_baseline: bool = False,
+) -> Score:
+    """Objectives and limits of one run; the baseline's ratio limits compare it with itself."""
     warm = space.trial.warmup_steps
     objectives = [reduce(series(rows, o.metric, warm), o.reducer) for o in space.objectives]
-    limits: dict[str, float] = {}
+    limits = {limit.metric: reduce(series(rows, limit.metric, warm), limit.reducer) for limit in space.limits}
+    reference = dict(limits) if is_baseline else baseline_limits
     violations: dict[str, float] = {}
     notes = []
     for limit in space.limits:
-        value = reduce(series(rows, limit.metric, warm), limit.reducer)
-        limits[limit.metric] = value
-        v, note = violation(limit, value, baseline_limits)
+        value = limits[limit.metric]
+        v, note = violation(limit, value, reference)
         violations[limit.metric] = v
         if note:
             notes.append(note)

@@ -104,9 +104,7 @@ class StudyNotFound(LookupError):
 def load_study(paths: StudyPaths, storage: str | None = None) -> optuna.Study:
     url = storage_url(paths, storage)
     if storage is None and not paths.db.exists():
-        raise StudyNotFound(
-            f"no study `{paths.name}` under {paths.runs_dir}/ (run `autotune run --space ...` first)"
-        )
+        raise StudyNotFound(f"no study `{paths.name}` under {paths.runs_dir}/ (run `autotune run --space ...` first)")
     try:
         return optuna.load_study(study_name=paths.name, storage=open_storage(url))
     except KeyError:

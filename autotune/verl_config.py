@@ -66,9 +66,7 @@ def check_types(cfg: Any, flat: dict[str, Any]) -> list[str]:
         if isinstance(default, bool) != isinstance(value, bool):
             problems.append(f"`{key}`: verl expects {type(default).__name__}, got {value!r}")
         elif (
-            isinstance(default, (int, float))
-            and not isinstance(default, bool)
-            and not isinstance(value, (int, float))
+            isinstance(default, (int, float)) and not isinstance(default, bool) and not isinstance(value, (int, float))
         ):
             problems.append(f"`{key}`: verl expects a number, got {value!r}")
         elif isinstance(default, str) and not isinstance(value, str):

@@ -50,9 +50,7 @@ def run_trainer(tmp_path: Path, *overrides: str, world: int = 1, timeout: float 
         ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=trainer_env(), cwd=ROOT)
     rows = (
-        [json.loads(line)["metrics"] for line in metrics_file.read_text().splitlines()]
-        if metrics_file.exists()
-        else []
+        [json.loads(line)["metrics"] for line in metrics_file.read_text().splitlines()] if metrics_file.exists() else []
     )
     return TrainerRun(proc.returncode, proc.stdout, proc.stderr, rows)
 

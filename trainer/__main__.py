@@ -41,9 +41,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         metavar="FILE",
         help="YAML config (repeatable; a bare name picks a packaged preset)",
     )
-    parser.add_argument(
-        "--print-config", action="store_true", help="print the resolved config as YAML and exit"
-    )
+    parser.add_argument("--print-config", action="store_true", help="print the resolved config as YAML and exit")
     parser.add_argument(
         "overrides", nargs="*", metavar="key=value", help="dotted verl keys, e.g. data.train_batch_size=16"
     )
@@ -66,8 +64,15 @@ def check_world(config: Config, world: int) -> None:
     tp = config.actor_rollout_ref.rollout.tensor_model_parallel_size
     if world % tp:
         raise ConfigError(
-            f"actor_rollout_ref.rollout.tensor_model_parallel_size={tp} must divide world size {world}"
+            f"actor_rollout_ref.rollout.tensor_model_parallel_size={tp} must divide the world size {world}"
         )
+    from trainer.model import policy_config
+    from trainer.rollout.weights import check_tp_divisible
+
+    try:
+        check_tp_divisible(policy_config(config), tp)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:

@@ -162,9 +162,7 @@ def grpo_advantages(
     groups, inverse = torch.unique(group_B, return_inverse=True)
     count_G = torch.zeros(len(groups), dtype=score_B.dtype).index_add_(0, inverse, torch.ones_like(score_B))
     mean_G = torch.zeros(len(groups), dtype=score_B.dtype).index_add_(0, inverse, score_B) / count_G
-    sq_G = torch.zeros(len(groups), dtype=score_B.dtype).index_add_(
-        0, inverse, (score_B - mean_G[inverse]) ** 2
-    )
+    sq_G = torch.zeros(len(groups), dtype=score_B.dtype).index_add_(0, inverse, (score_B - mean_G[inverse]) ** 2)
     std_G = (sq_G / (count_G - 1).clamp(min=1)).sqrt()
     single = count_G[inverse] == 1
     mean_B = torch.where(single, torch.zeros_like(score_B), mean_G[inverse])

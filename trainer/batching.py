@@ -26,9 +26,7 @@ class BatchingError(ValueError):
     """A batch that cannot be split as configured (e.g. not divisible by the world size)."""
 
 
-def balanced_partition(
-    weights: Sequence[int], items: Sequence[int], parts: int, equal_size: bool
-) -> list[list[int]]:
+def balanced_partition(weights: Sequence[int], items: Sequence[int], parts: int, equal_size: bool) -> list[list[int]]:
     """Split `items` (with `weights`) into `parts` groups with near-equal weight sums.
 
     Greedy longest-processing-time: heaviest item first into the lightest group that still has
@@ -58,15 +56,11 @@ def fixed_micro_batches(items: Sequence[int], micro_batch_size: int) -> list[lis
     return [list(items[i : i + micro_batch_size]) for i in range(0, len(items), micro_batch_size)]
 
 
-def dynamic_micro_batches(
-    items: Sequence[int], lengths: Sequence[int], budget: int, count: int
-) -> list[list[int]]:
+def dynamic_micro_batches(items: Sequence[int], lengths: Sequence[int], budget: int, count: int) -> list[list[int]]:
     """At least `count` packs of `items`, each holding at most `budget` tokens, balanced by tokens."""
     weights = [lengths[i] for i in items]
     if weights and max(weights) > budget:
-        raise BatchingError(
-            f"a {max(weights)}-token sequence does not fit a micro-batch budget of {budget} tokens"
-        )
+        raise BatchingError(f"a {max(weights)}-token sequence does not fit a micro-batch budget of {budget} tokens")
     count = max(count, 1)
     while True:
         packs = balanced_partition(weights, list(items), min(count, max(len(items), 1)), equal_size=False)
@@ -89,9 +83,7 @@ class PassSpec:
     token_budget: int
 
 
-def micro_batches(
-    rank_items: list[list[int]], rank: int, lengths: Sequence[int], spec: PassSpec
-) -> list[list[int]]:
+def micro_batches(rank_items: list[list[int]], rank: int, lengths: Sequence[int], spec: PassSpec) -> list[list[int]]:
     """This rank's micro-batches, the same count on every rank (padding with empty packs)."""
     if spec.dynamic:
         count = micro_batch_count(rank_items, lengths, spec.token_budget)

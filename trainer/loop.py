@@ -159,9 +159,7 @@ class Trainer:
             self.kl_ctrl.update(float(kl.mean_kl), batch.size)
         if algo.adv_estimator == "gae":
             assert batch.values is not None
-            batch.advantages, batch.returns = algos.gae(
-                rewards, batch.values, batch.mask, algo.gamma, algo.lam
-            )
+            batch.advantages, batch.returns = algos.gae(rewards, batch.values, batch.mask, algo.gamma, algo.lam)
         else:
             batch.advantages = algos.grpo_advantages(
                 rewards.sum(-1), batch.group, batch.mask, algo.norm_adv_by_std_in_grpo

@@ -132,9 +132,7 @@ def peak_flops(device: torch.device, override: float | None) -> tuple[float, str
             tmp.replace(path)
         except OSError:
             pass
-    return float(
-        cached[key]
-    ), f"measured fp32 matmul peak of this CPU with {threads} thread(s), cached in {path}"
+    return float(cached[key]), f"measured fp32 matmul peak of this CPU with {threads} thread(s), cached in {path}"
 
 
 class PhaseTimer:

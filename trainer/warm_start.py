@@ -70,9 +70,7 @@ def train(model: nn.Module, config: Config, seed: int) -> None:
         ids, labels = supervised_batch(seed, step, ws.batch_size, task.min_digits, task.max_digits)
         attention = (labels != -100) | (torch.arange(ids.shape[1])[None] < (ids != 0).sum(-1, keepdim=True))
         logits = model(input_ids=ids, attention_mask=attention.long()).logits
-        loss = nn.functional.cross_entropy(
-            logits[:, :-1].reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1)
-        )
+        loss = nn.functional.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()

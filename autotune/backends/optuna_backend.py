@@ -29,7 +29,7 @@ import optuna
 import psutil
 from optuna.trial import FrozenTrial, Trial, TrialState
 
-from autotune.adapters.base import TrainerAdapter
+from autotune.adapters.base import TrainerAdapter, device_kind
 from autotune.evaluate import Evaluation, evaluate
 from autotune.progress import SweepProgress
 from autotune.runner import kill_group
@@ -50,10 +50,15 @@ INFEASIBLE_FAILURES = ("oom", "nan", "timeout", "invalid")
 TrialHook = Callable[[optuna.Study, int], None]
 
 
-def make_sampler(space: Space) -> optuna.samplers.BaseSampler:
-    """TPE (multivariate, constraint-aware; MOTPE when there are several objectives)."""
+def make_sampler(space: Space, worker: int = 0) -> optuna.samplers.BaseSampler:
+    """TPE (multivariate, constraint-aware; MOTPE when there are several objectives).
+
+    Each worker of a study gets its own random stream (seed + 1000 × its arrival order), so
+    parallel workers do not propose the same start-up configurations; a lone worker is reproducible.
+    """
+    seed = None if space.sampler.seed is None else space.sampler.seed + 1000 * worker
     return optuna.samplers.TPESampler(
-        seed=space.sampler.seed,
+        seed=seed,
         n_startup_trials=space.sampler.n_startup_trials,
         multivariate=True,
         constant_liar=True,
@@ -69,11 +74,16 @@ def make_pruner(space: Space) -> optuna.pruners.BasePruner:
 def create_or_load(space: Space, paths: StudyPaths, storage_url: str) -> optuna.Study:
     """The study, created on first use with the baseline enqueued as trial 0 (once, under a lock)."""
     with paths.lock():
+        storage = open_storage(storage_url)
+        try:
+            worker = int(optuna.load_study(study_name=paths.name, storage=storage).user_attrs.get("workers", 0))
+        except KeyError:
+            worker = 0
         study = optuna.create_study(
             study_name=paths.name,
-            storage=open_storage(storage_url),
+            storage=storage,
             directions=[o.direction for o in space.objectives],
-            sampler=make_sampler(space),
+            sampler=make_sampler(space, worker),
             pruner=make_pruner(space),
             load_if_exists=True,
         )
@@ -82,6 +92,9 @@ def create_or_load(space: Space, paths: StudyPaths, storage_url: str) -> optuna.
             study.set_user_attr("baseline_enqueued", True)
             study.set_user_attr("objectives", [[o.metric, o.direction, o.reducer] for o in space.objectives])
             study.set_user_attr("trainer", space.trainer)
+            study.set_user_attr("device", device_kind())
+            study.set_user_attr("world_size", space.trial.world_size)
+        study.set_user_attr("workers", worker + 1)
         if not paths.space_copy.exists():
             paths.space_copy.write_text(space.text)
     return study
@@ -182,9 +195,7 @@ class OptunaSweep:
     def wait_for_baseline(self, study: optuna.Study) -> None:
         """Everyone's limits compare with the baseline: let it finish first (another worker may run it)."""
         while True:
-            waiting = [
-                t for t in study.get_trials(deepcopy=False, states=(TrialState.WAITING,)) if is_baseline(t)
-            ]
+            waiting = [t for t in study.get_trials(deepcopy=False, states=(TrialState.WAITING,)) if is_baseline(t)]
             if waiting or baseline_trial(study) is not None:
                 return
             if not any(is_baseline(t) for t in running_trials(study)):
@@ -213,6 +224,7 @@ class OptunaSweep:
                 self.paths.trial_dir(trial.number),
                 self.baseline_limits(study),
                 monitor=self.pruning_monitor(trial),
+                is_baseline=baseline,
                 on_start=lambda pid: trial.set_user_attr(
                     "worker", {"host": socket.gethostname(), "pid": os.getpid(), "pgid": pid}
                 ),
@@ -240,13 +252,17 @@ class OptunaSweep:
 
         return monitor
 
-    def finished_duplicate(
-        self, study: optuna.Study, trial: Trial, params: dict[str, Any]
-    ) -> FrozenTrial | None:
-        for other in study.get_trials(deepcopy=False):
-            if other.number != trial.number and counted(other) and other.params == params:
-                return other
-        return None
+    def finished_duplicate(self, study: optuna.Study, trial: Trial, params: dict[str, Any]) -> FrozenTrial | None:
+        """An earlier trial with these params; one still running elsewhere is waited for."""
+        while True:
+            same = [t for t in study.get_trials(deepcopy=False) if t.number < trial.number and t.params == params]
+            done = [t for t in same if counted(t)]
+            if done:
+                return done[0]
+            if not any(t.state == TrialState.RUNNING for t in same):
+                return None
+            time.sleep(1.0)
+            optuna.storages.fail_stale_trials(study)  # its worker may have died meanwhile
 
     def copy_result(self, study: optuna.Study, trial: Trial, other: FrozenTrial) -> None:
         for key, value in other.user_attrs.items():
@@ -264,11 +280,7 @@ class OptunaSweep:
     def tell(self, study: optuna.Study, trial: Trial, ev: Evaluation) -> None:
         for key, value in ev.record().items():
             trial.set_user_attr(key, value)
-        if (
-            ev.outcome in ("complete", "infeasible")
-            and ev.objectives
-            and not any(map(math.isnan, ev.objectives))
-        ):
+        if ev.outcome in ("complete", "infeasible") and ev.objectives and not any(map(math.isnan, ev.objectives)):
             self._set_constraints(trial, ev.score.violations if ev.score else {}, None)
             study.tell(trial, ev.objectives)
         elif ev.outcome == "pruned":
@@ -287,9 +299,7 @@ class OptunaSweep:
     def penalty(self, study: optuna.Study) -> list[float]:
         """The worst value seen per objective (0 if none yet): a failed config ranks with the worst."""
         values = [
-            t.values
-            for t in study.get_trials(deepcopy=False)
-            if outcome(t) in ("complete", "infeasible") and t.values
+            t.values for t in study.get_trials(deepcopy=False) if outcome(t) in ("complete", "infeasible") and t.values
         ]
         out = []
         for i, o in enumerate(self.space.objectives):

@@ -154,20 +154,14 @@ def _param(r: _Reader, name: str, spec: Any, adapter: TrainerAdapter) -> Param |
         return Param(name, "bool", (False, True), when=spec.get("when") or {}, where=where)
     numbers = [x for x in (low, high) if isinstance(x, (int, float)) and not isinstance(x, bool)]
     if len(numbers) != 2:
-        r.error(
-            where, f"param `{name}`: {ptype} needs numeric `low` and `high`, got low={low!r} high={high!r}"
-        )
+        r.error(where, f"param `{name}`: {ptype} needs numeric `low` and `high`, got low={low!r} high={high!r}")
         return None
     assert isinstance(low, (int, float)) and isinstance(high, (int, float))
     if low >= high:
-        r.error(
-            r.at("params", name, "low"), f"param `{name}`: bad range, `low` ({low}) must be < `high` ({high})"
-        )
+        r.error(r.at("params", name, "low"), f"param `{name}`: bad range, `low` ({low}) must be < `high` ({high})")
         return None
     if log and low <= 0:
-        r.error(
-            r.at("params", name, "log"), f"param `{name}`: a log-scale range needs low > 0, got low={low}"
-        )
+        r.error(r.at("params", name, "log"), f"param `{name}`: a log-scale range needs low > 0, got low={low}")
         return None
     if step is not None and (not isinstance(step, (int, float)) or step <= 0 or log):
         r.error(
@@ -195,9 +189,7 @@ def load_space(name_or_path: str, adapter: TrainerAdapter | None = None, device:
     for key in top:
         if key not in TOP_LEVEL:
             close = difflib.get_close_matches(key, TOP_LEVEL, n=1)
-            r.error(
-                r.at(key), f"unknown section `{key}`" + (f"; did you mean `{close[0]}`?" if close else "")
-            )
+            r.error(r.at(key), f"unknown section `{key}`" + (f"; did you mean `{close[0]}`?" if close else ""))
     trainer_name = top.get("trainer", "builtin")
     if adapter is None:
         from autotune.adapters import get_adapter
@@ -216,9 +208,7 @@ def load_space(name_or_path: str, adapter: TrainerAdapter | None = None, device:
         base_where[key] = located.where
         if key not in keys:
             hint = suggest_key(key, keys)
-            r.error(
-                located.where, f"unknown key `{key}` in base" + (f"; did you mean `{hint}`?" if hint else "")
-            )
+            r.error(located.where, f"unknown key `{key}` in base" + (f"; did you mean `{hint}`?" if hint else ""))
             continue
         try:
             base[key] = coerce(located.value, keys[key].type)
@@ -240,9 +230,7 @@ def load_space(name_or_path: str, adapter: TrainerAdapter | None = None, device:
     for name, spec in r.mapping(top.get("params"), "params").items():
         if not name.startswith("env.") and "." in name and name not in keys:
             hint = suggest_key(name, keys)
-            r.error(
-                r.at("params", name), f"unknown key `{name}`" + (f"; did you mean `{hint}`?" if hint else "")
-            )
+            r.error(r.at("params", name), f"unknown key `{name}`" + (f"; did you mean `{hint}`?" if hint else ""))
             continue
         param = _param(r, name, spec, adapter)
         if param is not None:
@@ -305,9 +293,7 @@ def load_space(name_or_path: str, adapter: TrainerAdapter | None = None, device:
         at = r.at("constraints", str(i))
         kinds = [k for k in ("divides", "at_least", "at_most") if isinstance(item, dict) and k in item]
         if len(kinds) != 1 or not isinstance(item[kinds[0]], list) or len(item[kinds[0]]) != 2:
-            r.error(
-                at, "a constraint is one of {divides|at_least|at_most: [term, term]}, optionally with `when`"
-            )
+            r.error(at, "a constraint is one of {divides|at_least|at_most: [term, term]}, optionally with `when`")
             continue
         left, right = item[kinds[0]]
         check_term(left, at, "constraint")
@@ -327,9 +313,7 @@ def load_space(name_or_path: str, adapter: TrainerAdapter | None = None, device:
         if direction not in ("maximize", "minimize"):
             r.error(at, f"objective `{metric}`: direction must be maximize or minimize, got {direction!r}")
         if reducer not in REDUCERS:
-            r.error(
-                at, f"objective `{metric}`: reducer must be one of {', '.join(REDUCERS)}, got {reducer!r}"
-            )
+            r.error(at, f"objective `{metric}`: reducer must be one of {', '.join(REDUCERS)}, got {reducer!r}")
         objectives.append(Objective(metric, direction, reducer, at))
 
     limits: list[Limit] = []
@@ -337,9 +321,7 @@ def load_space(name_or_path: str, adapter: TrainerAdapter | None = None, device:
     for i, item in enumerate(top.get("limits") or []):
         at = r.at("limits", str(i))
         if not isinstance(item, dict):
-            r.error(
-                at, "a limit is a mapping {metric, reducer, max | min | max_ratio_to_baseline, alarm_above}"
-            )
+            r.error(at, "a limit is a mapping {metric, reducer, max | min | max_ratio_to_baseline, alarm_above}")
             continue
         for extra in set(item) - limit_fields:
             r.error(at, f"limit: unknown field `{extra}` (fields: {', '.join(sorted(limit_fields))})")
@@ -377,12 +359,13 @@ def load_space(name_or_path: str, adapter: TrainerAdapter | None = None, device:
     )
     if r.problems:
         raise SpaceError(r.problems)
+    _check_feasible_choices(r, space, adapter)
+    if r.problems:
+        raise SpaceError(r.problems)
     for key in space.tuned_keys:
         active, why = adapter.knob_status(key, device, trial.world_size)
         if not active:
-            space.warnings.append(
-                f"{space.base_where.get(key) or _where_of(space, key)}: `{key}` is inert here: {why}"
-            )
+            space.warnings.append(f"{space.base_where.get(key) or _where_of(space, key)}: `{key}` is inert here: {why}")
     return space
 
 
@@ -426,3 +409,35 @@ def _baseline(r: _Reader, raw: Any, params: list[Param], keys: dict[str, Any]) -
                 f"baseline: no value for `{p.name}` and no verl default in its domain; set `baseline.{p.name}`",
             )
     return out
+
+
+def _check_feasible_choices(r: _Reader, space: Space, adapter: TrainerAdapter) -> None:
+    """The baseline must pass the constraints and the trainer's own checks, and every categorical
+    choice must be able to (tried with the other params at their baseline values)."""
+    from autotune.adapters.base import InvalidConfig
+    from autotune.space.sampling import ConstraintViolation, check_constraints, holds, materialize
+
+    defaults = adapter.defaults(space.base_config)
+    key_types = {k: info.type for k, info in adapter.keys().items()}
+
+    def problem(params: dict[str, Any]) -> str | None:
+        config = materialize(space, params, defaults, key_types)
+        try:
+            check_constraints(space, config, defaults)
+            adapter.check(space.base_config, config.flat, space.trial.world_size)
+        except (ConstraintViolation, InvalidConfig) as exc:
+            return str(exc)
+        return None
+
+    baseline_problem = problem(space.baseline)
+    if baseline_problem:
+        r.error(r.at("baseline"), f"the baseline is not a valid trial: {baseline_problem}")
+        return
+    context = {**defaults, **space.base, **space.baseline}
+    for p in space.params:
+        if p.type != "categorical" or not holds(p.when, context):
+            continue
+        for choice in p.choices or ():
+            trouble = problem({**space.baseline, p.name: choice})
+            if trouble:
+                r.error(p.where, f"param `{p.name}`: choice {choice!r} can never run here: {trouble}")

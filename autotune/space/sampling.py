@@ -97,9 +97,7 @@ def check_constraints(space: Space, config: TrialConfig, defaults: dict[str, Any
     context = {**defaults, **config.flat, **config.params, **_trial_fields(space)}
     for c in space.constraints:
         if holds(c.when, context) and not _satisfied(c, context):
-            raise ConstraintViolation(
-                f"{c.where}: constraint violated: {c.describe()} ({_values(c, context)})"
-            )
+            raise ConstraintViolation(f"{c.where}: constraint violated: {c.describe()} ({_values(c, context)})")
 
 
 def _satisfied(c: Constraint, context: dict[str, Any]) -> bool:

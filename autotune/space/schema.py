@@ -82,9 +82,7 @@ class Constraint:
     def describe(self) -> str:
         from autotune.space.expr import render
 
-        verb = {"divides": "must divide", "at_least": "must be at least", "at_most": "must be at most"}[
-            self.kind
-        ]
+        verb = {"divides": "must divide", "at_least": "must be at least", "at_most": "must be at most"}[self.kind]
         return f"{render(self.left)} {verb} {render(self.right)}"
 
 

@@ -44,9 +44,7 @@ def test_kl_estimators_match_reference(seed, kind):
     fast = algos.kl_estimate(logp, ref, kind)
     for b in range(logp.shape[0]):
         for t in range(logp.shape[1]):
-            assert fast[b, t].item() == pytest.approx(
-                slow_kl(logp[b, t].item(), ref[b, t].item(), kind), abs=1e-5
-            )
+            assert fast[b, t].item() == pytest.approx(slow_kl(logp[b, t].item(), ref[b, t].item(), kind), abs=1e-5)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -57,9 +55,7 @@ def test_full_kl_is_exact_kl_and_k1_k3_are_unbiased_in_expectation(seed):
     exact = torch.zeros(full.shape)
     for b in range(full.shape[0]):
         for t in range(full.shape[1]):
-            exact[b, t] = sum(
-                p[b, t, v] * (logp_full[b, t, v] - ref_full[b, t, v]) for v in range(p.shape[-1])
-            )
+            exact[b, t] = sum(p[b, t, v] * (logp_full[b, t, v] - ref_full[b, t, v]) for v in range(p.shape[-1]))
     torch.testing.assert_close(full, exact, atol=1e-5, rtol=1e-5)
     # E_{x~π}[k1] and E_{x~π}[k3] both equal the exact KL
     for kind in ("k1", "k3"):
@@ -185,9 +181,7 @@ def test_policy_loss_matches_reference(seed, lo, hi, c):
     assert out.loss.item() == pytest.approx(total / mask.sum().item(), abs=1e-5)
     assert out.clipfrac.item() == pytest.approx(clipfrac, abs=1e-6)
     assert out.clipfrac_lower.item() == pytest.approx(lower, abs=1e-6)
-    assert out.ppo_kl.item() == pytest.approx(
-        ((old - logp) * mask).sum().item() / mask.sum().item(), abs=1e-5
-    )
+    assert out.ppo_kl.item() == pytest.approx(((old - logp) * mask).sum().item() / mask.sum().item(), abs=1e-5)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

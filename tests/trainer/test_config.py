@@ -57,9 +57,7 @@ def test_builtin_only_keys_are_marked():
 def test_yaml_layers_then_overrides(tmp_path):
     f = tmp_path / "c.yaml"
     f.write_text("data:\n  train_batch_size: 8\nactor_rollout_ref.actor.ppo_mini_batch_size: 4\n")
-    config = load_config(
-        ["cpu_tiny", str(f)], ["data.train_batch_size=16", "actor_rollout_ref.actor.optim.lr=1e-3"]
-    )
+    config = load_config(["cpu_tiny", str(f)], ["data.train_batch_size=16", "actor_rollout_ref.actor.optim.lr=1e-3"])
     assert config.data.train_batch_size == 16
     assert config.actor_rollout_ref.actor.ppo_mini_batch_size == 4
     assert config.actor_rollout_ref.actor.optim.lr == pytest.approx(1e-3)
@@ -117,9 +115,7 @@ def test_yaml_errors_carry_file_and_line(tmp_path):
 
 
 def test_token_budget_must_hold_a_longest_sequence():
-    with pytest.raises(
-        ConfigError, match=r"ppo_max_token_len_per_gpu must hold one longest sequence .* = 16\)"
-    ):
+    with pytest.raises(ConfigError, match=r"ppo_max_token_len_per_gpu must hold one longest sequence .* = 16\)"):
         load_config(
             [],
             [
@@ -138,9 +134,7 @@ def test_suggest_key_prefers_same_leaf():
 def test_flat_round_trip():
     config = load_config()
     again = build(
-        collect(
-            [], [f"{k}={v}" for k, v in to_flat(config).items() if v is not None and not isinstance(v, list)]
-        )
+        collect([], [f"{k}={v}" for k, v in to_flat(config).items() if v is not None and not isinstance(v, list)])
     )
     assert to_flat(again) == to_flat(config)
 
@@ -168,10 +162,9 @@ def test_print_config_prints_resolved_yaml():
     [
         ("actor_rollout_ref.actor.ppo_epoch=2", "did you mean `actor_rollout_ref.actor.ppo_epochs`"),
         ("data.train_batch_size=1.5", "must be an integer"),
-        (
-            "actor_rollout_ref.rollout.tensor_model_parallel_size=2",
-            "rollout tensor parallelism is not implemented yet",
-        ),
+        ("actor_rollout_ref.rollout.tensor_model_parallel_size=2", "must divide the world size 1"),
+        ("actor_rollout_ref.rollout.tensor_model_parallel_size=3", "must divide the world size 1"),
+        ("builtin.model.num_key_value_heads=3", "must be divisible by num_key_value_heads=3"),
     ],
 )
 def test_cli_bad_config_exits_2_and_runs_nothing(tmp_path, override, message):

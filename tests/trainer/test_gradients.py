@@ -21,8 +21,7 @@ def make_batch(seed: int) -> StepBatch:
     g = torch.Generator().manual_seed(seed)
     prompts = make_prompts(seed, 1, 12, 2, 6)
     responses = [
-        torch.randint(4, 14, (int(torch.randint(1, 8, (1,), generator=g)),), generator=g).tolist()
-        for _ in prompts
+        torch.randint(4, 14, (int(torch.randint(1, 8, (1,), generator=g)),), generator=g).tolist() for _ in prompts
     ]
     batch = StepBatch.from_rollout(prompts, 1, responses)
     shape = batch.mask.shape

@@ -35,9 +35,7 @@ def layouts(tmp_path, world: int, *specs: str) -> dict:
 
 @pytest.fixture(scope="module")
 def world1(tmp_path_factory):
-    return layouts(
-        tmp_path_factory.mktemp("w1"), 1, "1:zero_redundancy:greedy:free", "1:zero_redundancy:sample:free"
-    )
+    return layouts(tmp_path_factory.mktemp("w1"), 1, "1:zero_redundancy:greedy:free", "1:zero_redundancy:sample:free")
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +52,7 @@ def world2(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def world4(tmp_path_factory):
-    return layouts(
-        tmp_path_factory.mktemp("w4"), 4, "2:zero_redundancy:greedy:free", "2:zero_redundancy:sample:free"
-    )
+    return layouts(tmp_path_factory.mktemp("w4"), 4, "2:zero_redundancy:greedy:free", "2:zero_redundancy:sample:free")
 
 
 def test_tp_rollout_greedy_tokens_equal_the_unsharded_model(world1, world2, world4):

@@ -73,9 +73,7 @@ def test_sampling_depends_on_sample_id_not_on_batch_layout(model):
 
 def test_gumbel_sampling_matches_softmax_frequencies():
     logits = torch.tensor([[2.0, 0.5, 0.0, -1.0]]).repeat(20000, 1)
-    samples = sampler.pick_tokens(
-        logits, sampler.SamplingParams(1, temperature=0.7, seed=1), torch.arange(20000), 0
-    )
+    samples = sampler.pick_tokens(logits, sampler.SamplingParams(1, temperature=0.7, seed=1), torch.arange(20000), 0)
     freq = torch.bincount(samples, minlength=4).float() / 20000
     torch.testing.assert_close(freq, torch.softmax(logits[0] / 0.7, -1), atol=0.01, rtol=0)
 

@@ -33,10 +33,7 @@ REQUIRED_METRICS = [
     "perf/cpu_memory_used_gb",
     "perf/comm_share",
     "timing_s/comm",
-    *(
-        f"actor/{k}"
-        for k in ("ppo_kl", "kl_loss", "kl_coef", "pg_loss", "pg_clipfrac", "entropy", "grad_norm")
-    ),
+    *(f"actor/{k}" for k in ("ppo_kl", "kl_loss", "kl_coef", "pg_loss", "pg_clipfrac", "entropy", "grad_norm")),
     "actor/reward_kl_penalty",
     "critic/score/mean",
     "critic/rewards/mean",
@@ -95,12 +92,8 @@ def _kl_after(tmp_path, *overrides: str) -> float:
 
 
 def test_larger_kl_loss_coef_keeps_the_policy_closer(tmp_path):
-    weak = _kl_after(
-        tmp_path, "actor_rollout_ref.actor.use_kl_loss=true", "actor_rollout_ref.actor.kl_loss_coef=0.001"
-    )
-    strong = _kl_after(
-        tmp_path, "actor_rollout_ref.actor.use_kl_loss=true", "actor_rollout_ref.actor.kl_loss_coef=1.0"
-    )
+    weak = _kl_after(tmp_path, "actor_rollout_ref.actor.use_kl_loss=true", "actor_rollout_ref.actor.kl_loss_coef=0.001")
+    strong = _kl_after(tmp_path, "actor_rollout_ref.actor.use_kl_loss=true", "actor_rollout_ref.actor.kl_loss_coef=1.0")
     print(f"KL to reference after 30 steps: kl_loss_coef 0.001 -> {weak:.4f}, 1.0 -> {strong:.4f}")
     assert strong < 0.7 * weak
 
@@ -154,10 +147,7 @@ def test_nan_on_one_rank_stops_every_rank(tmp_path):
         world=2,
     )
     assert run.returncode != 0
-    assert (
-        "trainer: FAILED nan rank=0 step=2" in run.stderr
-        and "trainer: FAILED nan rank=1 step=2" in run.stderr
-    )
+    assert "trainer: FAILED nan rank=0 step=2" in run.stderr and "trainer: FAILED nan rank=1 step=2" in run.stderr
 
 
 def _rank_process(launcher: psutil.Process, rank: int) -> psutil.Process | None:
@@ -181,9 +171,7 @@ def test_killing_one_rank_ends_the_job_within_seconds(tmp_path):
         "trainer",
         "trainer.total_training_steps=200",
     ]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=trainer_env(), cwd=ROOT
-    )
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=trainer_env(), cwd=ROOT)
     try:
         assert proc.stdout is not None
         for line in proc.stdout:

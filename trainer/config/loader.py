@@ -240,9 +240,7 @@ def check_keys(values: dict[str, Located], root: type = Config) -> None:
         if key in keys:
             continue
         if key in sections:
-            raise ConfigError(
-                f"{located.where}: `{key}` is a section, not a value; set one of its keys (e.g. {key}.…)"
-            )
+            raise ConfigError(f"{located.where}: `{key}` is a section, not a value; set one of its keys (e.g. {key}.…)")
         hint = suggest_key(key, keys)
         fix = f"; did you mean `{hint}`?" if hint else ""
         raise ConfigError(f"{located.where}: unknown key `{key}`{fix}")

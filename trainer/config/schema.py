@@ -85,9 +85,7 @@ class FSDPConfig:
 
     def __post_init__(self) -> None:
         if self.fsdp_size != -1:
-            raise FieldError(
-                "fsdp_size", "must be -1 (shard over all ranks; HSDP is not implemented)", self.fsdp_size
-            )
+            raise FieldError("fsdp_size", "must be -1 (shard over all ranks; HSDP is not implemented)", self.fsdp_size)
 
 
 @dataclass

@@ -82,9 +82,7 @@ def load_flat(path: str | Path) -> dict[str, Located]:
     """A YAML mapping file as {dotted key: Located}."""
     tree, where = load_tree(path)
     if not isinstance(tree, dict):
-        raise YamlError(
-            f"{path}: expected a mapping of config keys at the top level, got {type(tree).__name__}"
-        )
+        raise YamlError(f"{path}: expected a mapping of config keys at the top level, got {type(tree).__name__}")
     return flatten(tree, where, str(path))
 
 
@@ -92,9 +90,7 @@ def parse_override(text: str) -> tuple[str, Located]:
     """`key=value` with the value read as a YAML scalar (true, 3, 0.5, null, [1, 2])."""
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
-        raise YamlError(
-            f"override {text!r} is not of the form key=value (e.g. trainer.total_training_steps=20)"
-        )
+        raise YamlError(f"override {text!r} is not of the form key=value (e.g. trainer.total_training_steps=20)")
     try:
         value = yaml.safe_load(raw) if raw.strip() else ""
     except yaml.YAMLError:

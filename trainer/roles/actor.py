@@ -53,9 +53,7 @@ class Actor:
         vocab = int(self.model.config.vocab_size)  # type: ignore[union-attr,arg-type]
 
         def run(mb: packing.MicroBatch) -> list[torch.Tensor]:
-            logp, full = packing.token_logprobs(
-                micro_logits(self.model, mb), mb.response_ids_NR, self.temperature
-            )
+            logp, full = packing.token_logprobs(micro_logits(self.model, mb), mb.response_ids_NR, self.temperature)
             return [logp, full] if self.need_full else [logp]
 
         widths: list[tuple[int, ...]] = [(), (vocab,)] if self.need_full else [()]
@@ -86,9 +84,7 @@ class Actor:
     @property
     def update_spec(self) -> batching.PassSpec:
         cfg = self.cfg
-        return batching.PassSpec(
-            cfg.use_dynamic_bsz, cfg.ppo_micro_batch_size_per_gpu, cfg.ppo_max_token_len_per_gpu
-        )
+        return batching.PassSpec(cfg.use_dynamic_bsz, cfg.ppo_micro_batch_size_per_gpu, cfg.ppo_max_token_len_per_gpu)
 
     def accumulate_gradients(
         self,
@@ -107,9 +103,7 @@ class Actor:
             lambda items, denom: self._micro_step(batch, items, denom, step, sums),
         )
 
-    def _micro_step(
-        self, batch: StepBatch, items: list[int], denom: float, step: int, sums: dict[str, float]
-    ) -> None:
+    def _micro_step(self, batch: StepBatch, items: list[int], denom: float, step: int, sums: dict[str, float]) -> None:
         cfg = self.cfg
         real = bool(items)
         if not real:  # an empty pack still joins FSDP's collectives, contributing a zero gradient

@@ -145,9 +145,7 @@ def micro_logits(model: nn.Module, mb: packing.MicroBatch) -> torch.Tensor:
         keep = mb.score_index[valid]
         logits = model(input_ids=mb.input_ids, position_ids=mb.position_ids, logits_to_keep=keep).logits[0]
     else:
-        full = model(
-            input_ids=mb.input_ids, position_ids=mb.position_ids, attention_mask=mb.attention_mask
-        ).logits
+        full = model(input_ids=mb.input_ids, position_ids=mb.position_ids, attention_mask=mb.attention_mask).logits
         logits = full.reshape(-1, full.shape[-1])[mb.score_index[valid]]
     out = logits.new_zeros(*mb.mask_NR.shape, logits.shape[-1])
     out[valid] = logits

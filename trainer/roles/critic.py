@@ -45,15 +45,9 @@ class Critic:
 
     def update(self, batch: StepBatch, step: int) -> dict[str, float]:
         cfg = self.cfg
-        assert (
-            cfg.use_dynamic_bsz is not None
-            and cfg.ppo_mini_batch_size is not None
-            and cfg.ppo_epochs is not None
-        )
+        assert cfg.use_dynamic_bsz is not None and cfg.ppo_mini_batch_size is not None and cfg.ppo_epochs is not None
         n = self.config.actor_rollout_ref.rollout.n
-        spec = batching.PassSpec(
-            cfg.use_dynamic_bsz, cfg.ppo_micro_batch_size_per_gpu, cfg.ppo_max_token_len_per_gpu
-        )
+        spec = batching.PassSpec(cfg.use_dynamic_bsz, cfg.ppo_micro_batch_size_per_gpu, cfg.ppo_max_token_len_per_gpu)
         sums: dict[str, float] = defaultdict(float)
         norms = []
         self.model.train()
@@ -81,9 +75,7 @@ class Critic:
         vpred = self._values(mb)
         old = batch.rows(batch.values, items).to(dev)
         returns = batch.rows(batch.returns, items).to(dev)
-        loss, clipfrac = algos.value_loss(
-            vpred, returns, old, mb.mask_NR, self.cfg.cliprange_value, denom=1.0
-        )
+        loss, clipfrac = algos.value_loss(vpred, returns, old, mb.mask_NR, self.cfg.cliprange_value, denom=1.0)
         (loss / denom * (1.0 if real else 0.0)).backward()
         if real:
             tokens = float(mb.mask_NR.sum())

@@ -31,9 +31,7 @@ class Reference:
         vocab = int(self.model.config.vocab_size)  # type: ignore[union-attr,arg-type]
 
         def run(mb: packing.MicroBatch) -> list[torch.Tensor]:
-            logp, full = packing.token_logprobs(
-                micro_logits(self.model, mb), mb.response_ids_NR, self.temperature
-            )
+            logp, full = packing.token_logprobs(micro_logits(self.model, mb), mb.response_ids_NR, self.temperature)
             return [logp, full] if self.need_full else [logp]
 
         widths: list[tuple[int, ...]] = [(), (vocab,)] if self.need_full else [()]

@@ -44,9 +44,7 @@ class HybridEngine:
         env = rt.env
         self.tp = cfg.tensor_model_parallel_size
         if env.world % self.tp:
-            raise ValueError(
-                f"rollout tensor_model_parallel_size={self.tp} must divide the world size {env.world}"
-            )
+            raise ValueError(f"rollout tensor_model_parallel_size={self.tp} must divide the world size {env.world}")
         check_tp_divisible(hf_config, self.tp)
         self.model = actor_model
         self.hf_config = hf_config
@@ -108,9 +106,7 @@ class HybridEngine:
         group = self.tp_group
         return lambda t: self.rt.meter.run("tp_all_reduce", dist.all_reduce, t, group=group)
 
-    def generate(
-        self, prompts: list[list[int]], params: sampler.SamplingParams
-    ) -> tuple[list[list[int]], int]:
+    def generate(self, prompts: list[list[int]], params: sampler.SamplingParams) -> tuple[list[list[int]], int]:
         """Responses for all `prompts` (global list; response i has sample id i), on every rank.
 
         Each rollout data-parallel group (the TP ranks g·k .. g·k+k-1) generates one contiguous

@@ -58,9 +58,7 @@ class SamplingParams:
     step: int = 0
 
 
-def pick_tokens(
-    logits_BV: torch.Tensor, params: SamplingParams, sample_B: torch.Tensor, position: int
-) -> torch.Tensor:
+def pick_tokens(logits_BV: torch.Tensor, params: SamplingParams, sample_B: torch.Tensor, position: int) -> torch.Tensor:
     if not params.do_sample:
         return logits_BV.argmax(-1)
     u = uniform_noise(params.seed, params.step, sample_B, position, logits_BV.shape[-1]).to(logits_BV.device)

@@ -38,9 +38,7 @@ def tp_slice(name: str, full_shape: torch.Size, tp_rank: int, tp_size: int) -> t
         return None
     n = full_shape[dim]
     if n % tp_size:
-        raise ValueError(
-            f"{name} dimension {n} is not divisible by rollout tensor_model_parallel_size={tp_size}"
-        )
+        raise ValueError(f"{name} dimension {n} is not divisible by rollout tensor_model_parallel_size={tp_size}")
     size = n // tp_size
     return dim, tp_rank * size, (tp_rank + 1) * size
 

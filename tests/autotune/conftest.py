@@ -1,0 +1,88 @@
+"""Fixtures for the controller tests: small spaces at world 1 and a finished small study."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, trainer_env
+
+SMALL_SPACE = """\
+name: small
+trainer: builtin
+base_config: [cpu_tiny]
+base:
+  data.train_batch_size: 8
+  actor_rollout_ref.actor.ppo_mini_batch_size: 8
+  builtin.warm_start.steps: 15
+trial:
+  steps: {steps}
+  warmup_steps: 1
+  world_size: 1
+  timeout_s: {timeout}
+  hang_timeout_s: {hang}
+  startup_grace_s: 60
+params:
+  actor_rollout_ref.actor.use_dynamic_bsz: {{type: bool}}
+  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu:
+    type: categorical
+    choices: [2, 4, 8]
+    when: {{actor_rollout_ref.actor.use_dynamic_bsz: false}}
+  algorithm.kl_ctrl.kl_coef: {{type: float, low: 1.0e-4, high: 1.0e-1, log: true}}
+{extra_params}
+objectives:
+  - {{metric: perf/throughput, direction: maximize, reducer: median}}
+limits:
+  - {{metric: actor/kl_loss, reducer: last, max: 5.0}}
+  - {{metric: memory, reducer: max, max_ratio_to_baseline: 3.0}}
+baseline:
+  actor_rollout_ref.actor.use_dynamic_bsz: false
+  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 4
+  algorithm.kl_ctrl.kl_coef: 0.001
+{extra_baseline}
+confirm: {{top_k: 1, repeats: 1}}
+sampler: {{seed: 0, n_startup_trials: 10}}
+trials: 4
+"""
+
+
+def write_space(
+    tmp_path: Path,
+    steps: int = 3,
+    timeout: float = 120,
+    hang: float = 30,
+    extra_params: str = "",
+    extra_baseline: str = "",
+) -> Path:
+    path = tmp_path / "small.yaml"
+    path.write_text(
+        SMALL_SPACE.format(
+            steps=steps, timeout=timeout, hang=hang, extra_params=extra_params, extra_baseline=extra_baseline
+        )
+    )
+    return path
+
+
+def autotune(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "autotune.cli", *args],
+        capture_output=True,
+        text=True,
+        env=trainer_env(),
+        cwd=cwd or ROOT,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="session")
+def small_study(tmp_path_factory):
+    """A finished 4-trial study with one confirmation round: (runs_dir, space path, CompletedProcess)."""
+    tmp = tmp_path_factory.mktemp("small_study")
+    space = write_space(tmp)
+    runs = tmp / "runs"
+    proc = autotune("run", "--space", str(space), "--runs-dir", str(runs))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return runs, space, proc
