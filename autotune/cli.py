@@ -99,6 +99,17 @@ def run(
         bool, typer.Option(help="Fix knobs that are inert on this platform at their baseline value.")
     ] = False,
     export_to: Annotated[Path | None, typer.Option("--export", help="Also write the winner's verl YAML here.")] = None,
+    report_dir: Annotated[
+        Path | None, typer.Option(help="Where the live HTML report goes (default: reports/<study>/).")
+    ] = None,
+    wandb: Annotated[
+        str | None,
+        typer.Option(
+            "--wandb",
+            flag_value="autotune",
+            help="Log each trial to Weights & Biases project PROJECT (offline without an API key).",
+        ),
+    ] = None,
 ) -> None:
     """Run (or resume) a sweep: baseline first, then sampled trials, then confirmation."""
     from autotune.backends.optuna_backend import OptunaSweep
@@ -123,12 +134,25 @@ def run(
     progress.note(
         f"study `{paths.name}` in {paths.root}/ ({storage or 'SQLite'}): {n_trials} trials, world {parsed.trial.world_size}"
     )
-    sweep = OptunaSweep(parsed, adapter, paths, storage_url(paths, storage), n_trials, timeout, progress)
+    reports = report_dir or Path("reports") / paths.name
+    hooks = [_report_hook(paths, parsed, reports)]
+    logger = None
+    if wandb:
+        from autotune.wandb_log import WandbLogger
+
+        logger = WandbLogger(wandb, paths)
+        hooks.append(lambda study, number: logger.log_trial(study, number))
+        progress.note(f"wandb: project `{wandb}` ({logger.mode}, files in {logger.dir}/)")
+    sweep = OptunaSweep(parsed, adapter, paths, storage_url(paths, storage), n_trials, timeout, progress, hooks)
     result = sweep.run()
     repeats = parsed.confirm.repeats if confirm is None else confirm
     if repeats > 0:
         run_confirmation(result, parsed, adapter, paths, top_k or parsed.confirm.top_k, repeats, progress)
+    report = _write_report(paths, parsed, reports, storage)
+    progress.note(f"report: {report}")
     _print_best(paths, storage, parsed)
+    if logger is not None:
+        _log_wandb_summary(logger, paths, storage, parsed)
     if export_to is not None:
         _export(paths, storage, export_to, check=False)
 
@@ -263,6 +287,79 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("interrupted; run the same command again to resume")
         sys.exit(130)
+
+
+def _write_report(paths: StudyPaths, space: Space, out_dir: Path, storage: str | None) -> Path:
+    import warnings
+
+    from autotune.report import write_report
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PED-ANOVA's reminder about minimisation: the data layer orients it
+        return write_report(_load(paths, storage), paths, space, out_dir)
+
+
+def _report_hook(paths: StudyPaths, space: Space, out_dir: Path):  # type: ignore[no-untyped-def]
+    """Refresh the report after every trial, so a running sweep can be watched."""
+
+    def hook(study, number: int) -> None:  # type: ignore[no-untyped-def]
+        import warnings
+
+        from autotune.report import write_report
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                write_report(study, paths, space, out_dir)
+        except Exception as exc:  # a report problem must never stop a sweep
+            err.print(f"[yellow]report refresh failed: {exc}[/]")
+
+    return hook
+
+
+def _log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Space) -> None:  # type: ignore[no-untyped-def]
+    from autotune.export import ExportError, find_winner
+
+    study = _load(paths, storage)
+    try:
+        w = find_winner(study, paths, space)
+        winner = {"winner": w.number, "source": w.source, "objective": w.value, "speedup": w.speedup}
+    except ExportError:
+        winner = {"winner": None}
+    logger.log_summary(study, winner)
+
+
+@app.command()
+def report(
+    study: StudyArg,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Folder for index.html (default: reports/<study>/).")
+    ] = None,
+    check: Annotated[
+        bool,
+        typer.Option(help="Open it in headless Chromium: fail on page errors or unrendered plots; save a screenshot."),
+    ] = False,
+    runs_dir: RunsDirOpt = Path("runs"),
+    storage: StorageOpt = None,
+) -> None:
+    """Write the sweep report: summary and health checklist, history, importances, phases, failures, trials."""
+    paths = StudyPaths(runs_dir, study)
+    space = _study_space(paths)
+    path = _write_report(paths, space, output or Path("reports") / study, storage)
+    console.print(f"wrote {path}")
+    if check:
+        from autotune.report.browser import inspect
+
+        result = inspect(path, path.parent / "screenshot.png")
+        console.print(
+            f"browser: {result.rendered}/{result.plots} plots rendered, sections: {', '.join(result.sections)}"
+        )
+        for problem in [*result.page_errors, *result.console_errors, *result.external]:
+            err.print(f"[red]{problem}[/]")
+        if result.screenshot:
+            console.print(f"screenshot: {result.screenshot}")
+        if not result.ok:
+            raise typer.Exit(1)
 
 
 if __name__ == "__main__":

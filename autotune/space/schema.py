@@ -142,8 +142,8 @@ class SamplerSettings:
     seed: int | None = 0
     n_startup_trials: int = 6
     """Random trials before TPE models the space."""
-    pruner_warmup_steps: int = 4
-    """Steps a trial runs before the median pruner may stop it."""
+    pruner_warmup_steps: int = 6
+    """Steps a trial runs before the pruner may stop it."""
 
 
 @dataclass

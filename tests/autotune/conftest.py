@@ -79,10 +79,21 @@ def autotune(*args: str, cwd: Path | None = None, timeout: float = 600) -> subpr
 
 @pytest.fixture(scope="session")
 def small_study(tmp_path_factory):
-    """A finished 4-trial study with one confirmation round: (runs_dir, space path, CompletedProcess)."""
+    """A finished 4-trial study with one confirmation round, its report and offline wandb runs:
+    (runs_dir, space path, CompletedProcess)."""
     tmp = tmp_path_factory.mktemp("small_study")
     space = write_space(tmp)
     runs = tmp / "runs"
-    proc = autotune("run", "--space", str(space), "--runs-dir", str(runs))
+    proc = autotune(
+        "run",
+        "--space",
+        str(space),
+        "--runs-dir",
+        str(runs),
+        "--report-dir",
+        str(tmp / "report"),
+        "--wandb",
+        "autotune-test",
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return runs, space, proc

@@ -1,0 +1,43 @@
+"""The sweep report: `reports/<study>/index.html`, computed from the study (data.py), then drawn (render.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import optuna
+
+from autotune.report import data, render
+from autotune.space.schema import Space
+from autotune.study import StudyPaths
+
+
+def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: Path) -> Path:
+    """Compute every section and write one self-contained HTML file; returns its path."""
+    summary = data.summary(study, paths, space)
+    trials = data.trial_table(study)
+    page = render.render(
+        title=f"autotune · {paths.name}",
+        subtitle=f"{space.trainer} trainer · {len(trials)} trials · world {space.trial.world_size} · {space.path}",
+        summary=summary,
+        history=data.history(study, space),
+        pareto=data.pareto(study),
+        parameters=data.parameters(study),
+        importances=data.importances(study, space),
+        direction=space.objectives[0].direction,
+        inert=data.inert_knobs(study, space),
+        phases=data.phase_breakdown(study, space),
+        health=data.health_curves(study, space),
+        failures=data.failures(study),
+        trials=trials,
+        exported=data.exported_yaml(study, paths, space),
+        provenance=data.provenance(study, space),
+    )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "index.html"
+    tmp = path.with_suffix(".html.tmp")
+    tmp.write_text(page)
+    tmp.replace(path)
+    return path
+
+
+__all__ = ["data", "render", "write_report"]

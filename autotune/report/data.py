@@ -1,0 +1,310 @@
+"""The report's data, computed before anything is drawn (tests assert on these).
+
+Every function takes what `autotune report` can always reach — the Optuna study, the study's
+folder (trial folders, confirmation.json) and the space the sweep ran — and returns plain
+DataFrames or named tuples.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import platform
+import sys
+from importlib import metadata
+from typing import Any, NamedTuple
+
+import optuna
+import pandas as pd
+
+from autotune.adapters import get_adapter
+from autotune.confirm import load_confirmation
+from autotune.export import ExportError, export_settings, find_winner, inert_params, render_yaml, sweep_device
+from autotune.frame import objective_names, step_frame, trials_frame
+from autotune.space.schema import Space
+from autotune.study import StudyPaths, baseline_trial
+
+PHASES = ("gen", "reshard", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor")
+MFU_TARGET = 0.35
+"""A healthy dense-model training MFU on H100-class GPUs (torchtitan Llama 3.1 8B: 33-39%)."""
+
+
+class Check(NamedTuple):
+    name: str
+    value: float
+    rule: str
+    passed: bool | None
+    """None when the value is missing (not measured)."""
+
+
+class Summary(NamedTuple):
+    winner: int | None
+    source: str
+    baseline: int | None
+    objective: str
+    winner_value: float
+    baseline_value: float
+    speedup: float
+    speedup_min: float
+    speedup_max: float
+    speedup_std: float
+    memory_ratio: float
+    kl: float
+    comm_share: float
+    mfu: float
+    checks: list[Check]
+
+
+def _metric(attrs: dict[str, Any], key: str) -> float:
+    value = (attrs.get("key_metrics") or {}).get(key)
+    return float(value) if value is not None else math.nan
+
+
+def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
+    """The winner against the baseline (confirmed numbers when confirmation ran) and the health checklist."""
+    objective = space.objectives[0].metric
+    base = baseline_trial(study)
+    try:
+        winner = find_winner(study, paths, space)
+    except ExportError:
+        winner = None
+    confirmation = load_confirmation(paths) or {}
+    row = confirmation.get("candidates", {}).get(str(winner.number)) if winner else None
+    trial = study.trials[winner.number] if winner else None
+    base_attrs = base.user_attrs if base else {}
+    if row is not None:
+        memory, kl, comm, mfu = row["memory_ratio"], row["kl"], row["comm_share"], row["mfu"]
+        spread = (row["speedup_min"], row["speedup_max"], row["speedup_std"])
+    else:
+        attrs = trial.user_attrs if trial else {}
+        base_mem = _metric(base_attrs, "memory_gb")
+        memory = _metric(attrs, "memory_gb") / base_mem if base_mem else math.nan
+        kl, comm, mfu = _metric(attrs, "kl"), _metric(attrs, "comm_share"), _metric(attrs, "mfu")
+        spread = (math.nan, math.nan, math.nan)
+    base_value = base.values[0] if base and base.values and base.user_attrs.get("outcome") == "complete" else math.nan
+    kl_limit = next((lim for lim in space.limits if lim.metric in ("actor/kl_loss", "actor/reward_kl_penalty")), None)
+    comm_limit = next((lim for lim in space.limits if lim.metric == "perf/comm_share"), None)
+    mem_limit = next((lim for lim in space.limits if lim.metric == "memory" and lim.max_ratio_to_baseline), None)
+    kl_max = kl_limit.max if kl_limit and kl_limit.max is not None else 0.05
+    kl_alarm = kl_limit.alarm_above if kl_limit and kl_limit.alarm_above is not None else 0.1
+    comm_max = comm_limit.max if comm_limit and comm_limit.max is not None else 0.10
+    mem_max = mem_limit.max_ratio_to_baseline if mem_limit and mem_limit.max_ratio_to_baseline else 1.2
+
+    def check(name: str, value: float, rule: str, ok: bool) -> Check:
+        return Check(name, value, rule, None if math.isnan(value) else ok)
+
+    checks = [
+        check("KL to reference", kl, f"< {kl_max:g} (alarm > {kl_alarm:g})", kl < kl_max),
+        check("comm share", comm, f"< {comm_max:.0%}", comm < comm_max),
+        check("memory vs baseline", memory, f"< {mem_max:g}×", memory < mem_max),
+        check(
+            "MFU",
+            mfu,
+            f"≥ {MFU_TARGET:.0%} (H100-class target; CPU runs use a measured matmul peak)",
+            mfu >= MFU_TARGET,
+        ),
+    ]
+    return Summary(
+        winner=winner.number if winner else None,
+        source=winner.source if winner else "none",
+        baseline=base.number if base else None,
+        objective=objective,
+        winner_value=winner.value if winner else math.nan,
+        baseline_value=base_value,
+        speedup=winner.speedup if winner and winner.speedup is not None else math.nan,
+        speedup_min=spread[0],
+        speedup_max=spread[1],
+        speedup_std=spread[2],
+        memory_ratio=memory,
+        kl=kl,
+        comm_share=comm,
+        mfu=mfu,
+        checks=checks,
+    )
+
+
+def history(study: optuna.Study, space: Space) -> pd.DataFrame:
+    """Per finished trial: its first-objective value, outcome, and the best feasible value so far."""
+    frame = trials_frame(study)
+    if frame.empty:
+        return frame
+    frame = frame[frame["counted"]].copy()
+    column = f"objective:{objective_names(study)[0]}"
+    sign = 1.0 if space.objectives[0].direction == "maximize" else -1.0
+    best, running = [], math.nan
+    for outcome, value in zip(frame["outcome"], frame[column], strict=True):
+        if outcome == "complete" and not math.isnan(value) and (math.isnan(running) or sign * value > sign * running):
+            running = value
+        best.append(running)
+    frame["value"] = frame[column]
+    frame["best_so_far"] = best
+    return frame[["number", "outcome", "reason", "baseline", "value", "best_so_far"]]
+
+
+def pareto(study: optuna.Study) -> pd.DataFrame:
+    """The Pareto front (several objectives only): trial number and objective values."""
+    if len(study.directions) < 2:
+        return pd.DataFrame()
+    names = objective_names(study)
+    rows = [
+        {"number": t.number, **dict(zip(names, t.values, strict=True))}
+        for t in study.best_trials
+        if t.user_attrs.get("outcome") == "complete"
+    ]
+    return pd.DataFrame(rows)
+
+
+def parameters(study: optuna.Study) -> pd.DataFrame:
+    """Completed trials' params (categoricals as text) and first objective, for parallel coordinates."""
+    frame = trials_frame(study)
+    if frame.empty:
+        return frame
+    frame = frame[frame["outcome"] == "complete"]
+    cols = [c for c in frame.columns if c.startswith("param:")]
+    out = frame[["number", *cols, f"objective:{objective_names(study)[0]}"]].copy()
+    out.columns = ["number", *(c.removeprefix("param:") for c in cols), "objective"]
+    return out
+
+
+def importances(study: optuna.Study, space: Space) -> pd.Series:
+    """PED-ANOVA importance of each param for the first objective.
+
+    PED-ANOVA ranks for minimisation; a maximised objective is negated first so the important
+    params are the ones that separate the *fastest* trials from the rest.
+    """
+    complete = [t for t in study.get_trials(deepcopy=False) if t.user_attrs.get("outcome") == "complete" and t.values]
+    if len(complete) < 4:
+        return pd.Series(dtype=float)
+    sign = -1.0 if space.objectives[0].direction == "maximize" else 1.0
+    view = optuna.create_study(directions=["minimize"])
+    for t in complete:
+        view.add_trial(
+            optuna.trial.create_trial(params=t.params, distributions=t.distributions, values=[sign * t.values[0]])
+        )
+    try:
+        result = optuna.importance.get_param_importances(
+            view, evaluator=optuna.importance.PedAnovaImportanceEvaluator(), target=lambda t: t.values[0]
+        )
+    except (ValueError, RuntimeError):
+        return pd.Series(dtype=float)
+    return pd.Series(result, dtype=float).sort_values(ascending=False)
+
+
+def inert_knobs(study: optuna.Study, space: Space) -> pd.DataFrame:
+    adapter = get_adapter(space.trainer)
+    device = sweep_device(study)
+    rows = []
+    for name in inert_params(space, adapter, device):
+        rows.append({"knob": name, "why": adapter.knob_status(name, device, space.trial.world_size)[1]})
+    return pd.DataFrame(rows, columns=["knob", "why"])
+
+
+def phase_breakdown(study: optuna.Study, space: Space) -> pd.DataFrame:
+    """Median seconds per phase (and exposed comm) of every trial that ran steps, post warm-up."""
+    rows = []
+    frame = trials_frame(study)
+    for _, trial in frame.iterrows():
+        if not trial["dir"] or (trial.get("duplicate_of") is not None and not math.isnan(trial.get("duplicate_of"))):
+            continue
+        steps = step_frame(trial["dir"])
+        if steps.empty:
+            continue
+        steps = steps[steps.index > space.trial.warmup_steps]
+        if steps.empty:
+            continue
+        row: dict[str, Any] = {"number": trial["number"], "baseline": trial["baseline"], "outcome": trial["outcome"]}
+        for phase in PHASES:
+            row[phase] = float(steps.get(f"timing_s/{phase}", pd.Series([0.0])).median())
+        row["comm"] = float(steps.get("timing_s/comm", pd.Series([0.0])).median())
+        row["step"] = float(steps.get("timing_s/step", pd.Series([math.nan])).median())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def health_curves(study: optuna.Study, space: Space, top: int = 3) -> pd.DataFrame:
+    """Per-step KL to the reference and score of the baseline and the top trials (long format)."""
+    frame = trials_frame(study)
+    if frame.empty:
+        return frame
+    column = f"objective:{objective_names(study)[0]}"
+    ascending = space.objectives[0].direction == "minimize"
+    complete = frame[(frame["outcome"] == "complete") & ~frame["baseline"]].sort_values(column, ascending=ascending)
+    chosen = [*frame[frame["baseline"]]["number"].tolist()[:1], *complete["number"].head(top).tolist()]
+    rows = []
+    for number in chosen:
+        trial = frame[frame["number"] == number].iloc[0]
+        steps = step_frame(trial["dir"]) if trial["dir"] else pd.DataFrame()
+        label = f"#{number}" + (" (baseline)" if trial["baseline"] else "")
+        for step, metrics in steps.iterrows():
+            rows.append(
+                {
+                    "trial": label,
+                    "step": step,
+                    "kl": metrics.get("actor/kl_loss", math.nan),
+                    "score": metrics.get("critic/score/mean", math.nan),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def failures(study: optuna.Study) -> pd.DataFrame:
+    """Every trial that did not complete: its outcome, reason, detail and the configuration that caused it."""
+    frame = trials_frame(study)
+    if frame.empty:
+        return frame
+    bad = frame[frame["counted"] & (frame["outcome"] != "complete")]
+    bad = pd.concat([bad, frame[frame["reason"] == "interrupted"]])
+    params = [c for c in frame.columns if c.startswith("param:")]
+    rows = []
+    for _, t in bad.iterrows():
+        config = ", ".join(f"{c.removeprefix('param:').rsplit('.', 1)[-1]}={t[c]}" for c in params if pd.notna(t[c]))
+        reason = t["reason"] if t["outcome"] != "infeasible" else "infeasible"
+        kind = (
+            "interrupted"
+            if t["reason"] == "interrupted"
+            else (t["outcome"] if t["outcome"] in ("pruned", "infeasible") else reason)
+        )
+        rows.append(
+            {"number": t["number"], "kind": kind, "outcome": t["outcome"], "detail": t["detail"], "config": config}
+        )
+    return pd.DataFrame(rows, columns=["number", "kind", "outcome", "detail", "config"])
+
+
+def trial_table(study: optuna.Study) -> pd.DataFrame:
+    frame = trials_frame(study)
+    if frame.empty:
+        return frame
+    frame = frame[frame["counted"] | (frame["reason"] == "interrupted")]
+    keep = [c for c in frame.columns if c not in ("counted", "optuna_state", "dir")]
+    return frame[keep]
+
+
+def exported_yaml(study: optuna.Study, paths: StudyPaths, space: Space) -> str:
+    try:
+        winner = find_winner(study, paths, space)
+    except ExportError as exc:
+        return f"# {exc}"
+    flat = export_settings(space, get_adapter(space.trainer), winner.params, sweep_device(study))
+    return render_yaml(flat, [f"autotune winner of study `{paths.name}`: trial #{winner.number} ({winner.source})"])
+
+
+def provenance(study: optuna.Study, space: Space, backend: str = "optuna") -> dict[str, str]:
+    def version(package: str) -> str:
+        try:
+            return metadata.version(package)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return {
+        "study": study.study_name,
+        "space file": space.path,
+        "space sha256": hashlib.sha256(space.text.encode()).hexdigest()[:16],
+        "trainer": space.trainer,
+        "backend": str(study.user_attrs.get("backend", backend)),
+        "device": str(study.user_attrs.get("device", "cpu")),
+        "world size": str(space.trial.world_size),
+        "machine": f"{platform.node()} ({platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()})",
+        "python": sys.version.split()[0],
+        **{name: version(name) for name in ("autotune", "torch", "transformers", "optuna", "plotly", "verl")},
+    }

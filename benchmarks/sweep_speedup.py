@@ -1,0 +1,117 @@
+"""A CPU-scale sweep with confirmation: how much faster is the winner than verl's defaults, and at
+what cost in memory and KL? Also: how much of the sweep's wall time was not training.
+
+Runs `autotune run --space fsdp3d` (or --space) into a fresh runs folder, then reads the study:
+
+* the confirmed speedup of the winner over the baseline (mean of per-round ratios, with min/max
+  and std over the interleaved confirmation rounds), its memory ratio and KL to the reference;
+* the share of sweep wall time spent outside training steps (process start, imports, model
+  build, warm-start load, teardown, scoring): 1 - Σ timing_s/step / sweep wall time;
+* where this stands against the seed recipe's claim: 1.4× at memory < 1.2× and KL < 0.05.
+
+    python benchmarks/sweep_speedup.py [--space fsdp3d] [--trials 16] [--confirm 2] [--top-k 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from autotune.confirm import load_confirmation  # noqa: E402
+from autotune.study import StudyPaths, counted, load_study  # noqa: E402
+
+RECIPE = {"speedup": 1.4, "memory_ratio": 1.2, "kl": 0.05}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--space", default="fsdp3d")
+    parser.add_argument("--trials", type=int, default=None)
+    parser.add_argument("--confirm", type=int, default=3)
+    parser.add_argument("--top-k", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "sweep_speedup.json")
+    parser.add_argument("--keep", action="store_true", help="keep the runs folder")
+    args = parser.parse_args()
+    runs = Path(tempfile.mkdtemp(prefix="autotune-bench-"))
+    cmd = [sys.executable, "-m", "autotune.cli", "run", "--space", args.space, "--runs-dir", str(runs)]
+    cmd += ["--confirm", str(args.confirm), "--top-k", str(args.top_k), "--freeze-inert"]
+    if args.trials:
+        cmd += ["--trials", str(args.trials)]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, cwd=ROOT, text=True)
+    wall = time.monotonic() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"sweep failed (exit {proc.returncode})")
+    name = next(p.name for p in runs.iterdir() if (p / "study.db").exists())
+    paths = StudyPaths(runs, name)
+    study = load_study(paths)
+    trials = [t for t in study.get_trials() if counted(t)]
+    train_s = 0.0
+    for folder in [*(paths.root / "trials").glob("*"), *paths.confirm_dir.glob("*")]:
+        metrics = folder / "metrics.jsonl"
+        if metrics.exists():
+            for line in metrics.read_text().splitlines():
+                train_s += json.loads(line)["metrics"].get("timing_s/step", 0.0)
+    confirmation = load_confirmation(paths) or {}
+    winner_id = confirmation.get("winner")
+    row = confirmation.get("candidates", {}).get(str(winner_id), {}) if winner_id is not None else {}
+    base = confirmation.get("candidates", {}).get(str(confirmation.get("baseline")), {})
+    result = {
+        "space": args.space,
+        "trials": len(trials),
+        "outcomes": {
+            o: sum(1 for t in trials if t.user_attrs.get("outcome") == o)
+            for o in ("complete", "infeasible", "pruned", "failed")
+        },
+        "confirm_rounds": args.confirm,
+        "sweep_wall_s": wall,
+        "training_steps_s": train_s,
+        "outside_training_share": 1 - train_s / wall,
+        "winner": winner_id,
+        "winner_params": row.get("params"),
+        "speedup_mean": row.get("speedup_mean", math.nan),
+        "speedup_min": row.get("speedup_min", math.nan),
+        "speedup_max": row.get("speedup_max", math.nan),
+        "speedup_std": row.get("speedup_std", math.nan),
+        "memory_ratio": row.get("memory_ratio", math.nan),
+        "kl": row.get("kl", math.nan),
+        "baseline_kl": base.get("kl", math.nan),
+        "comm_share": row.get("comm_share", math.nan),
+        "recipe_claim": RECIPE,
+    }
+    meets = (
+        result["speedup_mean"] >= RECIPE["speedup"]
+        and result["memory_ratio"] < RECIPE["memory_ratio"]
+        and result["kl"] < RECIPE["kl"]
+    )
+    result["meets_recipe_claim"] = bool(meets)
+    print("\n== sweep speedup ==")
+    print(f"trials: {result['trials']} {result['outcomes']}, confirmation rounds: {args.confirm}")
+    print(
+        f"winner #{winner_id}: {result['speedup_mean']:.2f}x the baseline "
+        f"(rounds {result['speedup_min']:.2f}-{result['speedup_max']:.2f}, std {result['speedup_std']:.2f}), "
+        f"memory {result['memory_ratio']:.2f}x, KL {result['kl']:.4f} (baseline {result['baseline_kl']:.4f})"
+    )
+    print(
+        f"sweep wall {wall:.0f} s, training steps {train_s:.0f} s: {result['outside_training_share']:.0%} outside training steps"
+    )
+    print(f"seed recipe: 1.4x at memory < 1.2x and KL < 0.05 -> {'met' if meets else 'not met'} here")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2, default=str))
+    print(f"wrote {args.out}")
+    if not args.keep:
+        shutil.rmtree(runs, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
