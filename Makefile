@@ -7,7 +7,8 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: venv demo test test-slow lint typecheck unit bench clean
+.PHONY: venv demo test test-slow lint typecheck unit browser bench clean
+SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo)
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,10 +34,20 @@ typecheck: venv
 unit: venv
 	$(VENV)/bin/pytest -q
 
-test: lint typecheck unit
+# the report's browser test needs a real Chromium (Debian package `chromium`)
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null) || \
+	  (echo "could not install Chromium: install the Debian package 'chromium' for the report test" && exit 1)
+
+test: lint typecheck browser unit
 
 test-slow: venv
 	$(VENV)/bin/pytest -q -m slow
 
 clean:
 	rm -rf $(VENV) runs reports/*/ *.egg-info
+
+bench: venv
+	$(VENV)/bin/python benchmarks/rollout_tp.py
+	$(VENV)/bin/python benchmarks/sweep_speedup.py
