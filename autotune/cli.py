@@ -37,12 +37,16 @@ StorageOpt = Annotated[
         help="Optuna RDB URL shared by several workers (default: SQLite in runs/<study>/study.db).",
     ),
 ]
+TrainerOpt = Annotated[
+    str | None,
+    typer.Option("--trainer", help="Run the space on this trainer instead of the file's `trainer`: builtin or verl."),
+]
 StudyArg = Annotated[str, typer.Argument(help="Study name (the space's `name`, e.g. fsdp3d).")]
 
 
-def _space_or_exit(space: str) -> Space:
+def _space_or_exit(space: str, trainer: str | None = None) -> Space:
     try:
-        return load_space(space, device=device_kind())
+        return load_space(space, device=device_kind(), trainer=trainer)
     except SpaceError as exc:
         err.print(f"[red]invalid search space[/] ({len(exc.problems)} problem{'s' if len(exc.problems) > 1 else ''}):")
         for problem in exc.problems:
@@ -58,23 +62,27 @@ def _study_space(paths: StudyPaths) -> Space:
 
 
 @app.command()
-def validate(space: SpaceOpt) -> None:
+def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> None:
     """Check a search space without running anything (keys, ranges, metrics, constraints, baseline)."""
-    parsed = _space_or_exit(space)
+    parsed = _space_or_exit(space, trainer)
     for warning in parsed.warnings:
         err.print(f"[yellow]warning[/] {warning}")
-    tuned = ", ".join(p.name for p in parsed.params)
+    tuned = ", ".join(p.name.rsplit(".", 1)[-1] for p in parsed.params)
+    objectives = ", ".join(f"{o.direction} {o.metric} ({o.reducer})" for o in parsed.objectives)
+    console.print(f"[green]ok[/] {parsed.path}: study `{parsed.name}`, trainer {parsed.trainer}")
     console.print(
-        f"[green]ok[/] {parsed.path}: study `{parsed.name}`, trainer {parsed.trainer}, {len(parsed.params)} params ({tuned}), "
-        f"{len(parsed.derived)} derived keys, {len(parsed.constraints)} constraints, objectives "
-        + ", ".join(f"{o.direction} {o.metric} ({o.reducer})" for o in parsed.objectives)
-        + f"; {parsed.trials} trials of {parsed.trial.steps} steps at world {parsed.trial.world_size}"
+        f"  {parsed.trials} trials × {parsed.trial.steps} steps at world {parsed.trial.world_size}; objective: {objectives}"
+    )
+    console.print(f"  {len(parsed.params)} params: {tuned}")
+    console.print(
+        f"  {len(parsed.derived)} derived keys, {len(parsed.constraints)} constraints, {len(parsed.limits)} limits"
     )
 
 
 @app.command()
 def run(
     space: SpaceOpt,
+    trainer: TrainerOpt = None,
     study: Annotated[str | None, typer.Option(help="Study name (default: the space's `name`).")] = None,
     trials: Annotated[
         int | None,
@@ -117,7 +125,7 @@ def run(
     from autotune.progress import SweepProgress
     from autotune.space.freeze import freeze
 
-    parsed = _space_or_exit(space)
+    parsed = _space_or_exit(space, trainer)
     for warning in parsed.warnings:
         err.print(f"[yellow]warning[/] {warning}")
     if parsed.warnings and not freeze_inert:
@@ -126,7 +134,7 @@ def run(
         )
     if freeze_inert:
         parsed = freeze(parsed, device_kind())
-    adapter = get_adapter(parsed.trainer)
+    adapter = get_adapter(parsed.trainer, parsed.command)
     paths = StudyPaths(runs_dir, study or parsed.name)
     n_trials = trials or parsed.trials
     first = parsed.objectives[0]
@@ -237,7 +245,7 @@ def _print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
     )
     from autotune.export import sweep_device
 
-    settings = export_settings(space, get_adapter(space.trainer), winner.params, sweep_device(study))
+    settings = export_settings(space, get_adapter(space.trainer, space.command), winner.params, sweep_device(study))
     for key in [*winner.params, *(k for k in settings if k not in space.base)]:
         if key in settings:
             console.print(f"  {key} = {settings[key]}")
@@ -249,36 +257,26 @@ def _export(paths: StudyPaths, storage: str | None, output: Path, check: bool) -
     space = _study_space(paths)
     try:
         winner, yaml_path, overrides_path = export(
-            _load(paths, storage), paths, space, get_adapter(space.trainer), output
+            _load(paths, storage), paths, space, get_adapter(space.trainer, space.command), output
         )
     except ExportError as exc:
         err.print(f"[red]{exc}[/]")
         raise typer.Exit(1) from None
     console.print(f"wrote {yaml_path} and {overrides_path} (trial #{winner.number}, {winner.source})")
     if check:
-        from autotune.verl_config import VerlNotInstalled, VerlRejected, check_file, check_types, compose
+        from autotune.export import check_export
+        from autotune.verl_config import VerlNotInstalled
 
-        lines = overrides_path.read_text().split()
         try:
-            cfg = compose(lines)
-            check_file(yaml_path)
+            problems, count = check_export(yaml_path, overrides_path)
         except VerlNotInstalled as exc:
             err.print(f"[red]--check: {exc}[/]")
             raise typer.Exit(1) from None
-        except VerlRejected as exc:
-            err.print(f"[red]verl rejects the export:[/] {exc}")
-            raise typer.Exit(1) from None
-        from autotune.export import export_settings, sweep_device
-
-        study = _load(paths, storage)
-        problems = check_types(
-            cfg, export_settings(space, get_adapter(space.trainer), winner.params, sweep_device(study))
-        )
+        for problem in problems:
+            err.print(f"[red]verl rejects the export:[/] {problem}")
         if problems:
-            for p in problems:
-                err.print(f"[red]type mismatch[/] {p}")
             raise typer.Exit(1)
-        console.print(f"[green]verl accepts it[/]: {len(lines)} overrides compose with verl's ppo_trainer config")
+        console.print(f"[green]verl accepts it[/]: {count} overrides compose with verl's ppo_trainer config")
 
 
 def main() -> None:

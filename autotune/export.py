@@ -17,6 +17,7 @@ per-trial step count are not exported.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,7 +117,9 @@ def _hydra_value(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ",".join(_hydra_value(v) for v in value) + "]"
     text = str(value)
-    return f"'{text}'" if any(c in text for c in " ,=[]{}()'\"") else text
+    if re.fullmatch(r"[\w\-+./@:%]+", text):
+        return text
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def render_yaml(flat: dict[str, Any], header: list[str]) -> str:
@@ -155,3 +158,36 @@ def export(
     overrides_path = out.with_suffix(".overrides")
     overrides_path.write_text("\n".join(overrides(flat)) + "\n")
     return winner, out, overrides_path
+
+
+def check_export(yaml_path: Path, overrides_path: Path) -> tuple[list[str], int]:
+    """Compose an export with verl's own config: (problems, number of overrides). Empty = accepted.
+
+    Both forms are checked: the overrides on verl's `ppo_trainer` (hydra rejects undeclared keys),
+    the YAML as main_ppo would load it, and every value's type against verl's default.
+    """
+    from autotune.verl_config import VerlRejected, check_file, check_types, compose
+
+    lines = [line for line in overrides_path.read_text().splitlines() if line.strip()]
+    try:
+        compose(lines)
+        check_file(yaml_path)
+    except VerlRejected as exc:
+        return [str(exc)], len(lines)
+    flat = {}
+    for line in lines:
+        key, _, value = line.partition("=")
+        if not key.startswith("+"):
+            flat[key] = _read_value(value)
+    return check_types(compose([]), flat), len(lines)
+
+
+def _read_value(text: str) -> Any:
+    """A hydra override value back to Python (YAML 1.1 reads `5e-05` as a string; hydra as a float)."""
+    value = yaml.safe_load(text)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value

@@ -92,6 +92,33 @@ class MetricsTail:
         return rows
 
 
+class ConsoleBridge:
+    """Turns a trainer's console metrics (stdout.log) into metrics.jsonl lines as they appear."""
+
+    def __init__(self, stdout_path: Path, metrics_path: Path, parser: Any) -> None:
+        self.stdout_path = stdout_path
+        self.metrics_path = metrics_path
+        self.parser = parser
+        self.offset = 0
+
+    def pump(self, final: bool = False) -> None:
+        try:
+            with self.stdout_path.open(errors="replace") as f:
+                f.seek(self.offset)
+                text = f.read()
+                self.offset = f.tell()
+        except FileNotFoundError:
+            text = ""
+        self.parser.feed(text)
+        if final:
+            self.parser.close()
+        records = self.parser.records()
+        if records:
+            with self.metrics_path.open("a") as out:
+                for step, metrics in records:
+                    out.write(json.dumps({"step": step, "metrics": metrics}) + "\n")
+
+
 def run_trial_process(
     launch: Launch,
     trial_dir: Path,
@@ -107,6 +134,9 @@ def run_trial_process(
     """Launch, watch and classify one trial run. Logs go to trial_dir/{stdout,stderr}.log."""
     trial_dir.mkdir(parents=True, exist_ok=True)
     tail = MetricsTail(trial_dir / "metrics.jsonl")
+    bridge = None
+    if launch.parse_console:
+        bridge = ConsoleBridge(trial_dir / "stdout.log", trial_dir / "metrics.jsonl", adapter.console_parser())
     rows: list[dict[str, Any]] = []
     start = time.monotonic()
     last_progress = start
@@ -126,6 +156,8 @@ def run_trial_process(
         try:
             while True:
                 exited = proc.poll() is not None
+                if bridge is not None:
+                    bridge.pump(final=exited)
                 for row in tail.read():
                     rows.append(row)
                     last_progress = time.monotonic()
@@ -158,7 +190,8 @@ def run_trial_process(
         return RunResult(state, reason, detail, proc.returncode, rows, wall, first_step_s)
     if proc.returncode == 0 and len(rows) >= expected_steps:
         return RunResult("complete", None, "", 0, rows, wall, first_step_s)
-    stderr = (trial_dir / "stderr.log").read_text(errors="replace")
+    stdout_tail = "\n".join((trial_dir / "stdout.log").read_text(errors="replace").splitlines()[-200:])
+    stderr = (trial_dir / "stderr.log").read_text(errors="replace") + "\n" + stdout_tail
     if proc.returncode == 0:
         return RunResult(
             "failed",

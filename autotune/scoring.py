@@ -36,8 +36,14 @@ def resolve_metric(rows: list[dict[str, Any]], metric: str) -> str:
 
 
 def series(rows: list[dict[str, Any]], metric: str, warmup_steps: int) -> list[float]:
+    """The metric over post-warm-up steps, in step order (a parsed console may deliver out of order)."""
     name = resolve_metric(rows, metric)
-    return [float(r["metrics"][name]) for r in rows if r["step"] > warmup_steps and name in r["metrics"]]
+    ordered = sorted(rows, key=lambda r: r["step"])
+    return [
+        float(r["metrics"][name])
+        for r in ordered
+        if r["step"] > warmup_steps and name in r["metrics"] and r["metrics"][name] is not None
+    ]
 
 
 def reduce(values: list[float], reducer: Reducer) -> float:
@@ -110,6 +116,10 @@ def score(
     notes = []
     for limit in space.limits:
         value = limits[limit.metric]
+        if limit.metric in space.unmeasured:
+            violations[limit.metric] = -1.0
+            notes.append(f"`{limit.metric}` is not logged by the {space.trainer} trainer: limit skipped")
+            continue
         v, note = violation(limit, value, reference)
         violations[limit.metric] = v
         if note:

@@ -7,6 +7,7 @@ of verl's default (hydra itself does not check types).
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,11 @@ def config_dir() -> Path:
 
 def compose(overrides: list[str]) -> Any:
     """verl's `ppo_trainer` config with these overrides (raises VerlRejected with hydra's message)."""
+    return _compose(tuple(overrides)).copy()
+
+
+@cache
+def _compose(overrides: tuple[str, ...]) -> Any:
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
@@ -44,7 +50,7 @@ def compose(overrides: list[str]) -> Any:
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
-            return hydra_compose(config_name="ppo_trainer", overrides=overrides)
+            return hydra_compose(config_name="ppo_trainer", overrides=list(overrides))
     except (HydraException, OmegaConfBaseException) as exc:
         raise VerlRejected(str(exc).strip().splitlines()[0]) from None
     finally:

@@ -27,6 +27,8 @@ class KeyInfo:
 class Launch:
     argv: list[str]
     env: dict[str, str]
+    parse_console: bool = False
+    """The trainer prints metrics on stdout only: the runner converts them into metrics.jsonl."""
 
 
 class TrainerAdapter(ABC):
@@ -67,6 +69,14 @@ class TrainerAdapter(ABC):
     @abstractmethod
     def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
         """(reason, detail) of a failed run: oom, nan, crash, invalid."""
+
+    def console_parser(self) -> Any:
+        """A parser of the trainer's console metrics (adapters whose Launch sets parse_console)."""
+        return None
+
+    def unmeasured_metrics(self) -> tuple[str, ...]:
+        """Metrics a space may name that this trainer does not log (their limits are skipped)."""
+        return ()
 
     def exportable(self, key: str) -> bool:
         """Whether a key belongs in the verl config exported for production."""

@@ -192,7 +192,7 @@ def importances(study: optuna.Study, space: Space) -> pd.Series:
 
 
 def inert_knobs(study: optuna.Study, space: Space) -> pd.DataFrame:
-    adapter = get_adapter(space.trainer)
+    adapter = get_adapter(space.trainer, space.command)
     device = sweep_device(study)
     rows = []
     for name in inert_params(space, adapter, device):
@@ -285,7 +285,7 @@ def exported_yaml(study: optuna.Study, paths: StudyPaths, space: Space) -> str:
         winner = find_winner(study, paths, space)
     except ExportError as exc:
         return f"# {exc}"
-    flat = export_settings(space, get_adapter(space.trainer), winner.params, sweep_device(study))
+    flat = export_settings(space, get_adapter(space.trainer, space.command), winner.params, sweep_device(study))
     return render_yaml(flat, [f"autotune winner of study `{paths.name}`: trial #{winner.number} ({winner.source})"])
 
 

@@ -9,7 +9,7 @@ from autotune.space.schema import Space
 
 
 def freeze(space: Space, device: DeviceKind) -> Space:
-    adapter = get_adapter(space.trainer)
+    adapter = get_adapter(space.trainer, space.command)
     frozen = [
         p
         for p in space.params

@@ -27,7 +27,7 @@ from trainer.config.yaml_lines import YamlError, flatten, load_tree
 
 SPACE_DIR = Path(__file__).resolve().parents[2] / "search_spaces"
 TOP_LEVEL = (
-    "name", "trainer", "base_config", "base", "env", "trial", "params", "derived", "constraints",
+    "name", "trainer", "command", "base_config", "base", "env", "trial", "params", "derived", "constraints",
     "objectives", "limits", "baseline", "confirm", "sampler", "trials",
 )  # fmt: skip
 
@@ -177,8 +177,10 @@ def _param(r: _Reader, name: str, spec: Any, adapter: TrainerAdapter) -> Param |
     return Param(name, ptype, None, float(low), float(high), log, step, spec.get("when") or {}, where)
 
 
-def load_space(name_or_path: str, adapter: TrainerAdapter | None = None, device: DeviceKind = "cpu") -> Space:
-    """Parse and check a space file against the trainer it targets."""
+def load_space(
+    name_or_path: str, adapter: TrainerAdapter | None = None, device: DeviceKind = "cpu", trainer: str | None = None
+) -> Space:
+    """Parse and check a space file against the trainer it targets (`trainer` overrides the file's)."""
     path = find_space(name_or_path)
     try:
         tree, where = load_tree(path)
@@ -190,12 +192,16 @@ def load_space(name_or_path: str, adapter: TrainerAdapter | None = None, device:
         if key not in TOP_LEVEL:
             close = difflib.get_close_matches(key, TOP_LEVEL, n=1)
             r.error(r.at(key), f"unknown section `{key}`" + (f"; did you mean `{close[0]}`?" if close else ""))
-    trainer_name = top.get("trainer", "builtin")
+    trainer_name = trainer or top.get("trainer", "builtin")
+    command = top.get("command")
+    if command is not None and (not isinstance(command, list) or not all(isinstance(c, str) for c in command)):
+        r.error(r.at("command"), "`command` must be a list of strings (the verl launcher prefix)")
+        command = None
     if adapter is None:
         from autotune.adapters import get_adapter
 
         try:
-            adapter = get_adapter(trainer_name)
+            adapter = get_adapter(trainer_name, command)
         except ValueError as exc:
             raise SpaceError([f"{r.at('trainer')}: {exc}"]) from None
     keys = adapter.keys()
@@ -218,6 +224,8 @@ def load_space(name_or_path: str, adapter: TrainerAdapter | None = None, device:
     base_config = top.get("base_config", ["cpu_tiny"] if adapter.name == "builtin" else [])
     if isinstance(base_config, str):
         base_config = [base_config]
+    if adapter.name != "builtin":
+        base_config = []  # presets of the builtin trainer only
 
     trial = r.settings(TrialSettings, top.get("trial"), "trial")
     if trial.warmup_steps >= trial.steps:
@@ -340,8 +348,8 @@ def load_space(name_or_path: str, adapter: TrainerAdapter | None = None, device:
     space = Space(
         name=str(top.get("name") or path.stem),
         path=str(path),
-        text=path.read_text(),
-        trainer=trainer_name,
+        text=_with_trainer(path.read_text(), trainer),
+        trainer=cast(Literal["builtin", "verl"], adapter.name),
         base_config=list(base_config),
         base=base,
         base_where=base_where,
@@ -356,12 +364,16 @@ def load_space(name_or_path: str, adapter: TrainerAdapter | None = None, device:
         confirm=r.settings(ConfirmSettings, top.get("confirm"), "confirm"),
         sampler=r.settings(SamplerSettings, top.get("sampler"), "sampler"),
         trials=int(top.get("trials", 20)),
+        command=list(command) if command else None,
+        unmeasured=tuple(m for m in adapter.unmeasured_metrics() if any(lim.metric == m for lim in limits)),
     )
     if r.problems:
         raise SpaceError(r.problems)
     _check_feasible_choices(r, space, adapter)
     if r.problems:
         raise SpaceError(r.problems)
+    for metric in space.unmeasured:
+        space.warnings.append(f"{space.path}: the {adapter.name} trainer does not log `{metric}`: its limit is skipped")
     for key in space.tuned_keys:
         active, why = adapter.knob_status(key, device, trial.world_size)
         if not active:
@@ -441,3 +453,14 @@ def _check_feasible_choices(r: _Reader, space: Space, adapter: TrainerAdapter) -
             trouble = problem({**space.baseline, p.name: choice})
             if trouble:
                 r.error(p.where, f"param `{p.name}`: choice {choice!r} can never run here: {trouble}")
+
+
+def _with_trainer(text: str, trainer: str | None) -> str:
+    """The space text as it will be stored with the study, `trainer:` overridden if asked."""
+    import re
+
+    if trainer is None:
+        return text
+    if re.search(r"(?m)^trainer:.*$", text):
+        return re.sub(r"(?m)^trainer:.*$", f"trainer: {trainer}", text, count=1)
+    return f"trainer: {trainer}\n{text}"

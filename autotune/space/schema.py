@@ -2,6 +2,7 @@
 
     name: fsdp3d                 # study name (default: the file name)
     trainer: builtin             # builtin | verl
+    command: [python, -m, verl.trainer.main_ppo]   # verl only: the launcher prefix
     base_config: [cpu_tiny]      # builtin trainer presets the base is layered on (not exported)
     base: {verl.key: value}      # the config every trial shares (exported with the winner)
     env: {NAME: value}           # environment every trial shares
@@ -166,6 +167,10 @@ class Space:
     confirm: ConfirmSettings
     sampler: SamplerSettings
     trials: int
+    command: list[str] | None = None
+    """Launcher prefix of the verl trainer (default: python -m verl.trainer.main_ppo)."""
+    unmeasured: tuple[str, ...] = ()
+    """Limit metrics the trainer does not log (skipped, with a warning)."""
     warnings: list[str] = field(default_factory=list)
 
     @property

@@ -152,6 +152,12 @@ def coerce(value: Any, tp: Any) -> Any:
     raw_text: str | None = None
     if isinstance(value, RawScalar):
         raw_text, value = value.text, value.parsed
+    if tp is Any:
+        return value
+    if tp is list:
+        if isinstance(value, list):
+            return value
+        raise TypeError("must be a list")
     origin = get_origin(tp)
     if origin in (types.UnionType, typing.Union):
         args = get_args(tp)
@@ -329,4 +335,16 @@ def raw_defaults(config_files: Sequence[str]) -> dict[str, Any]:
     for key, located in collect(config_files, []).items():
         if key in out:
             out[key] = located.value
+    return out
+
+
+def to_flat_dict(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested (or dotted) mapping -> {dotted key: value}; lists and empty mappings are leaves."""
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        full = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.update(to_flat_dict(value, full + "."))
+        else:
+            out[full] = value
     return out
