@@ -2,12 +2,27 @@
 
 Public API (see `autotune.api`): `open_study(name, runs_dir="runs")` returns a view with
 `trials()`, `steps(n)`, `compare(a, b)`, `summary()`, `history()`, `phases()`, `importances()`.
+Imported lazily, so `import autotune.<module>` in a trial worker does not pull in pandas/plotly.
 """
 
 from __future__ import annotations
 
-from autotune.api import StudyView, open_study
-from autotune.frame import step_frame, trials_frame
-from autotune.space.loader import load_space
+from typing import Any
 
 __all__ = ["StudyView", "load_space", "open_study", "step_frame", "trials_frame"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("StudyView", "open_study"):
+        from autotune import api
+
+        return getattr(api, name)
+    if name in ("step_frame", "trials_frame"):
+        from autotune import frame
+
+        return getattr(frame, name)
+    if name == "load_space":
+        from autotune.space.loader import load_space
+
+        return load_space
+    raise AttributeError(f"module 'autotune' has no attribute {name!r}")

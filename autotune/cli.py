@@ -106,6 +106,15 @@ def run(
     freeze_inert: Annotated[
         bool, typer.Option(help="Fix knobs that are inert on this platform at their baseline value.")
     ] = False,
+    backend: Annotated[
+        str, typer.Option(help="optuna (local, one trial at a time per worker) or ray (Ray Tune on a cluster).")
+    ] = "optuna",
+    address: Annotated[
+        str | None, typer.Option(help="Ray cluster address for --backend ray (default: start a local Ray).")
+    ] = None,
+    max_concurrent: Annotated[
+        int | None, typer.Option(min=1, help="Ray: trials running at once (default: as many as fit).")
+    ] = None,
     export_to: Annotated[Path | None, typer.Option("--export", help="Also write the winner's verl YAML here.")] = None,
     report_dir: Annotated[
         Path | None, typer.Option(help="Where the live HTML report goes (default: reports/<study>/).")
@@ -151,13 +160,28 @@ def run(
         logger = WandbLogger(wandb, paths)
         hooks.append(lambda study, number: logger.log_trial(study, number))
         progress.note(f"wandb: project `{wandb}` ({logger.mode}, files in {logger.dir}/)")
-    sweep = OptunaSweep(parsed, adapter, paths, storage_url(paths, storage), n_trials, timeout, progress, hooks)
-    result = sweep.run()
+    if backend not in ("optuna", "ray"):
+        err.print(f"[red]--backend must be optuna or ray, got {backend!r}[/]")
+        raise typer.Exit(2)
+    if backend == "ray":
+        from autotune.backends.ray_backend import RaySweep
+
+        url = storage_url(paths, storage)
+        result = RaySweep(
+            parsed, adapter, paths, url, n_trials, address, max_concurrent, timeout, progress, trainer, hooks
+        ).run()
+    else:
+        result = OptunaSweep(
+            parsed, adapter, paths, storage_url(paths, storage), n_trials, timeout, progress, hooks
+        ).run()
+    result.set_user_attr("backend", backend)
     repeats = parsed.confirm.repeats if confirm is None else confirm
     if repeats > 0:
         run_confirmation(result, parsed, adapter, paths, top_k or parsed.confirm.top_k, repeats, progress)
-    report = _write_report(paths, parsed, reports, storage)
-    progress.note(f"report: {report}")
+    try:
+        progress.note(f"report: {_write_report(paths, parsed, reports, storage)}")
+    except Exception as exc:  # the sweep's results are safe in the storage; say so and go on
+        err.print(f"[red]writing the report failed: {exc}[/] (retry with `autotune report {paths.name}`)")
     _print_best(paths, storage, parsed)
     if logger is not None:
         _log_wandb_summary(logger, paths, storage, parsed)

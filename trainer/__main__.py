@@ -10,10 +10,9 @@ from types import FrameType
 
 import yaml
 
+from trainer.config.checks import check_world
 from trainer.config.loader import ConfigError, load_config, to_flat, to_nested
-from trainer.config.schema import Config
 from trainer.failures import ExitCode, classify, report
-from trainer.model import ModelLoadError
 
 USAGE_EPILOG = """\
 examples:
@@ -46,33 +45,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "overrides", nargs="*", metavar="key=value", help="dotted verl keys, e.g. data.train_batch_size=16"
     )
     return parser.parse_args(argv)
-
-
-def check_world(config: Config, world: int) -> None:
-    """Rules that need the world size (known from torchrun's environment before anything starts)."""
-    n = config.actor_rollout_ref.rollout.n
-    responses = config.data.train_batch_size * n
-    mini = config.actor_rollout_ref.actor.ppo_mini_batch_size * n
-    if responses % world:
-        raise ConfigError(
-            f"data.train_batch_size × rollout.n = {responses} responses must divide over world size {world}"
-        )
-    if mini % world:
-        raise ConfigError(
-            f"actor.ppo_mini_batch_size × rollout.n = {mini} responses must divide over world size {world}"
-        )
-    tp = config.actor_rollout_ref.rollout.tensor_model_parallel_size
-    if world % tp:
-        raise ConfigError(
-            f"actor_rollout_ref.rollout.tensor_model_parallel_size={tp} must divide the world size {world}"
-        )
-    from trainer.model import policy_config
-    from trainer.rollout.weights import check_tp_divisible
-
-    try:
-        check_tp_divisible(policy_config(config), tp)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -108,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(int(threads))
     signal.signal(signal.SIGTERM, _on_sigterm)
     from trainer import distributed, loop
+    from trainer.model import ModelLoadError
 
     try:
         env = distributed.init()

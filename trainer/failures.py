@@ -10,8 +10,12 @@ from __future__ import annotations
 import enum
 import sys
 import time
+from typing import TYPE_CHECKING
 
-import torch
+from trainer.metric_names import REASON_PREFIX
+
+if TYPE_CHECKING:
+    import torch
 
 
 class ExitCode(enum.IntEnum):
@@ -24,7 +28,6 @@ class ExitCode(enum.IntEnum):
 
 
 REASONS = {ExitCode.CRASH: "crash", ExitCode.NAN: "nan", ExitCode.OOM: "oom", ExitCode.PEER_LOST: "peer_lost"}
-REASON_PREFIX = "trainer: FAILED "
 
 
 class NonFiniteError(RuntimeError):
@@ -47,6 +50,8 @@ _PEER_MARKERS = (
 
 
 def classify(exc: BaseException) -> ExitCode:
+    import torch
+
     if isinstance(exc, NonFiniteError):
         return ExitCode.NAN
     if isinstance(exc, (MemoryError, torch.OutOfMemoryError)):
@@ -58,6 +63,8 @@ def classify(exc: BaseException) -> ExitCode:
 
 
 def dist_error_types() -> tuple[type[BaseException], ...]:
+    import torch
+
     errors: list[type[BaseException]] = []
     for name in ("DistError", "DistBackendError", "DistNetworkError", "DistStoreError"):
         err = getattr(torch.distributed, name, None)
@@ -84,6 +91,8 @@ def inject(
     if kind == "nan" and loss is not None:
         return loss * float("nan")
     if kind == "oom":
+        import torch
+
         raise torch.OutOfMemoryError("injected out-of-memory (builtin.fault.kind=oom)")
     if kind == "crash":
         raise InjectedFault("injected crash (builtin.fault.kind=crash)")

@@ -10,8 +10,7 @@ from typing import Any
 from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter
 from trainer.config.loader import ConfigError, build, collect, is_builtin_only, raw_defaults, schema_keys
 from trainer.config.yaml_lines import Located
-from trainer.failures import REASON_PREFIX
-from trainer.metrics import METRIC_NAMES, METRIC_PREFIXES
+from trainer.metric_names import METRIC_NAMES, METRIC_PREFIXES, REASON_PREFIX
 from trainer.platform import knob_status
 
 _REASON_LINE = re.compile(re.escape(REASON_PREFIX) + r"(\w+) rank=(\d+) step=(-?\d+): (.*)")
@@ -34,7 +33,7 @@ class BuiltinAdapter(TrainerAdapter):
         return knob_status(key, device, world)
 
     def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
-        from trainer.__main__ import check_world
+        from trainer.config.checks import check_world
 
         try:
             values = collect(base_config, [])

@@ -17,6 +17,7 @@ pruner give PRUNED (a conservative percentile pruner on the running median of th
 from __future__ import annotations
 
 import contextlib
+import datetime
 import math
 import os
 import socket
@@ -37,6 +38,7 @@ from autotune.runner import kill_group
 from autotune.space.sampling import FixedSuggester, suggest
 from autotune.space.schema import Space
 from autotune.study import (
+    GRACE_S,
     HEARTBEAT_S,
     StudyPaths,
     baseline_trial,
@@ -178,24 +180,7 @@ class OptunaSweep:
         return True
 
     def recover_interrupted(self, study: optuna.Study) -> None:
-        """Trials left RUNNING by a dead worker: kill their processes, fail them, retry them once."""
-        storage = study._storage
-        host = socket.gethostname()
-        for t in running_trials(study):
-            worker = t.user_attrs.get("worker") or {}
-            if worker.get("host") != host or psutil.pid_exists(worker.get("pid", -1)):
-                continue
-            if worker.get("pgid"):
-                kill_group(worker["pgid"])
-            storage.set_trial_user_attr(t._trial_id, "reason", "interrupted")
-            if storage.set_trial_state_values(t._trial_id, state=TrialState.FAIL):
-                callback = storage.get_heartbeat_stale_trial_callback()  # type: ignore[attr-defined]
-                if callback is not None:
-                    callback(study, study._storage.get_trial(t._trial_id))
-                self.progress.note(
-                    f"[yellow]trial #{t.number} was interrupted (worker pid {worker.get('pid')} is gone): retrying it[/]"
-                )
-        optuna.storages.fail_stale_trials(study)
+        recover_interrupted(study, self.progress.note)
 
     def wait_for_baseline(self, study: optuna.Study) -> None:
         """Everyone's limits compare with the baseline: let it finish first (another worker may run it)."""
@@ -208,6 +193,7 @@ class OptunaSweep:
             time.sleep(1.0)
 
     def run_one(self, study: optuna.Study, trial: Trial) -> None:
+        trial.set_user_attr("worker", {"host": socket.gethostname(), "pid": os.getpid()})
         params = suggest(trial, self.space, self.defaults)
         baseline = bool(trial.user_attrs.get("baseline"))
         copy_of = self.finished_duplicate(study, trial, params)
@@ -219,7 +205,6 @@ class OptunaSweep:
             )
             return
         self.progress.started(done, trial.number, params, "baseline" if baseline else "")
-        trial.set_user_attr("worker", {"host": socket.gethostname(), "pid": os.getpid()})
         started = time.monotonic()
         with Heartbeat(study, trial):
             evaluation = evaluate(
@@ -286,35 +271,79 @@ class OptunaSweep:
             study.tell(trial, state=other.state)
 
     def tell(self, study: optuna.Study, trial: Trial, ev: Evaluation) -> None:
-        for key, value in ev.record().items():
-            trial.set_user_attr(key, value)
-        if ev.outcome in ("complete", "infeasible") and ev.objectives and not any(map(math.isnan, ev.objectives)):
-            self._set_constraints(trial, ev.score.violations if ev.score else {}, None)
-            study.tell(trial, ev.objectives)
-        elif ev.outcome == "pruned":
-            study.tell(trial, state=TrialState.PRUNED)
-        elif ev.reason in INFEASIBLE_FAILURES:
-            self._set_constraints(trial, {}, ev.reason)
-            study.tell(trial, self.penalty(study))
-        else:
-            study.tell(trial, state=TrialState.FAIL)
+        tell_outcome(study, trial, self.space, ev.record(), ev.objectives)
 
     def _set_constraints(self, trial: Trial, violations: dict[str, float], failure: str | None) -> None:
-        for limit in self.space.limits:
-            trial.set_constraint(limit.metric, float(violations.get(limit.metric, 0.0 if failure else -1.0)))
-        trial.set_constraint("run_failed", 1.0 if failure else -1.0)
+        set_constraints(trial, self.space, violations, failure)
 
-    def penalty(self, study: optuna.Study) -> list[float]:
-        """The worst value seen per objective (0 if none yet): a failed config ranks with the worst."""
-        values = [
-            t.values for t in study.get_trials(deepcopy=False) if outcome(t) in ("complete", "infeasible") and t.values
-        ]
-        out = []
-        for i, o in enumerate(self.space.objectives):
-            seen = [v[i] for v in values if not math.isnan(v[i])]
-            worst = (min(seen) if o.direction == "maximize" else max(seen)) if seen else 0.0
-            out.append(worst)
-        return out
+
+def recover_interrupted(study: optuna.Study, note: Callable[[str], None]) -> None:
+    """Trials left RUNNING by a dead worker: kill their processes, fail them, retry them once.
+
+    On this host a dead worker is known at once (its pid is gone); elsewhere Optuna's heartbeat
+    grace period decides. A trial that never got a worker (asked, then the driver died) is
+    abandoned once it is older than the grace period.
+    """
+    storage = study._storage
+    host = socket.gethostname()
+    now = datetime.datetime.now()
+    for t in running_trials(study):
+        worker = t.user_attrs.get("worker") or {}
+        if worker:
+            if worker.get("host") != host or psutil.pid_exists(worker.get("pid", -1)):
+                continue
+        elif t.datetime_start is None or (now - t.datetime_start).total_seconds() < GRACE_S:
+            continue
+        if worker.get("pgid"):
+            kill_group(worker["pgid"])
+        storage.set_trial_user_attr(t._trial_id, "reason", "interrupted")
+        if storage.set_trial_state_values(t._trial_id, state=TrialState.FAIL):
+            callback = storage.get_heartbeat_stale_trial_callback()  # type: ignore[attr-defined]
+            if callback is not None:
+                callback(study, storage.get_trial(t._trial_id))
+            note(f"[yellow]trial #{t.number} was interrupted (worker pid {worker.get('pid')} is gone): retrying it[/]")
+    optuna.storages.fail_stale_trials(study)
+
+
+def tell_outcome(
+    study: optuna.Study, trial: Trial, space: Space, record: dict[str, Any], objectives: list[float] | None
+) -> None:
+    """Record a trial's outcome on it and tell the sampler (the rules in this module's docstring).
+
+    Shared by both backends, so a trial means the same to the sampler however it was run.
+    """
+    for key, value in record.items():
+        trial.set_user_attr(key, value)
+    result, reason = record.get("outcome"), record.get("reason")
+    if result in ("complete", "infeasible") and objectives and not any(map(math.isnan, objectives)):
+        set_constraints(trial, space, record.get("violations") or {}, None)
+        study.tell(trial, objectives)
+    elif result == "pruned":
+        study.tell(trial, state=TrialState.PRUNED)
+    elif reason in INFEASIBLE_FAILURES:
+        set_constraints(trial, space, {}, reason)
+        study.tell(trial, penalty(study, space))
+    else:
+        study.tell(trial, state=TrialState.FAIL)
+
+
+def set_constraints(trial: Trial, space: Space, violations: dict[str, float], failure: str | None) -> None:
+    """One Optuna constraint per limit (> 0 = violated) and `run_failed` for infeasible failures."""
+    for limit in space.limits:
+        trial.set_constraint(limit.metric, float(violations.get(limit.metric, 0.0 if failure else -1.0)))
+    trial.set_constraint("run_failed", 1.0 if failure else -1.0)
+
+
+def penalty(study: optuna.Study, space: Space) -> list[float]:
+    """The worst value seen per objective (0 if none yet): a failed config ranks with the worst."""
+    values = [
+        t.values for t in study.get_trials(deepcopy=False) if outcome(t) in ("complete", "infeasible") and t.values
+    ]
+    out = []
+    for i, o in enumerate(space.objectives):
+        seen = [v[i] for v in values if not math.isnan(v[i])]
+        out.append((min(seen) if o.direction == "maximize" else max(seen)) if seen else 0.0)
+    return out
 
 
 def replay_params(space: Space, params: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:

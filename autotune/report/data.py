@@ -205,7 +205,7 @@ def phase_breakdown(study: optuna.Study, space: Space) -> pd.DataFrame:
     rows = []
     frame = trials_frame(study)
     for _, trial in frame.iterrows():
-        if not trial["dir"] or (trial.get("duplicate_of") is not None and not math.isnan(trial.get("duplicate_of"))):
+        if not isinstance(trial["dir"], str) or _is_number(trial.get("duplicate_of")):
             continue
         steps = step_frame(trial["dir"])
         if steps.empty:
@@ -234,7 +234,7 @@ def health_curves(study: optuna.Study, space: Space, top: int = 3) -> pd.DataFra
     rows = []
     for number in chosen:
         trial = frame[frame["number"] == number].iloc[0]
-        steps = step_frame(trial["dir"]) if trial["dir"] else pd.DataFrame()
+        steps = step_frame(trial["dir"]) if isinstance(trial["dir"], str) else pd.DataFrame()
         label = f"#{number}" + (" (baseline)" if trial["baseline"] else "")
         for step, metrics in steps.iterrows():
             rows.append(
@@ -308,3 +308,8 @@ def provenance(study: optuna.Study, space: Space, backend: str = "optuna") -> di
         "python": sys.version.split()[0],
         **{name: version(name) for name in ("autotune", "torch", "transformers", "optuna", "plotly", "verl")},
     }
+
+
+def _is_number(value: Any) -> bool:
+    """A real number (not None/NaN): pandas turns missing `duplicate_of` into NaN."""
+    return isinstance(value, (int, float)) and not (isinstance(value, float) and math.isnan(value))

@@ -14,12 +14,12 @@ from autotune.study import StudyPaths, load_study, storage_url
 from tests.autotune.conftest import autotune, write_space
 
 FAULTS = """\
-  builtin.fault.kind: {type: categorical, choices: [none, oom, crash, hang, nan]}
+  builtin.fault.kind: {type: categorical, choices: [none, oom, crash, nan]}
 """
 
 
 def test_injected_failures_are_classified_and_the_sweep_goes_on(tmp_path):
-    path = write_space(tmp_path, steps=3, hang=6, extra_params=FAULTS, extra_baseline="  builtin.fault.kind: none\n")
+    path = write_space(tmp_path, steps=3, extra_params=FAULTS, extra_baseline="  builtin.fault.kind: none\n")
     text = path.read_text().replace(
         "  builtin.warm_start.steps: 15\n", "  builtin.warm_start.steps: 15\n  builtin.fault.at_step: 2\n"
     )
@@ -28,13 +28,13 @@ def test_injected_failures_are_classified_and_the_sweep_goes_on(tmp_path):
     paths = StudyPaths(tmp_path / "runs", "small")
     url = storage_url(paths, None)
     study = create_or_load(space, paths, url)
-    for kind in ("oom", "crash", "hang", "nan"):
+    for kind in ("oom", "crash", "nan"):  # a hang is in the backend contract tests
         study.enqueue_trial({**space.baseline, "builtin.fault.kind": kind})
-    OptunaSweep(space, get_adapter("builtin"), paths, url, n_trials=5).run()
+    OptunaSweep(space, get_adapter("builtin"), paths, url, n_trials=4).run()
     trials = load_study(paths).get_trials()
     by_kind = {t.params["builtin.fault.kind"]: t for t in trials}
     assert by_kind["none"].user_attrs["outcome"] == "complete" and by_kind["none"].user_attrs["baseline"]
-    for kind, reason in (("oom", "oom"), ("crash", "crash"), ("hang", "hang"), ("nan", "nan")):
+    for kind, reason in (("oom", "oom"), ("crash", "crash"), ("nan", "nan")):
         attrs = by_kind[kind].user_attrs
         assert (attrs["outcome"], attrs["reason"]) == ("failed", reason), (kind, attrs)
         trial_dir = Path(attrs["dir"])
@@ -45,8 +45,6 @@ def test_injected_failures_are_classified_and_the_sweep_goes_on(tmp_path):
     assert by_kind["oom"].system_attrs["constraints:run_failed"] == 1.0
     assert by_kind["nan"].state == optuna.trial.TrialState.COMPLETE
     assert by_kind["crash"].state == optuna.trial.TrialState.FAIL
-    assert by_kind["hang"].state == optuna.trial.TrialState.FAIL
-    assert "no new step" in by_kind["hang"].user_attrs["detail"]
 
 
 def test_small_sweep_runs_baseline_first_and_confirms(small_study):

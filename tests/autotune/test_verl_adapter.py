@@ -68,7 +68,10 @@ def test_a_misspelled_key_fails_before_launch_with_verls_message(tmp_path):
         adapter.check([], {"actor_rollout_ref.actor.ppo_epochs": "two"}, 8)
     bad = tmp_path / "bad.yaml"
     bad.write_text("trainer: verl\nbase:\n  actor_rollout_ref.actor.ppo_epoch: 2\n")
-    with pytest.raises(SpaceError, match=r"bad.yaml:3: unknown key `actor_rollout_ref.actor.ppo_epoch` in base; did you mean `actor_rollout_ref.actor.ppo_epochs`"):
+    with pytest.raises(
+        SpaceError,
+        match=r"bad.yaml:3: unknown key `actor_rollout_ref.actor.ppo_epoch` in base; did you mean `actor_rollout_ref.actor.ppo_epochs`",
+    ):
         load_space(str(bad))
 
 

@@ -1,0 +1,137 @@
+"""One contract, both backends: the local Optuna loop and Ray Tune (on a local Ray the test starts,
+2 CPUs) run the same sweep, classify the same failures, resume after the driver is killed, and
+leave a study that `report` and `export` read the same way."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import optuna
+import psutil
+import pytest
+
+from autotune.backends.optuna_backend import create_or_load
+from autotune.space.loader import load_space
+from autotune.study import StudyPaths, counted, load_study, storage_url
+from tests.autotune.conftest import ROOT, autotune, trainer_env, write_space
+
+BACKENDS = ["optuna", "ray"]
+FAULTS = "  builtin.fault.kind: {type: categorical, choices: [none, hang]}\n"
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(tmp_path_factory):
+    """A local Ray head with 2 CPUs, as a user's cluster would be (its own processes, an address)."""
+    ray = str(Path(sys.executable).with_name("ray"))
+    temp = Path(f"/tmp/rt{os.getpid()}")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**trainer_env(), "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+    start = [
+        ray,
+        "start",
+        "--head",
+        "--num-cpus=2",
+        "--num-gpus=0",
+        f"--port={port}",
+        f"--temp-dir={temp}",
+        "--include-dashboard=false",
+        "--disable-usage-stats",
+    ]
+    proc = subprocess.run(start, capture_output=True, text=True, env=env, timeout=180)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    yield f"127.0.0.1:{port}"
+    subprocess.run([ray, "stop", "--force"], capture_output=True, env=env, timeout=120)
+
+
+def backend_args(backend: str, request) -> list[str]:
+    if backend == "optuna":
+        return ["--backend", "optuna"]
+    address = request.getfixturevalue("ray_cluster")
+    return ["--backend", "ray", "--address", address, "--max-concurrent", "2"]
+
+
+def run_env() -> dict[str, str]:
+    return {**trainer_env(), "RAY_AUTH_MODE": "disabled"}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
+    path = write_space(tmp_path, steps=4, hang=6, extra_params=FAULTS, extra_baseline="  builtin.fault.kind: none\n")
+    path.write_text(
+        path.read_text().replace(
+            "  builtin.warm_start.steps: 15\n", "  builtin.warm_start.steps: 15\n  builtin.fault.at_step: 2\n"
+        )
+    )
+    runs = tmp_path / "runs"
+    paths = StudyPaths(runs, "small")
+    space = load_space(str(path))
+    study = create_or_load(space, paths, storage_url(paths, None))
+    study.enqueue_trial({**space.baseline, "builtin.fault.kind": "hang"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "autotune.cli", "run", "--space", str(path), "--runs-dir", str(runs), "--trials", "4", "--confirm", "0",
+         "--report-dir", str(tmp_path / "report"), *backend_args(backend, request)],
+        capture_output=True, text=True, env=run_env(), cwd=ROOT, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    trials = load_study(paths).get_trials()
+    finished = [t for t in trials if counted(t)]
+    assert len(finished) == 4
+    baseline = next(t for t in finished if t.user_attrs.get("baseline"))
+    assert baseline.number == 0 and baseline.user_attrs["outcome"] == "complete"
+    hang = next(t for t in finished if t.params.get("builtin.fault.kind") == "hang")
+    assert (hang.user_attrs["outcome"], hang.user_attrs["reason"]) == ("failed", "hang"), hang.user_attrs
+    assert study.user_attrs.get("backend") in (None, backend) or load_study(paths).user_attrs["backend"] == backend
+    assert (tmp_path / "report" / "index.html").exists()
+    exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "best.yaml"), "--check")
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    table = autotune("trials", "small", "--runs-dir", str(runs))
+    assert "hang" in table.stdout and "(baseline)" in table.stdout
+
+
+def wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_killing_the_driver_then_rerunning_resumes_without_losing_a_trial(tmp_path, backend, request):
+    space = write_space(tmp_path, steps=8)
+    runs = tmp_path / "runs"
+    args = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs), "--trials", "4", "--confirm", "0",
+            "--report-dir", str(tmp_path / "report"), *backend_args(backend, request)]  # fmt: skip
+    driver = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=run_env(), cwd=ROOT)
+    metrics = runs / "small" / "trials" / "0001" / "metrics.jsonl"
+    wait_for(lambda: metrics.exists() and metrics.read_text().count("\n") >= 2, 240, "trial #1 to be mid-run")
+    paths = StudyPaths(runs, "small")
+    before = {t.number for t in load_study(paths).get_trials() if counted(t)}
+    running = [t for t in load_study(paths).get_trials() if t.state == optuna.trial.TrialState.RUNNING]
+    pgids = [t.user_attrs.get("worker", {}).get("pgid") for t in running]
+    os.kill(driver.pid, signal.SIGKILL)
+    driver.wait()
+    for pgid in filter(None, pgids):  # the trial's processes die with their driver (no orphan keeps the cores)
+        wait_for(
+            lambda pgid=pgid: not any(p.pid == pgid for p in psutil.process_iter()), 60, "the orphaned trial to exit"
+        )
+
+    resumed = subprocess.run(args, capture_output=True, text=True, env=run_env(), cwd=ROOT, timeout=600)
+    assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
+    assert "was interrupted" in resumed.stdout
+    trials = load_study(paths).get_trials()
+    assert sum(1 for t in trials if counted(t)) == 4
+    assert before <= {t.number for t in trials if counted(t)}  # nothing finished before the kill was lost
+    interrupted = [t for t in trials if t.user_attrs.get("reason") == "interrupted"]
+    assert interrupted and all(t.state == optuna.trial.TrialState.FAIL for t in interrupted)
+    retried = {t.system_attrs.get("failed_trial") for t in trials if counted(t)}
+    assert {t.number for t in interrupted} <= retried
