@@ -31,8 +31,9 @@ lint: venv
 typecheck: venv
 	$(VENV)/bin/mypy
 
+# two workers: most tests wait on real trainer processes, not on the CPU
 unit: venv
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n 2 --dist loadgroup
 
 # the report's browser test needs a real Chromium (Debian package `chromium`)
 browser:
@@ -43,7 +44,7 @@ browser:
 test: lint typecheck browser unit
 
 test-slow: venv
-	$(VENV)/bin/pytest -q -m slow
+	$(VENV)/bin/pytest -q -m slow -p no:xdist
 
 clean:
 	rm -rf $(VENV) runs reports/*/ *.egg-info

@@ -63,3 +63,16 @@ def dist_world1():
     env = distributed.init()
     yield env
     distributed.shutdown()
+
+
+SHARED_STUDY_MODULES = ("test_sweep", "test_report", "test_notebook")
+"""Modules that share the session-scoped `small_study`: run them on one xdist worker, so it is built once."""
+
+
+def pytest_collection_modifyitems(config, items):
+    """Group tests for `pytest -n 2 --dist loadgroup`: one group per module (module fixtures are
+    built once), and one group for the modules sharing the small study."""
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1]
+        group = "small_study" if module in SHARED_STUDY_MODULES else item.module.__name__
+        item.add_marker(pytest.mark.xdist_group(group))

@@ -114,9 +114,9 @@ def test_world1_and_world2_agree_on_the_first_step(tmp_path):
 
 
 def test_same_seed_same_trajectory(tmp_path):
-    a = run_trainer(tmp_path, "trainer.total_training_steps=5", "data.seed=11")
-    b = run_trainer(tmp_path, "trainer.total_training_steps=5", "data.seed=11")
-    c = run_trainer(tmp_path, "trainer.total_training_steps=5", "data.seed=12")
+    a = run_trainer(tmp_path, "trainer.total_training_steps=3", "data.seed=11")
+    b = run_trainer(tmp_path, "trainer.total_training_steps=3", "data.seed=11")
+    c = run_trainer(tmp_path, "trainer.total_training_steps=3", "data.seed=12")
     assert a.series("critic/score/mean") == b.series("critic/score/mean")
     assert a.series("actor/kl_loss") == b.series("actor/kl_loss")
     assert a.series("critic/score/mean") != c.series("critic/score/mean")
