@@ -14,7 +14,7 @@ from rich.table import Table
 from autotune.adapters import device_kind, get_adapter
 from autotune.space.loader import SpaceError, load_space
 from autotune.space.schema import Space
-from autotune.study import StudyNotFound, StudyPaths, load_study, storage_url
+from autotune.study import StudyNotFound, StudyPaths, load_study
 
 app = typer.Typer(
     help="Tune a verl KL-PPO job: sweep a search space with short real trials, read the result, export the winner.",
@@ -107,8 +107,26 @@ def run(
         bool, typer.Option(help="Fix knobs that are inert on this platform at their baseline value.")
     ] = False,
     backend: Annotated[
-        str, typer.Option(help="optuna (local, one trial at a time per worker) or ray (Ray Tune on a cluster).")
+        str,
+        typer.Option(
+            help="optuna (local trials), ray (Ray Tune on a cluster) or sim (the cost model predicts each trial)."
+        ),
     ] = "optuna",
+    fidelity: Annotated[
+        str | None,
+        typer.Option(help="sim,real: the cost model first, then real trials of its --top-k best and the baseline."),
+    ] = None,
+    sim_trials: Annotated[
+        int, typer.Option(min=1, help="Simulated trials in the first stage of --fidelity sim,real.")
+    ] = 200,
+    gpu: Annotated[str, typer.Option(help="Simulated GPU: H100, H800, H200 or A100.")] = "H100",
+    model: Annotated[
+        str | None, typer.Option(help="Simulated model: a config.json (or its folder) or a preset such as Qwen2.5-7B.")
+    ] = None,
+    calibration: Annotated[
+        Path | None,
+        typer.Option(help="Cost-model weights from `autotune calibrate` (default: public-figure defaults)."),
+    ] = None,
     address: Annotated[
         str | None, typer.Option(help="Ray cluster address for --backend ray (default: start a local Ray).")
     ] = None,
@@ -128,56 +146,58 @@ def run(
         ),
     ] = None,
 ) -> None:
-    """Run (or resume) a sweep: baseline first, then sampled trials, then confirmation."""
-    from autotune.backends.optuna_backend import OptunaSweep
-    from autotune.confirm import run_confirmation
+    """Run (or resume) a sweep: baseline first, then sampled trials, then confirmation and the report.
+
+    --backend sim predicts every trial with the cost model (seconds for hundreds of trials);
+    --fidelity sim,real runs the model first and real trials only for its --top-k best and the baseline.
+    """
     from autotune.progress import SweepProgress
     from autotune.space.freeze import freeze
+    from autotune.sweep import BACKENDS, SweepOptions, report_hook, run_sweep
 
+    if backend not in BACKENDS:
+        err.print(f"[red]--backend must be one of {', '.join(BACKENDS)}, got {backend!r}[/]")
+        raise typer.Exit(2)
+    levels = tuple(fidelity.split(",")) if fidelity else ()
+    if levels not in ((), ("sim",), ("real",), ("sim", "real")):
+        err.print(f"[red]--fidelity must be sim, real or sim,real, got {fidelity!r}[/]")
+        raise typer.Exit(2)
+    if levels == ("sim",):
+        backend, levels = "sim", ()
     parsed = _space_or_exit(space, trainer)
     for warning in parsed.warnings:
         err.print(f"[yellow]warning[/] {warning}")
-    if parsed.warnings and not freeze_inert:
+    if parsed.warnings and not freeze_inert and backend != "sim":
         err.print(
             "[yellow]  tuning these changes nothing here; pass --freeze-inert to fix them at their baseline values[/]"
         )
     if freeze_inert:
         parsed = freeze(parsed, device_kind())
-    adapter = get_adapter(parsed.trainer, parsed.command)
     paths = StudyPaths(runs_dir, study or parsed.name)
     n_trials = trials or parsed.trials
     first = parsed.objectives[0]
     progress = SweepProgress(n_trials, first.metric, first.direction == "maximize", console)
+    progress.quiet = backend == "sim"
+    mode = "simulated" if backend == "sim" else backend
     progress.note(
-        f"study `{paths.name}` in {paths.root}/ ({storage or 'SQLite'}): {n_trials} trials, world {parsed.trial.world_size}"
+        f"study `{paths.name}` in {paths.root}/ ({storage or 'SQLite'}): {n_trials} {mode} trials, world {parsed.trial.world_size}"
     )
     reports = report_dir or Path("reports") / paths.name
-    hooks = [_report_hook(paths, parsed, reports)]
+    hooks = [report_hook(lambda s: _refresh_report(s, paths, parsed, reports))]
     logger = None
     if wandb:
         from autotune.wandb_log import WandbLogger
 
         logger = WandbLogger(wandb, paths)
-        hooks.append(lambda study, number: logger.log_trial(study, number))
+        hooks.append(lambda s, number: logger.log_trial(s, number))
         progress.note(f"wandb: project `{wandb}` ({logger.mode}, files in {logger.dir}/)")
-    if backend not in ("optuna", "ray"):
-        err.print(f"[red]--backend must be optuna or ray, got {backend!r}[/]")
-        raise typer.Exit(2)
-    if backend == "ray":
-        from autotune.backends.ray_backend import RaySweep
-
-        url = storage_url(paths, storage)
-        result = RaySweep(
-            parsed, adapter, paths, url, n_trials, address, max_concurrent, timeout, progress, trainer, hooks
-        ).run()
-    else:
-        result = OptunaSweep(
-            parsed, adapter, paths, storage_url(paths, storage), n_trials, timeout, progress, hooks
-        ).run()
-    result.set_user_attr("backend", backend)
-    repeats = parsed.confirm.repeats if confirm is None else confirm
-    if repeats > 0:
-        run_confirmation(result, parsed, adapter, paths, top_k or parsed.confirm.top_k, repeats, progress)
+    options = SweepOptions(
+        space=parsed, paths=paths, n_trials=n_trials, storage=storage, timeout_s=timeout, backend=backend,
+        address=address, max_concurrent=max_concurrent, confirm=parsed.confirm.repeats if confirm is None else confirm,
+        top_k=top_k or parsed.confirm.top_k, report_dir=reports, trainer_override=trainer, gpu=gpu, model=model,
+        calibration=_calibration_or_exit(calibration), fidelity=levels, sim_trials=sim_trials, hooks=hooks,
+    )  # fmt: skip
+    run_sweep(options, progress)
     try:
         progress.note(f"report: {_write_report(paths, parsed, reports, storage)}")
     except Exception as exc:  # the sweep's results are safe in the storage; say so and go on
@@ -187,6 +207,31 @@ def run(
         _log_wandb_summary(logger, paths, storage, parsed)
     if export_to is not None:
         _export(paths, storage, export_to, check=False)
+
+
+def _calibration_or_exit(path: Path | None) -> dict | None:  # type: ignore[type-arg]
+    if path is None:
+        return None
+    from autotune.sim.model import load_calibration
+
+    try:
+        return load_calibration(path)
+    except (OSError, ValueError) as exc:
+        err.print(f"[red]--calibration {path}: {exc}[/]")
+        raise typer.Exit(2) from None
+
+
+def _refresh_report(study, paths: StudyPaths, space: Space, out_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    import warnings
+
+    from autotune.report import write_report
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            write_report(study, paths, space, out_dir)
+    except Exception as exc:  # a report problem must never stop a sweep
+        err.print(f"[yellow]report refresh failed: {exc}[/]")
 
 
 @app.command("trials")
@@ -270,7 +315,7 @@ def _print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
     from autotune.export import sweep_device
 
     settings = export_settings(space, get_adapter(space.trainer, space.command), winner.params, sweep_device(study))
-    for key in [*winner.params, *(k for k in settings if k not in space.base)]:
+    for key in dict.fromkeys([*winner.params, *(k for k in settings if k not in space.base)]):
         if key in settings:
             console.print(f"  {key} = {settings[key]}")
 
@@ -319,24 +364,6 @@ def _write_report(paths: StudyPaths, space: Space, out_dir: Path, storage: str |
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PED-ANOVA's reminder about minimisation: the data layer orients it
         return write_report(_load(paths, storage), paths, space, out_dir)
-
-
-def _report_hook(paths: StudyPaths, space: Space, out_dir: Path):  # type: ignore[no-untyped-def]
-    """Refresh the report after every trial, so a running sweep can be watched."""
-
-    def hook(study, number: int) -> None:  # type: ignore[no-untyped-def]
-        import warnings
-
-        from autotune.report import write_report
-
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                write_report(study, paths, space, out_dir)
-        except Exception as exc:  # a report problem must never stop a sweep
-            err.print(f"[yellow]report refresh failed: {exc}[/]")
-
-    return hook
 
 
 def _log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Space) -> None:  # type: ignore[no-untyped-def]

@@ -105,6 +105,19 @@ def evaluate(
     def watch(step: int, metrics: dict[str, Any]) -> str | None:
         return alarm(space, step, metrics) or (monitor(step, metrics) if monitor else None)
 
+    if adapter.simulated:
+        flat = {**adapter.defaults(space.base_config), **config.flat}
+        result = adapter.simulate(flat, config.env, world, space.trial.steps, trial_dir)
+        if result.state != "complete":
+            return _finish(Evaluation(result.state, result.reason, result.detail, config, trial_dir, None, [result]))
+        simulated = score(space, result.rows, baseline_limits, is_baseline)
+        outcome: Outcome = "complete" if simulated.feasible else "infeasible"
+        detail = "" if simulated.feasible else "outside limits: " + ", ".join(simulated.violated())
+        return _finish(
+            Evaluation(
+                outcome, None if simulated.feasible else "limits", detail, config, trial_dir, simulated, [result]
+            )
+        )
     runs = []
     for repeat in range(space.trial.repeats):
         run_dir = trial_dir if repeat == 0 else trial_dir / f"repeat-{repeat + 1}"

@@ -33,6 +33,8 @@ class SweepProgress:
         self.durations: list[float] = []
         self.best: float | None = None
         self.baseline: float | None = None
+        self.quiet = False
+        """Print one line per 20 trials (simulated sweeps finish hundreds of trials a minute)."""
 
     def _clock(self, remaining_trials: int) -> str:
         elapsed = time.monotonic() - self.start
@@ -41,6 +43,8 @@ class SweepProgress:
         return f"{_fmt_s(elapsed)} elapsed, ~{eta} left"
 
     def started(self, done: int, number: int, params: dict[str, Any], note: str = "") -> None:
+        if self.quiet:
+            return
         tag = f" ({note})" if note else ""
         self.console.print(f"[bold]trial {done + 1}/{self.total}[/] (#{number}){tag} {escape(short_params(params))}")
 
@@ -52,6 +56,8 @@ class SweepProgress:
         better = self.best is None or self.sign * value > self.sign * self.best
         if ev.outcome == "complete" and not math.isnan(value) and better:
             self.best = value
+        if self.quiet and done % 20 and done != self.total:
+            return
         style = STYLE.get(ev.outcome, "white")
         reason = f" ({escape(ev.detail or ev.reason or '')})" if ev.reason else ""
         shown = f"{self.objective}={value:.4g}" if not math.isnan(value) else ""

@@ -33,6 +33,8 @@ class Launch:
 
 class TrainerAdapter(ABC):
     name: str
+    simulated: bool = False
+    """Trials are predicted by a cost model (`simulate`) instead of launched."""
 
     @abstractmethod
     def keys(self) -> dict[str, KeyInfo]:
@@ -69,6 +71,14 @@ class TrainerAdapter(ABC):
     @abstractmethod
     def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
         """(reason, detail) of a failed run: oom, nan, crash, invalid."""
+
+    def quick_check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
+        """A cheaper `check` for many variations of an already checked config (default: the full one)."""
+        self.check(base_config, flat, world)
+
+    def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> Any:
+        """A predicted RunResult (simulated adapters only)."""
+        raise NotImplementedError(f"the {self.name} trainer runs real trials")
 
     def console_parser(self) -> Any:
         """A parser of the trainer's console metrics (adapters whose Launch sets parse_console)."""

@@ -136,6 +136,18 @@ class VerlAdapter(TrainerAdapter):
         if problems:
             raise InvalidConfig("; ".join(problems))
 
+    def quick_check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
+        """Types against verl's defaults, keys against verl's tree: no hydra compose (about a second each)."""
+        from autotune.verl_config import check_types, compose
+
+        known = verl_tree()[0]
+        unknown = [k for k in flat if not k.startswith(ENV_PREFIX) and k not in known]
+        if unknown:
+            raise InvalidConfig(f"verl has no key {unknown[0]!r}")
+        problems = check_types(compose([]), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
+        if problems:
+            raise InvalidConfig("; ".join(problems))
+
     def launch(
         self, base_config: list[str], config_file: Path, trial_dir: Path, steps: int, world: int, env: dict[str, str]
     ) -> Launch:

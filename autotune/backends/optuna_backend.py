@@ -78,7 +78,7 @@ def make_pruner(space: Space) -> optuna.pruners.BasePruner:
     )
 
 
-def create_or_load(space: Space, paths: StudyPaths, storage_url: str) -> optuna.Study:
+def create_or_load(space: Space, paths: StudyPaths, storage_url: str, device: str | None = None) -> optuna.Study:
     """The study, created on first use with the baseline enqueued as trial 0 (once, under a lock)."""
     with paths.lock():
         storage = open_storage(storage_url)
@@ -99,7 +99,7 @@ def create_or_load(space: Space, paths: StudyPaths, storage_url: str) -> optuna.
             study.set_user_attr("baseline_enqueued", True)
             study.set_user_attr("objectives", [[o.metric, o.direction, o.reducer] for o in space.objectives])
             study.set_user_attr("trainer", space.trainer)
-            study.set_user_attr("device", device_kind())
+            study.set_user_attr("device", device or device_kind())
             study.set_user_attr("world_size", space.trial.world_size)
         study.set_user_attr("workers", worker + 1)
         if not paths.space_copy.exists():
@@ -142,7 +142,9 @@ class OptunaSweep:
         timeout_s: float | None = None,
         progress: SweepProgress | None = None,
         hooks: list[TrialHook] | None = None,
+        device: str | None = None,
     ) -> None:
+        self.device = device
         self.space = space
         self.adapter = adapter
         self.paths = paths
@@ -153,27 +155,31 @@ class OptunaSweep:
         self.progress = progress or SweepProgress(n_trials, first.metric, first.direction == "maximize")
         self.hooks = hooks or []
         self.defaults = adapter.defaults(space.base_config)
+        self._baseline_limits: dict[str, float] | None = None
 
     def run(self) -> optuna.Study:
-        study = create_or_load(self.space, self.paths, self.storage_url)
+        study = create_or_load(self.space, self.paths, self.storage_url, self.device)
         self.recover_interrupted(study)
         self.wait_for_baseline(study)
-        while self.done(study) < self.n_trials and time.monotonic() < self.deadline:
-            if self.done(study) + len(running_trials(study)) >= self.n_trials:
-                break  # the remaining trials are running in other workers
+        while time.monotonic() < self.deadline:
+            snapshot = study.get_trials(deepcopy=False)  # one read per trial: this loop runs hundreds of times in sims
+            done = sum(1 for t in snapshot if counted(t))
+            running = sum(1 for t in snapshot if t.state == TrialState.RUNNING)
+            if done >= self.n_trials or done + running >= self.n_trials:
+                break  # finished, or the remaining trials are running in other workers
             trial = study.ask()
-            if self.surplus(study, trial):
+            if self.surplus(study, trial, done):
                 continue
-            self.run_one(study, trial)
+            self.run_one(study, trial, done, snapshot)
         return study
 
     def done(self, study: optuna.Study) -> int:
         return sum(1 for t in study.get_trials(deepcopy=False) if counted(t))
 
-    def surplus(self, study: optuna.Study, trial: Trial) -> bool:
+    def surplus(self, study: optuna.Study, trial: Trial, done: int) -> bool:
         """Another worker asked at the same moment and the study would exceed --trials: give it back."""
         running = sorted(t.number for t in running_trials(study))
-        if self.done(study) + running.index(trial.number) + 1 <= self.n_trials:
+        if done + running.index(trial.number) + 1 <= self.n_trials:
             return False
         trial.set_user_attr("outcome", "skipped")
         study.tell(trial, state=TrialState.FAIL)
@@ -192,17 +198,17 @@ class OptunaSweep:
                 return
             time.sleep(1.0)
 
-    def run_one(self, study: optuna.Study, trial: Trial) -> None:
+    def run_one(self, study: optuna.Study, trial: Trial, done: int, snapshot: list[FrozenTrial]) -> None:
         trial.set_user_attr("worker", {"host": socket.gethostname(), "pid": os.getpid()})
         params = suggest(trial, self.space, self.defaults)
         baseline = bool(trial.user_attrs.get("baseline"))
-        copy_of = self.finished_duplicate(study, trial, params)
-        done = self.done(study)
+        copy_of = self.finished_duplicate(study, trial, params, snapshot)
         if copy_of is not None:
             self.copy_result(study, trial, copy_of)
-            self.progress.note(
-                f"trial {done + 1}/{self.n_trials} (#{trial.number}) repeats #{copy_of.number}: result reused"
-            )
+            if not self.progress.quiet:
+                self.progress.note(
+                    f"trial {done + 1}/{self.n_trials} (#{trial.number}) repeats #{copy_of.number}: result reused"
+                )
             return
         self.progress.started(done, trial.number, params, "baseline" if baseline else "")
         started = time.monotonic()
@@ -225,8 +231,12 @@ class OptunaSweep:
             hook(study, trial.number)
 
     def baseline_limits(self, study: optuna.Study) -> dict[str, float] | None:
-        base = baseline_trial(study)
-        return dict(base.user_attrs.get("limits") or {}) if base is not None else None
+        """The baseline's limit values (read once it has finished; they never change after)."""
+        if self._baseline_limits is None:
+            base = baseline_trial(study)
+            if base is not None:
+                self._baseline_limits = dict(base.user_attrs.get("limits") or {})
+        return self._baseline_limits
 
     def pruning_monitor(self, trial: Trial) -> Callable[[int, dict[str, Any]], str | None] | None:
         if len(self.space.objectives) > 1 or trial.user_attrs.get("baseline"):
@@ -245,10 +255,13 @@ class OptunaSweep:
 
         return monitor
 
-    def finished_duplicate(self, study: optuna.Study, trial: Trial, params: dict[str, Any]) -> FrozenTrial | None:
+    def finished_duplicate(
+        self, study: optuna.Study, trial: Trial, params: dict[str, Any], snapshot: list[FrozenTrial]
+    ) -> FrozenTrial | None:
         """An earlier trial with these params; one still running elsewhere is waited for."""
+        trials = snapshot
         while True:
-            same = [t for t in study.get_trials(deepcopy=False) if t.number < trial.number and t.params == params]
+            same = [t for t in trials if t.number < trial.number and t.params == params]
             done = [t for t in same if counted(t)]
             if done:
                 return done[0]
@@ -256,6 +269,7 @@ class OptunaSweep:
                 return None
             time.sleep(1.0)
             optuna.storages.fail_stale_trials(study)  # its worker may have died meanwhile
+            trials = study.get_trials(deepcopy=False)
 
     def copy_result(self, study: optuna.Study, trial: Trial, other: FrozenTrial) -> None:
         for key, value in other.user_attrs.items():

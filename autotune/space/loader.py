@@ -432,16 +432,17 @@ def _check_feasible_choices(r: _Reader, space: Space, adapter: TrainerAdapter) -
     defaults = adapter.defaults(space.base_config)
     key_types = {k: info.type for k, info in adapter.keys().items()}
 
-    def problem(params: dict[str, Any]) -> str | None:
+    def problem(params: dict[str, Any], quick: bool = True) -> str | None:
         config = materialize(space, params, defaults, key_types)
         try:
             check_constraints(space, config, defaults)
-            adapter.check(space.base_config, config.flat, space.trial.world_size)
+            checker = adapter.quick_check if quick else adapter.check
+            checker(space.base_config, config.flat, space.trial.world_size)
         except (ConstraintViolation, InvalidConfig) as exc:
             return str(exc)
         return None
 
-    baseline_problem = problem(space.baseline)
+    baseline_problem = problem(space.baseline, quick=False)
     if baseline_problem:
         r.error(r.at("baseline"), f"the baseline is not a valid trial: {baseline_problem}")
         return

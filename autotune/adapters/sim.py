@@ -1,0 +1,100 @@
+"""The sim adapter: a trial is evaluated by the cost model instead of being run.
+
+It wraps the space's real trainer adapter (keys, defaults and export stay that trainer's) and
+writes the predicted per-step metrics to the trial folder's `metrics.jsonl`, so scoring, limits,
+the report and export work unchanged. A configuration whose predicted memory exceeds the device
+is a failed trial with reason `oom`, as a real one would be. Metrics a cost model cannot predict
+(KL, reward) are unmeasured: limits on them are skipped, and said so.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from autotune.adapters.base import DeviceKind, KeyInfo, Launch, TrainerAdapter
+from autotune.runner import RunResult
+from autotune.sim.hardware import Cluster
+from autotune.sim.model import CostModel
+from autotune.sim.workload import find_shape
+
+UNPREDICTED = (
+    "actor/kl_loss", "actor/reward_kl_penalty", "actor/ppo_kl", "actor/entropy", "actor/pg_loss", "actor/grad_norm",
+    "critic/score/mean", "critic/rewards/mean", "critic/vf_loss",
+)  # fmt: skip
+
+
+class SimAdapter(TrainerAdapter):
+    simulated = True
+
+    def __init__(
+        self,
+        inner: TrainerAdapter,
+        cluster: Cluster,
+        calibration: dict[str, Any] | None = None,
+        model: str | None = None,
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.cluster = cluster
+        self.calibration = calibration or {}
+        self.model = model
+
+    def keys(self) -> dict[str, KeyInfo]:
+        return self.inner.keys()
+
+    def defaults(self, base_config: list[str]) -> dict[str, Any]:
+        return self.inner.defaults(base_config)
+
+    def metric_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return self.inner.metric_names()
+
+    def unmeasured_metrics(self) -> tuple[str, ...]:
+        return UNPREDICTED
+
+    def knob_status(self, key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
+        return True, "modelled by the cost model"
+
+    def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
+        """Keys were checked when the space loaded; a simulated trial needs no trainer-side check."""
+
+    def launch(
+        self, base_config: list[str], config_file: Path, trial_dir: Path, steps: int, world: int, env: dict[str, str]
+    ) -> Launch:
+        raise RuntimeError("a simulated trial is not launched")
+
+    def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
+        return "crash", stderr[-300:]
+
+    def exportable(self, key: str) -> bool:
+        return self.inner.exportable(key)
+
+    def cost_model(self, flat: dict[str, Any]) -> CostModel:
+        shape = find_shape(self.model or flat.get("actor_rollout_ref.model.path"), flat)
+        cal = self.calibration
+        return CostModel(
+            self.cluster,
+            shape,
+            weights=cal.get("weights", {}),
+            param_bytes=int(cal.get("param_bytes", 2)),
+            prompt_tokens=cal.get("prompt_tokens"),
+            response_tokens=cal.get("response_tokens"),
+            source=cal.get("source", "defaults from public figures"),
+        )
+
+    def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> RunResult:
+        prediction = self.cost_model(flat).predict(flat, env, world)
+        (trial_dir / "prediction.json").write_text(
+            json.dumps(
+                {"phases": prediction.phases, "comm": prediction.comm, "memory_gib": prediction.memory.peak / 2**30},
+                indent=1,
+            )
+        )
+        if prediction.oom:
+            return RunResult("failed", "oom", prediction.oom, None, [], 0.0, None)
+        rows = prediction.rows(steps)
+        with (trial_dir / "metrics.jsonl").open("w") as f:
+            for row in rows:
+                f.write(json.dumps(row) + "\n")
+        return RunResult("complete", None, "", 0, rows, 0.0, 0.0)

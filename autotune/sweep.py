@@ -1,0 +1,171 @@
+"""What `autotune run` does, backend by backend, once its options are parsed.
+
+real sweep     backend (optuna | ray) -> confirmation -> report
+sim sweep      the cost model instead of trials (--backend sim) -> report
+multi-fidelity the sim sweep first, then real trials of its top-k predictions and the
+               baseline (--fidelity sim,real); the report sets predicted beside measured
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import optuna
+
+from autotune.adapters import get_adapter
+from autotune.adapters.base import TrainerAdapter
+from autotune.progress import SweepProgress
+from autotune.space.schema import Space
+from autotune.study import StudyPaths, storage_url
+
+BACKENDS = ("optuna", "ray", "sim")
+
+
+@dataclass
+class SweepOptions:
+    space: Space
+    paths: StudyPaths
+    n_trials: int
+    storage: str | None = None
+    timeout_s: float | None = None
+    backend: str = "optuna"
+    address: str | None = None
+    max_concurrent: int | None = None
+    confirm: int = 0
+    top_k: int = 2
+    report_dir: Path | None = None
+    trainer_override: str | None = None
+    gpu: str = "H100"
+    model: str | None = None
+    calibration: dict[str, Any] | None = None
+    fidelity: tuple[str, ...] = ()
+    sim_trials: int = 200
+    hooks: list[Callable[[optuna.Study, int], None]] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return storage_url(self.paths, self.storage)
+
+
+def make_adapter(opts: SweepOptions) -> TrainerAdapter:
+    """The space's trainer, wrapped by the cost model for simulated sweeps."""
+    adapter = get_adapter(opts.space.trainer, opts.space.command)
+    if opts.backend != "sim":
+        return adapter
+    from autotune.adapters.sim import SimAdapter
+    from autotune.sim.hardware import Cluster, cluster, cpu_device
+
+    world = opts.space.trial.world_size
+    cal = opts.calibration
+    if cal and cal.get("device") == "cpu":
+        hardware = Cluster(cpu_device(float(cal["peak_flops"])), gpus_per_node=world, nodes=1)
+    else:
+        hardware = cluster(opts.gpu, world)
+    return SimAdapter(adapter, hardware, cal, opts.model)
+
+
+def report_hook(write: Callable[[optuna.Study], None], every_s: float = 20.0) -> Callable[[optuna.Study, int], None]:
+    """Refresh the report after a trial, at most every `every_s` seconds (cheap sweeps finish trials fast)."""
+    last = [0.0]
+
+    def hook(study: optuna.Study, number: int) -> None:
+        if time.monotonic() - last[0] >= every_s:
+            write(study)
+            last[0] = time.monotonic()
+
+    return hook
+
+
+def run_backend(opts: SweepOptions, adapter: TrainerAdapter, progress: SweepProgress) -> optuna.Study:
+    from autotune.backends.optuna_backend import OptunaSweep
+
+    if opts.backend == "ray":
+        from autotune.backends.ray_backend import RaySweep
+
+        return RaySweep(
+            opts.space, adapter, opts.paths, opts.url, opts.n_trials, opts.address, opts.max_concurrent,
+            opts.timeout_s, progress, opts.trainer_override, opts.hooks,
+        ).run()  # fmt: skip
+    device = "cuda" if opts.backend == "sim" and (opts.calibration or {}).get("device") != "cpu" else None
+    return OptunaSweep(
+        opts.space, adapter, opts.paths, opts.url, opts.n_trials, opts.timeout_s, progress, opts.hooks, device
+    ).run()
+
+
+def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
+    """One sweep (real or simulated) with its confirmation; returns the study."""
+    from autotune.confirm import run_confirmation
+
+    if opts.fidelity == ("sim", "real"):
+        return run_multi_fidelity(opts, progress)
+    adapter = make_adapter(opts)
+    if adapter.simulated:  # limits on what the cost model cannot predict (KL, reward) are skipped
+        unmeasured = {lim.metric for lim in opts.space.limits} & set(adapter.unmeasured_metrics())
+        space = dataclasses.replace(opts.space, unmeasured=tuple(sorted(set(opts.space.unmeasured) | unmeasured)))
+        opts = dataclasses.replace(opts, space=space)
+    study = run_backend(opts, adapter, progress)
+    study.set_user_attr("backend", opts.backend)
+    if opts.confirm > 0 and opts.backend != "sim":
+        run_confirmation(study, opts.space, adapter, opts.paths, opts.top_k, opts.confirm, progress)
+    return study
+
+
+def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
+    """The cost model ranks the space; real trials run only for its top-k and the baseline."""
+    from autotune.backends.optuna_backend import create_or_load
+    from autotune.confirm import top_candidates
+
+    sim_paths = StudyPaths(opts.paths.runs_dir, opts.paths.name + "-sim")
+    sim_opts = dataclasses.replace(
+        opts, backend="sim", paths=sim_paths, n_trials=opts.sim_trials, fidelity=(), confirm=0, hooks=[], storage=None
+    )
+    progress.note(f"fidelity 1/2: {opts.sim_trials} simulated trials in study `{sim_paths.name}`")
+    sim_progress = SweepProgress(opts.sim_trials, progress.objective, progress.sign > 0, progress.console)
+    sim_progress.quiet = True
+    sim_study = run_sweep(sim_opts, sim_progress)
+    chosen = top_candidates(sim_study, opts.space, opts.top_k)
+    progress.note(f"fidelity 2/2: real trials of the {len(chosen)} best predictions and the baseline")
+    study = create_or_load(opts.space, opts.paths, opts.url)
+    already = {tuple(sorted(t.params.items())) for t in study.get_trials(deepcopy=False)}
+    for trial in chosen:
+        if tuple(sorted(trial.params.items())) not in already:
+            study.enqueue_trial(trial.params, user_attrs={"predicted_by": trial.number})
+    real_opts = dataclasses.replace(opts, fidelity=(), n_trials=len(chosen) + 1)
+    study = run_sweep(real_opts, progress)
+    study.set_user_attr("sim_study", sim_paths.name)
+    return study
+
+
+def predictions(study: optuna.Study, sim_study: optuna.Study) -> list[dict[str, Any]]:
+    """Real trials beside the simulated trial with the same params: predicted vs measured."""
+    by_params = {
+        tuple(sorted(t.params.items())): t for t in sim_study.get_trials(deepcopy=False) if t.user_attrs.get("outcome")
+    }
+    rows = []
+    for t in study.get_trials(deepcopy=False):
+        sim = by_params.get(tuple(sorted(t.params.items())))
+        if sim is None or t.user_attrs.get("outcome") not in ("complete", "infeasible"):
+            continue
+        measured = (t.user_attrs.get("key_metrics") or {}).get("throughput", math.nan)
+        predicted = (sim.user_attrs.get("key_metrics") or {}).get("throughput", math.nan)
+        step_m = (t.user_attrs.get("key_metrics") or {}).get("step_s", math.nan)
+        step_p = (sim.user_attrs.get("key_metrics") or {}).get("step_s", math.nan)
+        rows.append(
+            {
+                "trial": t.number,
+                "sim_trial": sim.number,
+                "baseline": bool(t.user_attrs.get("baseline")),
+                "throughput_predicted": predicted,
+                "throughput_measured": measured,
+                "step_s_predicted": step_p,
+                "step_s_measured": step_m,
+                "step_error": abs(step_p - step_m) / step_m if step_m else math.nan,
+            }
+        )
+    return rows
