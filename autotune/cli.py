@@ -348,6 +348,47 @@ def _export(paths: StudyPaths, storage: str | None, output: Path, check: bool) -
         console.print(f"[green]verl accepts it[/]: {count} overrides compose with verl's ppo_trainer config")
 
 
+@app.command()
+def calibrate(
+    study: StudyArg,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Where to write the fitted weights (default: runs/<study>/calibration.json)."
+        ),
+    ] = None,
+    holdout: Annotated[
+        float, typer.Option(min=0.0, max=0.9, help="Share of trials held back to measure the prediction error.")
+    ] = 0.0,
+    runs_dir: RunsDirOpt = Path("runs"),
+    storage: StorageOpt = None,
+) -> None:
+    """Fit the cost model to a study's measured trials; later sweeps use it with --calibration FILE."""
+    import json as _json
+
+    from autotune.sim.calibrate import calibrate_study
+
+    paths = StudyPaths(runs_dir, study)
+    space = _study_space(paths)
+    try:
+        result = calibrate_study(
+            paths, _load(paths, storage), space, get_adapter(space.trainer, space.command), holdout
+        )
+    except ValueError as exc:
+        err.print(f"[red]{exc}[/]")
+        raise typer.Exit(1) from None
+    out = output or paths.root / "calibration.json"
+    out.write_text(_json.dumps(result, indent=2, default=str))
+    console.print(
+        f"fitted on {len(result['trials'])} trials: median step-time error {result['fit_error_median']:.1%} (in sample)"
+    )
+    if "holdout_error_median" in result:
+        console.print(
+            f"held back {len(result['holdout_trials'])} trials: median step-time error {result['holdout_error_median']:.1%}"
+        )
+    console.print(f"wrote {out}; use it with: autotune run --space ... --backend sim --calibration {out}")
+
+
 def main() -> None:
     try:
         app()

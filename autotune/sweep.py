@@ -137,6 +137,7 @@ def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.St
         if tuple(sorted(trial.params.items())) not in already:
             study.enqueue_trial(trial.params, user_attrs={"predicted_by": trial.number})
     real_opts = dataclasses.replace(opts, fidelity=(), n_trials=len(chosen) + 1)
+    progress.total = real_opts.n_trials
     study = run_sweep(real_opts, progress)
     study.set_user_attr("sim_study", sim_paths.name)
     return study

@@ -65,7 +65,7 @@ def dist_world1():
     distributed.shutdown()
 
 
-SHARED_STUDY_MODULES = ("test_sweep", "test_report", "test_notebook")
+SHARED_STUDY_MODULES = ("test_sweep", "test_report", "test_notebook", "test_sim")
 """Modules that share the session-scoped `small_study`: run them on one xdist worker, so it is built once."""
 
 

@@ -31,6 +31,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         trials=trials,
         exported=data.exported_yaml(study, paths, space),
         provenance=data.provenance(study, space),
+        predicted=data.predicted_vs_measured(study, paths),
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"

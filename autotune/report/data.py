@@ -313,3 +313,18 @@ def provenance(study: optuna.Study, space: Space, backend: str = "optuna") -> di
 def _is_number(value: Any) -> bool:
     """A real number (not None/NaN): pandas turns missing `duplicate_of` into NaN."""
     return isinstance(value, (int, float)) and not (isinstance(value, float) and math.isnan(value))
+
+
+def predicted_vs_measured(study: optuna.Study, paths: StudyPaths) -> pd.DataFrame:
+    """After `--fidelity sim,real`: each real trial beside its simulated twin (empty otherwise)."""
+    from autotune.study import load_study
+    from autotune.sweep import predictions
+
+    name = study.user_attrs.get("sim_study")
+    if not name:
+        return pd.DataFrame()
+    try:
+        sim = load_study(StudyPaths(paths.runs_dir, name))
+    except Exception:  # the simulated study was moved away: nothing to compare
+        return pd.DataFrame()
+    return pd.DataFrame(predictions(study, sim))

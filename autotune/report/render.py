@@ -318,6 +318,28 @@ def failures_section(page: Page, frame: pd.DataFrame) -> None:
     page.section("failures", "Failures by reason", page.figure(fig, 300) + _table(frame))
 
 
+def prediction_section(page: Page, frame: pd.DataFrame) -> None:
+    if frame.empty:
+        return
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=frame["step_s_predicted"],
+            y=frame["step_s_measured"],
+            mode="markers+text",
+            text=[f"#{n}" for n in frame["trial"]],
+            textposition="top center",
+            name="trials",
+        )
+    )
+    top = float(max(frame["step_s_predicted"].max(), frame["step_s_measured"].max()))
+    fig.add_trace(go.Scatter(x=[0, top], y=[0, top], mode="lines", name="exact", line={"dash": "dot", "color": "#999"}))
+    fig.update_layout(xaxis_title="predicted seconds per step", yaxis_title="measured seconds per step")
+    median = float(frame["step_error"].median())
+    note = f'<p class="note">The cost model ranked the space; these configurations then ran for real. Median step-time error {median:.1%}.</p>'
+    page.section("prediction", "Predicted vs measured (multi-fidelity)", note + page.figure(fig, 360) + _table(frame))
+
+
 def render(
     title: str,
     subtitle: str,
@@ -334,9 +356,11 @@ def render(
     trials: pd.DataFrame,
     exported: str,
     provenance: dict[str, str],
+    predicted: pd.DataFrame | None = None,
 ) -> str:
     page = Page()
     summary_section(page, summary)
+    prediction_section(page, predicted if predicted is not None else pd.DataFrame())
     history_section(page, history, summary.objective)
     pareto_section(page, pareto)
     parallel_section(page, parameters, summary.objective)

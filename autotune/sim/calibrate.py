@@ -56,15 +56,19 @@ def _peak_from_header(trial_dir: Path) -> float | None:
 
 
 def samples(study: optuna.Study, space: Space, adapter: TrainerAdapter) -> list[Sample]:
-    """Measured trials (complete or infeasible: they ran every step) of a study, with their configs."""
+    """Measured trials of a study with their configs (pruned ones too, if they ran 3 steps past warm-up)."""
     defaults = adapter.defaults(space.base_config)
     out = []
     for t in study.get_trials(deepcopy=False):
         folder = t.user_attrs.get("dir")
-        if outcome(t) not in ("complete", "infeasible") or not folder or "duplicate_of" in t.user_attrs:
+        if outcome(t) not in ("complete", "infeasible", "pruned") or not folder or "duplicate_of" in t.user_attrs:
             continue
         trial_dir = Path(folder)
+        if not (trial_dir / "metrics.jsonl").exists():
+            continue
         rows = [json.loads(line) for line in (trial_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
+        if sum(1 for r in rows if r["step"] > space.trial.warmup_steps) < 3:
+            continue  # a pruned trial that stopped too early says little
         flat = {**defaults, **to_flat_dict(yaml.safe_load((trial_dir / "config.yaml").read_text()) or {})}
         env = dict(line.split("=", 1) for line in (trial_dir / "env").read_text().splitlines() if "=" in line)
         warm = space.trial.warmup_steps

@@ -14,6 +14,7 @@ rollout while the training state stays resident.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -154,18 +155,56 @@ def hybridflow_volume(model_bytes: float, t: int, p: int, d: int, tg: int, pg: i
 
 
 def reshard_bytes(w: Workload, shape: Shape, dtype_bytes: int = 2) -> float:
-    """Bytes a rank receives to build its rollout shard from FSDP shards (this project's engine).
+    """Bytes a rank receives (mean over ranks) to build its rollout shard from FSDP shards.
 
-    FSDP is data parallel in HybridFlow's terms (t = p = 1, d = W): naive gathers (W-1)/W·M; the
-    zero-redundancy path receives its TP shard of the split weights plus the replicated ones,
-    less what its own FSDP shard already holds (≈ 1/W of each).
+    FSDP is data parallel in HybridFlow's terms (t = p = 1, d = W): naive gathers (W-1)/W·M. The
+    zero-redundancy volume is what this project's engine actually moves: its own transfer plan
+    (trainer/rollout/reshard.py) evaluated on the model's parameter shapes.
     """
     model = shape.params * dtype_bytes
     if w.reshard_mode == "naive" or w.tp == 1:
         return model * (w.world - 1) / w.world
-    split = shape.tp_split_params * dtype_bytes
-    replicated = model - split
-    return max(0.0, split / w.tp + replicated - model / w.world)
+    return zero_redundancy_elements(shape, w.world, w.tp) * dtype_bytes
+
+
+def parameter_shapes(shape: Shape) -> dict[str, tuple[int, ...]]:
+    """The Hugging Face Qwen2/Llama parameter names and shapes of a model shape."""
+    h, d = shape.hidden, shape.head_dim
+    q, kv = shape.heads * d, shape.kv_heads * d
+    out: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (shape.vocab, h)}
+    for i in range(shape.layers):
+        p = f"model.layers.{i}."
+        out.update({
+            p + "self_attn.q_proj.weight": (q, h), p + "self_attn.q_proj.bias": (q,),
+            p + "self_attn.k_proj.weight": (kv, h), p + "self_attn.k_proj.bias": (kv,),
+            p + "self_attn.v_proj.weight": (kv, h), p + "self_attn.v_proj.bias": (kv,),
+            p + "self_attn.o_proj.weight": (h, q), p + "mlp.gate_proj.weight": (shape.intermediate, h),
+            p + "mlp.up_proj.weight": (shape.intermediate, h), p + "mlp.down_proj.weight": (h, shape.intermediate),
+            p + "input_layernorm.weight": (h,), p + "post_attention_layernorm.weight": (h,),
+        })  # fmt: skip
+    out["model.norm.weight"] = (h,)
+    if not shape.tied_embeddings:
+        out["lm_head.weight"] = (shape.vocab, h)
+    return out
+
+
+@functools.cache
+def zero_redundancy_elements(shape: Shape, world: int, tp: int) -> float:
+    """Mean over ranks of the elements a rank receives in the zero-redundancy reshard (the engine's plan)."""
+    import torch
+
+    from trainer.rollout.reshard import fsdp_rows, needed
+
+    total = 0.0
+    for name, dims in parameter_shapes(shape).items():
+        size = torch.Size(dims)
+        cell = math.prod(dims[2:]) if len(dims) > 2 else 1
+        for rank in range(world):
+            r0, r1, c0, c1 = needed(name, size, rank % tp, tp)
+            own0, own1 = fsdp_rows(dims[0], world, rank)
+            local_rows = max(0, min(r1, own1) - max(r0, own0))
+            total += ((r1 - r0) - local_rows) * (c1 - c0) * cell  # every needed piece a rank lacks arrives once
+    return total / world
 
 
 def reshard_features(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int = 2) -> dict[str, float]:

@@ -98,6 +98,17 @@ def test_zero_redundancy_reshard_keeps_rollout_memory_small(world2):
     assert all(r["weights_bytes"] == r["full_bytes"] for r in full_copy)
 
 
+def test_the_cost_model_predicts_the_bytes_the_engine_moves(world2, world4):
+    """autotune's cost model evaluates the engine's own transfer plan: the same bytes, per rank on average."""
+    from autotune.sim.terms import zero_redundancy_elements
+    from autotune.sim.workload import Shape
+
+    tiny = Shape(128, 256, 2, 4, 2, 16, 32)
+    for ranks, world in ((world2["2:zero_redundancy:greedy:free"], 2), (world4["2:zero_redundancy:greedy:free"], 4)):
+        measured = sum(r["received_bytes"] for r in ranks) / len(ranks)
+        assert measured == pytest.approx(zero_redundancy_elements(tiny, world, 2) * 4, rel=1e-6)
+
+
 def test_free_cache_engine_controls_whether_weights_survive_exit(world2):
     assert not any(r["kept_weights"] for r in world2["2:zero_redundancy:greedy:free"])
     assert all(r["kept_weights"] for r in world2["2:zero_redundancy:sample:keep"])
