@@ -67,7 +67,8 @@ def samples(study: optuna.Study, space: Space, adapter: TrainerAdapter) -> list[
         if not (trial_dir / "metrics.jsonl").exists():
             continue
         rows = [json.loads(line) for line in (trial_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
-        if sum(1 for r in rows if r["step"] > space.trial.warmup_steps) < 3:
+        enough = min(3, space.trial.steps - space.trial.warmup_steps)
+        if sum(1 for r in rows if r["step"] > space.trial.warmup_steps) < enough:
             continue  # a pruned trial that stopped too early says little
         flat = {**defaults, **to_flat_dict(yaml.safe_load((trial_dir / "config.yaml").read_text()) or {})}
         env = dict(line.split("=", 1) for line in (trial_dir / "env").read_text().splitlines() if "=" in line)

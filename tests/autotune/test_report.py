@@ -42,7 +42,7 @@ trials: 7
 """
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def mixed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("mixed")
     path = tmp / "mixed.yaml"

@@ -190,3 +190,18 @@ def test_killing_one_rank_ends_the_job_within_seconds(tmp_path):
     assert proc.returncode != 0
     assert elapsed < 15
     assert "trainer: FAILED peer_lost rank=0" in stderr
+
+
+def test_a_local_checkpoint_loads_offline(tmp_path):
+    """actor_rollout_ref.model.path: a local Hugging Face folder, read without any network."""
+    from trainer.config.loader import load_config
+    from trainer.model import build_policy
+
+    build_policy(load_config(), seed=5).save_pretrained(tmp_path / "ckpt")
+    run = run_trainer(tmp_path, "trainer.total_training_steps=2", f"actor_rollout_ref.model.path={tmp_path / 'ckpt'}")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert len(run.metrics) == 2
+    missing = run_trainer(
+        tmp_path, "trainer.total_training_steps=1", f"actor_rollout_ref.model.path={tmp_path / 'nope'}"
+    )
+    assert missing.returncode == 2 and "cannot read" in missing.stderr

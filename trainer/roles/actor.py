@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import torch
 from torch import nn
 
 from trainer import algos, batching, packing
@@ -14,17 +13,13 @@ from trainer.failures import inject
 from trainer.roles.common import (
     Runtime,
     accumulate,
+    adamw,
     clip_and_step,
-    forward_pass,
+    log_prob_pass,
     micro_logits,
     shard,
     token_means,
 )
-
-
-def log_prob_spec(dynamic: bool | None, micro: int | None, budget: int | None) -> batching.PassSpec:
-    assert dynamic is not None and budget is not None, "Config resolves log-prob interpolations"
-    return batching.PassSpec(dynamic=dynamic, micro_batch_size=micro, token_budget=budget)
 
 
 class Actor:
@@ -33,33 +28,22 @@ class Actor:
         self.cfg = config.actor_rollout_ref.actor
         self.rt = rt
         self.model = shard(model, rt, self.cfg.fsdp_config, trainable=True)
-        optim = self.cfg.optim
-        self.optimizer = torch.optim.AdamW(
-            self.model.parameters(),
-            lr=optim.lr,
-            betas=(optim.betas[0], optim.betas[1]),
-            weight_decay=optim.weight_decay,
-        )
+        self.optimizer = adamw(self.model, self.cfg.optim)
         self.temperature = config.actor_rollout_ref.rollout.temperature
         self.remove_padding = config.actor_rollout_ref.model.use_remove_padding
         self.need_full = "full" in (self.cfg.kl_loss_type, config.algorithm.kl_penalty)
 
     def compute_log_prob(self, batch: StepBatch) -> None:
         """Old log-probs π_old(token) of every response (verl's `old_log_prob` phase)."""
-        r = self.config.actor_rollout_ref.rollout
-        spec = log_prob_spec(
-            r.log_prob_use_dynamic_bsz, r.log_prob_micro_batch_size_per_gpu, r.log_prob_max_token_len_per_gpu
+        batch.old_logp, batch.old_logp_full = log_prob_pass(
+            self.model,
+            batch,
+            self.rt,
+            self.config.actor_rollout_ref.rollout,
+            self.temperature,
+            self.remove_padding,
+            self.need_full,
         )
-        vocab = int(self.model.config.vocab_size)  # type: ignore[union-attr,arg-type]
-
-        def run(mb: packing.MicroBatch) -> list[torch.Tensor]:
-            logp, full = packing.token_logprobs(micro_logits(self.model, mb), mb.response_ids_NR, self.temperature)
-            return [logp, full] if self.need_full else [logp]
-
-        widths: list[tuple[int, ...]] = [(), (vocab,)] if self.need_full else [()]
-        outs = forward_pass(batch, self.rt, spec, self.remove_padding, run, widths, "gather")
-        batch.old_logp = outs[0]
-        batch.old_logp_full = outs[1] if self.need_full else None
 
     def update(self, batch: StepBatch, step: int) -> dict[str, float]:
         """PPO epochs over global mini-batches; returns token-weighted means over the whole update."""

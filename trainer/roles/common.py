@@ -21,7 +21,7 @@ from torch.distributed.fsdp import (
 
 from trainer import batching, packing
 from trainer.batch import StepBatch
-from trainer.config.schema import FSDPConfig
+from trainer.config.schema import FSDPConfig, LogProbConfig, OptimConfig
 from trainer.distributed import CommMeter, DistEnv, fsdp_comm_hooks
 from trainer.model import decoder_blocks
 
@@ -193,3 +193,37 @@ def token_means(sums: dict[str, float], rt: Runtime, prefix: str) -> dict[str, f
     merged = dict(zip(keys, totals.tolist(), strict=True))
     tokens = merged.pop("tokens")
     return {f"{prefix}/{k}": v / tokens for k, v in merged.items()}
+
+
+def adamw(model: nn.Module, cfg: OptimConfig) -> torch.optim.Optimizer:
+    """AdamW over a sharded model, from a role's `optim` section."""
+    return torch.optim.AdamW(
+        model.parameters(), lr=cfg.lr, betas=(cfg.betas[0], cfg.betas[1]), weight_decay=cfg.weight_decay
+    )
+
+
+def log_prob_pass(
+    model: nn.Module,
+    batch: StepBatch,
+    rt: Runtime,
+    section: LogProbConfig,
+    temperature: float,
+    remove_padding: bool,
+    need_full: bool,
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """Log-probs of every response under `model` (and the full distributions when a `full` KL needs them).
+
+    `section` is the pass's micro-batching (the reference's or the rollout's log-prob settings).
+    """
+    dynamic, budget = section.log_prob_use_dynamic_bsz, section.log_prob_max_token_len_per_gpu
+    assert dynamic is not None and budget is not None, "Config resolves the log-prob interpolations"
+    spec = batching.PassSpec(dynamic, section.log_prob_micro_batch_size_per_gpu, budget)
+    vocab = int(model.config.vocab_size)  # type: ignore[union-attr,arg-type]
+
+    def run(mb: packing.MicroBatch) -> list[torch.Tensor]:
+        logp, full = packing.token_logprobs(micro_logits(model, mb), mb.response_ids_NR, temperature)
+        return [logp, full] if need_full else [logp]
+
+    widths: list[tuple[int, ...]] = [(), (vocab,)] if need_full else [()]
+    outs = forward_pass(batch, rt, spec, remove_padding, run, widths, "gather")
+    return outs[0], outs[1] if need_full else None

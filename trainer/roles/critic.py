@@ -10,7 +10,7 @@ from trainer import algos, batching, packing
 from trainer.batch import StepBatch
 from trainer.config.schema import Config
 from trainer.model import Critic as CriticModel
-from trainer.roles.common import Runtime, accumulate, clip_and_step, forward_pass, shard, token_means
+from trainer.roles.common import Runtime, accumulate, adamw, clip_and_step, forward_pass, shard, token_means
 
 
 class Critic:
@@ -19,13 +19,7 @@ class Critic:
         self.cfg = config.critic
         self.rt = rt
         self.model = shard(model, rt, config.actor_rollout_ref.actor.fsdp_config, trainable=True)
-        optim = self.cfg.optim
-        self.optimizer = torch.optim.AdamW(
-            self.model.parameters(),
-            lr=optim.lr,
-            betas=(optim.betas[0], optim.betas[1]),
-            weight_decay=optim.weight_decay,
-        )
+        self.optimizer = adamw(self.model, self.cfg.optim)
         self.remove_padding = config.actor_rollout_ref.model.use_remove_padding
 
     def _values(self, mb: packing.MicroBatch) -> torch.Tensor:
