@@ -52,3 +52,4 @@ clean:
 bench: venv
 	$(VENV)/bin/python benchmarks/rollout_tp.py
 	$(VENV)/bin/python benchmarks/sweep_speedup.py
+	$(VENV)/bin/python benchmarks/sim_calibration.py

@@ -204,7 +204,10 @@ def load_space(
             adapter = get_adapter(trainer_name, command)
         except ValueError as exc:
             raise SpaceError([f"{r.at('trainer')}: {exc}"]) from None
-    keys = adapter.keys()
+    try:
+        keys = adapter.keys()
+    except RuntimeError as exc:  # e.g. the verl trainer without verl installed
+        raise SpaceError([f"{r.at('trainer')}: {exc}"]) from None
 
     base_tree = r.mapping(top.get("base"), "base")
     base_flat = flatten(base_tree, {k[1:]: v for k, v in where.items() if k[:1] == ("base",)}, str(path))
