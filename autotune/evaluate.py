@@ -7,7 +7,6 @@ Backend-independent: the Optuna loop, the Ray Tune trainable and the confirmatio
 from __future__ import annotations
 
 import json
-import os
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -171,7 +170,3 @@ def _shell_line(argv: list[str], env: dict[str, str]) -> str:
 
     prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items()))
     return f"{prefix} {shlex.join(argv)}".strip()
-
-
-def cpu_count() -> int:
-    return os.cpu_count() or 1

@@ -8,7 +8,6 @@ so a headless browser can check the page (tests/autotune/test_report.py).
 from __future__ import annotations
 
 import html
-import json
 import math
 import time
 from typing import Any
@@ -380,11 +379,3 @@ def render(
     page.section("provenance", "Provenance", _table(prov, sortable=False))
     stamp = time.strftime("%Y-%m-%d %H:%M:%S")
     return page.html(title, f"{subtitle} · generated {stamp}")
-
-
-def figure_count_json(html_text: str) -> int:
-    """How many plots a rendered page holds (for tests)."""
-    return html_text.count('class="plot"')
-
-
-__all__ = ["figure_count_json", "json", "render"]

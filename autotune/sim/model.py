@@ -16,7 +16,6 @@ Default weights, and why:
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,7 +172,3 @@ def load_calibration(path: str | Path) -> dict[str, Any]:
     if "weights" not in data:
         raise ValueError(f"{path}: not an autotune calibration (no `weights`)")
     return data
-
-
-def finite(value: float) -> float:
-    return value if math.isfinite(value) else 0.0

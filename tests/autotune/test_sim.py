@@ -182,7 +182,7 @@ def test_sim_sweep_of_the_8gpu_space_predicts_ooms_and_exports(tmp_path):
         "--backend",
         "sim",
         "--trials",
-        "60",
+        "30",
         "--runs-dir",
         str(tmp_path / "runs"),
         "--report-dir",
