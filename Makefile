@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: venv demo test test-slow lint typecheck unit browser bench clean
+.PHONY: venv demo test test-slow lint typecheck unit browser postgres bench clean
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo)
 
 $(VENV)/.installed: pyproject.toml
@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install --upgrade pip
 	# torch first and pinned, so nothing below pulls a multi-GB CUDA build
 	$(PIP) install torch==$(TORCH_VERSION)
-	$(PIP) install -e '.[dev,verl]'
+	$(PIP) install -e '.[dev,verl,postgres]'
 	touch $@
 
 venv: $(VENV)/.installed
@@ -41,7 +41,13 @@ browser:
 	  ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null) || \
 	  (echo "could not install Chromium: install the Debian package 'chromium' for the report test" && exit 1)
 
-test: lint typecheck browser unit
+# `--storage postgresql://` is tested against a real server (Debian package `postgresql`)
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+	  ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq postgresql >/dev/null) || \
+	  (echo "could not install PostgreSQL: install the Debian package 'postgresql' for the storage test" && exit 1)
+
+test: lint typecheck browser postgres unit
 
 test-slow: venv
 	$(VENV)/bin/pytest -q -m slow -p no:xdist

@@ -9,12 +9,13 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from autotune.adapters import device_kind, get_adapter
 from autotune.space.loader import SpaceError, load_space
 from autotune.space.schema import Space
-from autotune.study import StudyNotFound, StudyPaths, load_study
+from autotune.study import StorageError, StudyNameError, StudyNotFound, StudyPaths, load_study
 
 app = typer.Typer(
     help="Tune a verl KL-PPO job: sweep a search space with short real trials, read the result, export the winner.",
@@ -50,7 +51,7 @@ def _space_or_exit(space: str, trainer: str | None = None) -> Space:
     except SpaceError as exc:
         err.print(f"[red]invalid search space[/] ({len(exc.problems)} problem{'s' if len(exc.problems) > 1 else ''}):")
         for problem in exc.problems:
-            err.print(f"  {problem}")
+            err.print(f"  {escape(problem)}")
         raise typer.Exit(2) from None
 
 
@@ -66,7 +67,7 @@ def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> None:
     """Check a search space without running anything (keys, ranges, metrics, constraints, baseline)."""
     parsed = _space_or_exit(space, trainer)
     for warning in parsed.warnings:
-        err.print(f"[yellow]warning[/] {warning}")
+        err.print(f"[yellow]warning[/] {escape(warning)}")
     tuned = ", ".join(p.name.rsplit(".", 1)[-1] for p in parsed.params)
     objectives = ", ".join(f"{o.direction} {o.metric} ({o.reducer})" for o in parsed.objectives)
     console.print(f"[green]ok[/] {parsed.path}: study `{parsed.name}`, trainer {parsed.trainer}")
@@ -166,7 +167,7 @@ def run(
         backend, levels = "sim", ()
     parsed = _space_or_exit(space, trainer)
     for warning in parsed.warnings:
-        err.print(f"[yellow]warning[/] {warning}")
+        err.print(f"[yellow]warning[/] {escape(warning)}")
     if parsed.warnings and not freeze_inert and backend != "sim":
         err.print(
             "[yellow]  tuning these changes nothing here; pass --freeze-inert to fix them at their baseline values[/]"
@@ -174,6 +175,12 @@ def run(
     if freeze_inert:
         parsed = freeze(parsed, device_kind())
     paths = StudyPaths(runs_dir, study or parsed.name)
+    if storage is not None:
+        from autotune.study import open_storage
+
+        open_storage(storage)  # a bad URL fails here, before any folder is made
+    if backend != "sim":
+        _check_machine_or_exit(parsed, address)
     n_trials = trials or parsed.trials
     first = parsed.objectives[0]
     progress = SweepProgress(n_trials, first.metric, first.direction == "maximize", console)
@@ -197,7 +204,13 @@ def run(
         top_k=top_k or parsed.confirm.top_k, report_dir=reports, trainer_override=trainer, gpu=gpu, model=model,
         calibration=_calibration_or_exit(calibration), fidelity=levels, sim_trials=sim_trials, hooks=hooks,
     )  # fmt: skip
-    run_sweep(options, progress)
+    try:
+        run_sweep(options, progress)
+    except KeyboardInterrupt:  # the running trial's processes were killed on the way out
+        err.print(
+            f"\n[yellow]interrupted[/]; run the same command again to resume (finished trials are kept in {paths.root}/)"
+        )
+        raise typer.Exit(130) from None
     try:
         progress.note(f"report: {_write_report(paths, parsed, reports, storage)}")
     except Exception as exc:  # the sweep's results are safe in the storage; say so and go on
@@ -207,6 +220,29 @@ def run(
         _log_wandb_summary(logger, paths, storage, parsed)
     if export_to is not None:
         _export(paths, storage, export_to, check=False)
+
+
+def _check_machine_or_exit(space: Space, address: str | None) -> None:
+    """Local trials must fit this machine: a world of 64 ranks on 2 cores only thrashes."""
+    if address is not None or space.command:  # a cluster, or a launcher that submits elsewhere
+        return
+    import os
+
+    world, threads = space.trial.world_size, space.trial.threads_per_rank
+    if device_kind() == "cuda":
+        import torch
+
+        need, have, unit = world, torch.cuda.device_count(), "GPUs"
+        rule = f"`trial.world_size` {world} needs {world} GPUs"
+    else:
+        need, have, unit = world * threads, os.cpu_count() or 1, "cores"
+        rule = f"`trial.world_size` {world} × `trial.threads_per_rank` {threads} needs {need} cores"
+    if need > have:
+        err.print(
+            f"[red]{space.path}: {rule}; this machine has {have} {unit}.[/] Lower `trial.world_size`, predict "
+            "the space with --backend sim, or run it on a cluster with --backend ray --address HOST:6379"
+        )
+        raise typer.Exit(2)
 
 
 def _calibration_or_exit(path: Path | None) -> dict | None:  # type: ignore[type-arg]
@@ -242,7 +278,7 @@ def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: St
     frame = trials_frame(_load(StudyPaths(runs_dir, study), storage))
     table = Table(title=f"study {study}")
     objectives = [c for c in frame.columns if c.startswith("objective:")]
-    metrics = ("throughput", "step_s", "mfu", "comm_share", "kl", "memory_gb")
+    metrics = ("throughput", "step_s", "mfu", "comm_share", "kl", "memory_gb", "rss_gb")
     shown = [k for k in metrics if f"objective:perf/{k}" not in objectives]
     columns = ["number", "outcome", "reason", *objectives, *shown, "wall_s"]
     for col in columns:
@@ -291,8 +327,8 @@ def export_cmd(
 def _load(paths: StudyPaths, storage: str | None):  # type: ignore[no-untyped-def]
     try:
         return load_study(paths, storage)
-    except StudyNotFound as exc:
-        err.print(f"[red]{exc}[/]")
+    except (StudyNotFound, StorageError) as exc:
+        err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(2) from None
 
 
@@ -329,7 +365,7 @@ def _export(paths: StudyPaths, storage: str | None, output: Path, check: bool) -
             _load(paths, storage), paths, space, get_adapter(space.trainer, space.command), output
         )
     except ExportError as exc:
-        err.print(f"[red]{exc}[/]")
+        err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(1) from None
     console.print(f"wrote {yaml_path} and {overrides_path} (trial #{winner.number}, {winner.source})")
     if check:
@@ -375,7 +411,7 @@ def calibrate(
             paths, _load(paths, storage), space, get_adapter(space.trainer, space.command), holdout
         )
     except ValueError as exc:
-        err.print(f"[red]{exc}[/]")
+        err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(1) from None
     out = output or paths.root / "calibration.json"
     out.write_text(_json.dumps(result, indent=2, default=str))
@@ -390,11 +426,12 @@ def calibrate(
 
 
 def main() -> None:
+    """The entry point: bad study names and storage URLs end in one line and exit 2, not a traceback."""
     try:
         app()
-    except KeyboardInterrupt:
-        err.print("interrupted; run the same command again to resume")
-        sys.exit(130)
+    except (StorageError, StudyNameError) as exc:
+        err.print(f"[red]{escape(str(exc))}[/]")
+        sys.exit(2)
 
 
 def _write_report(paths: StudyPaths, space: Space, out_dir: Path, storage: str | None) -> Path:
@@ -450,6 +487,52 @@ def report(
             console.print(f"screenshot: {result.screenshot}")
         if not result.ok:
             raise typer.Exit(1)
+
+
+@app.command("explain")
+def explain_cmd(
+    study: StudyArg,
+    repeats: Annotated[
+        int, typer.Option(min=1, help="Interleaved runs of every configuration per step (2 or more give a spread).")
+    ] = 2,
+    max_rounds: Annotated[
+        int | None,
+        typer.Option(min=1, help="Greedy rounds before the remaining knobs are applied together (default: no cap)."),
+    ] = None,
+    rerun: Annotated[
+        bool, typer.Option(help="Measure the path again even when runs/<study>/explain.json holds it.")
+    ] = False,
+    runs_dir: RunsDirOpt = Path("runs"),
+    storage: StorageOpt = None,
+) -> None:
+    """Which knobs made the winner faster: a greedy path from the baseline, one knob at a time, each step re-measured.
+
+    Each round tries every knob the winner still changes on top of the current configuration and
+    keeps the one that gains most; knobs equal to the baseline or inert here are not run.
+    """
+    from autotune.explain import ExplainError, ExplainOptions, explain, format_path, load_explain
+    from autotune.progress import SweepProgress
+
+    paths = StudyPaths(runs_dir, study)
+    space = _study_space(paths)
+    options = ExplainOptions(repeats=repeats, max_rounds=max_rounds)
+    result = load_explain(paths)
+    stale = result is None or (result.get("repeats"), result.get("max_rounds")) != (repeats, max_rounds)
+    if rerun or stale:
+        first = space.objectives[0]
+        progress = SweepProgress(0, first.metric, first.direction == "maximize", console)
+        try:
+            result = explain(
+                _load(paths, storage), space, get_adapter(space.trainer, space.command), paths, options, progress
+            )
+        except ExplainError as exc:
+            err.print(f"[red]{escape(str(exc))}[/]")
+            raise typer.Exit(1) from None
+    else:
+        console.print(f"(measured earlier: {paths.root / 'explain.json'}; --rerun measures it again)")
+    assert result is not None
+    for line in format_path(result):
+        console.print(line, markup=False)
 
 
 if __name__ == "__main__":

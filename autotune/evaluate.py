@@ -141,8 +141,10 @@ def evaluate(
             return _finish(Evaluation(result.state, result.reason, result.detail, config, trial_dir, partial, runs))
     scores = [score(space, r.rows, baseline_limits, is_baseline) for r in runs]
     merged = _average(scores)
+    run_notes = [r.detail for r in runs if r.detail]  # e.g. an abort in teardown after every step
+    merged.notes.extend(n for n in run_notes if n not in merged.notes)
     if merged.feasible:
-        return _finish(Evaluation("complete", None, "", config, trial_dir, merged, runs))
+        return _finish(Evaluation("complete", None, "; ".join(run_notes), config, trial_dir, merged, runs))
     violated = ", ".join(f"{m}={merged.limits[m]:.4g}" for m in merged.violated())
     return _finish(Evaluation("infeasible", "limits", f"outside limits: {violated}", config, trial_dir, merged, runs))
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from autotune.adapters.base import Launch, TrainerAdapter
+from autotune.adapters.base import Launch, TrainerAdapter, crash_detail
 
 RunState = Literal["complete", "pruned", "failed"]
 Monitor = Callable[[int, dict[str, Any]], "str | None"]
@@ -191,7 +191,14 @@ def run_trial_process(
     if proc.returncode == 0 and len(rows) >= expected_steps:
         return RunResult("complete", None, "", 0, rows, wall, first_step_s)
     stdout_tail = "\n".join((trial_dir / "stdout.log").read_text(errors="replace").splitlines()[-200:])
-    stderr = (trial_dir / "stderr.log").read_text(errors="replace") + "\n" + stdout_tail
+    # stdout first: the cause of a crash is usually the last thing on stderr, not the last step line
+    output = stdout_tail + "\n" + (trial_dir / "stderr.log").read_text(errors="replace")
+    if len(rows) >= expected_steps and proc.returncode != 0 and not adapter.failure_reported(output):
+        note = (
+            f"all {expected_steps} steps logged, then exit code {proc.returncode} in teardown "
+            f"({crash_detail(output, proc.returncode)}); recorded complete"
+        )
+        return RunResult("complete", None, note, proc.returncode, rows, wall, first_step_s)
     if proc.returncode == 0:
         return RunResult(
             "failed",
@@ -202,5 +209,5 @@ def run_trial_process(
             wall,
             first_step_s,
         )
-    reason, detail = adapter.failure(proc.returncode, stderr)
+    reason, detail = adapter.failure(proc.returncode, output)
     return RunResult("failed", reason, detail, proc.returncode, rows, wall, first_step_s)

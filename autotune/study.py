@@ -27,6 +27,8 @@ from optuna.exceptions import ExperimentalWarning
 from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
 from optuna.trial import FrozenTrial, TrialState
 
+from autotune.names import study_name_problem
+
 # Heartbeats and retries are what make a killed controller resumable; Optuna flags them experimental
 # and assumes study.optimize(), while this package drives ask/tell and records heartbeats itself.
 warnings.filterwarnings("ignore", category=ExperimentalWarning)
@@ -34,15 +36,27 @@ warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to b
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 OUTCOMES = ("complete", "infeasible", "pruned", "failed")
-FAILURE_REASONS = ("oom", "timeout", "hang", "crash", "nan", "invalid")
 HEARTBEAT_S = 5
 GRACE_S = 30
+
+
+class StudyNameError(ValueError):
+    """A study name that would not be one folder inside the runs folder."""
+
+
+class StorageError(ValueError):
+    """A `--storage` URL that Optuna cannot open: the message says why and how to fix it."""
 
 
 @dataclass(frozen=True)
 class StudyPaths:
     runs_dir: Path
     name: str
+
+    def __post_init__(self) -> None:
+        trouble = study_name_problem(self.name)
+        if trouble:
+            raise StudyNameError(trouble)
 
     @property
     def root(self) -> Path:
@@ -84,17 +98,49 @@ def storage_url(paths: StudyPaths, override: str | None) -> str:
 
 
 def open_storage(url: str) -> RDBStorage:
-    """An RDB storage with heartbeats: a trial whose worker died is failed, and retried once."""
+    """An RDB storage with heartbeats: a trial whose worker died is failed, and retried once.
+
+    Raises StorageError (never a driver's traceback) for a URL that cannot be opened.
+    """
     kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
         kwargs["engine_kwargs"] = {"connect_args": {"timeout": 60}}
-    return RDBStorage(
-        url,
-        heartbeat_interval=HEARTBEAT_S,
-        grace_period=GRACE_S,
-        heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=1),
-        **kwargs,
-    )
+    try:
+        return RDBStorage(
+            url,
+            heartbeat_interval=HEARTBEAT_S,
+            grace_period=GRACE_S,
+            heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=1),
+            **kwargs,
+        )
+    except Exception as exc:  # sqlalchemy and driver errors of every kind: say which and how to fix
+        raise StorageError(storage_problem(url, exc)) from None
+
+
+_EXAMPLES = "sqlite:///runs/my.db, postgresql://USER:PASSWORD@HOST/DB, mysql+pymysql://USER:PASSWORD@HOST/DB"
+
+
+def storage_problem(url: str, exc: BaseException) -> str:
+    shown = _redact(url)
+    if isinstance(exc, ModuleNotFoundError) or "Failed to import DB access module" in str(exc):
+        missing = exc if isinstance(exc, ModuleNotFoundError) else exc.__cause__
+        module = getattr(missing, "name", None) or "?"
+        extra = " (pip install 'autotune[postgres]')" if url.startswith("postgres") else ""
+        return f"--storage {shown}: its database driver `{module}` is not installed{extra}"
+    name = type(exc).__name__
+    if name in ("ArgumentError", "NoSuchModuleError"):
+        return f"--storage {shown}: not a database URL Optuna can use; give one like {_EXAMPLES}"
+    cause = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+    if url.startswith("sqlite"):
+        return f"--storage {shown}: cannot open the SQLite file ({cause}); check that its folder exists and is writable"
+    return f"--storage {shown}: cannot connect ({cause}); check the host, port, user, password and database name"
+
+
+def _redact(url: str) -> str:
+    """The URL without its password (error messages end up in logs)."""
+    import re
+
+    return re.sub(r"(//[^:/@]+:)[^@/]*@", r"\1***@", url)
 
 
 class StudyNotFound(LookupError):

@@ -1,8 +1,10 @@
 """The trainer adapter contract: turn a trial config into a command line, say which keys act here,
-and read failures back (DESIGN.md, contract 4)."""
+and read failures back."""
 
 from __future__ import annotations
 
+import re
+import signal
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +74,12 @@ class TrainerAdapter(ABC):
     def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
         """(reason, detail) of a failed run: oom, nan, crash, invalid."""
 
+    def failure_reported(self, output: str) -> bool:
+        """Whether the run's output holds the trainer's own report of a failure (an error line it
+        prints when it fails). A run that logged every step and reported no failure but exited
+        non-zero died in teardown: the runner records it complete, with a note."""
+        return False
+
     def quick_check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
         """A cheaper `check` for many variations of an already checked config (default: the full one)."""
         self.check(base_config, flat, world)
@@ -97,3 +105,34 @@ def device_kind() -> DeviceKind:
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+_CAUSES = (
+    re.compile(r"terminate called[^\n]*"),
+    re.compile(r"Fatal Python error:[^\n]*"),
+    re.compile(r"Signal \d+ \(SIG\w+\) received[^\n]*"),
+    re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Interrupt)\b:?[^\n]*", re.M),
+    re.compile(r"exitcode\s*:\s*-?\d+[^\n]*"),
+)
+"""Lines that say why a process died, most telling first (C++ abort, interpreter abort, torchrun's
+signal report, the last exception of a traceback, torchrun's exit code)."""
+
+
+def crash_detail(output: str, exit_code: int | None) -> str:
+    """The real cause of a crash from its output: never the last metrics line the run printed."""
+    for pattern in _CAUSES:
+        found = pattern.findall(output)
+        if found:
+            cause = found[-1].strip()
+            break
+    else:
+        lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not set(ln.strip()) <= set("=-*_ ")]
+        lines = [ln for ln in lines if not ln.startswith("step:")]
+        cause = lines[-1] if lines else ""
+    if exit_code is not None and exit_code < 0:
+        try:
+            name = signal.Signals(-exit_code).name
+        except ValueError:
+            name = f"signal {-exit_code}"
+        return f"killed by {name}" + (f": {cause}" if cause else "")
+    return (cause or f"exit code {exit_code}")[:300]

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter
+from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter, crash_detail
 from trainer.config.loader import ConfigError, build, collect, is_builtin_only, raw_defaults, schema_keys
 from trainer.config.yaml_lines import Located
 from trainer.metric_names import METRIC_NAMES, METRIC_PREFIXES, REASON_PREFIX
@@ -86,8 +86,10 @@ class BuiltinAdapter(TrainerAdapter):
             return reason, f"rank {rank}, step {step}: {detail.strip()}"
         if "OutOfMemoryError" in stderr or "out of memory" in stderr.lower():
             return "oom", "out of memory"
-        tail = [ln for ln in stderr.strip().splitlines() if ln.strip()][-1:] or [f"exit code {exit_code}"]
-        return "crash", tail[0][:300]
+        return "crash", crash_detail(stderr, exit_code)
+
+    def failure_reported(self, output: str) -> bool:
+        return bool(_REASON_LINE.search(output)) or "trainer: config error:" in output
 
     def exportable(self, key: str) -> bool:
         return not is_builtin_only(key)

@@ -24,7 +24,7 @@ import socket
 import statistics
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import optuna
@@ -212,7 +212,7 @@ class OptunaSweep:
             return
         self.progress.started(done, trial.number, params, "baseline" if baseline else "")
         started = time.monotonic()
-        with Heartbeat(study, trial):
+        with Heartbeat(study, trial), failed_on_error(study, trial):
             evaluation = evaluate(
                 self.space,
                 self.adapter,
@@ -289,6 +289,21 @@ class OptunaSweep:
 
     def _set_constraints(self, trial: Trial, violations: dict[str, float], failure: str | None) -> None:
         set_constraints(trial, self.space, violations, failure)
+
+
+@contextlib.contextmanager
+def failed_on_error(study: optuna.Study, trial: Trial) -> Iterator[None]:
+    """An error in the controller itself fails the trial before it propagates: a trial left
+    RUNNING would make every rerun retry the same configuration and hit the same error. (Ctrl-C
+    leaves it to the interrupted-trial recovery, which retries it.)"""
+    try:
+        yield
+    except Exception as exc:
+        trial.set_user_attr("outcome", "failed")
+        trial.set_user_attr("reason", "error")
+        trial.set_user_attr("detail", f"controller error: {type(exc).__name__}: {exc}"[:500])
+        study.tell(trial, state=TrialState.FAIL)
+        raise
 
 
 def recover_interrupted(study: optuna.Study, note: Callable[[str], None]) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from autotune.adapters.base import DeviceKind, TrainerAdapter
+from autotune.names import env_name_problem, env_value_problem, study_name_problem
 from autotune.space import expr
 from autotune.space.schema import (
     METRIC_ALIASES,
@@ -22,7 +23,7 @@ from autotune.space.schema import (
     Space,
     TrialSettings,
 )
-from trainer.config.loader import coerce, suggest_key
+from trainer.config.loader import ConfigError, coerce, resolve_preset, suggest_key
 from trainer.config.yaml_lines import YamlError, flatten, load_tree
 
 SPACE_DIR = Path(__file__).resolve().parents[2] / "search_spaces"
@@ -93,18 +94,14 @@ class _Reader:
                 kwargs[name] = coerce(item, tp) if tp is not Any else item
             except TypeError as exc:
                 self.error(self.at(key, name), f"`{key}.{name}` {exc}, got {item!r}")
-        for name in (
-            "steps",
-            "world_size",
-            "repeats",
-            "threads_per_rank",
-            "timeout_s",
-            "hang_timeout_s",
-            "top_k",
-        ):
-            if name in kwargs and kwargs[name] <= 0:
-                self.error(self.at(key, name), f"`{key}.{name}` must be > 0, got {kwargs[name]}")
-        return cls(**kwargs)
+        try:
+            return cls(**kwargs)
+        except ValueError as exc:  # the rules live on the dataclass; point at the setting they name
+            message = str(exc)
+            mentioned = [n for n in kwargs if f"`{key}.{n}`" in message]
+            named = min(mentioned, key=lambda n: message.index(f"`{key}.{n}`")) if mentioned else None
+            self.error(self.at(key, named) if named else self.at(key), message)
+            return cls()
 
 
 def _check_metric(r: _Reader, metric: Any, where: str, adapter: TrainerAdapter) -> str:
@@ -187,7 +184,7 @@ def load_space(
     except YamlError as exc:
         raise SpaceError([str(exc)]) from None
     r = _Reader(str(path), where)
-    top = r.mapping(tree, "")
+    top = _top(r, tree)
     for key in top:
         if key not in TOP_LEVEL:
             close = difflib.get_close_matches(key, TOP_LEVEL, n=1)
@@ -223,22 +220,22 @@ def load_space(
             base[key] = coerce(located.value, keys[key].type)
         except TypeError as exc:
             r.error(located.where, f"`{key}` {exc}, got {located.value!r}")
-    env = {str(k): str(v) for k, v in r.mapping(top.get("env"), "env").items()}
-    base_config = top.get("base_config", ["cpu_tiny"] if adapter.name == "builtin" else [])
-    if isinstance(base_config, str):
-        base_config = [base_config]
-    if adapter.name != "builtin":
-        base_config = []  # presets of the builtin trainer only
+    env = _env(r, top.get("env"))
+    base_config = _base_config(r, top.get("base_config"), adapter.name, path)
 
     trial = r.settings(TrialSettings, top.get("trial"), "trial")
-    if trial.warmup_steps >= trial.steps:
-        r.error(
-            r.at("trial", "warmup_steps"),
-            f"`trial.warmup_steps` ({trial.warmup_steps}) must be < `trial.steps` ({trial.steps})",
-        )
 
     params: list[Param] = []
-    for name, spec in r.mapping(top.get("params"), "params").items():
+    raw_params = r.mapping(top.get("params"), "params")
+    if not raw_params and not r.problems:
+        r.error(r.at("params"), "the space tunes nothing: add `params:` with at least one knob, e.g. "
+                "`actor_rollout_ref.actor.fsdp_config.reshard_after_forward: {type: bool}`")  # fmt: skip
+    for name, spec in raw_params.items():
+        if name.startswith("env."):
+            trouble = env_name_problem(name.removeprefix("env."))
+            if trouble:
+                r.error(r.at("params", name), f"param `{name}`: {trouble}")
+                continue
         if not name.startswith("env.") and "." in name and name not in keys:
             hint = suggest_key(name, keys)
             r.error(r.at("params", name), f"unknown key `{name}`" + (f"; did you mean `{hint}`?" if hint else ""))
@@ -349,7 +346,7 @@ def load_space(
 
     baseline = _baseline(r, top.get("baseline"), params, keys)
     space = Space(
-        name=str(top.get("name") or path.stem),
+        name=_name(r, top.get("name"), path),
         path=str(path),
         text=_with_trainer(path.read_text(), trainer),
         trainer=cast(Literal["builtin", "verl"], adapter.name),
@@ -366,7 +363,7 @@ def load_space(
         baseline=baseline,
         confirm=r.settings(ConfirmSettings, top.get("confirm"), "confirm"),
         sampler=r.settings(SamplerSettings, top.get("sampler"), "sampler"),
-        trials=int(top.get("trials", 20)),
+        trials=_trials(r, top.get("trials", 20)),
         command=list(command) if command else None,
         unmeasured=tuple(m for m in adapter.unmeasured_metrics() if any(lim.metric == m for lim in limits)),
     )
@@ -382,6 +379,71 @@ def load_space(
         if not active:
             space.warnings.append(f"{space.base_where.get(key) or _where_of(space, key)}: `{key}` is inert here: {why}")
     return space
+
+
+def _base_config(r: _Reader, raw: Any, trainer: str, path: Path) -> list[str]:
+    """The builtin trainer's presets (bare names, or files relative to the space file)."""
+    if trainer != "builtin":
+        return []  # presets of the builtin trainer only
+    names = ["cpu_tiny"] if raw is None else [raw] if isinstance(raw, str) else raw
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        r.error(
+            r.at("base_config"), f"`base_config` must be a preset name or a list of them (e.g. [cpu_tiny]), got {raw!r}"
+        )
+        return ["cpu_tiny"]
+    out = []
+    for name in names:
+        beside = path.parent / name
+        candidate = str(beside) if beside.is_file() else name
+        try:
+            resolve_preset(candidate)
+        except ConfigError as exc:
+            r.error(r.at("base_config"), f"`base_config`: {exc}")
+            continue
+        out.append(candidate)
+    return out
+
+
+def _top(r: _Reader, tree: Any) -> dict[str, Any]:
+    """The file's sections; a space is a non-empty mapping."""
+    if tree is None or tree == {}:
+        r.error(f"{r.path}:1", "the file is empty: a space needs at least `params:` (see search_spaces/fsdp3d.yaml)")
+        raise SpaceError(r.problems)
+    if not isinstance(tree, dict):
+        r.error(
+            f"{r.path}:1",
+            f"a search space is a mapping of sections (name, base, params, ...), got a {type(tree).__name__}; "
+            "see search_spaces/fsdp3d.yaml",
+        )
+        raise SpaceError(r.problems)
+    return tree
+
+
+def _name(r: _Reader, raw: Any, path: Path) -> str:
+    name = path.stem if raw is None else raw
+    trouble = study_name_problem(name)
+    if trouble:
+        r.error(r.at("name") if raw is not None else f"{path}:1", f"`name`: {trouble}")
+        return "invalid"
+    return str(name)
+
+
+def _trials(r: _Reader, raw: Any) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
+        r.error(r.at("trials"), f"`trials` must be a whole number >= 1 (finished trials per sweep), got {raw!r}")
+        return 1
+    return raw
+
+
+def _env(r: _Reader, raw: Any) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for name, value in r.mapping(raw, "env").items():
+        trouble = env_name_problem(name) or env_value_problem(str(name), value)
+        if trouble:
+            r.error(r.at("env", str(name)), f"env: {trouble}")
+            continue
+        env[name] = str(value).lower() if isinstance(value, bool) else str(value)
+    return env
 
 
 def _where_of(space: Space, key: str) -> str:
@@ -432,7 +494,11 @@ def _check_feasible_choices(r: _Reader, space: Space, adapter: TrainerAdapter) -
     from autotune.adapters.base import InvalidConfig
     from autotune.space.sampling import ConstraintViolation, check_constraints, holds, materialize
 
-    defaults = adapter.defaults(space.base_config)
+    try:
+        defaults = adapter.defaults(space.base_config)
+    except ConfigError as exc:  # a preset file with problems of its own
+        r.error(r.at("base_config"), f"`base_config`: {exc}")
+        return
     key_types = {k: info.type for k, info in adapter.keys().items()}
 
     def problem(params: dict[str, Any], quick: bool = True) -> str | None:

@@ -80,7 +80,16 @@ def materialize(
     for d in space.derived:
         if not holds(d.when, context):
             continue
-        number: float | int = expr.evaluate(d.term, context)
+        try:
+            number: float | int = expr.evaluate(d.term, context)
+        except expr.ExprError as exc:  # e.g. a conditional param used outside its condition
+            raise ConstraintViolation(
+                f"{d.where}: derived `{d.key}`: {exc}; give it a `when` under which every name it uses has a value"
+            ) from None
+        if not math.isfinite(number):
+            raise ConstraintViolation(
+                f"{d.where}: derived `{d.key}` is {number}: its terms overflow; narrow their ranges"
+            )
         if key_types.get(d.key) is int or (key_types.get(d.key) == int | None):
             number = math.floor(number + 0.5)
         flat[d.key] = number

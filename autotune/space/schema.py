@@ -14,8 +14,8 @@
     limits: [{metric, reducer, max | min | max_ratio_to_baseline, alarm_above | alarm_below}]
     baseline: {param: value}     # trial 0: verl's defaults for the tuned knobs
     confirm: {top_k, repeats}    # re-run the best and the baseline, interleaved
-    sampler: {seed, n_startup_trials}
-    trials: 24                   # default trial count
+    sampler: {seed, n_startup_trials, pruner_warmup_steps}
+    trials: 20                   # default trial count
 
 Every error names file:line, the rule, and the fix. Parsing lives in `loader.py`.
 """
@@ -29,8 +29,10 @@ ParamType = Literal["categorical", "int", "float", "bool"]
 Direction = Literal["maximize", "minimize"]
 Reducer = Literal["median", "mean", "min", "max", "last"]
 REDUCERS: tuple[Reducer, ...] = ("median", "mean", "min", "max", "last")
-METRIC_ALIASES = {"memory": ("perf/max_memory_allocated_gb", "perf/cpu_memory_used_gb")}
-"""`memory` is device memory on a GPU run, peak host RSS on a CPU run."""
+METRIC_ALIASES = {"memory": ("perf/max_memory_allocated_gb", "perf/tensor_memory_gb", "perf/cpu_memory_used_gb")}
+"""`memory`: device memory on a GPU run; on a CPU run the trainer's own tensor memory (params, grads,
+optimizer state, activations, rollout weights, KV cache), which responds to the knobs as device
+memory does; peak host RSS only for a trainer that logs neither."""
 
 
 @dataclass(frozen=True)
@@ -130,12 +132,29 @@ class TrialSettings:
     threads_per_rank: int = 1
     """OMP_NUM_THREADS of each rank, so a trial never oversubscribes the cores."""
 
+    def __post_init__(self) -> None:
+        for name in ("steps", "world_size", "repeats", "threads_per_rank", "timeout_s", "hang_timeout_s"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"`trial.{name}` must be > 0, got {getattr(self, name)}")
+        if self.startup_grace_s < 0:
+            raise ValueError(f"`trial.startup_grace_s` must be >= 0, got {self.startup_grace_s}")
+        if not 0 <= self.warmup_steps < self.steps:
+            raise ValueError(
+                f"`trial.warmup_steps` must be >= 0 and < `trial.steps` ({self.steps}), got {self.warmup_steps}"
+            )
+
 
 @dataclass(frozen=True)
 class ConfirmSettings:
     top_k: int = 2
     repeats: int = 0
     """Interleaved re-runs of the top-k and the baseline (0: no confirmation)."""
+
+    def __post_init__(self) -> None:
+        if self.top_k <= 0:
+            raise ValueError(f"`confirm.top_k` must be > 0, got {self.top_k}")
+        if self.repeats < 0:
+            raise ValueError(f"`confirm.repeats` must be >= 0 (0: no confirmation), got {self.repeats}")
 
 
 @dataclass(frozen=True)
@@ -145,6 +164,12 @@ class SamplerSettings:
     """Random trials before TPE models the space."""
     pruner_warmup_steps: int = 6
     """Steps a trial runs before the pruner may stop it."""
+
+    def __post_init__(self) -> None:
+        if self.n_startup_trials < 0:
+            raise ValueError(f"`sampler.n_startup_trials` must be >= 0, got {self.n_startup_trials}")
+        if self.pruner_warmup_steps < 0:
+            raise ValueError(f"`sampler.pruner_warmup_steps` must be >= 0, got {self.pruner_warmup_steps}")
 
 
 @dataclass
@@ -180,4 +205,9 @@ class Space:
         return keys + [d.key for d in self.derived if d.key not in keys]
 
     def param(self, name: str) -> Param:
-        return next(p for p in self.params if p.name == name)
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(
+            f"`{name}` is not a param of space `{self.name}` (params: {', '.join(p.name for p in self.params)})"
+        )

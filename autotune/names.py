@@ -1,0 +1,44 @@
+"""The names a user chooses that end up as paths or process environment: the rules and their checks.
+
+A study name becomes a folder under the runs and reports folders, so it is one plain path
+component (no separators, not `.` or `..`): a name can never write outside those folders. An
+environment variable name must be a portable POSIX name: anything else (`=`, NUL, spaces, shell
+metacharacters, dots) breaks `exec`, the shell line written beside each trial, or the dotted
+verl key it is exported under.
+"""
+
+from __future__ import annotations
+
+import re
+
+STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def study_name_problem(name: object) -> str | None:
+    """Why `name` cannot be a study name, or None when it can."""
+    if not isinstance(name, str) or not STUDY_NAME.fullmatch(name) or name in (".", ".."):
+        return (
+            f"study name {name!r} must be letters, digits, `.`, `_` or `-` (at most 128, starting with a "
+            "letter or digit), so it stays one folder inside the runs folder; e.g. `fsdp3d-try2`"
+        )
+    return None
+
+
+def env_name_problem(name: object) -> str | None:
+    """Why `name` cannot be an environment variable name, or None when it can."""
+    if not isinstance(name, str) or not ENV_NAME.fullmatch(name):
+        return (
+            f"environment variable name {name!r} must match [A-Za-z_][A-Za-z0-9_]* "
+            "(letters, digits and `_`, not starting with a digit), e.g. NCCL_PROTO"
+        )
+    return None
+
+
+def env_value_problem(name: str, value: object) -> str | None:
+    """Why `value` cannot be the value of environment variable `name`, or None when it can."""
+    if value is None or isinstance(value, (dict, list)):
+        return f'environment variable {name} must be a string or number, got {value!r}; write e.g. {name}: "1"'
+    if "\0" in str(value):
+        return f"environment variable {name} contains a NUL character, which no process environment can hold"
+    return None
