@@ -11,7 +11,10 @@ and `best.overrides` holds the same settings for a command line:
 Environment variables (NCCL, CUDA) travel the way verl passes them to its Ray workers:
 `ray_kwargs.ray_init.runtime_env.env_vars.NAME` (a key verl's schema does not declare, hence `+`).
 Keys that exist only in the builtin trainer (`builtin.*`, `trainer.metrics_file`) and the
-per-trial step count are not exported.
+per-trial step count are not exported. Environment values are always strings (Ray refuses
+anything else), quoted in the overrides so hydra does not read `16` as a number; paths starting
+with `~` are expanded (verl does not expand them). `check_export` composes both files with verl's
+config and runs verl's own `validate_config` on the result.
 """
 
 from __future__ import annotations
@@ -93,8 +96,11 @@ def export_settings(
     config = trial_config(space, adapter, params)
     keys = [*space.base, *(k for k in config.tuned if not k.startswith("env."))]
     flat = {k: config.flat[k] for k in dict.fromkeys(keys) if adapter.exportable(k) and k not in NOT_EXPORTED}
+    from autotune.verl_config import coerce_ints, expand_home
+
+    flat = {k: expand_home(v) for k, v in coerce_ints(flat).items()}
     for name, value in sorted(config.env.items()):
-        flat[ENV_PREFIX + name] = value
+        flat[ENV_PREFIX + name] = str(value)
     return flat
 
 
@@ -112,14 +118,27 @@ def _hydra_value(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else str(value)
     if isinstance(value, list):
         return "[" + ",".join(_hydra_value(v) for v in value) + "]"
     text = str(value)
-    if re.fullmatch(r"[\w\-+./@:%]+", text):
+    if _reads_as_string(text) and re.fullmatch(r"[\w\-+./@:%]+", text):
         return text
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _reads_as_string(text: str) -> bool:
+    """Whether hydra would read this unquoted text back as the same string (not `16`, `true`, `null`)."""
+    if text.lower() in ("null", "true", "false", "nan", "inf", "-inf", "+inf"):
+        return False
+    try:
+        float(text.replace("_", "x"))
+    except ValueError:
+        return True
+    return False
 
 
 def render_yaml(flat: dict[str, Any], header: list[str]) -> str:
@@ -151,6 +170,12 @@ def export(
         f"{space.objectives[0].metric} ({space.objectives[0].reducer}) = {winner.value:.6g}",
         f"run: python -m verl.trainer.main_ppo --config-path=<this folder> --config-name={out.stem}",
     ]
+    if str(flat.get("trainer.device")) == "cpu":
+        ranks = int(flat.get("trainer.n_gpus_per_node", 1)) * int(flat.get("trainer.nnodes", 1))
+        header.append(
+            'on a CPU, with the verl_cpu plugin: eval "$(python -m verl_cpu env)"; add to the command '
+            f"$(python -m verl_cpu overrides --world-size {ranks}) trainer.logger=[console]"
+        )
     if inert:
         header.append(f"left at baseline (inert on the {device} sweep, not measured): {', '.join(inert)}")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -166,12 +191,17 @@ def check_export(yaml_path: Path, overrides_path: Path) -> tuple[list[str], int]
     Both forms are checked: the overrides on verl's `ppo_trainer` (hydra rejects undeclared keys),
     the YAML as main_ppo would load it, and every value's type against verl's default.
     """
-    from autotune.verl_config import VerlRejected, check_file, check_types, compose
+    from autotune.verl_config import VerlRejected, check_file, check_types, compose, env_problems, validate
 
     lines = [line for line in overrides_path.read_text().splitlines() if line.strip()]
     try:
-        compose(lines)
-        check_file(yaml_path)
+        composed = compose(lines)
+        from_file = check_file(yaml_path)
+        problems = env_problems(composed) + env_problems(from_file)
+        if problems:
+            return problems, len(lines)
+        validate(composed)
+        validate(from_file)
     except VerlRejected as exc:
         return [str(exc)], len(lines)
     flat = {}

@@ -1,12 +1,20 @@
-"""verl's own hydra config, composed offline: the ground truth for which keys verl accepts.
+"""verl's own hydra config, composed and validated offline: the ground truth for what verl accepts.
 
-Needs verl installed (`pip install 'autotune[verl]'`, verl 0.9.x); composing needs no GPU. A key
-verl does not declare is rejected with hydra's message; values are type-checked against the type
-of verl's default (hydra itself does not check types).
+Needs verl installed (`pip install 'autotune[verl]'`, verl 0.9.x); nothing here needs a GPU or the
+model weights. A key verl does not declare is rejected with hydra's message; values are
+type-checked against the type of verl's default (hydra itself does not check types); the composed
+config then goes through `verl.utils.config.validate_config`, the check `main_ppo` runs before Ray
+starts (batch sizes against the GPU count, micro-batch settings), so a config it rejects never
+launches. Paths starting with `~` are expanded here: verl runs without a shell and never expands
+them itself.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import warnings
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -57,6 +65,88 @@ def _compose(overrides: tuple[str, ...]) -> Any:
         GlobalHydra.instance().clear()
 
 
+def validate(cfg: Any) -> None:
+    """verl's own start-up validation (`main_ppo` runs it before Ray starts); VerlRejected with its message."""
+    from verl.trainer.ppo.utils import need_critic, need_reference_policy
+    from verl.utils.config import validate_config
+
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(), _offline_model_configs():
+            warnings.simplefilter("ignore")
+            validate_config(config=cfg, use_reference_policy=need_reference_policy(cfg), use_critic=need_critic(cfg))
+    except Exception as exc:  # verl raises ValueError/AssertionError, wrapped by hydra when instantiating
+        from hydra.errors import InstantiationException
+
+        cause = exc.__cause__ if isinstance(exc, InstantiationException) and exc.__cause__ else exc
+        if not isinstance(cause, (AssertionError, ValueError, TypeError, KeyError, AttributeError)):
+            raise
+        message = " ".join(str(cause).split()) or type(cause).__name__
+        raise VerlRejected(f"verl's validate_config rejects it: {message}") from None
+
+
+@contextlib.contextmanager
+def _offline_model_configs() -> Any:
+    """verl's HFModelConfig loads the model's config and tokenizer when built (the critic's is built
+    during validation): here it is built without them, so validating needs no weights and no network."""
+    from verl.workers.config.model import HFModelConfig
+
+    original = HFModelConfig.__post_init__
+    HFModelConfig.__post_init__ = lambda self: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        HFModelConfig.__post_init__ = original  # type: ignore[method-assign]
+
+
+def expand_home(value: Any) -> Any:
+    """`~/x` and `~user/x` (also inside lists) expanded; a `~` path that cannot be expanded is an error."""
+    if isinstance(value, list):
+        return [expand_home(v) for v in value]
+    if isinstance(value, str) and value.startswith("~"):
+        expanded = os.path.expanduser(value)
+        if expanded.startswith("~"):
+            raise ValueError(
+                f"cannot expand {value!r}: no such user's home here; give an absolute path "
+                "(verl runs without a shell and does not expand `~` itself)"
+            )
+        return expanded
+    return value
+
+
+def env_problems(cfg: Any) -> list[str]:
+    """Ray's `runtime_env.env_vars` must map strings to strings (ray.init refuses anything else)."""
+    from omegaconf import OmegaConf
+
+    env = OmegaConf.select(cfg, "ray_kwargs.ray_init.runtime_env.env_vars", default=None)
+    if env is None:
+        return []
+    values: dict[Any, Any] = OmegaConf.to_container(env, resolve=True)  # type: ignore[assignment]
+    return [
+        f"`ray_kwargs.ray_init.runtime_env.env_vars.{name}` must be a string for Ray, got {v!r} "
+        f"({type(v).__name__}); quote it: '{v}'"
+        for name, v in ((str(k), v) for k, v in values.items())
+        if not isinstance(v, str)
+    ]
+
+
+def coerce_ints(flat: dict[str, Any]) -> dict[str, Any]:
+    """Whole floats (`3072.0`, from a product with a float knob) as ints where verl's default is an int:
+    verl passes token budgets to `range()` and fails on a float at the first step."""
+    from omegaconf import OmegaConf
+
+    cfg = compose([])
+    out = dict(flat)
+    for key, value in flat.items():
+        if isinstance(value, float) and value.is_integer():
+            try:
+                default = OmegaConf.select(cfg, key, throw_on_missing=False)
+            except Exception:
+                continue
+            if isinstance(default, int) and not isinstance(default, bool):
+                out[key] = int(value)
+    return out
+
+
 def check_types(cfg: Any, flat: dict[str, Any]) -> list[str]:
     """Keys whose value's type differs from verl's default (bool vs number vs string vs list)."""
     from omegaconf import OmegaConf
@@ -75,6 +165,8 @@ def check_types(cfg: Any, flat: dict[str, Any]) -> list[str]:
             isinstance(default, (int, float)) and not isinstance(default, bool) and not isinstance(value, (int, float))
         ):
             problems.append(f"`{key}`: verl expects a number, got {value!r}")
+        elif isinstance(default, int) and isinstance(value, float) and not value.is_integer():
+            problems.append(f"`{key}`: verl expects an integer, got {value!r}; round it")
         elif isinstance(default, str) and not isinstance(value, str):
             problems.append(f"`{key}`: verl expects a string, got {value!r}")
     return problems

@@ -10,19 +10,29 @@ the trial's overrides, and its console lines are parsed back into the same metri
   no checkpoints, no validation, no resume.
 * verl does not log communication time, so `perf/comm_share` is missing for verl trials; limits
   on it are skipped (and said so) rather than failing every trial.
+* Before launch the composed config also goes through verl's own `validate_config` (what main_ppo
+  runs before Ray starts): a config it rejects is recorded `invalid` with verl's message.
+* Paths starting with `~` are expanded (trials run without a shell; verl does not expand them).
+* A trial with `trainer.device: cpu` runs on this repository's CPU platform plugin (`verl_cpu`):
+  its overrides and environment (`VERL_USE_EXTERNAL_MODULES`, `VERL_PLATFORM=cpu`, ...) are added
+  for the trial's rank count (`trainer.n_gpus_per_node` x `trainer.nnodes`), keys the trial sets
+  itself win. GPU trials get nothing of it.
+* Environment values are strings and quoted in the overrides (hydra reads `16` as a number and
+  Ray refuses it); the trial's `command` file carries the plugin's environment through `env`.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter
+from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter, crash_detail
 from autotune.adapters.verl_console import ConsoleParser
-from autotune.export import ENV_PREFIX, overrides
+from autotune.export import ENV_PREFIX, _hydra_value, overrides
 
 VERL_PREFIXES = (
     "timing_s/", "timing_per_token_ms/", "perf/", "actor/", "critic/", "response_length/", "prompt_length/",
@@ -31,21 +41,90 @@ VERL_PREFIXES = (
 UNMEASURED = ("perf/comm_share", "timing_s/comm")
 """Metrics the builtin trainer logs and verl does not."""
 
-TRIAL_OVERRIDES = (
-    "trainer.logger=[console]",
-    "trainer.save_freq=-1",
-    "trainer.test_freq=-1",
-    "trainer.val_before_train=false",
-    "trainer.resume_mode=disable",
-)
 
+@dataclass(frozen=True)
+class VersionMetrics:
+    """Where a verl version logs the numbers autotune scores (read from that version's code)."""
+
+    memory: tuple[str, ...]
+    throughput: str
+    mfu: str
+    phases: tuple[str, ...]
+    """`timing_s/<phase>` names the trainer's step timer emits."""
+
+
+METRICS_BY_VERSION = {
+    # verl <= 0.8 (ray_trainer.py, dp_actor.py): memory logged unprefixed by the trainer.
+    "0.8": VersionMetrics(
+        memory=("perf/max_memory_allocated_gb", "perf/max_memory_reserved_gb", "perf/cpu_memory_used_gb"),
+        throughput="perf/throughput",
+        mfu="perf/mfu/actor",
+        phases=("gen", "reshard", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor", "step"),
+    ),
+    # verl 0.9 (engine_workers.py: final_metrics["perf/max_memory_allocated_gb"] under the role's prefix;
+    # trainer/ppo/v1/trainer_base.py + trainer_sync.py: marked_timer names; metric_utils.py: throughput).
+    "0.9": VersionMetrics(
+        memory=(
+            "actor/perf/max_memory_allocated_gb",
+            "critic/perf/max_memory_allocated_gb",
+            "actor/perf/max_memory_reserved_gb",
+            "actor/perf/cpu_memory_used_gb",
+            "critic/perf/cpu_memory_used_gb",
+        ),
+        throughput="perf/throughput",
+        mfu="perf/mfu/actor",
+        phases=("gen", "reward", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor",
+                "update_weights", "step"),
+    ),
+}  # fmt: skip
+
+TRIAL_OVERRIDES = {
+    "trainer.logger": "[console]",
+    "trainer.save_freq": "-1",
+    "trainer.test_freq": "-1",
+    "trainer.val_before_train": "false",
+    "trainer.resume_mode": "disable",
+}
+"""Every trial is short and side-effect free."""
+
+OOM = (
+    r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory"
+    r"|cumem_allocator.*out of memory|No available memory for the cache blocks"
+    r"|less than desired GPU memory utilization|To serve at least one request with the models's max seq len"
+)
+NCCL = (
+    r"NCCL (?:error|timeout)|Watchdog caught collective operation timeout|ProcessGroupNCCL.*(?:timeout|error)"
+    r"|nccl(?:UnhandledCudaError|InvalidUsage|SystemError|InternalError|RemoteError|InvalidArgument)"
+)
+INVALID = (
+    r"Could not override|ConfigCompositionException|Error merging override|MissingMandatoryValue"
+    r"|validate_config rejects|runtime_env\['env_vars'\] must be of type|Please set at least one of"
+    r"|must be divisible by|real_train_batch_size"
+)
+CONFIG_FRAMES = re.compile(r"verl/(?:utils/config\.py|workers/config/|trainer/config/)")
+ERROR_LINE = re.compile(r"^\s*(?:\S+\s+)?(?:ValueError|AssertionError|TypeError): .+")
 FAILURES = (
-    ("oom", re.compile(r"CUDA out of memory|OutOfMemoryError|torch\.cuda\.OutOfMemoryError|CUDA error: out of memory")),
-    ("invalid", re.compile(r"Could not override|ConfigCompositionException|Error merging override|MissingMandatoryValue")),
-    ("nccl", re.compile(r"NCCL (?:error|timeout)|Watchdog caught collective operation timeout|ProcessGroupNCCL.*(?:timeout|error)", re.I)),
+    ("oom", re.compile(OOM)),
+    ("nccl", re.compile(NCCL, re.I)),
+    ("invalid", re.compile(INVALID)),
     ("actor_died", re.compile(r"RayActorError|ActorDiedError|The actor died|actor died unexpectedly|Worker exit type: SYSTEM_ERROR")),
-    ("nan", re.compile(r"\bnan\b.*loss|loss.*\bnan\b|NaN or Inf found", re.I)),
+    ("nan", re.compile(r"NaN or Inf found|loss (?:is|became) (?:nan|inf)|non-finite loss|detected nan", re.I)),
 )  # fmt: skip
+"""(reason, pattern) in priority order, matched against the output's non-metric lines."""
+METRIC_LINE = re.compile(r"(?:^|\s)step:\d+\s+-\s")
+
+
+def version_metrics(version: str | None = None) -> VersionMetrics:
+    """The metric names of the installed (or given) verl version."""
+    if version is None:
+        try:
+            import verl
+
+            version = str(verl.__version__)
+        except ImportError:
+            version = "0.9"
+    major_minor = tuple(int(x) for x in re.findall(r"\d+", version)[:2])
+    return METRICS_BY_VERSION["0.9" if major_minor >= (0, 9) else "0.8"]
 
 
 def _flatten(node: Any, prefix: str = "") -> dict[str, Any]:
@@ -109,12 +188,9 @@ class VerlAdapter(TrainerAdapter):
         return dict(verl_tree()[1])
 
     def metric_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        return (
-            "perf/throughput",
-            "perf/mfu/actor",
-            "perf/max_memory_allocated_gb",
-            "perf/cpu_memory_used_gb",
-        ), VERL_PREFIXES
+        names = version_metrics()
+        phases = tuple(f"timing_s/{p}" for p in names.phases)
+        return (names.throughput, names.mfu, *names.memory, *phases, "timing_s/reshard"), VERL_PREFIXES
 
     def unmeasured_metrics(self) -> tuple[str, ...]:
         return UNMEASURED
@@ -124,17 +200,45 @@ class VerlAdapter(TrainerAdapter):
             return True, "passed to every Ray worker through ray_kwargs.ray_init.runtime_env.env_vars"
         return True, "verl config key"
 
-    def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
-        from autotune.verl_config import VerlRejected, check_types, compose
+    def trial_overrides(
+        self, flat: dict[str, Any], world: int, steps: int | None = None
+    ) -> tuple[list[str], dict[str, str]]:
+        """(hydra overrides, launcher environment) of one trial: the trial's keys (`~` expanded, env
+        under ray_kwargs as strings), the trial settings, and the CPU plugin's when it asks for it."""
+        from autotune.verl_config import coerce_ints, expand_home
 
-        lines = overrides(flat)
         try:
-            compose(lines)
+            settings = {k: expand_home(v) for k, v in coerce_ints(flat).items()}
+        except ValueError as exc:
+            raise InvalidConfig(str(exc)) from None
+        lines = dict(_split(line) for line in overrides(settings))
+        lines.update({k: v for k, v in TRIAL_OVERRIDES.items() if k not in lines or k == "trainer.logger"})
+        if steps is not None:
+            lines["trainer.total_training_steps"] = str(steps)
+        env: dict[str, str] = {}
+        if str(flat.get("trainer.device", "")) == "cpu":
+            plugin_lines, env = cpu_plugin(flat, world)
+            for key, value in plugin_lines:
+                if key.lstrip("+") not in lines and key not in lines:
+                    lines[key] = value
+        return [f"{k}={v}" for k, v in lines.items()], env
+
+    def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
+        from autotune.verl_config import VerlRejected, check_types, compose, env_problems, validate
+
+        lines, _ = self.trial_overrides(flat, world)
+        try:
+            cfg = compose(lines)
         except VerlRejected as exc:
             raise InvalidConfig(f"verl rejects the overrides: {exc}") from None
         problems = check_types(compose([]), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
+        problems += env_problems(cfg)
         if problems:
             raise InvalidConfig("; ".join(problems))
+        try:
+            validate(cfg)
+        except VerlRejected as exc:
+            raise InvalidConfig(str(exc)) from None
 
     def quick_check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
         """Types against verl's defaults, keys against verl's tree: no hydra compose (about a second each)."""
@@ -156,21 +260,52 @@ class VerlAdapter(TrainerAdapter):
         from trainer.config.loader import to_flat_dict
 
         flat = to_flat_dict(yaml.safe_load(config_file.read_text()) or {})
-        trial_env = {k: v for k, v in env.items() if k not in ("OMP_NUM_THREADS", "PYTHONUNBUFFERED")}
+        trial_env = {k: str(v) for k, v in env.items() if k not in ("OMP_NUM_THREADS", "PYTHONUNBUFFERED")}
         flat.update({ENV_PREFIX + k: v for k, v in trial_env.items()})
-        argv = [*self.command, *overrides(flat), f"trainer.total_training_steps={steps}", *TRIAL_OVERRIDES]
-        return Launch(argv, dict(env), parse_console=True)
+        lines, plugin_env = self.trial_overrides(flat, world, steps)
+        prefix = ["env", *(f"{k}={v}" for k, v in plugin_env.items())] if plugin_env else []
+        hydra_dir = f"hydra.run.dir={_hydra_value(str(trial_dir / 'hydra'))}"  # not ./outputs of the caller
+        argv = [*prefix, *self.command, *lines, hydra_dir]
+        return Launch(argv, {k: str(v) for k, v in env.items()}, parse_console=True)
 
     def console_parser(self) -> ConsoleParser:
         return ConsoleParser()
 
+    def failure_reported(self, output: str) -> bool:
+        return "Error executing job with overrides" in output  # hydra's report of main_ppo raising
+
     def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
+        lines = [ln for ln in stderr.splitlines() if ln.strip() and not METRIC_LINE.search(ln)]
+        text = "\n".join(lines)
         for reason, pattern in FAILURES:
-            match = pattern.search(stderr)
-            if match:
-                line = next((ln for ln in stderr.splitlines() if pattern.search(ln)), match.group(0))
+            if pattern.search(text):
+                line = next(ln for ln in lines if pattern.search(ln))
                 mapped = {"nccl": "crash", "actor_died": "crash"}.get(reason, reason)
-                label = {"nccl": "NCCL timeout/error: ", "actor_died": "Ray actor died: "}.get(reason, "")
+                label = {"nccl": "NCCL error: ", "actor_died": "Ray actor died: "}.get(reason, "")
+                if reason == "invalid":
+                    line = next((ln for ln in lines if ERROR_LINE.match(ln)), line)
                 return mapped, (label + line.strip())[:300]
-        tail = [ln for ln in stderr.strip().splitlines() if ln.strip()][-1:] or [f"exit code {exit_code}"]
-        return "crash", tail[0][:300]
+        if CONFIG_FRAMES.search(text):  # a ValueError/AssertionError raised by verl's config classes
+            error = next((ln for ln in reversed(lines) if ERROR_LINE.match(ln)), None)
+            if error is not None:
+                return "invalid", error.strip()[:300]
+        return "crash", crash_detail(text, exit_code)  # the last exception, not hydra's HYDRA_FULL_ERROR hint
+
+
+def _split(line: str) -> tuple[str, str]:
+    key, _, value = line.partition("=")
+    return key, value
+
+
+def cpu_plugin(flat: dict[str, Any], world: int) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """The `verl_cpu` plugin's (overrides, environment) for this trial's rank count."""
+    try:
+        from verl_cpu import plugin_settings
+    except ImportError as exc:
+        raise InvalidConfig(
+            f"trainer.device=cpu runs verl on this repository's CPU plugin, which does not import: {exc}; "
+            "install the repository (`pip install -e .[verl]`)"
+        ) from None
+    ranks = int(flat.get("trainer.n_gpus_per_node", world)) * int(flat.get("trainer.nnodes", 1))
+    settings = plugin_settings(ranks)
+    return [_split(line) for line in settings.overrides], settings.env

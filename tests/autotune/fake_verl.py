@@ -1,7 +1,8 @@
-"""A stand-in for `python -m verl.trainer.main_ppo` (not verl): takes hydra overrides, prints
-verl-format console lines (v0.5 `np.float64(...)` values behind Ray's `(TaskRunner pid=N)` prefix,
-some wrapped over two lines, other processes' lines interleaved) and exits like verl does,
-including its failure modes. FAKE_VERL_MODE=ok|oom|nccl|actor_died|hang|hydra picks the ending.
+"""A stand-in for `python -m verl.trainer.main_ppo` (not verl), only for the failures that cannot
+happen on a CPU machine: CUDA out of memory and NCCL errors. Everything else is tested against real
+verl. It takes hydra overrides, prints verl-format console lines (`np.float64(...)` values behind
+Ray's `(TaskRunnerV1 pid=N)` prefix, some wrapped) and exits like verl does.
+FAKE_VERL_MODE=ok|oom|nccl picks the ending.
 """
 
 from __future__ import annotations
@@ -21,18 +22,13 @@ def main() -> int:
     if overrides.get("trainer.logger") != "[console]" or overrides.get("trainer.save_freq") != "-1":
         print(f"missing trial overrides: {overrides}", file=sys.stderr)
         return 2
-    if mode == "hydra":
-        print("Could not override 'actor_rollout_ref.actor.ppo_epoch'.", file=sys.stderr)
-        return 1
     steps = int(overrides["trainer.total_training_steps"])
     micro = int(overrides.get("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", 4))
     rng = random.Random(micro)
     pid = os.getpid()
-    print(f"\x1b[36m(TaskRunner pid={pid})\x1b[0m INFO vllm engine started", flush=True)
+    print(f"\x1b[36m(TaskRunnerV1 pid={pid})\x1b[0m INFO vllm engine started", flush=True)
     for step in range(1, steps + 1):
-        if mode == "hang" and step == 3:
-            time.sleep(3600)
-        if mode in ("oom", "nccl", "actor_died") and step == 2:
+        if mode in ("oom", "nccl") and step == 2:
             return fail(mode)
         throughput = 1000.0 * (1 + 0.1 * micro) * (1 + 0.01 * rng.random())
         pairs = [
@@ -40,14 +36,14 @@ def main() -> int:
             ("actor/reward_kl_penalty", 0.001 * step),
             ("critic/score/mean", 0.1 * step),
             ("perf/throughput", throughput),
-            ("perf/max_memory_allocated_gb", 40.0 + micro),
+            ("actor/perf/max_memory_allocated_gb", 40.0 + micro),
             ("perf/mfu/actor", 0.3),
             ("timing_s/gen", 10.0 / micro),
             ("timing_s/update_actor", 5.0),
             ("timing_s/step", 20.0),
         ]
         line = f"step:{step} - " + " - ".join(f"{k}:np.float64({v!r})" for k, v in pairs)
-        prefix = f"\x1b[36m(TaskRunner pid={pid})\x1b[0m "
+        prefix = f"\x1b[36m(TaskRunnerV1 pid={pid})\x1b[0m "
         if step % 2:
             cut = len(line) // 2
             print(prefix + line[:cut], flush=True)
@@ -62,8 +58,8 @@ def main() -> int:
 def fail(mode: str) -> int:
     messages = {
         "oom": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.1 GiB total capacity)",
-        "nccl": "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=42, OpType=ALLREDUCE) ran for 600000 milliseconds",
-        "actor_died": "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+        "nccl": "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda error "
+        "(run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\nncclUnhandledCudaError: Call to CUDA function failed.",
     }
     print("Traceback (most recent call last):", file=sys.stderr)
     print(messages[mode], file=sys.stderr, flush=True)
