@@ -41,7 +41,7 @@ class SweepOptions:
     top_k: int = 2
     report_dir: Path | None = None
     trainer_override: str | None = None
-    gpu: str = "H100"
+    gpu: str | None = None
     model: str | None = None
     calibration: dict[str, Any] | None = None
     fidelity: tuple[str, ...] = ()
@@ -59,15 +59,15 @@ def make_adapter(opts: SweepOptions) -> TrainerAdapter:
     if opts.backend != "sim":
         return adapter
     from autotune.adapters.sim import SimAdapter
-    from autotune.sim.hardware import Cluster, cluster, cpu_device
+    from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
 
     world = opts.space.trial.world_size
     cal = opts.calibration
     if cal and cal.get("device") == "cpu":
         hardware = Cluster(cpu_device(float(cal["peak_flops"])), gpus_per_node=world, nodes=1)
-    else:
-        hardware = cluster(opts.gpu, world)
-    return SimAdapter(adapter, hardware, cal, opts.model)
+    else:  # --gpu, else the space's sim.gpu, else the GPU the calibration was fitted on, else H100
+        hardware = cluster(calibrated_device(opts.gpu or opts.space.sim.gpu, cal), world)
+    return SimAdapter(adapter, hardware, cal, opts.model, opts.space.sim)
 
 
 def report_hook(write: Callable[[optuna.Study], None], every_s: float = 20.0) -> Callable[[optuna.Study, int], None]:
@@ -105,12 +105,20 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     if opts.fidelity == ("sim", "real"):
         return run_multi_fidelity(opts, progress)
     adapter = make_adapter(opts)
+    frozen: list[str] = []
     if adapter.simulated:  # limits on what the cost model cannot predict (KL, reward) are skipped
+        from autotune.adapters.sim import freeze_unmodelled
+
         unmeasured = {lim.metric for lim in opts.space.limits} & set(adapter.unmeasured_metrics())
         space = dataclasses.replace(opts.space, unmeasured=tuple(sorted(set(opts.space.unmeasured) | unmeasured)))
+        space, frozen = freeze_unmodelled(space, adapter)
+        if frozen:
+            progress.note(f"not modelled by the cost model, kept at their baseline values: {', '.join(frozen)}")
         opts = dataclasses.replace(opts, space=space)
     study = run_backend(opts, adapter, progress)
     study.set_user_attr("backend", opts.backend)
+    if adapter.simulated:  # for the report: knobs the cost model kept at their baseline
+        study.set_user_attr("sim_unmodelled", frozen)
     if opts.confirm > 0 and opts.backend != "sim":
         run_confirmation(study, opts.space, adapter, opts.paths, opts.top_k, opts.confirm, progress)
     return study
@@ -144,13 +152,14 @@ def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.St
 
 
 def predictions(study: optuna.Study, sim_study: optuna.Study) -> list[dict[str, Any]]:
-    """Real trials beside the simulated trial with the same params: predicted vs measured."""
-    by_params = {
-        tuple(sorted(t.params.items())): t for t in sim_study.get_trials(deepcopy=False) if t.user_attrs.get("outcome")
-    }
+    """Real trials beside the simulated trial with the same params: predicted vs measured.
+
+    A simulated sweep keeps knobs the cost model does not read at their baseline, so its trials carry a
+    subset of the params: a real trial matches the simulated one whose params it all shares."""
+    sims = [t for t in sim_study.get_trials(deepcopy=False) if t.user_attrs.get("outcome")]
     rows = []
     for t in study.get_trials(deepcopy=False):
-        sim = by_params.get(tuple(sorted(t.params.items())))
+        sim = next((s for s in sims if s.params and all(t.params.get(k) == v for k, v in s.params.items())), None)
         if sim is None or t.user_attrs.get("outcome") not in ("complete", "infeasible"):
             continue
         measured = (t.user_attrs.get("key_metrics") or {}).get("throughput", math.nan)

@@ -9,15 +9,20 @@ is a failed trial with reason `oom`, as a real one would be. Metrics a cost mode
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autotune.adapters.base import DeviceKind, KeyInfo, Launch, TrainerAdapter
 from autotune.runner import RunResult
 from autotune.sim.hardware import Cluster
 from autotune.sim.model import CostModel
-from autotune.sim.workload import find_shape
+from autotune.sim.workload import find_shape, modelled_keys
+
+if TYPE_CHECKING:
+    from autotune.space.schema import Space
+    from autotune.space.sim_section import SimSettings
 
 UNPREDICTED = (
     "actor/kl_loss", "actor/reward_kl_penalty", "actor/ppo_kl", "actor/entropy", "actor/pg_loss", "actor/grad_norm",
@@ -34,12 +39,14 @@ class SimAdapter(TrainerAdapter):
         cluster: Cluster,
         calibration: dict[str, Any] | None = None,
         model: str | None = None,
+        sim: SimSettings | None = None,
     ) -> None:
         self.inner = inner
         self.name = inner.name
         self.cluster = cluster
         self.calibration = calibration or {}
         self.model = model
+        self.sim = sim
 
     def keys(self) -> dict[str, KeyInfo]:
         return self.inner.keys()
@@ -54,7 +61,10 @@ class SimAdapter(TrainerAdapter):
         return UNPREDICTED
 
     def knob_status(self, key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
-        return True, "modelled by the cost model"
+        """Whether the cost model reads the knob at all; a knob it never reads cannot change a prediction."""
+        if key in modelled_keys():
+            return True, "modelled by the cost model"
+        return False, "the cost model does not use it (a simulated sweep keeps it at its baseline value)"
 
     def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
         """Keys were checked when the space loaded; a simulated trial needs no trainer-side check."""
@@ -73,13 +83,20 @@ class SimAdapter(TrainerAdapter):
     def cost_model(self, flat: dict[str, Any]) -> CostModel:
         shape = find_shape(self.model or flat.get("actor_rollout_ref.model.path"), flat)
         cal = self.calibration
+        stated = self.sim.lengths() if self.sim is not None else {}
+
+        def length(key: str) -> float | None:  # the space's `sim:` section, else the calibration runs' means
+            value = stated.get(key)
+            return value if value is not None else cal.get(key)
+
         return CostModel(
             self.cluster,
             shape,
             weights=cal.get("weights", {}),
             param_bytes=int(cal.get("param_bytes", 2)),
-            prompt_tokens=cal.get("prompt_tokens"),
-            response_tokens=cal.get("response_tokens"),
+            prompt_tokens=length("prompt_tokens"),
+            response_tokens=length("response_tokens"),
+            response_spread=length("response_spread"),
             source=cal.get("source", "defaults from public figures"),
         )
 
@@ -98,3 +115,27 @@ class SimAdapter(TrainerAdapter):
             for row in rows:
                 f.write(json.dumps(row) + "\n")
         return RunResult("complete", None, "", 0, rows, 0.0, 0.0)
+
+
+def freeze_unmodelled(space: Space, adapter: TrainerAdapter) -> tuple[Space, list[str]]:
+    """The space with the knobs the cost model does not read fixed at their baseline values, and their names."""
+    world = space.trial.world_size
+    frozen = [p for p in space.params if not p.is_variable and not adapter.knob_status(p.name, "cuda", world)[0]]
+    if not frozen:
+        return space, []
+    base, env = dict(space.base), dict(space.env)
+    for p in frozen:
+        value = space.baseline.get(p.name)
+        if p.is_env and value is not None:
+            env[p.name[4:]] = str(value)
+        elif not p.is_env and p.name in space.baseline:
+            base[p.name] = value
+    names = {p.name for p in frozen}
+    fixed = dataclasses.replace(
+        space,
+        base=base,
+        env=env,
+        params=[p for p in space.params if p.name not in names],
+        baseline={k: v for k, v in space.baseline.items() if k not in names},
+    )
+    return fixed, sorted(names)

@@ -6,6 +6,7 @@ time after warm-up. Each phase's weights are then a non-negative least-squares f
 errors (Lawson-Hanson NNLS with a small ridge, so features that never vary between trials stay
 near zero instead of absorbing noise). Trials of the builtin trainer on a CPU use the CPU as the
 "device": its peak is the measured matmul peak the trainer printed in its run header.
+Real verl runs (console logs and their configs, on their own GPU) are fitted by verl_log.py and fit.py.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from autotune.adapters.base import TrainerAdapter
 from autotune.sim.hardware import GIB, Cluster, cpu_device
 from autotune.sim.model import PHASE_METRICS, CostModel
 from autotune.sim.terms import phase_features
-from autotune.sim.workload import find_shape, workload
+from autotune.sim.workload import find_shape, spread_from_longest, workload
 from autotune.space.schema import Space
 from autotune.study import StudyPaths, outcome
 from trainer.config.loader import to_flat_dict
@@ -41,6 +42,7 @@ class Sample:
     prompt_tokens: float
     response_tokens: float
     peak_flops: float
+    response_max: float = math.nan
 
 
 def _median(rows: list[dict[str, Any]], key: str, warmup: int) -> float:
@@ -83,6 +85,7 @@ def samples(study: optuna.Study, space: Space, adapter: TrainerAdapter) -> list[
                 step=_median(rows, "timing_s/step", warm),
                 prompt_tokens=_median(rows, "prompt_length/mean", warm),
                 response_tokens=_median(rows, "response_length/mean", warm),
+                response_max=_median(rows, "response_length/max", warm),
                 peak_flops=peak or 989e12,
             )
         )
@@ -113,6 +116,16 @@ def nnls(a: np.ndarray, b: np.ndarray, iterations: int = 500) -> np.ndarray:
     return x
 
 
+def _spread(sample: Sample) -> float | None:
+    """The response-length spread implied by a trial's measured longest and mean response."""
+    responses = int(sample.flat.get("data.train_batch_size") or 1) * int(
+        sample.flat.get("actor_rollout_ref.rollout.n") or 1
+    )
+    if math.isnan(sample.response_max):
+        return None
+    return spread_from_longest(sample.response_tokens, sample.response_max, responses)
+
+
 def cluster_for(sample: Sample, world: int) -> Cluster:
     return Cluster(cpu_device(sample.peak_flops, 24 * GIB), gpus_per_node=world, nodes=1)
 
@@ -126,7 +139,7 @@ def fit(study_samples: list[Sample], space: Space, model: str | None = None, rid
     response = statistics.fmean(s.response_tokens for s in study_samples)
     features = []
     for s in study_samples:
-        w = workload(s.flat, s.env, world, s.prompt_tokens, s.response_tokens)
+        w = workload(s.flat, s.env, world, s.prompt_tokens, s.response_tokens, response_spread=_spread(s))
         shape = find_shape(model or s.flat.get("actor_rollout_ref.model.path"), s.flat)
         features.append(phase_features(w, shape, cluster_for(s, world), param_bytes=4))
     weights: dict[str, dict[str, float]] = {}
@@ -155,6 +168,7 @@ def fit(study_samples: list[Sample], space: Space, model: str | None = None, rid
         "weights": weights,
         "prompt_tokens": prompt,
         "response_tokens": response,
+        "response_spread": statistics.fmean(_spread(s) or 0.0 for s in study_samples),
         "param_bytes": 4,
         "device": "cpu",
         "peak_flops": statistics.fmean(s.peak_flops for s in study_samples),
@@ -175,6 +189,7 @@ def predict_step(calibration: dict[str, Any], sample: Sample, space: Space, mode
         param_bytes=int(calibration.get("param_bytes", 4)),
         prompt_tokens=calibration.get("prompt_tokens"),
         response_tokens=calibration.get("response_tokens"),
+        response_spread=calibration.get("response_spread"),
     )
     return cost.predict(sample.flat, sample.env, world).step
 

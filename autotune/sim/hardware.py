@@ -1,16 +1,37 @@
-"""Devices and clusters the cost model knows, every constant with its public source.
+"""Devices and clusters the cost model knows, every constant with its public source, and user device files.
 
-Sources (see the project's perf reference): NVIDIA data sheets; verl's `flops_counter.py` peak
-table; stas00/ml-engineering (network) for NCCL bus bandwidth on 8×H100/H200; NVIDIA/nccl-tests
-#212 for "ring busbw ≈ 80% of NVLink line rate"; DeepSeek-V3/DeepEP discussions for H800's
-measured NVLink; NCCL `src/graph/tuning.cc` for protocol latencies and bandwidth factors.
+Figures are per GPU, dense bf16 (no sparsity), per direction for links. Sources:
+* H100 SXM: https://www.nvidia.com/en-us/data-center/h100/ (989 TFLOP/s, 3.35 TB/s, 80 GB, NVLink 900 GB/s
+  bidirectional, PCIe Gen5 128 GB/s bidirectional); verl's flops_counter uses 989e12 for H100/H800/H200.
+* H100 NVL: same page (835 TFLOP/s dense bf16, 94 GB at 3.9 TB/s, NVLink bridge 600 GB/s bidirectional).
+* H800 SXM: as H100 with NVLink 400 GB/s bidirectional (DeepSeek-V3 report / DeepEP: ~160 GB/s measured).
+* H200 SXM: https://www.nvidia.com/en-us/data-center/h200/ (141 GB, 4.8 TB/s, NVLink 900 GB/s bidirectional).
+* H20: verl's flops_counter (148e12); 96 GB HBM3 at 4.0 TB/s and NVLink 900 GB/s bidirectional as reported
+  for NVIDIA's HGX H20 (no public NVIDIA datasheet page; treat as reported figures).
+* A100 SXM 80GB: https://www.nvidia.com/en-us/data-center/a100/ (312 TFLOP/s, 2.039 TB/s, NVLink 600 GB/s
+  bidirectional, PCIe Gen4 64 GB/s bidirectional); ~230 GB/s usable all-reduce busbw (NVIDIA/nccl-tests #149).
+* A800 SXM 80GB: as A100 with NVLink 400 GB/s bidirectional (NVIDIA A800 datasheet).
+* L40S: https://resources.nvidia.com/en-us-l40s/l40s-datasheet-28413 (362 TFLOP/s dense bf16, 48 GB GDDR6 at
+  864 GB/s, no NVLink: collectives cross PCIe Gen4 x16, 32 GB/s per direction).
+* B200 (HGX): https://www.nvidia.com/en-us/data-center/hgx/ (2.25 PFLOP/s dense bf16 per GPU, 180 GB HBM3e at
+  8 TB/s, NVLink 5 at 1.8 TB/s bidirectional, PCIe Gen5).
+* MI300X: https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html (1307 TFLOP/s dense bf16,
+  192 GB HBM3 at 5.3 TB/s, 7 Infinity Fabric links of 64 GB/s per direction each, PCIe Gen5).
+* Ring busbw ≈ 80% of the NVLink line rate for large messages (NVIDIA/nccl-tests #212, maintainer).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
 
 GIB = 1024**3
+MATMUL_EFFICIENCY = 0.85
+"""Share of the dense bf16 peak large GEMMs reach (measured on H200: 788 of 989 TFLOP/s for an 8192³ bf16
+matmul; cuBLAS reaches 80-90% on A100/H100-class parts)."""
 
 
 @dataclass(frozen=True)
@@ -21,34 +42,102 @@ class Device:
     hbm_bytes_per_s: float
     memory_bytes: float
     nvlink_bytes_per_s: float
-    """NVLink line rate per GPU, per direction."""
+    """Intra-node link rate per GPU, per direction (NVLink, Infinity Fabric, or PCIe where there is none)."""
     busbw_fraction: float = 0.8
     """Achievable ring bus bandwidth / line rate for large messages (nccl-tests #212: ≈ 80%)."""
+    pcie_bytes_per_s: float = 64e9
+    """Host link per direction (offloaded parameters and optimizer state cross it)."""
     source: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("peak_flops", "hbm_bytes_per_s", "memory_bytes", "nvlink_bytes_per_s", "pcie_bytes_per_s"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"device {self.name!r}: {name} must be > 0, got {getattr(self, name)!r}")
+        if not 0 < self.busbw_fraction <= 1:
+            raise ValueError(f"device {self.name!r}: busbw_fraction must be in (0, 1], got {self.busbw_fraction!r}")
 
     @property
     def busbw(self) -> float:
         return self.nvlink_bytes_per_s * self.busbw_fraction
 
 
+def _gpu(name: str, tflops: float, hbm_tb: float, gib: float, link_gb: float, pcie_gb: float, **kw: Any) -> Device:
+    return Device(name, tflops * 1e12, hbm_tb * 1e12, gib * GIB, link_gb * 1e9, pcie_bytes_per_s=pcie_gb * 1e9, **kw)
+
+
 DEVICES = {
-    "H100": Device("H100 SXM", 989e12, 3.35e12, 80 * GIB, 450e9, 0.8, "NVIDIA spec; verl flops_counter (989e12)"),
-    "H800": Device(
-        "H800",
-        989e12,
-        3.35e12,
-        80 * GIB,
-        200e9,
-        0.8,
-        "NVIDIA spec; NVLink 200 GB/s nominal, ~160 GB/s measured (DeepEP)",
-    ),
-    "H200": Device(
-        "H200", 989e12, 4.8e12, 141 * GIB, 450e9, 0.8, "NVIDIA spec; 788 TFLOP/s measured bf16 8192³ matmul"
-    ),
-    "A100": Device(
-        "A100 80GB", 312e12, 2.0e12, 80 * GIB, 300e9, 0.77, "NVIDIA spec; ~230 GB/s usable (nccl-tests #149)"
-    ),
+    "H100": _gpu("H100 SXM", 989, 3.35, 80, 450, 64, source="NVIDIA H100 page; verl flops_counter"),
+    "H100-NVL": _gpu("H100 NVL", 835, 3.9, 94, 300, 64, source="NVIDIA H100 page (NVL: 94 GB, 3.9 TB/s, bridge)"),
+    "H800": _gpu("H800 SXM", 989, 3.35, 80, 200, 64, source="NVIDIA spec; NVLink 400 GB/s bidirectional"),
+    "H200": _gpu("H200 SXM", 989, 4.8, 141, 450, 64, source="NVIDIA H200 page"),
+    "H20": _gpu("H20", 148, 4.0, 96, 450, 64, source="verl flops_counter (148e12); reported HGX H20 figures"),
+    "A100": _gpu("A100 SXM 80GB", 312, 2.039, 80, 300, 32, busbw_fraction=0.77, source="NVIDIA A100 page"),
+    "A800": _gpu("A800 SXM 80GB", 312, 2.039, 80, 200, 32, busbw_fraction=0.77, source="NVIDIA A800 datasheet"),
+    "L40S": _gpu("L40S", 362, 0.864, 48, 32, 32, busbw_fraction=0.7, source="NVIDIA L40S datasheet (PCIe only)"),
+    "B200": _gpu("B200 (HGX)", 2250, 8.0, 180, 900, 64, source="NVIDIA HGX B200 page"),
+    "MI300X": _gpu("MI300X", 1307, 5.3, 192, 448, 64, busbw_fraction=0.7, source="AMD MI300X page"),
 }
+
+_FILE_FIELDS = {
+    "name": ("name", 1.0),
+    "peak_tflops": ("peak_flops", 1e12),
+    "hbm_tb_s": ("hbm_bytes_per_s", 1e12),
+    "memory_gib": ("memory_bytes", GIB),
+    "link_gb_s": ("nvlink_bytes_per_s", 1e9),
+    "pcie_gb_s": ("pcie_bytes_per_s", 1e9),
+    "busbw_fraction": ("busbw_fraction", 1.0),
+    "source": ("source", 1.0),
+}
+_REQUIRED = ("peak_tflops", "hbm_tb_s", "memory_gib", "link_gb_s")
+
+
+def device_from_file(path: str | Path) -> Device:
+    """A user device file (YAML): peak_tflops, hbm_tb_s, memory_gib, link_gb_s (+ pcie_gb_s, busbw_fraction, name)."""
+    p = Path(path)
+    try:
+        raw = yaml.safe_load(p.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"--gpu {path}: cannot read a device file ({exc})") from None
+    if not isinstance(raw, dict):
+        raise ValueError(
+            f"--gpu {path}: a device file is a mapping of {', '.join(_FILE_FIELDS)}; got {type(raw).__name__}"
+        )
+    unknown = sorted(set(raw) - set(_FILE_FIELDS))
+    if unknown:
+        raise ValueError(f"--gpu {path}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(_FILE_FIELDS)}")
+    missing = [k for k in _REQUIRED if k not in raw]
+    if missing:
+        raise ValueError(f"--gpu {path}: missing {', '.join(missing)} (e.g. `peak_tflops: 989`, `hbm_tb_s: 3.35`)")
+    values: dict[str, Any] = {"name": p.stem, "source": f"device file {p.name}"}
+    for key, value in raw.items():
+        field, scale = _FILE_FIELDS[key]
+        if key in ("name", "source"):
+            values[field] = str(value)
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"--gpu {path}: {key} must be a number, got {value!r}")
+        values[field] = float(value) * scale
+    return Device(**values)
+
+
+def resolve_device(gpu: str | Device) -> Device:
+    """A preset name (case-insensitive), a device file path, or a Device."""
+    if isinstance(gpu, Device):
+        return gpu
+    for name, device in DEVICES.items():
+        if name.lower() == str(gpu).lower():
+            return device
+    if str(gpu).endswith((".yaml", ".yml")) or Path(gpu).is_file():
+        return device_from_file(gpu)
+    raise ValueError(f"unknown GPU {gpu!r}; presets: {', '.join(DEVICES)}, or a device file (my_gpu.yaml)")
+
+
+def device_to_json(device: Device) -> dict[str, Any]:
+    return {f.name: getattr(device, f.name) for f in fields(Device)}
+
+
+def device_from_json(data: dict[str, Any]) -> Device:
+    return Device(**{f.name: data[f.name] for f in fields(Device) if f.name in data})
 
 
 @dataclass(frozen=True)
@@ -64,24 +153,33 @@ class Cluster:
         return self.gpus_per_node * self.nodes
 
     def busbw(self, group: int) -> float:
-        """Bus bandwidth of a collective over `group` ranks: NVLink inside a node, the network across."""
+        """Bus bandwidth of a collective over `group` ranks: the intra-node link, the network across nodes."""
         if group <= self.gpus_per_node:
             return self.device.busbw
         return min(self.device.busbw, self.inter_node_bytes_per_s * 0.9)
 
 
-def cluster(gpu: str, world: int, gpus_per_node: int = 8) -> Cluster:
-    if gpu not in DEVICES:
-        raise ValueError(f"unknown GPU {gpu!r}; presets: {', '.join(DEVICES)}")
+def cluster(gpu: str | Device, world: int, gpus_per_node: int = 8) -> Cluster:
+    device = resolve_device(gpu)
     per_node = min(gpus_per_node, world)
     nodes = max(1, -(-world // per_node))
-    return Cluster(DEVICES[gpu], per_node, nodes)
+    return Cluster(device, per_node, nodes)
 
 
 def cpu_device(peak_flops: float, memory_bytes: float = 24 * GIB) -> Device:
     """A CPU 'device' for calibrating on this machine's builtin-trainer runs (gloo 'links')."""
-    return Device("CPU", peak_flops, 10e9, memory_bytes, 1e9, 1.0, "measured fp32 matmul peak (run header)")
+    return Device("CPU", peak_flops, 10e9, memory_bytes, 1e9, 1.0, 10e9, "measured fp32 matmul peak (run header)")
 
 
 def with_device(c: Cluster, device: Device) -> Cluster:
     return replace(c, device=device)
+
+
+def calibrated_device(gpu: str | None, calibration: dict[str, Any] | None) -> Device:
+    """The device a sweep simulates: the one named, else the one a calibration was fitted on, else an H100."""
+    if gpu:
+        return resolve_device(gpu)
+    device = (calibration or {}).get("device")
+    if isinstance(device, dict):
+        return device_from_json(device)
+    return DEVICES["H100"]

@@ -1,14 +1,23 @@
 """The analytic cost model: phase time = Σ weight × feature, plus analytic memory and OOM.
 
 The weights are dimensionless inverse efficiencies for "ideal seconds" features and seconds per
-occurrence for count features. Defaults come from public figures (below); `autotune calibrate`
-fits them to measured trials (calibrate.py) and the fitted weights replace them.
+occurrence for count features, the same for every model and device. Defaults come from public figures
+(below); `autotune calibrate` fits them to a study's trials (calibrate.py) or to real verl runs' logs
+(verl_log.py, fit.py) and the fitted weights replace them.
 
 Default weights, and why:
-* training/forward FLOPs: 1/0.45 — torchtitan reaches 33-39% MFU on 8×H100 at 16k tokens/GPU;
-  with the curve e(T) = 0.45·T/(T+2048) that is 40% there. The curve's T½ term is a constant per
-  micro-batch: 6·N·T½/(peak·0.45) seconds (plus 5 ms of launch overhead).
-* decode memory traffic: 1/0.7 of HBM bandwidth; 4 ms per decode step of scheduling/sampling.
+* training/forward: GEMM FLOPs at 85% of peak, plus non-GEMM work at the HBM rate (terms.BYTES_PER_FLOP):
+  ~45% MFU on H100 for long micro-batches; each micro-batch adds T½ = 2048 tokens of that cost (torchtitan:
+  33-39% MFU on 8×H100 at 8-16k tokens/GPU) and 5 ms, plus a fixed cost per decoder layer and micro-batch
+  (1.5 ms forward-only, 6 ms forward + backward): FSDP's per-layer hooks and the eager kernel launches of a
+  layer, which small models cannot hide behind GPU work. These two values were set from the published 0.5B
+  runs (benchmarks/sim_published.py lists which), where update time barely changes when the padded
+  sequence length halves.
+* rollout (rollout.py): prefill and decode FLOPs at 85% of peak (the GEMM rate); decode weight and KV-cache
+  reads at 80% of HBM bandwidth (an assumption, as for ring busbw); per-step launch and scheduling
+  overheads in seconds as rollout.py computes them (weight 1).
+* weight sync and offload: collectives at the NCCL model's busbw; PCIe transfers at 80% of the line rate;
+  1 ms per tensor loaded into the rollout engine (an assumption: a Python-level copy per parameter).
 * FSDP collectives (busbw from nccl.py): forward all-gathers 50% exposed without explicit prefetch,
   10% with; backward all-gathers 15% (FSDP2 prefetches in backward); reduce-scatters 25%.
 """
@@ -20,11 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autotune.sim.hardware import GIB, Cluster
+from autotune.sim.hardware import GIB, MATMUL_EFFICIENCY, Cluster
+from autotune.sim.rollout import rollout_plan
 from autotune.sim.terms import COMM_FEATURES, Memory, memory, phase_features, train_flops
 from autotune.sim.workload import Shape, Workload, workload
 
-PHASE_METRICS = ("gen", "reshard", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor")
+PHASE_METRICS = (
+    "gen", "update_weights", "reshard", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor",
+)  # fmt: skip
 COMM_PHASE = {
     "fsdp_ag_fwd_s": "all_gather",
     "fsdp_ag_fwd_prefetch_s": "all_gather",
@@ -36,31 +48,36 @@ COMM_PHASE = {
 }
 
 
-def default_weights(shape: Shape, cluster: Cluster) -> dict[str, dict[str, float]]:
-    from autotune.sim.terms import dense_params_verl
-
-    flops = 1 / 0.45
-    per_micro_train = 6 * dense_params_verl(shape) * 2048 / (cluster.device.peak_flops * 0.45) + 0.005
-    per_micro_forward = per_micro_train / 3
-    forward = {"flops_s": flops, "micro_batches": per_micro_forward, "fsdp_ag_s": 0.3}
+def default_weights() -> dict[str, dict[str, float]]:
+    """Dimensionless (or seconds-per-count) weights, the same for every model and device."""
+    flops = 1 / MATMUL_EFFICIENCY
+    forward = {"flops_s": flops, "memory_s": 1.0, "curve_s": 1.0, "micro_batches": 0.005, "micro_layers": 1.5e-3,
+               "fsdp_ag_s": 0.3, "offload_s": 1 / 0.8}  # fmt: skip
     update = {
         "flops_s": flops,
-        "micro_batches": per_micro_train,
+        "memory_s": 1.0,
+        "curve_s": 1.0,
+        "micro_batches": 0.005,
+        "micro_layers": 6e-3,
         "optimizer_steps": 0.05,
         "fsdp_ag_fwd_s": 0.5,
         "fsdp_ag_fwd_prefetch_s": 0.1,
         "fsdp_ag_bwd_s": 0.15,
         "fsdp_rs_s": 0.25,
         "optimizer_s": 1.0,
+        "offload_s": 1 / 0.8,
     }
     return {
         "gen": {
-            "prefill_flops_s": 2.0,
-            "decode_flops_s": 0.0,
-            "decode_mem_s": 1 / 0.7,
-            "decode_steps": 0.004,
+            "prefill_flops_s": 1 / MATMUL_EFFICIENCY,
+            "decode_flops_s": 1 / MATMUL_EFFICIENCY,
+            "decode_weights_s": 1 / 0.8,
+            "decode_kv_s": 1 / 0.8,
+            "step_overhead_s": 1.0,
+            "sequence_overhead_s": 1.0,
             "tp_allreduce_s": 1.0,
         },
+        "update_weights": {"sync_gather_s": 1.0, "sync_load_s": 1 / 0.8, "sync_tensors": 1e-3, "offload_s": 1 / 0.8},
         "reshard": {"reshard_bytes_s": 1.0, "reshard_tensors": 2e-4},
         "old_log_prob": dict(forward),
         "ref": dict(forward),
@@ -114,10 +131,11 @@ class CostModel:
     param_bytes: int = 2
     prompt_tokens: float | None = None
     response_tokens: float | None = None
+    response_spread: float | None = None
     source: str = "defaults from public figures"
 
     def __post_init__(self) -> None:
-        merged = default_weights(self.shape, self.cluster)
+        merged = default_weights()
         for phase, ws in self.weights.items():
             merged.setdefault(phase, {}).update(ws)
         self.weights = merged
@@ -125,7 +143,7 @@ class CostModel:
     def features(
         self, flat: dict[str, Any], env: dict[str, str], world: int
     ) -> tuple[Workload, dict[str, dict[str, float]]]:
-        w = workload(flat, env, world, self.prompt_tokens, self.response_tokens)
+        w = workload(flat, env, world, self.prompt_tokens, self.response_tokens, response_spread=self.response_spread)
         return w, phase_features(w, self.shape, self.cluster, self.param_bytes)
 
     def predict(self, flat: dict[str, Any], env: dict[str, str], world: int) -> Prediction:
@@ -143,11 +161,12 @@ class CostModel:
             phases[phase] = total
         overhead = phases.pop("step", 0.0)
         step = sum(phases.values()) + overhead
-        micro_tokens = w.tokens_per_rank / max(w.mini_batches * w.update_micro_per_mini, 1)
+        seq = w.seq_tokens if w.actor_rmpad else w.padded_tokens
+        micro_tokens = w.responses / w.world * seq / max(w.mini_batches * w.update_micro_per_mini, 1)
         mem = memory(w, self.shape, self.cluster, micro_tokens)
         limit = self.cluster.device.memory_bytes
-        oom = None
-        if mem.peak > limit:
+        oom = rollout_plan(w, self.shape, self.cluster, self.param_bytes).oom
+        if oom is None and mem.peak > limit:
             where = (
                 "rollout (vLLM reservation on top of resident training state)"
                 if mem.rollout_peak >= mem.train_peak
@@ -162,6 +181,7 @@ class CostModel:
             "weights": self.weights,
             "prompt_tokens": self.prompt_tokens,
             "response_tokens": self.response_tokens,
+            "response_spread": self.response_spread,
             "param_bytes": self.param_bytes,
             "source": self.source,
         }

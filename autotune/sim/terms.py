@@ -2,14 +2,19 @@
 
 Every phase's time is a weighted sum of *features* (model.py holds the weights): ideal seconds at
 the device's datasheet rate (FLOPs / peak, bytes / bandwidth), collective seconds from the NCCL
-model (nccl.py), and counts of things with a fixed cost each (micro-batches, decode steps,
-optimizer steps). An efficiency curve in micro-batch tokens, t = F/(peak·e·T/(T+T½)), is exactly
-"F/(peak·e)" plus a constant per micro-batch, which is how it appears here.
+model (nccl.py), and counts of things with a fixed cost each (micro-batches, optimizer steps). An
+efficiency curve in micro-batch tokens, t = F/(peak·e·T/(T+T½)), is exactly "F/(peak·e)" plus a
+constant per micro-batch, which is how it appears here. Rollout and verl's weight sync are in rollout.py.
+
+Training and log-prob passes see packed tokens with `use_remove_padding`, and otherwise every sequence
+padded to max_prompt + max_response (verl's batch tensors have that fixed width); gradient checkpointing
+recomputes the forward (4/3 of the FLOPs); offloaded parameters (4 bytes each) and Adam state (8 bytes)
+cross PCIe to the GPU and back every time a phase needs them.
 
 Memory is analytic and not fitted: parameters, gradients and Adam state under FSDP sharding and
 offload, the unsharded bf16 layers in flight, activations of one micro-batch (with or without
 gradient checkpointing), the fp32 logits, and vLLM's `gpu_memory_utilization` reservation during
-rollout while the training state stays resident.
+rollout while the training state (without gradients, freed after each optimizer step) stays resident.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ import functools
 import math
 from dataclasses import dataclass
 
-from autotune.sim.hardware import Cluster
+from autotune.sim.hardware import MATMUL_EFFICIENCY, Cluster
 from autotune.sim.nccl import collective_seconds
+from autotune.sim.rollout import generation_features, update_weights_features
 from autotune.sim.workload import Shape, Workload
 
 ACTIVATION_BYTES_PER_TOKEN_HIDDEN = 34
@@ -63,83 +69,88 @@ def fsdp_collectives(w: Workload, shape: Shape, c: Cluster, param_bytes: int, gr
     return ag, rs
 
 
+CURVE_TOKENS = 2048
+"""T½ of the efficiency curve e(T) = e·T/(T + T½) in micro-batch tokens: each micro-batch costs as if it had
+T½ more tokens (torchtitan's 33-39% MFU on 8×H100 at 8-16k tokens/GPU against ~45% for long sequences)."""
+BYTES_PER_FLOP = 0.0035
+"""Device-independent non-GEMM work of FSDP training (norms, activations, attention memory traffic, softmax,
+launch gaps), expressed as HBM bytes per model FLOP: GEMMs at 85% of peak plus this at the device's HBM rate
+gives torchtitan's ~45% MFU on H100 (1/(0.85·989e12) + 0.0035/3.35e12 = 1/(0.45·989e12)). On a GPU with less
+compute per byte the same work is a smaller share (H20: ~77% MFU), as verl reports on such GPUs."""
+
+
+def compute_features(flops: float, curve_flops: float, c: Cluster) -> dict[str, float]:
+    """GEMM seconds at peak, the non-GEMM work at HBM rate, and the per-micro-batch curve term (both rates)."""
+    d = c.device
+    return {
+        "flops_s": flops / d.peak_flops,
+        "memory_s": flops * BYTES_PER_FLOP / d.hbm_bytes_per_s,
+        "curve_s": curve_flops * (1 / (MATMUL_EFFICIENCY * d.peak_flops) + BYTES_PER_FLOP / d.hbm_bytes_per_s),
+    }
+
+
+def offload_seconds(shape: Shape, c: Cluster, group: int, bytes_per_param: float) -> float:
+    """Moving offloaded state (fp32 parameters 4 B, Adam 8 B, bf16 reference 2 B) to the GPU and back once."""
+    return 2 * shape.params * bytes_per_param / group / c.device.pcie_bytes_per_s
+
+
 def update_features(
-    w: Workload, shape: Shape, c: Cluster, micro_per_mini: int, epochs: int, param_bytes: int = 2, grad_bytes: int = 4
+    w: Workload,
+    shape: Shape,
+    c: Cluster,
+    micro_per_mini: int,
+    epochs: int,
+    param_bytes: int = 2,
+    grad_bytes: int = 4,
+    critic: bool = False,
 ) -> dict[str, float]:
-    """One PPO update (actor or critic): compute, per-micro-batch FSDP collectives, optimizer steps.
+    """One PPO update (actor or critic): compute, per-micro-batch FSDP collectives, optimizer steps, offload.
 
     FSDP2 all-gathers every block in forward, again in backward when `reshard_after_forward`, and
     reduce-scatters gradients after each micro-batch's backward. Forward all-gathers are exposed
     unless prefetched; the fitted weights say how much of each is hidden behind compute.
     """
+    rmpad, ckpt = (w.critic_rmpad, w.critic_grad_ckpt) if critic else (w.actor_rmpad, w.grad_ckpt)
+    p_off, o_off = (
+        (w.critic_param_offload, w.critic_optimizer_offload) if critic else (w.param_offload, w.optimizer_offload)
+    )
     micro = w.mini_batches * micro_per_mini * epochs
-    flops = train_flops(shape, w.responses / w.world, w.seq_tokens) * epochs * (4 / 3 if w.grad_ckpt else 1)
+    seq = w.seq_tokens if rmpad else w.padded_tokens
+    flops = train_flops(shape, w.responses / w.world, seq) * epochs * (4 / 3 if ckpt else 1)
     ag, rs = fsdp_collectives(w, shape, c, param_bytes, grad_bytes)
     out = {
-        "flops_s": flops / c.device.peak_flops,
+        **compute_features(flops, micro * 6 * dense_params_verl(shape) * CURVE_TOKENS, c),
         "micro_batches": float(micro),
+        "micro_layers": float(micro * shape.layers),
         "optimizer_steps": float(w.mini_batches * epochs),
         "fsdp_ag_bwd_s": micro * ag if w.reshard_after_forward else 0.0,
         "fsdp_rs_s": micro * rs,
         "optimizer_s": 16 * shape.params / w.fsdp_group / c.device.hbm_bytes_per_s * w.mini_batches * epochs,
+        "offload_s": offload_seconds(shape, c, w.fsdp_group, (4 if p_off else 0) + (8 if o_off else 0)),
     }
     out["fsdp_ag_fwd_prefetch_s" if w.forward_prefetch else "fsdp_ag_fwd_s"] = micro * ag
     return out
 
 
-def forward_features(w: Workload, shape: Shape, c: Cluster, micro: int, param_bytes: int = 2) -> dict[str, float]:
+def forward_features(
+    w: Workload,
+    shape: Shape,
+    c: Cluster,
+    micro: int,
+    param_bytes: int = 2,
+    rmpad: bool = True,
+    offload_bytes: float = 0.0,
+) -> dict[str, float]:
     """A forward-only pass over the step's responses (old log-probs, reference, values)."""
     ag, _ = fsdp_collectives(w, shape, c, param_bytes, 4)
+    seq = w.seq_tokens if rmpad else w.padded_tokens
+    flops = forward_flops(shape, w.responses / w.world, seq)
     return {
-        "flops_s": forward_flops(shape, w.responses / w.world, w.seq_tokens) / c.device.peak_flops,
+        **compute_features(flops, micro * 2 * dense_params_verl(shape) * CURVE_TOKENS, c),
         "micro_batches": float(micro),
+        "micro_layers": float(micro * shape.layers),
         "fsdp_ag_s": micro * ag,
-    }
-
-
-@dataclass(frozen=True)
-class Decode:
-    concurrent: int
-    rounds: int
-    steps: float
-    kv_bytes_per_token: float
-    weights_bytes: float
-
-
-def decode_plan(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int = 2) -> Decode:
-    """How a rollout group decodes: batch limited by KV-cache capacity (vLLM's reservation minus weights)."""
-    weights = shape.params * dtype_bytes / w.tp
-    kv_token = shape.kv_bytes_per_token(dtype_bytes) / min(w.tp, shape.kv_heads)
-    capacity = max(0.0, w.gpu_memory_utilization * c.device.memory_bytes - weights)
-    sequences = w.responses / w.dp
-    fits = max(1, int(capacity // max(kv_token * w.seq_tokens, 1)))
-    concurrent = int(min(sequences, fits))
-    rounds = math.ceil(sequences / concurrent)
-    steps = rounds * min(w.max_response, 1.5 * w.response_tokens)
-    return Decode(concurrent, rounds, steps, kv_token, weights)
-
-
-def generation_features(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int = 2) -> dict[str, float]:
-    """Rollout: prefill is compute-bound, decode reads the TP shard's weights and the KV cache every step.
-
-    Each decode step also runs 2 all-reduces per layer over the TP group (row-parallel outputs).
-    """
-    plan = decode_plan(w, shape, c, dtype_bytes)
-    sequences = w.responses / w.dp
-    peak = c.device.peak_flops * w.tp
-    context = w.prompt_tokens + w.response_tokens / 2
-    step_bytes = plan.weights_bytes + plan.concurrent * context * plan.kv_bytes_per_token
-    message = plan.concurrent * shape.hidden * dtype_bytes
-    busbw = c.busbw(w.tp)
-    per_token = 2 * shape.layers * collective_seconds("all_reduce", message, w.tp, busbw, w.nccl_proto, w.nccl_channels)
-    prefill_message = plan.concurrent * w.prompt_tokens * shape.hidden * dtype_bytes
-    prefill_ar = 2 * shape.layers * collective_seconds("all_reduce", prefill_message, w.tp, busbw, w.nccl_proto)
-    return {
-        "prefill_flops_s": forward_flops(shape, sequences, w.prompt_tokens) / peak,
-        "decode_flops_s": 2 * shape.params * sequences * w.response_tokens / peak,
-        "decode_mem_s": plan.steps * step_bytes / c.device.hbm_bytes_per_s,
-        "decode_steps": plan.steps,
-        "tp_allreduce_s": plan.steps * per_token + plan.rounds * prefill_ar,
+        "offload_s": offload_seconds(shape, c, w.fsdp_group, offload_bytes),
     }
 
 
@@ -215,20 +226,32 @@ def reshard_features(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int = 2
 
 
 def phase_features(w: Workload, actor: Shape, c: Cluster, param_bytes: int = 2) -> dict[str, dict[str, float]]:
-    """Features of every phase of one step (the critic, when there is one, has the actor's shape)."""
-    features = {
-        "gen": generation_features(w, actor, c, param_bytes),
-        "reshard": reshard_features(w, actor, c, param_bytes),
-        "old_log_prob": forward_features(w, actor, c, w.logprob_micro, param_bytes),
-        "ref": forward_features(w, actor, c, w.logprob_micro, param_bytes),
-        "adv": {"const": 1.0},
-        "update_actor": update_features(w, actor, c, w.update_micro_per_mini, w.epochs, param_bytes, 4),
-        "step": {"const": 1.0},
-    }
+    """Features of every phase of one step (the critic, when there is one, has the actor's shape).
+
+    verl jobs sync weights into the rollout engine (`update_weights`); the builtin trainer reshards with
+    this project's engine (`reshard`).
+    """
+    features: dict[str, dict[str, float]] = {"gen": generation_features(w, actor, c, param_bytes)}
+    if w.engine == "builtin":
+        features["reshard"] = reshard_features(w, actor, c, param_bytes)
+    else:
+        features["update_weights"] = update_weights_features(w, actor, c, param_bytes)
+    features["old_log_prob"] = forward_features(
+        w, actor, c, w.logprob_micro, param_bytes, w.actor_rmpad, 4.0 if w.param_offload else 0.0
+    )
+    if w.has_ref:
+        features["ref"] = forward_features(
+            w, actor, c, w.logprob_micro, param_bytes, w.actor_rmpad, 2.0 if w.ref_param_offload else 0.0
+        )
+    features["adv"] = {"const": 1.0}
+    features["update_actor"] = update_features(w, actor, c, w.update_micro_per_mini, w.epochs, param_bytes, 4)
+    features["step"] = {"const": 1.0}
     if w.has_critic:
-        features["values"] = forward_features(w, actor, c, w.values_micro, param_bytes)
+        features["values"] = forward_features(
+            w, actor, c, w.values_micro, param_bytes, w.critic_rmpad, 4.0 if w.critic_param_offload else 0.0
+        )
         features["update_critic"] = update_features(
-            w, actor, c, w.critic_micro_per_mini, w.critic_epochs, param_bytes, 4
+            w, actor, c, w.critic_micro_per_mini, w.critic_epochs, param_bytes, 4, critic=True
         )
     return features
 
@@ -256,10 +279,16 @@ class Memory:
 
 
 def memory(w: Workload, shape: Shape, c: Cluster, micro_tokens: float) -> Memory:
-    """Peak bytes per GPU in training and during rollout (the vLLM reservation on top of resident state)."""
-    n = shape.params
-    per_model = n * ((0 if w.param_offload else 4) + 4 + (0 if w.optimizer_offload else 8)) / w.fsdp_group
-    states = per_model * (2 if w.has_critic else 1) + n * 2 / w.fsdp_group  # actor (+ critic) + bf16 reference
+    """Peak bytes per GPU in training and during rollout (the vLLM reservation on top of resident state).
+
+    Resident between phases: fp32 parameters (4 B) and Adam state (8 B) of the actor and the critic unless
+    offloaded, and the bf16 reference (2 B) unless offloaded; gradients (4 B) exist only while a model trains.
+    """
+    n, g = shape.params, w.fsdp_group
+    actor = n * ((0 if w.param_offload else 4) + (0 if w.optimizer_offload else 8)) / g
+    critic = n * ((0 if w.critic_param_offload else 4) + (0 if w.critic_optimizer_offload else 8)) / g
+    ref = 0.0 if (w.ref_param_offload or not w.has_ref) else n * 2 / g
+    states = actor + (critic if w.has_critic else 0.0) + ref
     in_flight = shape.layer_params * 2 * (2 if w.reshard_after_forward else shape.layers)
     h, layers = shape.hidden, shape.layers
     if w.grad_ckpt:
@@ -267,6 +296,6 @@ def memory(w: Workload, shape: Shape, c: Cluster, micro_tokens: float) -> Memory
     else:
         activations = layers * ACTIVATION_BYTES_PER_TOKEN_HIDDEN * micro_tokens * h
     logits = micro_tokens * shape.vocab * 4 * 2
-    train = states + in_flight + activations + logits
+    train = states + n * 4 / g + in_flight + activations + logits
     rollout = states + w.gpu_memory_utilization * c.device.memory_bytes
     return Memory(train, rollout, states)

@@ -57,6 +57,10 @@ PRESETS = {
     "Llama-3-8B": Shape(4096, 14336, 32, 32, 8, 128256, 128),
     "Llama-3.1-8B": Shape(4096, 14336, 32, 32, 8, 128256, 128),
     "Llama-3-70B": Shape(8192, 28672, 80, 64, 8, 128256, 128),
+    "Llama-2-7B": Shape(4096, 11008, 32, 32, 32, 32000, 128),
+    "Llama-2-13B": Shape(5120, 13824, 40, 40, 40, 32000, 128),
+    "Llama-2-70B": Shape(8192, 28672, 80, 64, 8, 32000, 128),
+    "gemma-2-2b": Shape(2304, 9216, 26, 8, 4, 256000, 256, True),
 }
 """Architecture numbers from each model's published config.json."""
 
@@ -97,6 +101,11 @@ def find_shape(model: str | None, flat: dict[str, Any]) -> Shape:
     raise ValueError(f"model {model!r}: no config.json there and no preset matches (presets: {', '.join(PRESETS)})")
 
 
+DEFAULT_SPREAD_RATIO = 1.0
+"""Response-length standard deviation / mean when the space does not say: answers to math prompts are long-tailed
+(a few responses run to the length limit while the mean stays short), which a spread equal to the mean describes."""
+
+
 @dataclass(frozen=True)
 class Workload:
     """One step of a trial, as counts the cost terms need (per rank where it says so)."""
@@ -128,6 +137,27 @@ class Workload:
     reshard_mode: str
     fsdp_size: int = -1
     """FSDP shard group (verl's fsdp_size; -1 = all ranks). Smaller groups are replicated (HSDP)."""
+    response_spread: float = 0.0
+    """Standard deviation of response lengths (decode runs until the longest response of the batch ends)."""
+    max_prompt: int = 0
+    """data.max_prompt_length (padded sequences are max_prompt + max_response long); 0 = the mean prompt."""
+    enforce_eager: bool = False
+    """vLLM without CUDA graphs: every decode step pays the kernel launches of every layer."""
+    max_num_seqs: int = 256
+    max_num_batched_tokens: int = 8192
+    chunked_prefill: bool = True
+    actor_rmpad: bool = True
+    """use_remove_padding: packed sequences; without it every sequence is padded to max_prompt + max_response."""
+    critic_rmpad: bool = True
+    critic_grad_ckpt: bool = True
+    ref_param_offload: bool = False
+    critic_param_offload: bool = False
+    critic_optimizer_offload: bool = False
+    has_ref: bool = True
+    vllm_v0: bool = False
+    """vLLM's V0 engine (VLLM_USE_V1=0 or VLLM_ATTENTION_BACKEND=XFORMERS): more CPU overhead per step."""
+    engine: str = "verl"
+    """'verl' syncs weights into the rollout server (update_weights); 'builtin' reshards with this project's engine."""
 
     @property
     def responses(self) -> int:
@@ -136,6 +166,11 @@ class Workload:
     @property
     def seq_tokens(self) -> float:
         return self.prompt_tokens + self.response_tokens
+
+    @property
+    def padded_tokens(self) -> float:
+        """Length of a padded sequence (verl pads prompts to max_prompt and responses to max_response)."""
+        return max(self.max_prompt, self.prompt_tokens) + self.max_response
 
     @property
     def tokens(self) -> float:
@@ -152,13 +187,65 @@ class Workload:
 
     @property
     def dp(self) -> int:
-        return self.world // self.tp
+        return max(1, self.world // self.tp)
+
+    @property
+    def longest_response(self) -> float:
+        """Expected longest response of the step: the Gaussian extreme mean + spread·√(2 ln N), capped at the limit."""
+        count = self.responses
+        if count <= 1 or self.response_spread <= 0:
+            return float(min(self.max_response, self.response_tokens))
+        return float(
+            min(self.max_response, self.response_tokens + self.response_spread * math.sqrt(2 * math.log(count)))
+        )
+
+
+def spread_from_longest(mean: float, longest: float, count: int) -> float:
+    """The spread that makes `Workload.longest_response` equal a measured longest response."""
+    if count <= 1:
+        return 0.0
+    return max(0.0, (longest - mean) / math.sqrt(2 * math.log(count)))
+
+
+class _Recorder(dict):  # type: ignore[type-arg]
+    """A config that remembers which keys were read."""
+
+    def __init__(self, data: dict[str, Any], seen: set[str], prefix: str = "") -> None:
+        super().__init__(data)
+        self.seen, self.prefix = seen, prefix
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self.seen.add(self.prefix + str(key))
+        return super().get(key, default)
+
+
+_MODELLED: set[str] = set()
+
+
+def modelled_keys() -> frozenset[str]:
+    """Every verl key and `env.NAME` the cost model reads (found by recording a workload's reads)."""
+    if not _MODELLED:
+        seen: set[str] = set()
+        flat = {"data.train_batch_size": 8, "data.max_prompt_length": 8, "data.max_response_length": 8,
+                "actor_rollout_ref.actor.ppo_mini_batch_size": 8}  # fmt: skip
+        workload(_Recorder(flat, seen), _Recorder({}, seen, "env."), 1)
+        _MODELLED.update(seen | {"actor_rollout_ref.model.path"})
+    return frozenset(_MODELLED)
 
 
 def _micro(samples: float, tokens: float, dynamic: bool, micro: Any, budget: Any) -> int:
     if dynamic:
         return max(1, math.ceil(tokens / float(budget)))
     return max(1, math.ceil(samples / float(micro or samples)))
+
+
+def _flag(flat: dict[str, Any], *keys: str, default: bool = False) -> bool:
+    """The first key that is set (not None) among `keys`, as a bool."""
+    for key in keys:
+        value = flat.get(key)
+        if value is not None:
+            return bool(value)
+    return default
 
 
 def workload(
@@ -168,8 +255,10 @@ def workload(
     prompt_tokens: float | None = None,
     response_tokens: float | None = None,
     response_fraction: float = 0.5,
+    response_spread: float | None = None,
 ) -> Workload:
-    """Counts from a resolved verl config; token lengths measured, or a fraction of the limits."""
+    """Counts from a resolved verl config; token lengths measured (or stated in the space's `sim:`), or a fraction
+    of the limits."""
     g = flat.get
 
     def need(key: str) -> int:
@@ -183,26 +272,42 @@ def workload(
     max_prompt, max_response = need("data.max_prompt_length"), need("data.max_response_length")
     p_tok = prompt_tokens if prompt_tokens is not None else 0.8 * max_prompt
     r_tok = response_tokens if response_tokens is not None else response_fraction * max_response
+    spread = response_spread if response_spread is not None else DEFAULT_SPREAD_RATIO * r_tok
+    actor_rmpad = _flag(flat, "actor_rollout_ref.model.use_remove_padding", default=True)
+    critic_rmpad = _flag(flat, "critic.model.use_remove_padding", default=True)
     mini = need("actor_rollout_ref.actor.ppo_mini_batch_size")
     mini_batches = max(1, prompts // mini)
+    critic_mini = int(g("critic.ppo_mini_batch_size") or mini)
     per_rank_mini = mini * n / world
-    tokens_rank_mini = per_rank_mini * (p_tok + r_tok)
+    per_rank_critic_mini = critic_mini * n / world
+    seq_len = p_tok + r_tok
     per_rank_all = prompts * n / world
-    tokens_rank_all = per_rank_all * (p_tok + r_tok)
     actor_dyn = bool(g("actor_rollout_ref.actor.use_dynamic_bsz"))
-    ref_dyn = g("actor_rollout_ref.ref.log_prob_use_dynamic_bsz")
-    ref_dyn = actor_dyn if ref_dyn is None else bool(ref_dyn)
-    ref_budget = g("actor_rollout_ref.ref.log_prob_max_token_len_per_gpu") or g(
-        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu"
+    ref_dyn = _flag(
+        flat,
+        "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz",
+        "actor_rollout_ref.ref.log_prob_use_dynamic_bsz",
+        default=actor_dyn,
     )
-    ref_micro = g("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu") or g(
-        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
+    ref_budget = (
+        g("actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu")
+        or g("actor_rollout_ref.ref.log_prob_max_token_len_per_gpu")
+        or g("actor_rollout_ref.actor.ppo_max_token_len_per_gpu")
+    )
+    ref_micro = (
+        g("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu")
+        or g("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu")
+        or g("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu")
     )
     critic_dyn = g("critic.use_dynamic_bsz")
     critic_dyn = actor_dyn if critic_dyn is None else bool(critic_dyn)
     critic_micro = g("critic.ppo_micro_batch_size_per_gpu") or g("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu")
+    values_micro = g("critic.forward_micro_batch_size_per_gpu") or critic_micro
     fsdp = "actor_rollout_ref.actor.fsdp_config."
+    critic_fsdp = ("critic.model.fsdp_config.", "critic.fsdp.")
     channels = env.get("NCCL_MAX_NCHANNELS")
+    algorithm_kl = _flag(flat, "algorithm.use_kl_in_reward") or _flag(flat, "actor_rollout_ref.actor.use_kl_loss")
+    builtin = any(k.startswith("builtin.") for k in flat)
     return Workload(
         world=world,
         tp=int(g("actor_rollout_ref.rollout.tensor_model_parallel_size") or 1),
@@ -216,20 +321,24 @@ def workload(
         critic_epochs=int(g("critic.ppo_epochs") or g("actor_rollout_ref.actor.ppo_epochs") or 1),
         update_micro_per_mini=_micro(
             per_rank_mini,
-            tokens_rank_mini,
+            per_rank_mini * seq_len,
             actor_dyn,
             g("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"),
             g("actor_rollout_ref.actor.ppo_max_token_len_per_gpu"),
         ),
-        logprob_micro=_micro(per_rank_all, tokens_rank_all, ref_dyn, ref_micro, ref_budget),
+        logprob_micro=_micro(per_rank_all, per_rank_all * seq_len, ref_dyn, ref_micro, ref_budget),
         critic_micro_per_mini=_micro(
-            per_rank_mini, tokens_rank_mini, critic_dyn, critic_micro, g("critic.ppo_max_token_len_per_gpu")
+            per_rank_critic_mini,
+            per_rank_critic_mini * seq_len,
+            critic_dyn,
+            critic_micro,
+            g("critic.ppo_max_token_len_per_gpu"),
         ),
         values_micro=_micro(
             per_rank_all,
-            tokens_rank_all,
+            per_rank_all * seq_len,
             critic_dyn,
-            critic_micro,
+            values_micro,
             g("critic.forward_max_token_len_per_gpu") or g("critic.ppo_max_token_len_per_gpu"),
         ),
         has_critic=g("algorithm.adv_estimator", "gae") == "gae",
@@ -244,4 +353,19 @@ def workload(
         nccl_channels=int(channels) if channels else None,
         reshard_mode=str(g("builtin.rollout_reshard") or "zero_redundancy"),
         fsdp_size=int(g(fsdp + "fsdp_size") or -1),
+        response_spread=float(spread),
+        max_prompt=max_prompt,
+        enforce_eager=_flag(flat, "actor_rollout_ref.rollout.enforce_eager"),
+        max_num_seqs=int(g("actor_rollout_ref.rollout.max_num_seqs") or 256),
+        max_num_batched_tokens=int(g("actor_rollout_ref.rollout.max_num_batched_tokens") or 8192),
+        chunked_prefill=_flag(flat, "actor_rollout_ref.rollout.enable_chunked_prefill", default=True),
+        actor_rmpad=actor_rmpad,
+        critic_rmpad=critic_rmpad,
+        critic_grad_ckpt=_flag(flat, "critic.model.enable_gradient_checkpointing", default=True),
+        ref_param_offload=_flag(flat, "actor_rollout_ref.ref.fsdp_config.param_offload"),
+        critic_param_offload=any(_flag(flat, p + "param_offload") for p in critic_fsdp),
+        critic_optimizer_offload=any(_flag(flat, p + "optimizer_offload") for p in critic_fsdp),
+        has_ref=builtin or algorithm_kl,
+        vllm_v0=env.get("VLLM_USE_V1") == "0" or env.get("VLLM_ATTENTION_BACKEND", "").upper() == "XFORMERS",
+        engine="builtin" if builtin else "verl",
     )

@@ -1,0 +1,138 @@
+"""Rollout (vLLM) and verl's weight sync: how long generation takes, and whether it fits at all.
+
+Generation is synchronous: a step's rollout ends when the longest response of the batch ends, so the number
+of decode steps is set by the longest response, not the mean (`Workload.longest_response`). While more
+sequences wait than vLLM runs at once (`max_num_seqs`, or what the KV cache holds), decoding proceeds in a
+throughput-bound phase of Σlengths / concurrency steps, then the tail of the longest one.
+
+Each decode step of a TP rank reads its weight shard and the KV cache of every running sequence from HBM,
+does 2·N/TP FLOPs per running sequence, runs two all-reduces per layer over the TP group (row-parallel
+outputs, NCCL latency + size / bandwidth), and pays fixed overheads:
+* kernel launches: in eager mode (`enforce_eager`) every layer launches tens of kernels from Python at
+  ~5-10 µs each (CUDA's documented launch latency); CUDA graphs replay a whole step for about the cost of
+  one launch per layer. Constants below: EAGER_LAUNCH_PER_LAYER, GRAPH_LAUNCH_PER_LAYER;
+* the engine's per-step scheduling and sampling (STEP_BASE), and bookkeeping per running sequence
+  (PER_SEQUENCE_STEP).
+Prefill is compute-bound: 2·N FLOPs per prompt token, in chunks of `max_num_batched_tokens`, each chunk a
+step with the same fixed overheads. EAGER_LAUNCH_PER_LAYER, PER_SEQUENCE_STEP and STEP_BASE_V0 were set
+while comparing with published runs (benchmarks/sim_published.py's INFORMED_BY names them); the others
+follow from the launch latencies above.
+
+vLLM reserves `gpu_memory_utilization` of the device for its weights, activations and KV cache; when the
+TP shard's weights plus the KV cache of one full-length sequence do not fit in that share, vLLM refuses to
+start (an `oom`), which is what happens to a 70B actor at TP 1 or 2 on 80 GB GPUs.
+
+verl (0.4+) syncs the trained weights into the rollout engine every step (`timing_s/update_weights`, inside
+`timing_s/gen` in older versions): every rank all-gathers the full bf16 model from its FSDP shards layer by
+layer and loads its TP shard into vLLM; with `param_offload` the shards first cross PCIe.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from autotune.sim.hardware import GIB, Cluster
+from autotune.sim.nccl import collective_seconds
+from autotune.sim.workload import Shape, Workload
+
+EAGER_LAUNCH_PER_LAYER = 0.15e-3
+"""Seconds of kernel launches per decoder layer per eager decode step (~20 kernels × ~7 µs)."""
+GRAPH_LAUNCH_PER_LAYER = 0.01e-3
+"""With CUDA graphs: one graph replay per step, a few µs per layer of residual work."""
+STEP_BASE = 3e-3
+"""Per engine step of vLLM's V1 engine: scheduling, sampling and the Python loop around the model."""
+STEP_BASE_V0 = 20e-3
+"""The same in vLLM's V0 engine (VLLM_USE_V1=0, or the xformers attention backend V1 does not support), whose
+CPU-side scheduling and sampling per step V1 was built to remove (vLLM's V1 announcement)."""
+PER_SEQUENCE_STEP = 30e-6
+"""Per running sequence per step: the scheduler's block bookkeeping and per-sequence sampling state."""
+ACTIVATION_BYTES = 1.0 * GIB
+"""vLLM's profiled activation peak outside the KV cache (a forward of max_num_batched_tokens)."""
+
+
+@dataclass(frozen=True)
+class RolloutPlan:
+    sequences: float
+    """Responses one DP group (one vLLM engine) generates."""
+    concurrent: float
+    """Sequences decoding at once (max_num_seqs, the KV cache, or all of them)."""
+    steps: float
+    prefill_chunks: float
+    weights_bytes: float
+    """bf16 weights of one TP shard."""
+    kv_bytes_per_token: float
+    """KV cache bytes per token on one TP rank."""
+    kv_budget: float
+    """Bytes vLLM has for the KV cache on one rank (negative when even the weights do not fit)."""
+    oom: str | None
+
+
+def rollout_plan(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int = 2) -> RolloutPlan:
+    weights = shape.params * dtype_bytes / w.tp
+    kv_token = shape.kv_bytes_per_token(dtype_bytes) / min(w.tp, shape.kv_heads)
+    share = w.gpu_memory_utilization * c.device.memory_bytes
+    budget = share - weights - ACTIVATION_BYTES
+    longest = w.longest_response
+    full_sequence = (w.prompt_tokens + longest) * kv_token
+    oom = None
+    if budget < full_sequence:
+        oom = (
+            f"rollout: vLLM's share ({w.gpu_memory_utilization:g} × {c.device.memory_bytes / GIB:.0f} GiB = "
+            f"{share / GIB:.1f} GiB) cannot hold the TP-{w.tp} weight shard ({weights / GIB:.1f} GiB) plus the KV cache "
+            f"of one {w.prompt_tokens + longest:.0f}-token sequence; raise rollout.tensor_model_parallel_size or "
+            "gpu_memory_utilization"
+        )
+    sequences = w.responses / w.dp
+    mean_context = w.prompt_tokens + w.response_tokens
+    kv_fits = max(1.0, budget / max(kv_token * mean_context, 1.0))
+    concurrent = max(1.0, min(sequences, float(w.max_num_seqs), kv_fits))
+    if sequences <= concurrent:
+        steps = longest
+    else:
+        steps = sequences * w.response_tokens / concurrent + (longest - w.response_tokens)
+    chunks = math.ceil(sequences * w.prompt_tokens / max(w.max_num_batched_tokens, 1))
+    return RolloutPlan(sequences, concurrent, steps, chunks, weights, kv_token, budget, oom)
+
+
+def generation_features(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int = 2) -> dict[str, float]:
+    """Rollout seconds by cause (the weights of model.py scale each; defaults are 1/efficiency)."""
+    plan = rollout_plan(w, shape, c, dtype_bytes)
+    peak = c.device.peak_flops
+    dense = 2 * shape.params / w.tp
+    generated = plan.sequences * w.response_tokens
+    # KV read: token t of a response reads the prompt and t earlier tokens; E[L²] = mean² + spread²
+    second_moment = w.response_tokens**2 + min(w.response_spread, w.max_response) ** 2
+    kv_reads = plan.sequences * (w.prompt_tokens * w.response_tokens + second_moment / 2) * plan.kv_bytes_per_token
+    launch = EAGER_LAUNCH_PER_LAYER if w.enforce_eager else GRAPH_LAUNCH_PER_LAYER
+    per_step = (STEP_BASE_V0 if w.vllm_v0 else STEP_BASE) + shape.layers * launch
+    busbw = c.busbw(w.tp)
+    mean_active = generated / max(plan.steps, 1.0)
+    allreduce = collective_seconds(
+        "all_reduce", mean_active * shape.hidden * dtype_bytes, w.tp, busbw, w.nccl_proto, w.nccl_channels
+    )
+    prefill_message = w.max_num_batched_tokens * shape.hidden * dtype_bytes
+    prefill_ar = collective_seconds("all_reduce", prefill_message, w.tp, busbw, w.nccl_proto, w.nccl_channels)
+    return {
+        "prefill_flops_s": dense * plan.sequences * w.prompt_tokens / peak,
+        "decode_flops_s": dense * generated / peak,
+        "decode_weights_s": plan.steps * plan.weights_bytes / c.device.hbm_bytes_per_s,
+        "decode_kv_s": kv_reads / c.device.hbm_bytes_per_s,
+        "step_overhead_s": (plan.steps + plan.prefill_chunks) * per_step,
+        "sequence_overhead_s": generated * PER_SEQUENCE_STEP,
+        "tp_allreduce_s": 2 * shape.layers * (plan.steps * allreduce + plan.prefill_chunks * prefill_ar),
+    }
+
+
+def update_weights_features(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int = 2) -> dict[str, float]:
+    """verl's weight sync: all-gather the bf16 model over the FSDP group, load the TP shard into vLLM."""
+    model = shape.params * dtype_bytes
+    gather = collective_seconds("all_gather", model, w.fsdp_group, c.busbw(w.fsdp_group), w.nccl_proto)
+    load = model / w.tp / c.device.hbm_bytes_per_s
+    offload = 4 * shape.params / w.fsdp_group / c.device.pcie_bytes_per_s if w.param_offload else 0.0
+    return {
+        "sync_gather_s": gather,
+        "sync_load_s": load,
+        "sync_tensors": float(12 * shape.layers + 3),
+        "offload_s": offload,
+    }

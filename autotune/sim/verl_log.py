@@ -1,0 +1,180 @@
+"""Calibrating the cost model from real verl runs: console logs plus each run's overrides or config.
+
+`autotune calibrate --verl-log run.log --verl-config run.yaml [--verl-log ... --verl-config ...] --gpu H100`
+reads every `step:N - key:value - ...` line of each log (verl's console logger; older logs say `timing/`
+where newer ones say `timing_s/`, and wrap numbers as `np.float64(...)`), takes the median of each phase
+after the first (warm-up) step, and pairs it with the run's config: a YAML file (nested or dotted keys,
+as verl's own config) or a text file of Hydra overrides (`key=value`, one or more per line, `+` prefixes
+and `\\` continuations allowed), layered on verl's defaults. The mean prompt and response lengths come
+from the log itself. The fit keeps the run's own GPU, so the calibrated sweep predicts for that device.
+
+A log without `timing_s/update_weights` timed the weight sync inside `timing_s/gen` (verl ≤ 0.4), and one
+without `timing_s/old_log_prob` also the old log-prob pass (verl of 2024); the fit accounts for both.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from autotune.sim.fit import Observation, fit_weights, leave_one_out, published_prediction, relative_errors
+from autotune.sim.hardware import Device, cluster, device_to_json
+from autotune.sim.model import PHASE_METRICS, CostModel, default_weights
+from autotune.sim.workload import find_shape, spread_from_longest
+
+_STEP = re.compile(r"step:(\d+) - (.*)")
+_ITEM = re.compile(r"([\w/@.\-]+):(?:np\.float\d+\()?(-?[\d.]+(?:e[-+]?\d+)?)\)?")
+FITTED_PHASES = ("gen", "old_log_prob", "ref", "values", "update_critic", "update_actor", "update_weights")
+
+
+def parse_steps(text: str) -> list[dict[str, float]]:
+    """Every training step line of a verl console log as {metric: value} (with `step`)."""
+    rows = []
+    for line in text.splitlines():
+        match = _STEP.search(line)
+        if not match:
+            continue
+        row: dict[str, float] = {"step": float(match.group(1))}
+        for key, value in _ITEM.findall(match.group(2)):
+            row[key.replace("timing/", "timing_s/", 1) if key.startswith("timing/") else key] = float(value)
+        if any(k.startswith("timing_s/") for k in row):
+            rows.append(row)
+    return rows
+
+
+def step_medians(rows: list[dict[str, float]], warmup: int = 1) -> dict[str, float]:
+    """Median of every metric over the steps after `warmup` (all steps when there are no others)."""
+    kept = [r for r in rows if r["step"] > warmup] or rows
+    keys = {k for r in kept for k in r}
+    return {k: float(statistics.median(r[k] for r in kept if k in r)) for k in keys}
+
+
+def read_config(path: str | Path) -> dict[str, Any]:
+    """A run's config: YAML (nested or dotted keys) or Hydra overrides (`key=value`), as flat verl keys."""
+    from trainer.config.loader import to_flat_dict
+
+    text = Path(path).read_text()
+    if "=" in text and ":" not in text.split("=", 1)[0]:
+        flat: dict[str, Any] = {}
+        for token in text.replace("\\\n", " ").split():
+            if "=" not in token or token.startswith(("-", "$")):
+                continue
+            key, value = token.lstrip("+").split("=", 1)
+            try:
+                flat[key] = yaml.safe_load(value.strip("'\""))
+            except yaml.YAMLError:
+                flat[key] = value
+        return flat
+    raw = yaml.safe_load(text) or {}
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: a config is a YAML mapping or `key=value` overrides, got {type(raw).__name__}")
+    return to_flat_dict(raw)
+
+
+@dataclass
+class LoggedRun:
+    name: str
+    flat: dict[str, Any]
+    env: dict[str, str]
+    world: int
+    measured: dict[str, float]
+    prompt_tokens: float
+    response_tokens: float
+    includes: dict[str, tuple[str, ...]]
+    response_spread: float | None = None
+    """From the log's longest and mean response (None: the model's default)."""
+
+
+def logged_run(
+    log: str | Path, config: str | Path, defaults: dict[str, Any], env: dict[str, str] | None = None
+) -> LoggedRun:
+    rows = parse_steps(Path(log).read_text(errors="replace"))
+    if not rows:
+        raise ValueError(f"{log}: no `step:N - timing_s/...` lines (verl's console logger writes them)")
+    medians = step_medians(rows)
+    flat = {**defaults, **read_config(config)}
+    world = int(flat.get("trainer.n_gpus_per_node") or 1) * int(flat.get("trainer.nnodes") or 1)
+    measured = {p: medians[f"timing_s/{p}"] for p in FITTED_PHASES if f"timing_s/{p}" in medians}
+    parts = ("gen",) + (() if "update_weights" in measured else ("update_weights",))
+    parts += () if "old_log_prob" in measured else ("old_log_prob",)
+    for key in ("prompt_length/mean", "response_length/mean"):
+        if key not in medians:
+            raise ValueError(f"{log}: no `{key}` in its step lines; the fit needs the run's measured lengths")
+    responses = int(flat.get("data.train_batch_size") or 1) * int(flat.get("actor_rollout_ref.rollout.n") or 1)
+    longest = medians.get("response_length/max")
+    spread = None if longest is None else spread_from_longest(medians["response_length/mean"], longest, responses)
+    return LoggedRun(Path(log).stem, flat, env or {}, world, measured, medians["prompt_length/mean"],
+                     medians["response_length/mean"], {"gen": parts}, spread)  # fmt: skip
+
+
+def calibrate_from_logs(
+    runs: list[LoggedRun], gpu: str | Device, model: str | None = None, ridge: float = 0.3
+) -> dict[str, Any]:
+    """Weights fitted on the runs (on their GPU), with each run's leave-one-out error when there are 3 or more."""
+    if not runs:
+        raise ValueError("calibration from logs needs at least one --verl-log")
+    observations = []
+    device = None
+    for run in runs:
+        shape = find_shape(model or run.flat.get("actor_rollout_ref.model.path"), run.flat)
+        cost = CostModel(cluster(gpu, run.world), shape, prompt_tokens=run.prompt_tokens,
+                         response_tokens=run.response_tokens, response_spread=run.response_spread)  # fmt: skip
+        device = cost.cluster.device
+        _, features = cost.features(run.flat, run.env, run.world)
+        observations.append(Observation(run.name, features, run.measured, run.includes))
+    defaults = default_weights()
+    weights = fit_weights(observations, defaults, ridge)
+    fit_err = [
+        abs(e) for o in observations for e in relative_errors(published_prediction(weights, o), o.measured).values()
+    ]
+    result: dict[str, Any] = {
+        "weights": weights,
+        "device": device_to_json(device) if device else None,
+        "gpu": device.name if device else None,
+        "prompt_tokens": statistics.fmean(r.prompt_tokens for r in runs),
+        "response_tokens": statistics.fmean(r.response_tokens for r in runs),
+        "param_bytes": 2,
+        "source": f"fitted on {len(runs)} verl log(s): {', '.join(r.name for r in runs)}",
+        "trials": [r.name for r in runs],
+        "phases": [p for p in PHASE_METRICS if any(p in o.measured for o in observations)],
+        "fit_error_median": statistics.median(fit_err) if fit_err else None,
+    }
+    if len(observations) >= 3:
+        loo = leave_one_out(observations, defaults, ridge)
+        errors = {o.name: relative_errors(loo[o.name], o.measured) for o in observations}
+        flat_errors = [abs(e) for errs in errors.values() for e in errs.values()]
+        result["holdout_errors"] = errors
+        result["holdout_error_median"] = statistics.median(flat_errors) if flat_errors else None
+    return result
+
+
+def calibrate_logs_to_file(
+    logs: list[Path], configs: list[Path], gpu: str | None, model: str | None, output: Path | None
+) -> tuple[Path, list[str]]:
+    """The `autotune calibrate --verl-log` command: fit, write the calibration, and say how good it is."""
+    import json
+
+    from autotune.adapters import get_adapter
+
+    if len(logs) != len(configs):
+        raise ValueError(
+            f"--verl-log and --verl-config pair up: got {len(logs)} log(s) and {len(configs)} config(s); "
+            "give each log the overrides or config file of its run"
+        )
+    defaults = get_adapter("verl").defaults([])
+    runs = [logged_run(log, config, defaults) for log, config in zip(logs, configs, strict=True)]
+    result = calibrate_from_logs(runs, gpu or "H100", model)
+    out = output or Path("calibration.json")
+    out.write_text(json.dumps(result, indent=2, default=str))
+    lines = [
+        f"fitted on {len(runs)} run(s) on {result['gpu']}: median phase error {result['fit_error_median']:.1%} (in sample)"
+    ]
+    if result.get("holdout_error_median") is not None:
+        lines.append(f"leave-one-out: median phase error {result['holdout_error_median']:.1%}")
+    lines.append(f"wrote {out}; use it with: autotune run --space ... --backend sim --calibration {out}")
+    return out, lines

@@ -1,0 +1,71 @@
+"""The space's `sim:` section: what the cost model (`--backend sim`) cannot know in advance.
+
+    sim:
+      prompt_tokens: 100        # expected mean prompt length (tokens)
+      response_tokens: 190      # expected mean response length (tokens)
+      response_spread: 190      # optional: standard deviation of response lengths (default: the mean)
+      gpu: H100                 # optional: preset or device file; `--gpu` on the command line overrides it
+
+A synchronous rollout lasts until the longest response of the batch ends, and training time follows the
+tokens actually generated, so the expected lengths matter more than the limits (`data.max_*_length`).
+Without this section the model assumes 0.8 × the prompt limit and 0.5 × the response limit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SimSettings:
+    prompt_tokens: float | None = None
+    """Expected mean prompt length in tokens (default: 0.8 × data.max_prompt_length)."""
+    response_tokens: float | None = None
+    """Expected mean response length in tokens (default: 0.5 × data.max_response_length)."""
+    response_spread: float | None = None
+    """Standard deviation of response lengths in tokens (default: the mean response length)."""
+    gpu: str | None = None
+    """Device the sim predicts for: a preset (H100, H800, H200, H20, A100, ...) or a device file."""
+
+    def __post_init__(self) -> None:
+        for name in ("prompt_tokens", "response_tokens"):
+            value = getattr(self, name)
+            if value is not None and not (_number(value) and value > 0):
+                raise ValueError(f"`sim.{name}` must be a positive number of tokens, got {value!r}; e.g. `{name}: 200`")
+        spread = self.response_spread
+        if spread is not None and not (_number(spread) and spread >= 0):
+            raise ValueError(
+                f"`sim.response_spread` must be a number of tokens >= 0 (a standard deviation), got {spread!r}; "
+                "e.g. `response_spread: 150`, or leave it out for the default (the mean response length)"
+            )
+        if self.gpu is not None and (not isinstance(self.gpu, str) or not self.gpu.strip()):
+            raise ValueError(
+                f"`sim.gpu` must be a GPU preset name or a device file path, got {self.gpu!r}; e.g. `gpu: H100`"
+            )
+
+    def lengths(self) -> dict[str, float | None]:
+        """Keyword arguments for the cost model."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "response_tokens": self.response_tokens,
+            "response_spread": self.response_spread,
+        }
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def parse_sim_section(raw: Any) -> SimSettings:
+    """A `sim:` mapping (or None) as SimSettings; errors state the rule, the value and the fix."""
+    if raw is None:
+        return SimSettings()
+    if not isinstance(raw, dict):
+        raise ValueError(f"`sim` must be a mapping (prompt_tokens, response_tokens, response_spread, gpu), got {raw!r}")
+    known = {"prompt_tokens", "response_tokens", "response_spread", "gpu"}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ValueError(f"unknown setting(s) `sim.{'`, `sim.'.join(unknown)}` (known: {', '.join(sorted(known))})")
+    return SimSettings(**raw)

@@ -1,0 +1,116 @@
+"""The cost model's rollout, training-phase and device terms against hand-computed values."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from autotune.sim import rollout, terms
+from autotune.sim.hardware import DEVICES, GIB, calibrated_device, cluster, device_from_file, device_to_json
+from autotune.sim.workload import PRESETS, Workload
+
+H100 = cluster("H100", 8)
+
+
+def workload(**overrides) -> Workload:
+    base = dict(
+        world=8, tp=2, prompts=1024, n=1, prompt_tokens=100, response_tokens=200, max_response=1024, mini_batches=4,
+        epochs=1, critic_epochs=1, update_micro_per_mini=4, logprob_micro=8, critic_micro_per_mini=4, values_micro=8,
+        has_critic=True, grad_ckpt=True, reshard_after_forward=True, forward_prefetch=False, param_offload=False,
+        optimizer_offload=False, gpu_memory_utilization=0.5, free_cache_engine=True, nccl_proto=None, nccl_channels=None,
+        reshard_mode="zero_redundancy", response_spread=200, max_prompt=512,
+    )  # fmt: skip
+    base.update(overrides)
+    return Workload(**base)  # type: ignore[arg-type]
+
+
+def test_decode_steps_follow_the_longest_response_not_the_mean():
+    w = workload()
+    # by hand: mean 200 + spread 200 · √(2 ln 1024) = 200 + 200 · 3.7233 = 944.7 tokens
+    assert w.longest_response == pytest.approx(200 + 200 * math.sqrt(2 * math.log(1024)))
+    assert workload(response_spread=2000).longest_response == 1024  # capped at the limit
+    assert workload(response_spread=0).longest_response == 200
+    shape = PRESETS["Qwen2.5-7B"]
+    plan = rollout.rollout_plan(w, shape, H100)
+    # 1024 responses over 4 DP groups = 256 each, under max_num_seqs (256): all decode together
+    assert plan.sequences == 256 and plan.concurrent == 256
+    assert plan.steps == pytest.approx(w.longest_response)
+    waves = rollout.rollout_plan(workload(max_num_seqs=64), shape, H100)
+    # 256 sequences, 64 at a time: 256·200/64 = 800 throughput-bound steps, then the tail of the longest
+    assert waves.steps == pytest.approx(800 + (w.longest_response - 200))
+
+
+def test_eager_mode_pays_kernel_launches_every_decode_step():
+    shape = PRESETS["Qwen2.5-7B"]
+    eager = rollout.generation_features(workload(enforce_eager=True), shape, H100)
+    graphs = rollout.generation_features(workload(enforce_eager=False), shape, H100)
+    plan = rollout.rollout_plan(workload(), shape, H100)
+    steps = plan.steps + plan.prefill_chunks
+    # by hand: 28 layers × (0.15 ms eager vs 0.01 ms with CUDA graphs) on top of the 3 ms engine step
+    assert eager["step_overhead_s"] == pytest.approx(steps * (3e-3 + 28 * 0.15e-3))
+    assert graphs["step_overhead_s"] == pytest.approx(steps * (3e-3 + 28 * 0.01e-3))
+    v0 = rollout.generation_features(workload(vllm_v0=True), shape, H100)
+    assert v0["step_overhead_s"] == pytest.approx(steps * (20e-3 + 28 * 0.01e-3))
+    # decode reads the TP shard's weights once per step: 2 bytes × params / TP 2, at 3.35 TB/s
+    assert eager["decode_weights_s"] == pytest.approx(plan.steps * shape.params / 3.35e12)
+
+
+def test_rollout_oom_when_weights_and_one_sequence_do_not_fit_the_vllm_share():
+    shape = PRESETS["Llama-3-70B"]
+    tp1 = rollout.rollout_plan(workload(tp=1), shape, H100)
+    tp8 = rollout.rollout_plan(workload(tp=8), shape, H100)
+    assert tp1.oom is not None and "tensor_model_parallel_size" in tp1.oom
+    # by hand: 70.6e9 params × 2 bytes = 131 GiB of weights against 0.5 × 80 GiB
+    assert tp1.weights_bytes / GIB > 0.5 * 80
+    assert tp8.oom is None and tp8.kv_budget == pytest.approx(
+        40 * GIB - shape.params * 2 / 8 - rollout.ACTIVATION_BYTES
+    )
+
+
+def test_padding_offload_and_checkpointing_in_training_phases():
+    shape = PRESETS["Qwen2.5-7B"]
+    packed = terms.update_features(workload(), shape, H100, 4, 1)
+    padded = terms.update_features(workload(actor_rmpad=False), shape, H100, 4, 1)
+    # by hand: packed sequences are 100 + 200 tokens, padded ones 512 + 1024
+    assert packed["flops_s"] == pytest.approx(terms.train_flops(shape, 128, 300) * 4 / 3 / 989e12)
+    assert padded["flops_s"] == pytest.approx(terms.train_flops(shape, 128, 1536) * 4 / 3 / 989e12)
+    no_ckpt = terms.update_features(workload(grad_ckpt=False), shape, H100, 4, 1)
+    assert packed["flops_s"] == pytest.approx(no_ckpt["flops_s"] * 4 / 3)
+    assert packed["offload_s"] == 0.0
+    both = terms.update_features(workload(param_offload=True, optimizer_offload=True), shape, H100, 4, 1)
+    # by hand: (4 B params + 8 B Adam) / 8 ranks, to the GPU and back, over 64 GB/s PCIe
+    assert both["offload_s"] == pytest.approx(2 * shape.params * 12 / 8 / 64e9)
+    ref = terms.forward_features(workload(), shape, H100, 8, 2, True, 2.0)
+    assert ref["offload_s"] == pytest.approx(2 * shape.params * 2 / 8 / 64e9)
+
+
+def test_verl_jobs_sync_weights_the_builtin_trainer_reshards():
+    shape = PRESETS["Qwen2.5-0.5B"]
+    verl = terms.phase_features(workload(engine="verl"), shape, H100)
+    builtin = terms.phase_features(workload(engine="builtin"), shape, H100)
+    assert "update_weights" in verl and "reshard" not in verl
+    assert "reshard" in builtin and "update_weights" not in builtin
+    assert "ref" not in terms.phase_features(workload(has_ref=False), shape, H100)
+
+
+def test_device_presets_user_files_and_calibrated_devices(tmp_path):
+    assert {"H100", "H800", "H200", "H20", "A100", "A800", "L40S", "B200", "MI300X"} <= set(DEVICES)
+    assert cluster("h20", 8).device.peak_flops == 148e12  # case-insensitive; verl's flops_counter figure
+    path = tmp_path / "my_gpu.yaml"
+    path.write_text("peak_tflops: 500\nhbm_tb_s: 2\nmemory_gib: 64\nlink_gb_s: 100\npcie_gb_s: 32\n")
+    device = device_from_file(path)
+    assert (device.peak_flops, device.memory_bytes, device.pcie_bytes_per_s) == (500e12, 64 * GIB, 32e9)
+    assert cluster(str(path), 8).device == device
+    path.write_text("peak_tflops: 500\nhbm_tb_s: fast\nmemory_gib: 64\nlink_gb_s: 100\n")
+    with pytest.raises(ValueError, match="hbm_tb_s must be a number"):
+        device_from_file(path)
+    path.write_text("peak_tflops: 500\n")
+    with pytest.raises(ValueError, match="missing hbm_tb_s, memory_gib, link_gb_s"):
+        device_from_file(path)
+    with pytest.raises(ValueError, match="unknown GPU 'V100'"):
+        cluster("V100", 8)
+    h20 = {"device": device_to_json(DEVICES["H20"])}
+    assert calibrated_device(None, h20) == DEVICES["H20"]  # a calibrated sweep keeps its GPU
+    assert calibrated_device("H100", h20) == DEVICES["H100"]  # unless --gpu says otherwise
+    assert calibrated_device(None, None) == DEVICES["H100"]
