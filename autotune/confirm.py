@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import optuna
@@ -27,10 +28,20 @@ from autotune.study import StudyPaths, baseline_trial, feasible_trials, write_js
 @dataclass
 class Candidate:
     number: int
+    """Trial number (confirmation) or position in an ablation round."""
     params: dict[str, Any]
-    values: list[float]
-    feasible: list[bool]
-    key_metrics: list[dict[str, float]]
+    values: list[float] = field(default_factory=list)
+    """First objective per round (NaN when the run failed)."""
+    feasible: list[bool] = field(default_factory=list)
+    key_metrics: list[dict[str, float]] = field(default_factory=list)
+    label: str = ""
+    """Folder stem of its runs (default `t<number>`)."""
+    is_baseline: bool = False
+    """Run as the study's baseline: its ratio limits compare with itself."""
+
+    @property
+    def stem(self) -> str:
+        return self.label or f"t{self.number:04d}"
 
 
 def top_candidates(study: optuna.Study, space: Space, k: int) -> list[optuna.trial.FrozenTrial]:
@@ -40,6 +51,36 @@ def top_candidates(study: optuna.Study, space: Space, k: int) -> list[optuna.tri
         key=lambda t: -sign * t.values[0],
     )
     return ranked[:k]
+
+
+def measure_interleaved(
+    space: Space,
+    adapter: TrainerAdapter,
+    candidates: list[Candidate],
+    folder: Path,
+    repeats: int,
+    baseline_limits: dict[str, float] | None,
+    progress: SweepProgress,
+    title: str = "confirm",
+) -> None:
+    """Run every candidate once per round, in an order rotated each round, into `folder/r<round>-<stem>`.
+
+    Results are appended to each candidate; comparing candidates round by round cancels the drift
+    of a shared machine.
+    """
+    for round_ in range(repeats):
+        shift = round_ % len(candidates)
+        for c in candidates[shift:] + candidates[:shift]:
+            name = "baseline" if c.is_baseline else (c.label or f"#{c.number}")
+            progress.note(f"{title} round {round_ + 1}/{repeats}: {name}")
+            ev = evaluate(
+                space, adapter, c.params, folder / f"r{round_ + 1}-{c.stem}", baseline_limits, is_baseline=c.is_baseline
+            )
+            c.values.append(
+                ev.objectives[0] if ev.objectives and ev.outcome in ("complete", "infeasible") else math.nan
+            )
+            c.feasible.append(ev.outcome == "complete")
+            c.key_metrics.append(ev.score.key_metrics if ev.score else {})
 
 
 def run_confirmation(
@@ -56,29 +97,34 @@ def run_confirmation(
     if base is None or not top or repeats <= 0:
         progress.note("[yellow]confirmation skipped: it needs a finished baseline and at least one feasible trial[/]")
         return None
-    candidates = [Candidate(t.number, dict(t.params), [], [], []) for t in [base, *top]]
+    candidates = [Candidate(t.number, dict(t.params), is_baseline=t.number == base.number) for t in [base, *top]]
     baseline_limits = dict(base.user_attrs.get("limits") or {})
-    for round_ in range(repeats):
-        order = candidates[round_ % len(candidates) :] + candidates[: round_ % len(candidates)]
-        for c in order:
-            label = "baseline" if c.number == base.number else f"#{c.number}"
-            progress.note(f"confirm round {round_ + 1}/{repeats}: {label}")
-            ev = evaluate(
-                space,
-                adapter,
-                c.params,
-                paths.confirm_dir / f"r{round_ + 1}-t{c.number:04d}",
-                baseline_limits,
-                is_baseline=c.number == base.number,
-            )
-            c.values.append(
-                ev.objectives[0] if ev.objectives and ev.outcome in ("complete", "infeasible") else math.nan
-            )
-            c.feasible.append(ev.outcome == "complete")
-            c.key_metrics.append(ev.score.key_metrics if ev.score else {})
+    measure_interleaved(space, adapter, candidates, paths.confirm_dir, repeats, baseline_limits, progress)
     summary = summarize(candidates, base.number, space.objectives[0].direction == "maximize")
     write_json(paths.confirmation, summary)
     return summary
+
+
+def compare(c: Candidate, ref: Candidate) -> dict[str, float]:
+    """Per-round ratios of `c` to `ref` (objective, memory, peak RSS): mean, geometric mean, min, max and std
+    of the speedup."""
+    ratios = [v / b for v, b in zip(c.values, ref.values, strict=True) if b and not math.isnan(v) and not math.isnan(b)]
+
+    def ratio(key: str) -> float:
+        pairs = zip(c.key_metrics, ref.key_metrics, strict=True)
+        return _mean([m.get(key, math.nan) / bm[key] for m, bm in pairs if m and bm and bm.get(key)])
+
+    return {
+        "speedup_mean": _mean(ratios),
+        "speedup_geomean": math.exp(statistics.fmean(map(math.log, ratios)))
+        if ratios and min(ratios) > 0
+        else math.nan,
+        "speedup_min": min(ratios) if ratios else math.nan,
+        "speedup_max": max(ratios) if ratios else math.nan,
+        "speedup_std": statistics.stdev(ratios) if len(ratios) > 1 else 0.0,
+        "memory_ratio": ratio("memory_gb"),
+        "rss_ratio": ratio("rss_gb"),
+    }
 
 
 def summarize(candidates: list[Candidate], baseline_number: int, maximize: bool) -> dict[str, Any]:
@@ -86,25 +132,13 @@ def summarize(candidates: list[Candidate], baseline_number: int, maximize: bool)
     base = next(c for c in candidates if c.number == baseline_number)
     rows: dict[int, dict[str, Any]] = {}
     for c in candidates:
-        ratios = [
-            v / b for v, b in zip(c.values, base.values, strict=True) if b and not math.isnan(v) and not math.isnan(b)
-        ]
-        mem = [
-            m.get("memory_gb", math.nan) / bm.get("memory_gb", math.nan)
-            for m, bm in zip(c.key_metrics, base.key_metrics, strict=True)
-            if m and bm
-        ]
         rows[c.number] = {
             "params": c.params,
             "values": c.values,
             "feasible_rounds": sum(c.feasible),
             "rounds": len(c.values),
             "mean": _mean(c.values),
-            "speedup_mean": _mean(ratios),
-            "speedup_min": min(ratios) if ratios else math.nan,
-            "speedup_max": max(ratios) if ratios else math.nan,
-            "speedup_std": statistics.stdev(ratios) if len(ratios) > 1 else 0.0,
-            "memory_ratio": _mean(mem),
+            **compare(c, base),
             "kl": _mean([m.get("kl", math.nan) for m in c.key_metrics if m]),
             "comm_share": _mean([m.get("comm_share", math.nan) for m in c.key_metrics if m]),
             "mfu": _mean([m.get("mfu", math.nan) for m in c.key_metrics if m]),

@@ -22,13 +22,15 @@ KEY_METRICS: dict[str, tuple[str, Reducer]] = {
     "comm_share": ("perf/comm_share", "median"),
     "kl": ("actor/kl_loss", "last"),
     "memory_gb": ("memory", "max"),
+    "rss_gb": ("perf/cpu_memory_used_gb", "max"),
     "score": ("critic/score/mean", "mean"),
 }
 """The numbers shown for every trial (column name: (metric, reducer))."""
 
 
 def resolve_metric(rows: list[dict[str, Any]], metric: str) -> str:
-    """The concrete metric name for an alias (`memory`: device memory on GPU runs, else host RSS)."""
+    """The concrete metric name for an alias: the first of its candidates any row reports
+    (`memory`: device memory on GPU runs, the trainer's tensor memory on CPU runs, else host RSS)."""
     for candidate in METRIC_ALIASES.get(metric, (metric,)):
         if any(candidate in r["metrics"] for r in rows):
             return candidate

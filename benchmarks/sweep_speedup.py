@@ -7,9 +7,14 @@ Runs `autotune run --space fsdp3d` (or --space) into a fresh runs folder, then r
   and std over the interleaved confirmation rounds), its memory ratio and KL to the reference;
 * the share of sweep wall time spent outside training steps (process start, imports, model
   build, warm-start load, teardown, scoring): 1 - Σ timing_s/step / sweep wall time;
-* where this stands against the seed recipe's claim: 1.4× at memory < 1.2× and KL < 0.05.
+* where this stands against the seed recipe's claim: 1.4× at memory < 1.2× and KL < 0.05 (memory:
+  the trainer's tensor memory on CPU, device memory on GPU; peak RSS printed beside it);
+* which knobs made the winner faster: `autotune explain` walks from the baseline to the winner one
+  knob at a time, each step re-measured, and the product of the step gains is set against the
+  confirmed speedup (skip with --explain-repeats 0).
 
     python benchmarks/sweep_speedup.py [--space fsdp3d] [--trials 16] [--confirm 2] [--top-k 2]
+                                       [--explain-repeats 2] [--explain-max-rounds N]
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autotune.confirm import load_confirmation  # noqa: E402
+from autotune.explain import format_path, load_explain  # noqa: E402
+from autotune.report.data import memory_metric  # noqa: E402
 from autotune.study import StudyPaths, counted, load_study  # noqa: E402
 
 RECIPE = {"speedup": 1.4, "memory_ratio": 1.2, "kl": 0.05}
@@ -41,6 +48,8 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "sweep_speedup.json")
     parser.add_argument("--keep", action="store_true", help="keep the runs folder")
+    parser.add_argument("--explain-repeats", type=int, default=2, help="rounds per explain step (0: no explain)")
+    parser.add_argument("--explain-max-rounds", type=int, default=None, help="cap on greedy explain rounds")
     args = parser.parse_args()
     runs = Path(tempfile.mkdtemp(prefix="autotune-bench-"))
     cmd = [sys.executable, "-m", "autotune.cli", "run", "--space", args.space, "--runs-dir", str(runs)]
@@ -62,6 +71,7 @@ def main() -> None:
         if metrics.exists():
             for line in metrics.read_text().splitlines():
                 train_s += json.loads(line)["metrics"].get("timing_s/step", 0.0)
+    path = explain_path(name, runs, args.explain_repeats, args.explain_max_rounds)
     confirmation = load_confirmation(paths) or {}
     winner_id = confirmation.get("winner")
     row = confirmation.get("candidates", {}).get(str(winner_id), {}) if winner_id is not None else {}
@@ -84,10 +94,13 @@ def main() -> None:
         "speedup_max": row.get("speedup_max", math.nan),
         "speedup_std": row.get("speedup_std", math.nan),
         "memory_ratio": row.get("memory_ratio", math.nan),
+        "memory_metric": memory_metric(study),
+        "rss_ratio": row.get("rss_ratio", math.nan),
         "kl": row.get("kl", math.nan),
         "baseline_kl": base.get("kl", math.nan),
         "comm_share": row.get("comm_share", math.nan),
         "recipe_claim": RECIPE,
+        "explain": path,
     }
     meets = (
         result["speedup_mean"] >= RECIPE["speedup"]
@@ -100,17 +113,33 @@ def main() -> None:
     print(
         f"winner #{winner_id}: {result['speedup_mean']:.2f}x the baseline "
         f"(rounds {result['speedup_min']:.2f}-{result['speedup_max']:.2f}, std {result['speedup_std']:.2f}), "
-        f"memory {result['memory_ratio']:.2f}x, KL {result['kl']:.4f} (baseline {result['baseline_kl']:.4f})"
+        f"memory {result['memory_ratio']:.2f}x ({result['memory_metric']}), peak RSS {result['rss_ratio']:.2f}x, "
+        f"KL {result['kl']:.4f} (baseline {result['baseline_kl']:.4f})"
     )
     print(
         f"sweep wall {wall:.0f} s, training steps {train_s:.0f} s: {result['outside_training_share']:.0%} outside training steps"
     )
     print(f"seed recipe: 1.4x at memory < 1.2x and KL < 0.05 -> {'met' if meets else 'not met'} here")
+    if path:
+        print("\n".join(format_path(path)))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, default=str))
     print(f"wrote {args.out}")
     if not args.keep:
         shutil.rmtree(runs, ignore_errors=True)
+
+
+def explain_path(study: str, runs: Path, repeats: int, max_rounds: int | None) -> dict | None:
+    """Run `autotune explain` on the finished sweep; its stored path (None when skipped or failed)."""
+    if repeats <= 0:
+        return None
+    cmd = [sys.executable, "-m", "autotune.cli", "explain", study, "--runs-dir", str(runs), "--repeats", str(repeats)]
+    if max_rounds:
+        cmd += ["--max-rounds", str(max_rounds)]
+    if subprocess.run(cmd, cwd=ROOT, text=True).returncode != 0:
+        print("explain failed: no ablation path")
+        return None
+    return load_explain(StudyPaths(runs, study))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         history=data.history(study, space),
         pareto=data.pareto(study),
         parameters=data.parameters(study),
-        importances=data.importances(study, space),
+        importances=data.importance_intervals(study, space),
         direction=space.objectives[0].direction,
         inert=data.inert_knobs(study, space),
         phases=data.phase_breakdown(study, space),
@@ -32,6 +32,9 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         exported=data.exported_yaml(study, paths, space),
         provenance=data.provenance(study, space),
         predicted=data.predicted_vs_measured(study, paths),
+        ablation=data.ablation(paths),
+        completed=int((trials["outcome"] == "complete").sum()) if not trials.empty else 0,
+        study=paths.name,
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"

@@ -39,10 +39,13 @@ class BrowserCheck:
     sections: list[str] = field(default_factory=list)
     external: list[str] = field(default_factory=list)
     screenshot: Path | None = None
+    label_overlaps: int = 0
+    """Pairs of parallel-coordinates axis titles whose boxes overlap (unreadable labels)."""
 
     @property
     def ok(self) -> bool:
-        return self.plots == self.rendered and not self.page_errors and not self.console_errors and not self.external
+        clean = not self.page_errors and not self.console_errors and not self.external
+        return self.plots == self.rendered and clean and self.label_overlaps == 0
 
 
 def find_chromium() -> str | None:
@@ -89,4 +92,5 @@ def inspect(report: Path, screenshot: Path | None = None, width: int = 1400, hei
         sections=re.findall(r'<section id="([\w-]+)"', text),
         external=external,
         screenshot=screenshot if screenshot is not None and screenshot.exists() else None,
+        label_overlaps=sum(int(n) for n in re.findall(r'data-label-overlaps="(\d+)"', text)),
     )

@@ -8,11 +8,13 @@ DataFrames or named tuples.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import os
 import platform
 import sys
 from importlib import metadata
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import optuna
@@ -22,10 +24,19 @@ from autotune.adapters import get_adapter
 from autotune.confirm import load_confirmation
 from autotune.export import ExportError, export_settings, find_winner, inert_params, render_yaml, sweep_device
 from autotune.frame import objective_names, step_frame, trials_frame
+from autotune.report.importance import (  # noqa: F401  (re-exported: the report's data lives here)
+    MIN_TRIALS_FOR_IMPORTANCE,
+    importance_intervals,
+    importances,
+)
+from autotune.scoring import resolve_metric
 from autotune.space.schema import Space
 from autotune.study import StudyPaths, baseline_trial
 
-PHASES = ("gen", "reshard", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor")
+PHASES = (
+    "gen", "reshard", "update_weights", "reward", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor",
+)  # fmt: skip
+"""Phases of `timing_s/*`: this trainer logs `reshard`, verl 0.9 logs `update_weights` and `reward`."""
 MFU_TARGET = 0.35
 """A healthy dense-model training MFU on H100-class GPUs (torchtitan Llama 3.1 8B: 33-39%)."""
 
@@ -54,6 +65,10 @@ class Summary(NamedTuple):
     comm_share: float
     mfu: float
     checks: list[Check]
+    memory_metric: str = "memory"
+    """The concrete metric behind `memory` (device memory on GPU, the trainer's tensor memory on CPU)."""
+    rss_ratio: float = math.nan
+    """Peak host RSS of the winner over the baseline's, shown beside the memory ratio."""
 
 
 def _metric(attrs: dict[str, Any], key: str) -> float:
@@ -75,14 +90,21 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
     base_attrs = base.user_attrs if base else {}
     if row is not None:
         memory, kl, comm, mfu = row["memory_ratio"], row["kl"], row["comm_share"], row["mfu"]
+        rss = row.get("rss_ratio", math.nan)
         spread = (row["speedup_min"], row["speedup_max"], row["speedup_std"])
     else:
         attrs = trial.user_attrs if trial else {}
-        base_mem = _metric(base_attrs, "memory_gb")
+        base_mem, base_rss = _metric(base_attrs, "memory_gb"), _metric(base_attrs, "rss_gb")
         memory = _metric(attrs, "memory_gb") / base_mem if base_mem else math.nan
+        rss = _metric(attrs, "rss_gb") / base_rss if base_rss else math.nan
         kl, comm, mfu = _metric(attrs, "kl"), _metric(attrs, "comm_share"), _metric(attrs, "mfu")
         spread = (math.nan, math.nan, math.nan)
-    base_value = base.values[0] if base and base.values and base.user_attrs.get("outcome") == "complete" else math.nan
+    base_row = confirmation.get("candidates", {}).get(str(base.number)) if base and row is not None else None
+    if base_row is not None:  # the confirmed means, side by side (the winner's value is its confirmed mean)
+        base_value = base_row["mean"]
+    else:  # an infeasible baseline (e.g. over a comm-share limit) was still measured
+        measured = base and base.values and base.user_attrs.get("outcome") in ("complete", "infeasible")
+        base_value = base.values[0] if base and measured else math.nan
     kl_limit = next((lim for lim in space.limits if lim.metric in ("actor/kl_loss", "actor/reward_kl_penalty")), None)
     comm_limit = next((lim for lim in space.limits if lim.metric == "perf/comm_share"), None)
     mem_limit = next((lim for lim in space.limits if lim.metric == "memory" and lim.max_ratio_to_baseline), None)
@@ -121,7 +143,25 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         comm_share=comm,
         mfu=mfu,
         checks=checks,
+        memory_metric=memory_metric(study),
+        rss_ratio=rss,
     )
+
+
+def memory_metric(study: optuna.Study) -> str:
+    """Which metric `memory` resolved to in this study (read from the baseline's steps)."""
+    base = baseline_trial(study)
+    folder = base.user_attrs.get("dir") if base else None
+    path = Path(folder) / "metrics.jsonl" if folder else None
+    if path is None or not path.exists():
+        return "memory"
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            continue
+    return resolve_metric(rows, "memory")
 
 
 def history(study: optuna.Study, space: Space) -> pd.DataFrame:
@@ -167,28 +207,36 @@ def parameters(study: optuna.Study) -> pd.DataFrame:
     return out
 
 
-def importances(study: optuna.Study, space: Space) -> pd.Series:
-    """PED-ANOVA importance of each param for the first objective.
+def short_labels(keys: list[str], width: int = 16) -> dict[str, str]:
+    """A short, unique axis label per key: its last dotted part, widened leftwards on a clash, its middle cut to `width`."""
+    labels: dict[str, str] = {}
+    for key in keys:
+        parts = key.split(".")
+        for depth in range(1, len(parts) + 1):
+            label = ".".join(parts[-depth:])
+            if sum(1 for other in keys if other.split(".")[-depth:] == parts[-depth:]) == 1:
+                break
+        if len(label) > width:  # keep both ends: names differ at the start (role) or the end (suffix)
+            head = (width - 1) // 2
+            label = label[:head] + "…" + label[len(label) - (width - 1 - head) :]
+        stem, n = label, 1
+        while label in labels.values():  # two keys cut to the same text: number the later one
+            n += 1
+            label = f"{stem[: width - len(str(n)) - 1]}~{n}"
+        labels[key] = label
+    return labels
 
-    PED-ANOVA ranks for minimisation; a maximised objective is negated first so the important
-    params are the ones that separate the *fastest* trials from the rest.
-    """
-    complete = [t for t in study.get_trials(deepcopy=False) if t.user_attrs.get("outcome") == "complete" and t.values]
-    if len(complete) < 4:
-        return pd.Series(dtype=float)
-    sign = -1.0 if space.objectives[0].direction == "maximize" else 1.0
-    view = optuna.create_study(directions=["minimize"])
-    for t in complete:
-        view.add_trial(
-            optuna.trial.create_trial(params=t.params, distributions=t.distributions, values=[sign * t.values[0]])
-        )
-    try:
-        result = optuna.importance.get_param_importances(
-            view, evaluator=optuna.importance.PedAnovaImportanceEvaluator(), target=lambda t: t.values[0]
-        )
-    except (ValueError, RuntimeError):
-        return pd.Series(dtype=float)
-    return pd.Series(result, dtype=float).sort_values(ascending=False)
+
+def ablation(paths: StudyPaths) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The path `autotune explain` measured (empty frame when it has not run): steps and the comparison."""
+    from autotune.explain import load_explain
+
+    result = load_explain(paths)
+    if not result or not result.get("steps"):
+        return pd.DataFrame(), result or {}
+    columns = ["step", "label", "gain", "speedup_min", "speedup_max", "cumulative", "verdict"]
+    frame = pd.DataFrame(result["steps"])[columns]
+    return frame, {k: v for k, v in result.items() if k != "steps"}
 
 
 def inert_knobs(study: optuna.Study, space: Space) -> pd.DataFrame:
@@ -197,6 +245,10 @@ def inert_knobs(study: optuna.Study, space: Space) -> pd.DataFrame:
     rows = []
     for name in inert_params(space, adapter, device):
         rows.append({"knob": name, "why": adapter.knob_status(name, device, space.trial.world_size)[1]})
+    listed = {row["knob"] for row in rows}
+    for name in study.user_attrs.get("sim_unmodelled") or []:  # a simulated sweep froze these
+        if name not in listed:
+            rows.append({"knob": name, "why": "not modelled by the cost model: kept at its baseline value"})
     return pd.DataFrame(rows, columns=["knob", "why"])
 
 
@@ -304,10 +356,21 @@ def provenance(study: optuna.Study, space: Space, backend: str = "optuna") -> di
         "backend": str(study.user_attrs.get("backend", backend)),
         "device": str(study.user_attrs.get("device", "cpu")),
         "world size": str(space.trial.world_size),
-        "machine": f"{platform.node()} ({platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()})",
+        "trials ran on": trial_hosts(study),
+        "report written on": f"{platform.node()} ({platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()})",
         "python": sys.version.split()[0],
         **{name: version(name) for name in ("autotune", "torch", "transformers", "optuna", "plotly", "verl")},
     }
+
+
+def trial_hosts(study: optuna.Study) -> str:
+    """The hosts whose workers ran the study's trials, with how many each (recorded on every trial)."""
+    hosts: dict[str, int] = {}
+    for t in study.get_trials(deepcopy=False):
+        host = (t.user_attrs.get("worker") or {}).get("host")
+        if host and t.user_attrs.get("outcome"):
+            hosts[host] = hosts.get(host, 0) + 1
+    return ", ".join(f"{h} ({n} trials)" for h, n in sorted(hosts.items())) or "not recorded"
 
 
 def _is_number(value: Any) -> bool:

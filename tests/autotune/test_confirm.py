@@ -1,0 +1,65 @@
+"""Confirmation's choice of the winner and its numbers, on crafted rounds worked out by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from autotune.confirm import Candidate, compare, summarize
+
+
+def cand(number: int, values: list[float], feasible: list[bool] | None = None, memory=None, rss=None) -> Candidate:
+    memory = memory or [1.0] * len(values)
+    rss = rss or [1.0] * len(values)
+    return Candidate(
+        number,
+        {"knob": number},
+        values=values,
+        feasible=feasible or [True] * len(values),
+        key_metrics=[{"memory_gb": m, "rss_gb": r, "kl": 0.01 * number} for m, r in zip(memory, rss, strict=True)],
+    )
+
+
+def test_winner_is_the_best_confirmed_mean_not_the_best_single_round():
+    base = cand(0, [100.0, 120.0, 110.0])
+    steady = cand(3, [150.0, 156.0, 165.0])  # mean 157
+    lucky = cand(5, [200.0, 118.0, 120.0])  # best single round, mean 146
+    result = summarize([base, steady, lucky], baseline_number=0, maximize=True)
+    assert result["winner"] == 3
+    row = result["candidates"]["3"]
+    assert row["mean"] == pytest.approx(157.0)
+    ratios = [1.5, 1.3, 1.5]  # 150/100, 156/120, 165/110: per round against that round's baseline
+    assert row["speedup_mean"] == pytest.approx(sum(ratios) / 3)
+    assert (row["speedup_min"], row["speedup_max"]) == pytest.approx((1.3, 1.5))
+    assert row["speedup_std"] == pytest.approx(0.11547005, rel=1e-6)  # sample std of (1.5, 1.3, 1.5)
+    assert result["candidates"]["0"]["speedup_mean"] == pytest.approx(1.0)
+
+
+def test_a_candidate_infeasible_in_any_round_cannot_win():
+    base = cand(0, [100.0, 100.0])
+    fast_but_once_over_limits = cand(1, [300.0, 300.0], feasible=[True, False])
+    ok = cand(2, [130.0, 140.0])
+    assert summarize([base, fast_but_once_over_limits, ok], 0, maximize=True)["winner"] == 2
+    assert summarize([base, fast_but_once_over_limits], 0, maximize=True)["winner"] is None
+
+
+def test_minimised_objective_picks_the_lowest_mean_and_failed_rounds_are_left_out():
+    base = cand(0, [10.0, 10.0])
+    slower = cand(1, [12.0, 12.0])
+    faster = cand(2, [8.0, math.nan], feasible=[True, False])  # one run failed: no ratio that round, not eligible
+    quicker = cand(3, [9.0, 9.0])
+    result = summarize([base, slower, faster, quicker], 0, maximize=False)
+    assert result["winner"] == 3
+    assert result["candidates"]["2"]["speedup_mean"] == pytest.approx(0.8)
+    assert result["candidates"]["2"]["speedup_std"] == 0.0  # one ratio
+
+
+def test_memory_and_rss_ratios_are_per_round_against_the_baseline():
+    base = cand(0, [100.0, 100.0], memory=[0.02, 0.04], rss=[0.9, 1.0])
+    other = cand(1, [110.0, 120.0], memory=[0.03, 0.04], rss=[0.9, 1.1])
+    stats = compare(other, base)
+    assert stats["memory_ratio"] == pytest.approx((1.5 + 1.0) / 2)
+    assert stats["rss_ratio"] == pytest.approx((1.0 + 1.1) / 2)
+    assert stats["speedup_mean"] == pytest.approx(1.15)
+    assert stats["speedup_geomean"] == pytest.approx(math.sqrt(1.1 * 1.2))
