@@ -89,7 +89,11 @@ def evaluate(
     is_baseline: bool = False,
 ) -> Evaluation:
     """Check, run and score one configuration in `trial_dir`."""
-    config = trial_config(space, adapter, params)
+    try:
+        config = trial_config(space, adapter, params)
+    except ConstraintViolation as exc:  # a derived key without a value for these params
+        bare = TrialConfig(params=dict(params), flat=dict(space.base), env=dict(space.env), tuned={})
+        return _finish(Evaluation("failed", "invalid", str(exc), bare, trial_dir))
     config_file = write_trial_files(trial_dir, config, params)
     world = space.trial.world_size
     try:

@@ -35,8 +35,10 @@ def trials_frame(study: optuna.Study) -> pd.DataFrame:
             "train_s": attrs.get("train_s", math.nan),
         }
         values = t.values if t.values is not None and outcome(t) in ("complete", "infeasible") else None
+        partial = attrs.get("partial_objectives") if outcome(t) == "pruned" else None
+        row["partial"] = bool(partial)  # a pruned trial's objective over the steps it ran
         for i, name in enumerate(objective_names(study)):
-            row[f"objective:{name}"] = values[i] if values else math.nan
+            row[f"objective:{name}"] = values[i] if values else partial[i] if partial else math.nan
         for key, value in (attrs.get("key_metrics") or {}).items():
             row[key] = value
         for key, value in t.params.items():

@@ -21,7 +21,6 @@ import datetime
 import math
 import os
 import socket
-import statistics
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -32,10 +31,12 @@ import psutil
 from optuna.trial import FrozenTrial, Trial, TrialState
 
 from autotune.adapters.base import TrainerAdapter, device_kind
+from autotune.backends.pruning import make_pruner, pruning_monitor
+from autotune.backends.samplers import make_sampler, told_penalty
 from autotune.evaluate import Evaluation, evaluate
 from autotune.progress import SweepProgress
-from autotune.runner import kill_group
-from autotune.space.sampling import FixedSuggester, suggest
+from autotune.runner import Monitor, kill_group
+from autotune.space.sampling import suggest
 from autotune.space.schema import Space
 from autotune.study import (
     GRACE_S,
@@ -51,31 +52,6 @@ from autotune.study import (
 
 INFEASIBLE_FAILURES = ("oom", "nan", "timeout", "invalid")
 TrialHook = Callable[[optuna.Study, int], None]
-
-
-def make_sampler(space: Space, worker: int = 0) -> optuna.samplers.BaseSampler:
-    """TPE (multivariate, constraint-aware; MOTPE when there are several objectives).
-
-    Each worker of a study gets its own random stream (seed + 1000 × its arrival order), so
-    parallel workers do not propose the same start-up configurations; a lone worker is reproducible.
-    """
-    seed = None if space.sampler.seed is None else space.sampler.seed + 1000 * worker
-    return optuna.samplers.TPESampler(
-        seed=seed,
-        n_startup_trials=space.sampler.n_startup_trials,
-        multivariate=True,
-        constant_liar=True,
-    )
-
-
-def make_pruner(space: Space) -> optuna.pruners.BasePruner:
-    if len(space.objectives) > 1:
-        return optuna.pruners.NopPruner()  # Optuna prunes single-objective studies only
-    # Conservative: per-step throughput on a shared machine is noisy and a trial's start-up costs more
-    # than its steps, so only a trial in the bottom quarter, judged on its running median, is stopped.
-    return optuna.pruners.PercentilePruner(
-        25.0, n_startup_trials=5, n_warmup_steps=space.sampler.pruner_warmup_steps, interval_steps=1
-    )
 
 
 def create_or_load(space: Space, paths: StudyPaths, storage_url: str, device: str | None = None) -> optuna.Study:
@@ -173,9 +149,6 @@ class OptunaSweep:
             self.run_one(study, trial, done, snapshot)
         return study
 
-    def done(self, study: optuna.Study) -> int:
-        return sum(1 for t in study.get_trials(deepcopy=False) if counted(t))
-
     def surplus(self, study: optuna.Study, trial: Trial, done: int) -> bool:
         """Another worker asked at the same moment and the study would exceed --trials: give it back."""
         running = sorted(t.number for t in running_trials(study))
@@ -238,22 +211,8 @@ class OptunaSweep:
                 self._baseline_limits = dict(base.user_attrs.get("limits") or {})
         return self._baseline_limits
 
-    def pruning_monitor(self, trial: Trial) -> Callable[[int, dict[str, Any]], str | None] | None:
-        if len(self.space.objectives) > 1 or trial.user_attrs.get("baseline"):
-            return None
-        metric = self.space.objectives[0].metric
-        warmup = self.space.trial.warmup_steps
-
-        seen: list[float] = []
-
-        def monitor(step: int, metrics: dict[str, Any]) -> str | None:
-            if step <= warmup or metric not in metrics:
-                return None
-            seen.append(float(metrics[metric]))
-            trial.report(statistics.median(seen), step)
-            return "pruned: running median in the bottom quarter" if trial.should_prune() else None
-
-        return monitor
+    def pruning_monitor(self, trial: Trial) -> Monitor | None:
+        return pruning_monitor(self.space, trial)
 
     def finished_duplicate(
         self, study: optuna.Study, trial: Trial, params: dict[str, Any], snapshot: list[FrozenTrial]
@@ -346,8 +305,10 @@ def tell_outcome(
     result, reason = record.get("outcome"), record.get("reason")
     if result in ("complete", "infeasible") and objectives and not any(map(math.isnan, objectives)):
         set_constraints(trial, space, record.get("violations") or {}, None)
-        study.tell(trial, objectives)
+        study.tell(trial, penalty(study, space) if result == "infeasible" and told_penalty(space) else objectives)
     elif result == "pruned":
+        if objectives and not any(map(math.isnan, objectives)):
+            trial.set_user_attr("partial_objectives", objectives)  # shown in tables; not a finished value
         study.tell(trial, state=TrialState.PRUNED)
     elif reason in INFEASIBLE_FAILURES:
         set_constraints(trial, space, {}, reason)
@@ -373,8 +334,3 @@ def penalty(study: optuna.Study, space: Space) -> list[float]:
         seen = [v[i] for v in values if not math.isnan(v[i])]
         out.append((min(seen) if o.direction == "maximize" else max(seen)) if seen else 0.0)
     return out
-
-
-def replay_params(space: Space, params: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
-    """A trial's stored params, re-applied through the space (drops params whose `when` fails)."""
-    return suggest(FixedSuggester(params), space, defaults)

@@ -1,8 +1,8 @@
 """The Ray Tune backend: the same sweep on a Ray cluster.
 
 A Ray Tune `Tuner` drives the trials with `OptunaSearch` on the *same* Optuna study storage the
-local backend uses (same sampler settings, baseline enqueued as trial 0), an ASHA scheduler on
-the per-step objective, per-trial resources equal to the trial's world size (GPUs, or CPUs on a
+local backend uses (same sampler settings, baseline enqueued as trial 0), the local backend's
+one-decision pruner inside each trainable (Tune's scheduler stays FIFO), per-trial resources equal to the trial's world size (GPUs, or CPUs on a
 CPU cluster) and a cap on concurrent trials. Each Tune trial runs `evaluate()` — the same trial
 runner, watchdog and scoring as the local backend — inside a Ray worker, and its outcome is told
 to Optuna by the same rules (`tell_outcome`). So `trials`, `report` and `export` do not know which
@@ -34,7 +34,9 @@ from optuna.trial import TrialState
 from ray.tune.search.optuna import OptunaSearch
 
 from autotune.adapters.base import TrainerAdapter, device_kind
-from autotune.backends.optuna_backend import create_or_load, make_sampler, recover_interrupted, tell_outcome
+from autotune.backends.optuna_backend import create_or_load, recover_interrupted, tell_outcome
+from autotune.backends.pruning import make_pruner, pruning_monitor
+from autotune.backends.samplers import make_sampler
 from autotune.progress import SweepProgress
 from autotune.scoring import key_metrics
 from autotune.space.schema import Space
@@ -125,33 +127,35 @@ class StudySearch(OptunaSearch):  # type: ignore[misc]
             if rows:
                 ot_trial.set_user_attr("key_metrics", key_metrics(rows, self._autotune_space.trial.warmup_steps))
             ot_trial.set_user_attr("outcome", "pruned")
-            ot_trial.set_user_attr("reason", "asha")
-            ot_trial.set_user_attr("detail", f"stopped by the ASHA scheduler at step {step}")
+            ot_trial.set_user_attr("reason", "stopped")
+            ot_trial.set_user_attr("detail", f"stopped by Ray Tune at step {step}")
             self._autotune_study.tell(ot_trial, state=TrialState.PRUNED)
         self._completed_trials.add(trial_id)
         if self._autotune_note is not None:
             self._autotune_note(describe(self._autotune_study.trials[ot_trial.number], self._autotune_space))
 
 
-def run_trial(
-    config: dict[str, Any], space_path: str, trainer: str | None, runs_dir: str, study_name: str, storage_url: str
-) -> None:
-    """The Tune trainable: one trial, evaluated exactly as the local backend evaluates it."""
+def run_trial(config: dict[str, Any], space: Space, runs_dir: str, study_name: str, storage_url: str) -> None:
+    """The Tune trainable: one trial, evaluated exactly as the local backend evaluates it.
+
+    It receives the driver's resolved space (after `--trainer`, `--freeze-inert` and `--sampler`),
+    not the space file: re-reading the file would undo what the driver resolved.
+    """
     from ray import tune
 
     from autotune.adapters import get_adapter
     from autotune.evaluate import evaluate
-    from autotune.space.loader import load_space
 
     for name in [k for k in os.environ if k.startswith("RAY_") and k != "RAY_AUTH_MODE"]:
         os.environ.pop(name, None)  # the trial's trainer must not join this Ray cluster
-    space = load_space(space_path, trainer=trainer)
+    os.environ["AUTOTUNE_WARM_TRIALS"] = "0"  # one trial per Ray worker: a warm parent would not pay off
     adapter = get_adapter(space.trainer, space.command)
     number, trial_id = int(config[NUMBER]), int(config[TRIAL_ID])
     params = {k: v for k, v in config.items() if k not in (NUMBER, TRIAL_ID)}
     paths = StudyPaths(Path(runs_dir), study_name)
     storage = open_storage(storage_url)
-    study = optuna.load_study(study_name=study_name, storage=storage)
+    study = optuna.load_study(study_name=study_name, storage=storage, pruner=make_pruner(space))
+    prune = pruning_monitor(space, optuna.trial.Trial(study, trial_id))
     base = baseline_trial(study)
     baseline_limits = dict(base.user_attrs.get("limits") or {}) if base else None
     is_baseline = bool(storage.get_trial(trial_id).user_attrs.get("baseline"))
@@ -170,7 +174,7 @@ def run_trial(
         if step > space.trial.warmup_steps and metric in metrics:
             seen.append(float(metrics[metric]))
             tune.report({"objective": statistics.median(seen), "step": step})
-        return None
+        return prune(step, metrics) if prune else None  # the local backend's pruner, same decision
 
     worker_attr()
     storage.record_heartbeat(trial_id)
@@ -271,24 +275,16 @@ class RaySweep:
 
     def _fit(self, study: optuna.Study, samples: int, concurrent: int | None) -> None:
         from ray import tune
-        from ray.tune.schedulers import ASHAScheduler
+        from ray.tune.schedulers import FIFOScheduler
 
         workers = int(study.user_attrs.get("workers", 1)) - 1
         defaults = self.adapter.defaults(self.space.base_config)
         searcher = StudySearch(self.space, defaults, study, self.paths, workers, self.progress.note)
         first = self.space.objectives[0]
-        scheduler = ASHAScheduler(
-            time_attr="step",
-            max_t=self.space.trial.steps + 1,
-            grace_period=min(
-                self.space.trial.steps, max(self.space.sampler.pruner_warmup_steps, self.space.trial.warmup_steps + 1)
-            ),
-            reduction_factor=2,
-        )
+        scheduler = FIFOScheduler()  # pruning happens inside the trainable, as in the local backend
         trainable = tune.with_parameters(
             run_trial,
-            space_path=str(self.paths.space_copy.resolve()),
-            trainer=self.trainer_override,
+            space=self.space,
             runs_dir=str(self.paths.runs_dir.resolve()),
             study_name=self.paths.name,
             storage_url=self.storage_url,
@@ -298,7 +294,7 @@ class RaySweep:
             tune.with_resources(trainable, self.resources()),
             tune_config=tune.TuneConfig(
                 search_alg=searcher,
-                scheduler=scheduler if len(self.space.objectives) == 1 else None,
+                scheduler=scheduler,
                 num_samples=samples,
                 max_concurrent_trials=concurrent,
                 metric="objective",

@@ -10,6 +10,7 @@ from typing import Any, Literal, cast
 from autotune.adapters.base import DeviceKind, TrainerAdapter
 from autotune.names import env_name_problem, env_value_problem, study_name_problem
 from autotune.space import expr
+from autotune.space.grid import sampler_problem
 from autotune.space.schema import (
     METRIC_ALIASES,
     REDUCERS,
@@ -23,14 +24,22 @@ from autotune.space.schema import (
     Space,
     TrialSettings,
 )
+from autotune.space.sim_section import SimSettings
 from trainer.config.loader import ConfigError, coerce, resolve_preset, suggest_key
 from trainer.config.yaml_lines import YamlError, flatten, load_tree
 
 SPACE_DIR = Path(__file__).resolve().parents[2] / "search_spaces"
 TOP_LEVEL = (
     "name", "trainer", "command", "base_config", "base", "env", "trial", "params", "derived", "constraints",
-    "objectives", "limits", "baseline", "confirm", "sampler", "trials",
+    "objectives", "limits", "baseline", "confirm", "sampler", "trials", "sim",
 )  # fmt: skip
+
+
+RENAMED = {
+    "pruner_warmup_steps": "the pruner now decides once, at `sampler.prune_at` (a fraction of `trial.steps`, "
+    "e.g. prune_at: 0.5)",
+}
+"""Settings of earlier versions, with what replaced them."""
 
 
 class SpaceError(ValueError):
@@ -84,12 +93,17 @@ class _Reader:
         fields = {f.name: f for f in dataclasses.fields(cls)}
         kwargs = {}
         for name, item in raw.items():
+            if name in RENAMED:
+                self.error(self.at(key, name), f"`{key}.{name}` is gone: {RENAMED[name]}")
+                continue
             if name not in fields:
                 close = difflib.get_close_matches(name, list(fields), n=1)
                 fix = f"; did you mean `{close[0]}`?" if close else f" (known: {', '.join(fields)})"
                 self.error(self.at(key, name), f"unknown setting `{key}.{name}`{fix}")
                 continue
-            tp = {"int": int, "float": float, "int | None": int | None}.get(str(fields[name].type), Any)
+            tp = {"int": int, "float": float, "int | None": int | None, "float | None": float | None}.get(
+                str(fields[name].type), Any
+            )
             try:
                 kwargs[name] = coerce(item, tp) if tp is not Any else item
             except TypeError as exc:
@@ -175,9 +189,14 @@ def _param(r: _Reader, name: str, spec: Any, adapter: TrainerAdapter) -> Param |
 
 
 def load_space(
-    name_or_path: str, adapter: TrainerAdapter | None = None, device: DeviceKind = "cpu", trainer: str | None = None
+    name_or_path: str,
+    adapter: TrainerAdapter | None = None,
+    device: DeviceKind = "cpu",
+    trainer: str | None = None,
+    sampler: str | None = None,
 ) -> Space:
-    """Parse and check a space file against the trainer it targets (`trainer` overrides the file's)."""
+    """Parse and check a space file against the trainer it targets (`trainer` and `sampler` override
+    the file's `trainer` and `sampler.name`)."""
     path = find_space(name_or_path)
     try:
         tree, where = load_tree(path)
@@ -362,13 +381,19 @@ def load_space(
         limits=limits,
         baseline=baseline,
         confirm=r.settings(ConfirmSettings, top.get("confirm"), "confirm"),
-        sampler=r.settings(SamplerSettings, top.get("sampler"), "sampler"),
+        sampler=_sampler(r, top.get("sampler"), sampler),
+        sim=r.settings(SimSettings, top.get("sim"), "sim"),
         trials=_trials(r, top.get("trials", 20)),
         command=list(command) if command else None,
         unmeasured=tuple(m for m in adapter.unmeasured_metrics() if any(lim.metric == m for lim in limits)),
     )
     if r.problems:
         raise SpaceError(r.problems)
+    trouble = sampler_problem(space)
+    if trouble:
+        r.error(
+            r.at("sampler", "name") if sampler is None else f"{path}:1", trouble + (" (--sampler)" if sampler else "")
+        )
     _check_feasible_choices(r, space, adapter)
     if r.problems:
         raise SpaceError(r.problems)
@@ -402,6 +427,13 @@ def _base_config(r: _Reader, raw: Any, trainer: str, path: Path) -> list[str]:
             continue
         out.append(candidate)
     return out
+
+
+def _sampler(r: _Reader, raw: Any, override: str | None) -> SamplerSettings:
+    if override is None:
+        return r.settings(SamplerSettings, raw, "sampler")
+    settings = r.mapping(raw, "sampler")
+    return r.settings(SamplerSettings, {**settings, "name": override}, "sampler")
 
 
 def _top(r: _Reader, tree: Any) -> dict[str, Any]:
@@ -502,8 +534,8 @@ def _check_feasible_choices(r: _Reader, space: Space, adapter: TrainerAdapter) -
     key_types = {k: info.type for k, info in adapter.keys().items()}
 
     def problem(params: dict[str, Any], quick: bool = True) -> str | None:
-        config = materialize(space, params, defaults, key_types)
         try:
+            config = materialize(space, params, defaults, key_types)
             check_constraints(space, config, defaults)
             checker = adapter.quick_check if quick else adapter.check
             checker(space.base_config, config.flat, space.trial.world_size)

@@ -14,7 +14,8 @@
     limits: [{metric, reducer, max | min | max_ratio_to_baseline, alarm_above | alarm_below}]
     baseline: {param: value}     # trial 0: verl's defaults for the tuned knobs
     confirm: {top_k, repeats}    # re-run the best and the baseline, interleaved
-    sampler: {seed, n_startup_trials, pruner_warmup_steps}
+    sampler: {name, seed, n_startup_trials, prune_at}
+    sim: {prompt_tokens, response_tokens, response_spread, gpu}   # what `--backend sim` assumes (sim_section.py)
     trials: 20                   # default trial count
 
 Every error names file:line, the rule, and the fix. Parsing lives in `loader.py`.
@@ -22,14 +23,26 @@ Every error names file:line, the rule, and the fix. Parsing lives in `loader.py`
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from autotune.space.sim_section import SimSettings
 
 ParamType = Literal["categorical", "int", "float", "bool"]
 Direction = Literal["maximize", "minimize"]
 Reducer = Literal["median", "mean", "min", "max", "last"]
 REDUCERS: tuple[Reducer, ...] = ("median", "mean", "min", "max", "last")
-METRIC_ALIASES = {"memory": ("perf/max_memory_allocated_gb", "perf/tensor_memory_gb", "perf/cpu_memory_used_gb")}
+METRIC_ALIASES = {
+    "memory": (
+        "perf/max_memory_allocated_gb",
+        "perf/tensor_memory_gb",
+        "actor/perf/max_memory_allocated_gb",  # verl 0.9 logs memory under the role's prefix
+        "critic/perf/max_memory_allocated_gb",
+        "perf/cpu_memory_used_gb",
+        "actor/perf/cpu_memory_used_gb",
+    )
+}
 """`memory`: device memory on a GPU run; on a CPU run the trainer's own tensor memory (params, grads,
 optimizer state, activations, rollout weights, KV cache), which responds to the knobs as device
 memory does; peak host RSS only for a trainer that logs neither."""
@@ -108,10 +121,6 @@ class Limit:
     alarm_below: float | None = None
     where: str = ""
 
-    @property
-    def name(self) -> str:
-        return self.metric
-
 
 @dataclass(frozen=True)
 class TrialSettings:
@@ -157,19 +166,39 @@ class ConfirmSettings:
             raise ValueError(f"`confirm.repeats` must be >= 0 (0: no confirmation), got {self.repeats}")
 
 
+SamplerName = Literal["tpe", "gp", "cmaes", "nsga2", "nsga3", "qmc", "random", "grid"]
+SAMPLERS: tuple[SamplerName, ...] = ("tpe", "gp", "cmaes", "nsga2", "nsga3", "qmc", "random", "grid")
+CONSTRAINT_AWARE: tuple[SamplerName, ...] = ("tpe", "gp", "nsga2", "nsga3")
+"""Samplers that read the limits as Optuna constraints; qmc, random and grid do not learn at all."""
+
+
 @dataclass(frozen=True)
 class SamplerSettings:
+    name: SamplerName = "tpe"
+    """Optuna sampler: tpe (default), gp, cmaes, nsga2, nsga3, qmc, random or grid."""
     seed: int | None = 0
     n_startup_trials: int = 6
-    """Random trials before TPE models the space."""
-    pruner_warmup_steps: int = 6
-    """Steps a trial runs before the pruner may stop it."""
+    """Random trials before a model-based sampler (tpe, gp, cmaes) models the space."""
+    prune_at: float | None = 0.5
+    """Fraction of `trial.steps` after which the pruner decides, once, whether a trial goes on
+    (null: never prune). A trial past that step always finishes."""
 
     def __post_init__(self) -> None:
+        if self.name not in SAMPLERS:
+            raise ValueError(f"`sampler.name` must be one of {', '.join(SAMPLERS)}, got {self.name!r}")
         if self.n_startup_trials < 0:
             raise ValueError(f"`sampler.n_startup_trials` must be >= 0, got {self.n_startup_trials}")
-        if self.pruner_warmup_steps < 0:
-            raise ValueError(f"`sampler.pruner_warmup_steps` must be >= 0, got {self.pruner_warmup_steps}")
+        if self.prune_at is not None and not 0.0 < self.prune_at < 1.0:
+            raise ValueError(
+                f"`sampler.prune_at` must be a fraction of the steps in (0, 1), or null, got {self.prune_at}"
+            )
+
+    def prune_step(self, trial: TrialSettings) -> int | None:
+        """The one step at which the pruner may stop a trial: after warm-up, before the last step."""
+        if self.prune_at is None:
+            return None
+        step = max(trial.warmup_steps + 1, math.ceil(self.prune_at * trial.steps))
+        return step if step < trial.steps else None
 
 
 @dataclass
@@ -197,6 +226,8 @@ class Space:
     unmeasured: tuple[str, ...] = ()
     """Limit metrics the trainer does not log (skipped, with a warning)."""
     warnings: list[str] = field(default_factory=list)
+    sim: SimSettings = field(default_factory=SimSettings)
+    """Expected lengths and device for the cost model (`--backend sim`)."""
 
     @property
     def tuned_keys(self) -> list[str]:
