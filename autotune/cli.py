@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import math
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from rich.table import Table
 
 from autotune.adapters import device_kind, get_adapter
 from autotune.space.loader import SpaceError, load_space
-from autotune.space.schema import Space
+from autotune.space.schema import SAMPLERS, Space
 from autotune.study import StorageError, StudyNameError, StudyNotFound, StudyPaths, load_study
 
 app = typer.Typer(
@@ -45,9 +46,9 @@ TrainerOpt = Annotated[
 StudyArg = Annotated[str, typer.Argument(help="Study name (the space's `name`, e.g. fsdp3d).")]
 
 
-def _space_or_exit(space: str, trainer: str | None = None) -> Space:
+def _space_or_exit(space: str, trainer: str | None = None, sampler: str | None = None) -> Space:
     try:
-        return load_space(space, device=device_kind(), trainer=trainer)
+        return load_space(space, device=device_kind(), trainer=trainer, sampler=sampler)
     except SpaceError as exc:
         err.print(f"[red]invalid search space[/] ({len(exc.problems)} problem{'s' if len(exc.problems) > 1 else ''}):")
         for problem in exc.problems:
@@ -113,6 +114,10 @@ def run(
             help="optuna (local trials), ray (Ray Tune on a cluster) or sim (the cost model predicts each trial)."
         ),
     ] = "optuna",
+    sampler: Annotated[
+        str | None,
+        typer.Option(help="Optuna sampler instead of the space's `sampler.name`: " + ", ".join(SAMPLERS) + "."),
+    ] = None,
     fidelity: Annotated[
         str | None,
         typer.Option(help="sim,real: the cost model first, then real trials of its --top-k best and the baseline."),
@@ -120,7 +125,13 @@ def run(
     sim_trials: Annotated[
         int, typer.Option(min=1, help="Simulated trials in the first stage of --fidelity sim,real.")
     ] = 200,
-    gpu: Annotated[str, typer.Option(help="Simulated GPU: H100, H800, H200 or A100.")] = "H100",
+    gpu: Annotated[
+        str | None,
+        typer.Option(
+            help="Simulated GPU: a preset (H100, H800, H200, H20, A100, A800, L40S, B200, MI300X) or a device "
+            "YAML; overrides the space's sim.gpu (default: sim.gpu, the calibration's GPU, else H100)."
+        ),
+    ] = None,
     model: Annotated[
         str | None, typer.Option(help="Simulated model: a config.json (or its folder) or a preset such as Qwen2.5-7B.")
     ] = None,
@@ -165,7 +176,7 @@ def run(
         raise typer.Exit(2)
     if levels == ("sim",):
         backend, levels = "sim", ()
-    parsed = _space_or_exit(space, trainer)
+    parsed = _space_or_exit(space, trainer, sampler)
     for warning in parsed.warnings:
         err.print(f"[yellow]warning[/] {escape(warning)}")
     if parsed.warnings and not freeze_inert and backend != "sim":
@@ -204,13 +215,17 @@ def run(
         top_k=top_k or parsed.confirm.top_k, report_dir=reports, trainer_override=trainer, gpu=gpu, model=model,
         calibration=_calibration_or_exit(calibration), fidelity=levels, sim_trials=sim_trials, hooks=hooks,
     )  # fmt: skip
+    started = datetime.datetime.now()
     try:
-        run_sweep(options, progress)
+        study_run = run_sweep(options, progress)
     except KeyboardInterrupt:  # the running trial's processes were killed on the way out
         err.print(
             f"\n[yellow]interrupted[/]; run the same command again to resume (finished trials are kept in {paths.root}/)"
         )
         raise typer.Exit(130) from None
+    summary = _time_summary(study_run, started) if backend != "sim" else None
+    if summary:
+        progress.note(summary)
     try:
         progress.note(f"report: {_write_report(paths, parsed, reports, storage)}")
     except Exception as exc:  # the sweep's results are safe in the storage; say so and go on
@@ -220,6 +235,20 @@ def run(
         _log_wandb_summary(logger, paths, storage, parsed)
     if export_to is not None:
         _export(paths, storage, export_to, check=False)
+
+
+def _time_summary(study, started: datetime.datetime) -> str | None:  # type: ignore[no-untyped-def]
+    """Where the trials' time went: training steps against everything else (process start-up,
+    imports, model build, teardown, the controller between trials), from the first trial this
+    invocation started to the last one it finished (confirmation re-runs not included)."""
+    ran = [t for t in study.get_trials(deepcopy=False) if t.datetime_start and t.datetime_start >= started]
+    ends = [t.datetime_complete for t in ran if t.datetime_complete]
+    if not ran or not ends:
+        return None
+    span = (max(ends) - min(t.datetime_start for t in ran)).total_seconds()
+    train = sum(float(t.user_attrs.get("train_s") or 0.0) for t in ran)
+    share = 1 - train / span if span > 0 else 0.0
+    return f"time: {len(ran)} trials in {span:.0f} s, {train:.0f} s in training steps: {share:.0%} outside them"
 
 
 def _check_machine_or_exit(space: Space, address: str | None) -> None:
@@ -348,6 +377,10 @@ def _print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
     console.print(
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), {space.objectives[0].metric} = {winner.value:.5g}"
     )
+    from autotune.report.data import summary
+
+    s = summary(study, paths, space)
+    console.print(f"  memory {s.memory_ratio:.3g}x the baseline ({s.memory_metric}), peak RSS {s.rss_ratio:.3g}x")
     from autotune.export import sweep_device
 
     settings = export_settings(space, get_adapter(space.trainer, space.command), winner.params, sweep_device(study))
@@ -386,7 +419,12 @@ def _export(paths: StudyPaths, storage: str | None, output: Path, check: bool) -
 
 @app.command()
 def calibrate(
-    study: StudyArg,
+    study: Annotated[str | None, typer.Argument(help="Study name (omit with --verl-log).")] = None,
+    verl_log: Annotated[list[Path] | None, typer.Option(help="A verl console log of a real run (repeatable).")] = None,
+    verl_config: Annotated[
+        list[Path] | None, typer.Option(help="The overrides (key=value) or YAML config of each --verl-log, in order.")
+    ] = None,
+    gpu: Annotated[str | None, typer.Option(help="GPU the logged runs ran on (preset or device YAML).")] = None,
     output: Annotated[
         Path | None,
         typer.Option(
@@ -399,11 +437,22 @@ def calibrate(
     runs_dir: RunsDirOpt = Path("runs"),
     storage: StorageOpt = None,
 ) -> None:
-    """Fit the cost model to a study's measured trials; later sweeps use it with --calibration FILE."""
+    """Fit the cost model to a study's measured trials, or to real verl runs (--verl-log with --verl-config)."""
     import json as _json
 
     from autotune.sim.calibrate import calibrate_study
 
+    if verl_log or study is None:
+        from autotune.sim.verl_log import calibrate_logs_to_file
+
+        try:
+            _, lines = calibrate_logs_to_file(verl_log or [], verl_config or [], gpu, None, output)
+        except (OSError, ValueError) as exc:
+            err.print(f"[red]{escape(str(exc))}[/]")
+            raise typer.Exit(1) from None
+        for line in lines:
+            console.print(line)
+        return
     paths = StudyPaths(runs_dir, study)
     space = _study_space(paths)
     try:
@@ -482,7 +531,11 @@ def report(
             f"browser: {result.rendered}/{result.plots} plots rendered, sections: {', '.join(result.sections)}"
         )
         for problem in [*result.page_errors, *result.console_errors, *result.external]:
-            err.print(f"[red]{problem}[/]")
+            err.print(f"[red]{escape(str(problem))}[/]")
+        if result.label_overlaps:
+            err.print(f"[red]{result.label_overlaps} pairs of parallel-coordinates axis titles overlap[/]")
+        if result.plots != result.rendered:
+            err.print(f"[red]{result.plots - result.rendered} of {result.plots} plots did not render[/]")
         if result.screenshot:
             console.print(f"screenshot: {result.screenshot}")
         if not result.ok:
@@ -499,6 +552,9 @@ def explain_cmd(
         int | None,
         typer.Option(min=1, help="Greedy rounds before the remaining knobs are applied together (default: no cap)."),
     ] = None,
+    select_repeats: Annotated[
+        int, typer.Option(min=1, help="Rounds of each ordering step (the current configuration and every candidate).")
+    ] = 1,
     rerun: Annotated[
         bool, typer.Option(help="Measure the path again even when runs/<study>/explain.json holds it.")
     ] = False,
@@ -507,24 +563,33 @@ def explain_cmd(
 ) -> None:
     """Which knobs made the winner faster: a greedy path from the baseline, one knob at a time, each step re-measured.
 
-    Each round tries every knob the winner still changes on top of the current configuration and
-    keeps the one that gains most; knobs equal to the baseline or inert here are not run.
+    Each ordering round tries every knob the winner still changes on top of the current
+    configuration and applies the one that gains most; then the whole path is measured again in
+    interleaved rounds, each step's gain against the step before. Knobs equal to the baseline or
+    inert here are not run.
     """
     from autotune.explain import ExplainError, ExplainOptions, explain, format_path, load_explain
     from autotune.progress import SweepProgress
 
     paths = StudyPaths(runs_dir, study)
     space = _study_space(paths)
-    options = ExplainOptions(repeats=repeats, max_rounds=max_rounds)
+    options = ExplainOptions(repeats=repeats, max_rounds=max_rounds, select_repeats=select_repeats)
+    study_ = _load(paths, storage)
     result = load_explain(paths)
-    stale = result is None or (result.get("repeats"), result.get("max_rounds")) != (repeats, max_rounds)
+    asked = (repeats, max_rounds, select_repeats)
+    stale = result is None or (result.get("repeats"), result.get("max_rounds"), result.get("select_repeats")) != asked
+    if result is not None and not stale:  # the sweep went on and another configuration won since
+        from autotune.export import ExportError, find_winner
+
+        try:
+            stale = result.get("winner_params") != find_winner(study_, paths, space).params
+        except ExportError:
+            stale = True
     if rerun or stale:
         first = space.objectives[0]
         progress = SweepProgress(0, first.metric, first.direction == "maximize", console)
         try:
-            result = explain(
-                _load(paths, storage), space, get_adapter(space.trainer, space.command), paths, options, progress
-            )
+            result = explain(study_, space, get_adapter(space.trainer, space.command), paths, options, progress)
         except ExplainError as exc:
             err.print(f"[red]{escape(str(exc))}[/]")
             raise typer.Exit(1) from None

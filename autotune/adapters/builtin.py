@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from autotune.adapters import warm
 from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter, crash_detail
 from trainer.config.loader import ConfigError, build, collect, is_builtin_only, raw_defaults, schema_keys
 from trainer.config.yaml_lines import Located
@@ -62,7 +63,10 @@ class BuiltinAdapter(TrainerAdapter):
             f"trainer.total_training_steps={steps}",
             f"trainer.metrics_file={trial_dir / 'metrics.jsonl'}",
         ]
-        if world == 1:
+        zygote = warm.socket_path() if warm.enabled() else None
+        if zygote is not None:  # the ranks fork from a parent that has already imported torch
+            argv = [sys.executable, "-m", "trainer.spawn", str(zygote), str(world), "--", *tail[2:]]
+        elif world == 1:
             argv = [sys.executable, *tail]
         else:
             argv = [

@@ -226,11 +226,12 @@ def test_ctrl_c_says_how_to_resume_and_leaves_no_trainer_behind(tmp_path):
     while not (log.exists() and log.read_text().strip()) and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.5)
     assert log.exists(), "the baseline trial never started training"
+    descendants = psutil.Process(proc.pid).children(recursive=True)  # trial ranks, their launcher, the zygote
+    assert len(descendants) >= 2
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     assert "interrupted" in stderr and "run the same command again to resume" in stderr
     assert "Traceback" not in stderr
-    time.sleep(1.0)
-    leftovers = [p for p in psutil.process_iter(["cmdline"]) if str(runs) in " ".join(p.info["cmdline"] or [])]
-    assert not leftovers, [p.info["cmdline"] for p in leftovers]
+    _, alive = psutil.wait_procs(descendants, timeout=15)
+    assert not alive, [p.cmdline() for p in alive]

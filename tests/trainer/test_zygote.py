@@ -1,0 +1,108 @@
+"""Warm trainer runs: ranks forked from `trainer.zygote` compute exactly what a cold torchrun run
+computes, fail the same way, and die with their client."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.conftest import ROOT, trainer_env
+
+STEPS = 3
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    folder = Path(tempfile.mkdtemp(prefix="zyg-"))
+    path = folder / "s"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trainer.zygote", str(path)], env=trainer_env(), cwd=ROOT, start_new_session=True
+    )
+    deadline = time.monotonic() + 180
+    while not path.exists() and time.monotonic() < deadline:
+        assert proc.poll() is None, "the zygote died while importing"
+        time.sleep(0.2)
+    yield path, proc.pid
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _spawn(socket: Path, world: int, metrics: Path, *overrides: str, env: dict[str, str] | None = None):
+    args = [f"trainer.total_training_steps={STEPS}", f"trainer.metrics_file={metrics}", *overrides]
+    return subprocess.run(
+        [sys.executable, "-m", "trainer.spawn", str(socket), str(world), "--", *args],
+        capture_output=True,
+        text=True,
+        env=trainer_env(env),
+        cwd=ROOT,
+        timeout=300,
+    )
+
+
+def _values(metrics: Path) -> list[dict[str, float]]:
+    rows = [json.loads(line)["metrics"] for line in metrics.read_text().splitlines()]
+    skip = ("timing_s/", "perf/", "rollout/")  # wall-clock and memory numbers differ run to run
+    return [{k: v for k, v in row.items() if not k.startswith(skip)} for row in rows]
+
+
+def test_a_warm_run_computes_what_a_cold_run_computes(zygote, tmp_path):
+    warm = _spawn(zygote[0], 2, tmp_path / "warm.jsonl")
+    assert warm.returncode == 0, warm.stderr[-2000:]
+    steps = [line for line in warm.stdout.splitlines() if line.startswith("step:")]
+    assert len(steps) == STEPS  # the ranks wrote into the client's stdout
+    cold = _spawn(tmp_path / "no-zygote", 2, tmp_path / "cold.jsonl")  # falls back to torchrun
+    assert cold.returncode == 0, cold.stderr[-2000:]
+    assert _values(tmp_path / "warm.jsonl") == _values(tmp_path / "cold.jsonl")
+
+
+def test_a_failing_rank_stops_the_run_with_its_reason(zygote, tmp_path):
+    proc = _spawn(
+        zygote[0],
+        2,
+        tmp_path / "m.jsonl",
+        "builtin.fault.kind=crash",
+        "builtin.fault.at_step=2",
+        "builtin.fault.rank=1",
+    )
+    assert proc.returncode != 0
+    assert "trainer: FAILED crash rank=1 step=2" in proc.stderr
+    bad = _spawn(zygote[0], 2, tmp_path / "m2.jsonl", "trainer.no_such_key=1")
+    assert bad.returncode == 2 and "unknown key `trainer.no_such_key`" in bad.stderr
+
+
+def test_killing_the_client_kills_the_run(zygote, tmp_path):
+    socket_path, zygote_pid = zygote
+    metrics = tmp_path / "hang.jsonl"
+    args = [f"trainer.total_training_steps={STEPS}", f"trainer.metrics_file={metrics}", "builtin.fault.kind=hang"]
+    client = subprocess.Popen(
+        [sys.executable, "-m", "trainer.spawn", str(socket_path), "2", "--", *args, "builtin.fault.at_step=2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=trainer_env(),
+        cwd=ROOT,
+    )
+    deadline = time.monotonic() + 180
+    while not (metrics.exists() and metrics.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert metrics.exists(), "the run never reached its first step"
+    running = psutil.Process(zygote_pid).children(recursive=True)
+    assert len(running) == 3  # the run's leader and its two ranks
+    client.kill()
+    client.wait()
+    _, alive = psutil.wait_procs(running, timeout=10)
+    assert not alive, [p.pid for p in alive]
+
+
+def test_a_run_that_changes_import_time_settings_starts_cold(zygote, tmp_path):
+    proc = _spawn(zygote[0], 1, tmp_path / "m.jsonl", env={"TORCH_SHOW_CPP_STACKTRACES": "1"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert len((tmp_path / "m.jsonl").read_text().splitlines()) == STEPS

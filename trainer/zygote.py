@@ -1,0 +1,169 @@
+"""A warm parent for trainer runs: imports torch, transformers and the trainer once, then forks
+each run's ranks from that state (`python -m trainer.zygote SOCKET`).
+
+Most of a short CPU trial used to be start-up: a fresh interpreter per rank importing torch and
+transformers (seconds) before a second of real work. Here a run asks the zygote over a Unix
+socket (`trainer/spawn.py`, a stdlib-only client) and gets ranks that start from the imported
+state in milliseconds. Each run stays isolated: the zygote forks a *leader* per run, in its own
+process group, which forks the ranks and waits for them; nothing a run does reaches the zygote or
+the next run, and the zygote itself never runs a torch operation (no thread pools, no CUDA
+context), so forking it is safe. The leader behaves like `torchrun --standalone`: ranks get
+RANK/LOCAL_RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT, a rank that fails makes the leader stop the
+others (SIGTERM, then SIGKILL), and the run's exit code is the first failing rank's code. The
+client's stdout and stderr are passed as file descriptors, so ranks write straight into the
+trial's logs; when the client goes away (killed by the watchdog), the leader kills the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+KILL_GRACE_S = 5.0
+IMPORT_TIME = ("TORCH_", "PYTORCH_", "LD_", "MKL_", "KMP_", "OMP_", "GOMP_", "PYTHON", "CUDA_VISIBLE_DEVICES")
+"""Variables a library may read while it is imported: a run that changes one (beyond the thread
+count and unbuffered output, which the trainer applies itself) starts cold instead."""
+APPLIED_LATER = ("OMP_NUM_THREADS", "PYTHONUNBUFFERED")
+
+
+def import_time_env(env: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k.startswith(IMPORT_TIME) and k not in APPLIED_LATER}
+
+
+def serve(path: str) -> None:
+    """Import once, then fork a leader per request until the socket file is removed or we are killed."""
+    import torch  # noqa: F401  (the point: import here, once)
+    import transformers  # noqa: F401
+
+    import trainer.__main__
+    import trainer.loop  # noqa: F401
+
+    gc.freeze()  # the imported modules never die: keep them out of every child's collections
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # leaders are reaped by the kernel
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        server.bind(path + ".tmp")
+        os.rename(path + ".tmp", path)  # the socket appears only once the imports are done
+        server.listen(16)
+        while Path(path).exists():
+            ready, _, _ = select.select([server], [], [], 1.0)
+            if not ready:
+                continue
+            conn, _ = server.accept()
+            if os.fork() == 0:
+                server.close()
+                _lead(conn)  # never returns
+            conn.close()
+
+
+def _lead(conn: socket.socket) -> None:
+    """One run: receive it, fork its ranks, wait, report the exit code, and leave."""
+    code = 1
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setpgid(0, 0)
+        message, fds, _, _ = socket.recv_fds(conn, 1 << 20, 2)
+        request = json.loads(message)
+        if import_time_env(request["env"]) != import_time_env(dict(os.environ)):
+            conn.sendall(json.dumps({"cold": True}).encode() + b"\n")  # the client starts it itself
+            os._exit(0)
+        request["port"] = _free_port()
+        conn.sendall(json.dumps({"pgid": os.getpid()}).encode() + b"\n")
+        ranks = [_fork_rank(request, rank, fds) for rank in range(int(request["world"]))]
+        for fd in fds:
+            os.close(fd)
+        code = _wait(ranks, conn)
+        with contextlib.suppress(OSError):
+            conn.sendall(json.dumps({"exit": code}).encode() + b"\n")
+    except BaseException as exc:  # the leader must never fall back into the zygote's loop
+        with contextlib.suppress(Exception):
+            print(f"trainer.zygote: leader failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    os._exit(code)
+
+
+def _fork_rank(request: dict[str, Any], rank: int, fds: list[int]) -> int:
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 1
+    try:
+        os.dup2(fds[0], 1)
+        os.dup2(fds[1], 2)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        world = int(request["world"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        if world > 1:
+            os.environ.update(
+                RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world), LOCAL_WORLD_SIZE=str(world),
+                MASTER_ADDR="127.0.0.1", MASTER_PORT=str(request["port"]),
+            )  # fmt: skip
+        os.chdir(request["cwd"])
+        sys.argv = ["trainer", *request["argv"]]
+        sys.stdout = os.fdopen(1, "w", buffering=1)
+        sys.stderr = os.fdopen(2, "w", buffering=1)
+        from trainer.__main__ import main
+
+        code = main(request["argv"])  # a finished run leaves inside main, through os._exit
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+
+def _wait(ranks: list[int], conn: socket.socket) -> int:
+    """Wait for every rank; the first failure stops the rest; a vanished client stops everyone."""
+    live, first_failure, deadline = set(ranks), 0, None
+    while live:
+        with contextlib.suppress(ChildProcessError):
+            while True:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+                if pid == 0:
+                    break
+                live.discard(pid)
+                code = os.waitstatus_to_exitcode(status)
+                if code != 0 and first_failure == 0:
+                    first_failure = code if code > 0 else 128 - code
+                    _signal(live, signal.SIGTERM)
+                    deadline = time.monotonic() + KILL_GRACE_S
+        if deadline is not None and time.monotonic() > deadline:
+            _signal(live, signal.SIGKILL)
+        readable, _, _ = select.select([conn], [], [], 0.05)
+        if readable and not conn.recv(4096):  # the client is gone: the run goes too
+            _signal(live, signal.SIGKILL)
+            first_failure = first_failure or 137
+    return first_failure
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _signal(pids: set[int], sig: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])
