@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     from trainer.model import ModelLoadError
 
     try:
-        env = distributed.init()
-        loop.run(config, env)
+        loop.run(config, distributed.init())  # drops every model, optimizer and mesh it built
+        distributed.finish()
     except ModelLoadError as exc:
         if rank == 0:
             print(f"trainer: config error: {exc}", file=sys.stderr)
@@ -97,8 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         report(code, rank, getattr(exc, "trainer_step", 0), f"{type(exc).__name__}: {exc}")
         sys.stderr.flush()
         os._exit(code)  # never wait for peers in process-group teardown
-    distributed.shutdown()
-    return ExitCode.OK
+    distributed.leave(ExitCode.OK)  # never returns: see its docstring for why a finished run ends with os._exit
 
 
 if __name__ == "__main__":

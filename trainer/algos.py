@@ -52,7 +52,18 @@ def kl_estimate(
 
     kl/k1: log r; abs: |log r|; mse/k2: ½(log r)²; low_var_kl/k3: (r⁻¹ - 1) + log r, clamped to
     [-10, 10] as verl does; full: Σ_v π(v)(log π(v) - log π_ref(v)), needing the full distributions.
+    A `+` suffix (verl 0.9.1's straight-through estimators, e.g. `k3+`): the value of the estimator
+    without the `+`, the gradient of k2 (k1 and k3 are unbiased in value but not in gradient; k2's
+    gradient is the KL's), as verl's `kl_penalty`; `k2+`/`mse+` are plain k2.
     """
+    if kind.endswith("+"):
+        if kind == "full+":  # not an estimator verl has (its `full` raises NotImplementedError)
+            raise ValueError("kl estimator 'full+' does not exist; 'full' is exact already, use it without '+'")
+        value = kl_estimate(logp_BT, ref_logp_BT, kind[:-1], logp_full_BTV, ref_logp_full_BTV)  # type: ignore[arg-type]
+        if kind in ("mse+", "k2+"):
+            return value
+        k2 = 0.5 * (logp_BT - ref_logp_BT).square()
+        return k2 - k2.detach() + value.detach()
     if kind in ("kl", "k1"):
         return logp_BT - ref_logp_BT
     if kind == "abs":
@@ -233,7 +244,8 @@ def value_loss(
     return loss, masked_mean((loss2 > loss1).float(), mask_BT).detach()
 
 
-def entropy_from_logits(logits_BTV: torch.Tensor) -> torch.Tensor:
-    """Per-token entropy of softmax(logits)."""
-    logp = torch.log_softmax(logits_BTV.float(), dim=-1)
+def entropy_from_logits(logits_BTV: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
+    """Per-token entropy of softmax(logits / temperature): the rollout's sampling distribution, as
+    verl computes it (its actor divides the logits by the rollout temperature before log-probs and entropy)."""
+    logp = torch.log_softmax(logits_BTV.float() / temperature, dim=-1)
     return -(logp.exp() * logp).sum(-1)

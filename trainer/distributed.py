@@ -16,14 +16,18 @@ makes the overlapped time invisible, which is why only exposed time is reported.
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import logging
 import os
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 import torch
 import torch.distributed as dist
@@ -66,6 +70,51 @@ def init(timeout_s: float = 120.0) -> DistEnv:
 def shutdown() -> None:
     if dist.is_initialized():
         dist.destroy_process_group()
+
+
+EXIT_THROUGH_INTERPRETER = "TRAINER_EXIT_THROUGH_INTERPRETER"
+"""Set to 1 to leave a finished run through normal interpreter finalisation (the old, racy exit);
+only `benchmarks/teardown_stress.py` and a slow test use it, to show the race the default avoids."""
+
+
+def finish() -> None:
+    """Every step is done on this rank: wait until every rank is done too.
+
+    Called inside the run's error handling, so a peer lost at the very end is still reported.
+    After this barrier no rank needs another rank's sockets, so each may leave on its own.
+    """
+    if dist.is_initialized() and dist.get_world_size() > 1:
+        dist.barrier()
+
+
+def leave(code: int = 0) -> NoReturn:
+    """End a finished rank without racing gloo's threads against interpreter finalisation.
+
+    Why `os._exit`: gloo runs each collective on a worker thread, and that thread drops its
+    reference to the finished work (and so to its tensors) *after* the caller's `wait()` returned.
+    When that drop is the last one, freeing a tensor that has a Python object needs the GIL; if the
+    main thread has meanwhile entered `Py_FinalizeEx`, Python ends the worker thread while it is
+    inside a C++ destructor, and the process aborts ("terminate called without an active
+    exception", SIGABRT) after all the work was done. `destroy_process_group()` does not stop those
+    threads: they are joined only when the last reference to the process group goes, and the
+    DeviceMesh holding it stays referenced by the DTensor specs of the FSDP2 parameters (and
+    DTensor's sharding caches), which nothing in our control can clear. So: the callers have dropped
+    the models, optimizers and meshes (collected here), the process group is destroyed, every
+    output stream is flushed (the metrics file was closed by the loop), and the process ends with
+    `os._exit`, which never runs finalisation: the kernel ends all threads at once, no thread ever
+    waits for the GIL of a dying interpreter. Nothing is lost by skipping finalisation: the trainer
+    registers no atexit work whose effect outlives the process (files are written and closed in line).
+    """
+    gc.collect()
+    shutdown()
+    gc.collect()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed or broken pipe: nothing can reach it anyway
+            stream.flush()
+    if os.environ.get(EXIT_THROUGH_INTERPRETER) == "1":
+        sys.exit(code)
+    os._exit(code)
 
 
 class _TimedWork:

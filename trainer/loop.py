@@ -55,7 +55,7 @@ class Trainer:
         sync = torch.cuda.synchronize if env.is_cuda else (lambda: None)
         self.meter = CommMeter(sync=sync)
         self.timer = metrics.PhaseTimer(sync)
-        rt = Runtime(env, self.meter)
+        rt = self.rt = Runtime(env, self.meter)
         seed = config.data.seed
         assert seed is not None
         self.hf_config = policy_config(config)
@@ -121,9 +121,12 @@ class Trainer:
             )
             with self.engine, timer.phase("gen"):
                 responses, kv_bytes = self.engine.generate(expanded, params)
+                self.memory_in_rollout(kv_bytes)
+            self.rt.memory.rollout_bytes = 0 if self.engine.weights is None else self.engine.weights.nbytes()
             batch = StepBatch.from_rollout(prompts, rollout.n, responses)
-            with timer.phase("old_log_prob"):
-                self.actor.compute_log_prob(batch)
+            if not self.bypass_old_log_prob(step, batch.size):
+                with timer.phase("old_log_prob"):
+                    self.actor.compute_log_prob(batch)
             with timer.phase("ref"):
                 self.reference.compute_ref_log_prob(batch)
             if self.critic is not None:
@@ -144,19 +147,45 @@ class Trainer:
                 time.sleep(9 * (time.perf_counter() - start))
         return self.collect(step, batch, update, adv_metrics, kv_bytes)
 
+    def memory_in_rollout(self, kv_bytes: int) -> None:
+        """Rollout's tensor memory: the resharding peak, then the rollout weights with a full KV cache."""
+        memory, stats = self.rt.memory, self.engine.stats
+        memory.rollout_bytes = 0
+        memory.sample(int(stats["rollout/reshard_peak_gb"] * 1024**3))
+        memory.sample(int(stats["rollout/weights_gb"] * 1024**3) + kv_bytes)
+
+    def bypass_old_log_prob(self, step: int, batch_size: int) -> bool:
+        """The old-log-prob pass is redundant when this step's actor update is provably on-policy and
+        no KL enters the reward (which needs the old log-probs before the update); the actor then
+        uses its own detached log-probs as the old ones (verl's on-policy path)."""
+        cfg = self.config
+        return (
+            cfg.builtin.on_policy_bypass
+            and not cfg.algorithm.use_kl_in_reward
+            and step > cfg.trainer.critic_warmup
+            and self.actor.on_policy(batch_size)
+        )
+
     def compute_advantages(self, batch: StepBatch) -> dict[str, float]:
-        """Rewards (with the in-reward KL if configured) and advantages, on the whole batch, on every rank."""
+        """Rewards (with the in-reward KL if configured) and advantages, on the whole batch, on every rank.
+
+        Without old log-probs (bypassed) the in-reward KL is not used, and the actor's update reports it.
+        """
         algo = self.config.algorithm
-        assert batch.old_logp is not None and batch.ref_logp is not None
+        assert batch.ref_logp is not None
         scores = algos.token_level_scores(batch.score, batch.mask)
-        kl = algos.kl_in_reward(
-            scores, batch.old_logp, batch.ref_logp, batch.mask, self.kl_ctrl.value, algo.kl_penalty,
-            batch.old_logp_full, batch.ref_logp_full,
-        )  # fmt: skip
-        coef = self.kl_ctrl.value if algo.use_kl_in_reward else 0.0
-        rewards = kl.rewards_BT if algo.use_kl_in_reward else scores
-        if algo.use_kl_in_reward:
-            self.kl_ctrl.update(float(kl.mean_kl), batch.size)
+        out: dict[str, float] = {}
+        rewards = scores
+        coef = 0.0
+        if batch.old_logp is not None:
+            kl = algos.kl_in_reward(
+                scores, batch.old_logp, batch.ref_logp, batch.mask, self.kl_ctrl.value, algo.kl_penalty,
+                batch.old_logp_full, batch.ref_logp_full,
+            )  # fmt: skip
+            out["actor/reward_kl_penalty"] = float(kl.mean_kl)
+            if algo.use_kl_in_reward:
+                coef, rewards = self.kl_ctrl.value, kl.rewards_BT
+                self.kl_ctrl.update(float(kl.mean_kl), batch.size)
         if algo.adv_estimator == "gae":
             assert batch.values is not None
             batch.advantages, batch.returns = algos.gae(rewards, batch.values, batch.mask, algo.gamma, algo.lam)
@@ -165,8 +194,7 @@ class Trainer:
                 rewards.sum(-1), batch.group, batch.mask, algo.norm_adv_by_std_in_grpo
             )
             batch.returns = batch.advantages
-        return {
-            "actor/reward_kl_penalty": float(kl.mean_kl),
+        return out | {
             "actor/reward_kl_penalty_coeff": coef,
             "critic/rewards/mean": float(rewards.sum(-1).mean()),
             "critic/advantages/mean": float(algos.masked_mean(batch.advantages, batch.mask)),
@@ -186,6 +214,7 @@ class Trainer:
         timing = self.timer.take()
         timing["reshard"] = self.engine.reshard_seconds
         timing["gen"] = timing.get("gen", 0.0)
+        timing["old_log_prob"] = timing.get("old_log_prob", 0.0)  # 0 when the on-policy bypass skipped it
         comm, received = self.meter.take()
         comm = {phase: comm.get(phase, 0.0) for phase in (*COMM_PHASES, *comm)}
         received = {phase: received.get(phase, 0) for phase in (*COMM_PHASES, *received)}
@@ -193,6 +222,7 @@ class Trainer:
         per_rank.update({f"timing_s/comm/{k}": v for k, v in comm.items()})
         per_rank["timing_s/comm"] = sum(comm.values())
         per_rank["perf/cpu_memory_used_gb"] = metrics.cpu_peak_rss_gb()
+        per_rank["perf/tensor_memory_gb"] = self.rt.memory.take()
         if env.is_cuda:
             per_rank["perf/max_memory_allocated_gb"] = torch.cuda.max_memory_allocated(env.device) / 1024**3
             per_rank["perf/max_memory_reserved_gb"] = torch.cuda.max_memory_reserved(env.device) / 1024**3
@@ -236,7 +266,11 @@ class Trainer:
 
 
 def run(config: Config, env: DistEnv) -> None:
-    """Build the roles, then train for `trainer.total_training_steps` steps, streaming metrics."""
+    """Build the roles, then train for `trainer.total_training_steps` steps, streaming metrics.
+
+    Returns with the metrics file closed and no reference left to the models, optimizers or the
+    rollout meshes it built, so the caller's exit (`distributed.leave`) can collect them.
+    """
     trainer = Trainer(config, env)
     sink = metrics.MetricsSink(config.trainer.metrics_file if env.rank == 0 else None)
     if env.rank == 0:
@@ -253,3 +287,4 @@ def run(config: Config, env: DistEnv) -> None:
                 sink.step(step, step_metrics)
     finally:
         sink.close()
+        del trainer

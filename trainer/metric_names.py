@@ -11,6 +11,7 @@ METRIC_NAMES = (
     "perf/total_num_tokens",
     "perf/mfu/actor",
     "perf/cpu_memory_used_gb",
+    "perf/tensor_memory_gb",
     "perf/max_memory_allocated_gb",
     "perf/max_memory_reserved_gb",
     "perf/comm_share",

@@ -147,7 +147,7 @@ def console_line(step: int, metrics: dict[str, Any]) -> str:
 
 
 class MetricsSink:
-    """Writes each step to stdout (verl format) and, if configured, as a JSON line (contract 2)."""
+    """Writes each step to stdout (verl format) and, if configured, as a JSON line (the stream autotune reads while the trial runs)."""
 
     def __init__(self, path: str | None, stdout: TextIO = sys.stdout) -> None:
         self.stdout = stdout

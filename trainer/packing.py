@@ -3,22 +3,29 @@
 A sequence is prompt + response. The logits at position j predict token j+1, so the response
 token at absolute position P+t is scored by the logits (or value) at position P+t-1.
 
-Packed: all sequences of the micro-batch are concatenated into one row whose position ids
-restart at 0 for each sequence; transformers then builds a block-diagonal causal mask, so the
-cost is the real token count. Padded: one row per sequence, right-padded to the longest, with an
-attention mask; the cost is rows × longest.
+Packed: the sequences of the micro-batch are concatenated into ⌈tokens / ROW_TOKENS⌉ rows of
+near-equal length, position ids restarting at 0 for each sequence; transformers then builds a
+block-diagonal causal mask per row.
+The linear layers cost the real token count (plus the few pad tokens closing each row, each its
+own one-token sequence); attention costs rows × ROW_TOKENS² instead of (all tokens)² for a single
+row, which at 64 responses per micro-batch was most of a forward. Padded: one row per sequence,
+right-padded to the longest, with an attention mask; the cost is rows × longest.
 
 Shape suffixes: N sequences in the micro-batch, L packed/padded length, R response positions, V vocab.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
 
 from trainer.task import PAD
+
+ROW_TOKENS = 128
+"""Target length of a packed row: attention is quadratic in a row's length, so rows are kept short."""
 
 
 @dataclass
@@ -44,17 +51,17 @@ def build(
     mask = torch.zeros(n, width)
     score_index = torch.zeros(n, width, dtype=torch.long)
     if remove_padding:
-        total = sum(seqlens)
-        ids = torch.empty(1, total, dtype=torch.long)
-        pos = torch.empty(1, total, dtype=torch.long)
+        rows, placed = pack_rows(seqlens, ROW_TOKENS)
+        width_L = max(sum(seqlens[i] for i in row) for row in rows)
+        ids = torch.full((len(rows), width_L), PAD, dtype=torch.long)
+        pos = torch.zeros(len(rows), width_L, dtype=torch.long)  # a pad token at position 0 is its own sequence
         attention = None
-        offset = 0
-        starts = []
-        for p, r, length in zip(prompts, responses, seqlens, strict=True):
-            ids[0, offset : offset + length] = torch.tensor([*p, *r])
-            pos[0, offset : offset + length] = torch.arange(length)
-            starts.append(offset)
-            offset += length
+        starts = [0] * n
+        for i, (row, offset) in enumerate(placed):
+            length = seqlens[i]
+            ids[row, offset : offset + length] = torch.tensor([*prompts[i], *responses[i]])
+            pos[row, offset : offset + length] = torch.arange(length)
+            starts[i] = row * width_L + offset
     else:
         longest = max(seqlens)
         ids = torch.full((n, longest), PAD, dtype=torch.long)
@@ -71,6 +78,24 @@ def build(
         mask[i, :k] = 1.0
         score_index[i, :k] = starts[i] + len(p) - 1 + torch.arange(k)
     return MicroBatch(ids, pos, attention, score_index, response_ids, mask, seqlens)
+
+
+def pack_rows(seqlens: Sequence[int], capacity: int) -> tuple[list[list[int]], list[tuple[int, int]]]:
+    """Sequences into ⌈total / capacity⌉ rows of near-equal length (longest first into the shortest
+    row), so rows need little padding: (the sequences in each row, (row, offset) of each sequence).
+
+    Deterministic (ties broken by index), so every rank and every pass packs a micro-batch alike.
+    """
+    count = max(1, min(len(seqlens), -(-sum(seqlens) // capacity)))
+    heap = [(0, r) for r in range(count)]
+    rows: list[list[int]] = [[] for _ in range(count)]
+    placed: list[tuple[int, int]] = [(0, 0)] * len(seqlens)
+    for i in sorted(range(len(seqlens)), key=lambda i: (-seqlens[i], i)):
+        used, row = heapq.heappop(heap)
+        placed[i] = (row, used)
+        rows[row].append(i)
+        heapq.heappush(heap, (used + seqlens[i], row))
+    return rows, placed
 
 
 def to_device(mb: MicroBatch, device: torch.device) -> MicroBatch:

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+STOP_GRACE_S = 1.0
 KILL_GRACE_S = 5.0
 IMPORT_TIME = ("TORCH_", "PYTORCH_", "LD_", "MKL_", "KMP_", "OMP_", "GOMP_", "PYTHON", "CUDA_VISIBLE_DEVICES")
 """Variables a library may read while it is imported: a run that changes one (beyond the thread
@@ -130,8 +131,14 @@ def _fork_rank(request: dict[str, Any], rank: int, fds: list[int]) -> int:
 
 
 def _wait(ranks: list[int], conn: socket.socket) -> int:
-    """Wait for every rank; the first failure stops the rest; a vanished client stops everyone."""
-    live, first_failure, deadline = set(ranks), 0, None
+    """Wait for every rank; the first failure stops the rest; a vanished client stops everyone.
+
+    After a rank fails the others get `STOP_GRACE_S` to end on their own (a bad config fails every
+    rank, and only rank 0 says why), then SIGTERM, then SIGKILL after `KILL_GRACE_S`.
+    """
+    live, first_failure = set(ranks), 0
+    term_at: float | None = None
+    kill_at: float | None = None
     while live:
         with contextlib.suppress(ChildProcessError):
             while True:
@@ -142,9 +149,12 @@ def _wait(ranks: list[int], conn: socket.socket) -> int:
                 code = os.waitstatus_to_exitcode(status)
                 if code != 0 and first_failure == 0:
                     first_failure = code if code > 0 else 128 - code
-                    _signal(live, signal.SIGTERM)
-                    deadline = time.monotonic() + KILL_GRACE_S
-        if deadline is not None and time.monotonic() > deadline:
+                    term_at = time.monotonic() + STOP_GRACE_S
+        now = time.monotonic()
+        if term_at is not None and now > term_at:
+            _signal(live, signal.SIGTERM)
+            term_at, kill_at = None, now + KILL_GRACE_S
+        if kill_at is not None and now > kill_at:
             _signal(live, signal.SIGKILL)
         readable, _, _ = select.select([conn], [], [], 0.05)
         if readable and not conn.recv(4096):  # the client is gone: the run goes too

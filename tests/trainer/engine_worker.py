@@ -76,8 +76,9 @@ def main(out_path: str, specs: list[str]) -> None:
     if env.rank == 0:
         with open(out_path, "w") as f:
             json.dump({spec: [g[spec] for g in gathered] for spec in specs}, f)
-    distributed.shutdown()
+    distributed.finish()
 
 
 if __name__ == "__main__":
     main(sys.argv[1], sys.argv[2:])
+    distributed.leave(0)  # as the trainer does: never let gloo's threads race interpreter finalisation

@@ -31,6 +31,7 @@ REQUIRED_METRICS = [
     "perf/time_per_step",
     "perf/mfu/actor",
     "perf/cpu_memory_used_gb",
+    "perf/tensor_memory_gb",
     "perf/comm_share",
     "timing_s/comm",
     *(f"actor/{k}" for k in ("ppo_kl", "kl_loss", "kl_coef", "pg_loss", "pg_clipfrac", "entropy", "grad_norm")),

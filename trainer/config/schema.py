@@ -20,7 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-KLEstimator = Literal["kl", "k1", "abs", "mse", "k2", "low_var_kl", "k3", "full"]
+KLEstimator = Literal[
+    "kl", "k1", "abs", "mse", "k2", "low_var_kl", "k3", "full",
+    "kl+", "k1+", "abs+", "mse+", "k2+", "low_var_kl+", "k3+",
+]  # fmt: skip
+"""verl's estimators; a `+` suffix (verl 0.9.1+) keeps the value and takes k2's gradient (straight-through)."""
 
 
 class FieldError(ValueError):
@@ -117,7 +121,7 @@ class ActorConfig:
     kl_loss_coef: float = 0.001
     """Weight of the KL loss."""
     kl_loss_type: KLEstimator = "low_var_kl"
-    """KL estimator used in the loss (kl/k1, abs, mse/k2, low_var_kl/k3, full)."""
+    """KL estimator used in the loss (kl/k1, abs, mse/k2, low_var_kl/k3, full; `k1+`, `k3+`, ...: straight-through)."""
     ppo_epochs: int = 1
     """Passes over each batch of rollouts."""
     shuffle: bool = False
@@ -305,7 +309,7 @@ class TrainerConfig:
     nnodes: int = 1
     """Inert here (see n_gpus_per_node)."""
     metrics_file: str | None = builtin_only(None)
-    """Append one JSON object per step here (contract 2); None writes none."""
+    """Append one JSON object per step here; None writes none."""
 
     def __post_init__(self) -> None:
         _positive(self, "total_training_steps", "n_gpus_per_node", "nnodes")
@@ -393,6 +397,9 @@ class BuiltinConfig:
     fault: FaultConfig = field(default_factory=FaultConfig)
     rollout_reshard: Literal["zero_redundancy", "naive"] = "zero_redundancy"
     """How rollout weights are built from the FSDP shards (see trainer/rollout/reshard.py)."""
+    on_policy_bypass: bool = True
+    """Skip the old-log-prob pass when the update is provably on-policy (one PPO epoch over one
+    mini-batch, no KL in the reward): the update's own log-probs are the old ones, as verl does."""
     peak_flops: float | None = None
     """Peak FLOP/s per device for MFU; None uses the GPU table or, on CPU, a measured matmul peak."""
 

@@ -126,7 +126,9 @@ def load_tree(path: str | Path) -> tuple[Any, dict[tuple[str, ...], str]]:
                 "(anchors and aliases repeated); write the values out, without `*alias` chains"
             )
         if len(prefix) > MAX_DEPTH:
-            raise YamlError(f"{_node_where(str(path), node)}: nested more than {MAX_DEPTH} levels deep; a config nests a few")
+            raise YamlError(
+                f"{_node_where(str(path), node)}: nested more than {MAX_DEPTH} levels deep; a config nests a few"
+            )
         if isinstance(node, yaml.MappingNode):
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 import torch.distributed as dist
@@ -23,6 +23,7 @@ from trainer import batching, packing
 from trainer.batch import StepBatch
 from trainer.config.schema import FSDPConfig, LogProbConfig, OptimConfig
 from trainer.distributed import CommMeter, DistEnv, fsdp_comm_hooks
+from trainer.memory import TensorMemory
 from trainer.model import decoder_blocks
 
 
@@ -32,6 +33,7 @@ class Runtime:
 
     env: DistEnv
     meter: CommMeter
+    memory: TensorMemory = field(default_factory=TensorMemory)
 
 
 def shard(model: nn.Module, rt: Runtime, cfg: FSDPConfig, trainable: bool) -> nn.Module:
@@ -73,6 +75,7 @@ def shard(model: nn.Module, rt: Runtime, cfg: FSDPConfig, trainable: bool) -> nn
     if not trainable:
         model.requires_grad_(False)
         model.eval()
+    rt.memory.track(model, [*blocks, model])
     return model
 
 
@@ -141,7 +144,7 @@ def run_empty(
 def micro_logits(model: nn.Module, mb: packing.MicroBatch) -> torch.Tensor:
     """Policy logits at the scoring positions, [N, R, V] (zeros at padding positions)."""
     valid = mb.mask_NR.bool()
-    if mb.attention_mask is None:
+    if mb.attention_mask is None and mb.input_ids.shape[0] == 1:  # one packed row: only the scoring positions
         keep = mb.score_index[valid]
         logits = model(input_ids=mb.input_ids, position_ids=mb.position_ids, logits_to_keep=keep).logits[0]
     else:

@@ -20,6 +20,7 @@ class Critic:
         self.rt = rt
         self.model = shard(model, rt, config.actor_rollout_ref.actor.fsdp_config, trainable=True)
         self.optimizer = adamw(self.model, self.cfg.optim)
+        rt.memory.track_optimizer(self.optimizer)
         self.remove_padding = config.actor_rollout_ref.model.use_remove_padding
 
     def _values(self, mb: packing.MicroBatch) -> torch.Tensor:
@@ -66,11 +67,15 @@ class Critic:
         items = items or [0]  # an empty pack joins FSDP's collectives with a zero gradient
         dev = self.rt.env.device
         mb = packing.to_device(batch.micro_batch(items, self.remove_padding), dev)
-        vpred = self._values(mb)
-        old = batch.rows(batch.values, items).to(dev)
-        returns = batch.rows(batch.returns, items).to(dev)
-        loss, clipfrac = algos.value_loss(vpred, returns, old, mb.mask_NR, self.cfg.cliprange_value, denom=1.0)
+        memory = self.rt.memory
+        with memory.forward():
+            vpred = self._values(mb)
+            old = batch.rows(batch.values, items).to(dev)
+            returns = batch.rows(batch.returns, items).to(dev)
+            loss, clipfrac = algos.value_loss(vpred, returns, old, mb.mask_NR, self.cfg.cliprange_value, denom=1.0)
+            memory.sample()
         (loss / denom * (1.0 if real else 0.0)).backward()
+        memory.backward_done()
         if real:
             tokens = float(mb.mask_NR.sum())
             sums["tokens"] += tokens

@@ -71,13 +71,16 @@ def _rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor
     return weight * (x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype)
 
 
-def _rope(x_BNTD: torch.Tensor, pos_BT: torch.Tensor, theta: float) -> torch.Tensor:
-    dim = x_BNTD.shape[-1]
-    inv_freq = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.float32, device=x_BNTD.device) / dim))
+def _rope_tables(pos_BT: torch.Tensor, dim: int, theta: float, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and sin [B, 1, T, D] of the rotary embedding at these positions (once per forward, shared by layers)."""
+    inv_freq = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.float32, device=pos_BT.device) / dim))
     freqs = pos_BT[..., None].float() * inv_freq
     emb = torch.cat((freqs, freqs), dim=-1)
-    cos, sin = emb.cos()[:, None].to(x_BNTD.dtype), emb.sin()[:, None].to(x_BNTD.dtype)
-    half = dim // 2
+    return emb.cos()[:, None].to(dtype), emb.sin()[:, None].to(dtype)
+
+
+def _rope(x_BNTD: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    half = x_BNTD.shape[-1] // 2
     rotated = torch.cat((-x_BNTD[..., half:], x_BNTD[..., :half]), dim=-1)
     return x_BNTD * cos + rotated * sin
 
@@ -120,20 +123,20 @@ def forward(
     # A padding query attends only to itself, so no softmax row is empty (an empty row gives NaN).
     mask_B1TS = (causal_TS[None, None] & valid_BS[:, None, None, :end]) | self_TS[None, None]
     D = shape.head_dim
+    cos, sin = _rope_tables(pos_BT, D, shape.rope_theta, x.dtype)
     for i, layer in enumerate(weights.layers):
         h = _rms_norm(x, layer.in_norm, shape.rms_eps)
         q = F.linear(h, layer.q_w, layer.q_b).view(B, T, -1, D).transpose(1, 2)
         k = F.linear(h, layer.k_w, layer.k_b).view(B, T, -1, D).transpose(1, 2)
         v = F.linear(h, layer.v_w, layer.v_b).view(B, T, -1, D).transpose(1, 2)
-        q, k = _rope(q, pos_BT, shape.rope_theta), _rope(k, pos_BT, shape.rope_theta)
+        q, k = _rope(q, cos, sin), _rope(k, cos, sin)
         cache.keys[i][:, :, start:end] = k
         cache.values[i][:, :, start:end] = v
         keys, values = cache.keys[i][:, :, :end], cache.values[i][:, :, :end]
-        groups = q.shape[1] // keys.shape[1]
-        if groups > 1:
-            keys = keys.repeat_interleave(groups, dim=1)
-            values = values.repeat_interleave(groups, dim=1)
-        attn = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask_B1TS)
+        # grouped-query attention without materialising repeated keys/values
+        attn = F.scaled_dot_product_attention(
+            q, keys, values, attn_mask=mask_B1TS, enable_gqa=q.shape[1] != keys.shape[1]
+        )
         out = F.linear(attn.transpose(1, 2).reshape(B, T, -1), layer.o_w)
         all_reduce(out)
         x = x + out
