@@ -96,6 +96,8 @@ def export_settings(
     config = trial_config(space, adapter, params)
     keys = [*space.base, *(k for k in config.tuned if not k.startswith("env."))]
     flat = {k: config.flat[k] for k in dict.fromkeys(keys) if adapter.exportable(k) and k not in NOT_EXPORTED}
+    for key, value in adapter.filled_in(space.base_config, config.flat).items():
+        flat.setdefault(key, value)
     from autotune.verl_config import coerce_ints, expand_home
 
     flat = {k: expand_home(v) for k, v in coerce_ints(flat).items()}

@@ -7,7 +7,7 @@ Runs `autotune run --space fsdp3d` (or --space) into a fresh runs folder, then r
   and std over the interleaved confirmation rounds), its memory ratio and KL to the reference;
 * the share of sweep wall time spent outside training steps (process start, imports, model
   build, warm-start load, teardown, scoring): 1 - Σ timing_s/step / sweep wall time;
-* where this stands against the seed recipe's claim: 1.4× at memory < 1.2× and KL < 0.05 (memory:
+* where this stands against the FSDP3D recipe's claim: 1.4× at memory < 1.2× and KL < 0.05 (memory:
   the trainer's tensor memory on CPU, device memory on GPU; peak RSS printed beside it);
 * which knobs made the winner faster: `autotune explain` walks from the baseline to the winner one
   knob at a time, each step re-measured, and the product of the step gains is set against the
@@ -119,7 +119,7 @@ def main() -> None:
     print(
         f"sweep wall {wall:.0f} s, training steps {train_s:.0f} s: {result['outside_training_share']:.0%} outside training steps"
     )
-    print(f"seed recipe: 1.4x at memory < 1.2x and KL < 0.05 -> {'met' if meets else 'not met'} here")
+    print(f"FSDP3D recipe: 1.4x at memory < 1.2x and KL < 0.05 -> {'met' if meets else 'not met'} here")
     if path:
         print("\n".join(format_path(path)))
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -100,6 +100,11 @@ class TrainerAdapter(ABC):
         """Whether a key belongs in the verl config exported for production."""
         return True
 
+    def filled_in(self, base_config: list[str], flat: dict[str, Any]) -> dict[str, Any]:
+        """Keys verl requires that this trainer fills in itself when unset, at the values it used
+        (so an export states what ran, and verl's validation finds every required key)."""
+        return {}
+
 
 def device_kind() -> DeviceKind:
     import torch

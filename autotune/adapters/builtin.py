@@ -9,13 +9,22 @@ from typing import Any
 
 from autotune.adapters import warm
 from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter, crash_detail
-from trainer.config.loader import ConfigError, build, collect, is_builtin_only, raw_defaults, schema_keys
+from trainer.config.loader import ConfigError, build, collect, is_builtin_only, raw_defaults, schema_keys, to_flat
 from trainer.config.yaml_lines import Located
 from trainer.metric_names import METRIC_NAMES, METRIC_PREFIXES, REASON_PREFIX
 from trainer.platform import knob_status
 
 _REASON_LINE = re.compile(re.escape(REASON_PREFIX) + r"(\w+) rank=(\d+) step=(-?\d+): (.*)")
 _REASON_PRIORITY = {"nan": 0, "oom": 1, "crash": 2, "peer_lost": 3}
+VERL_REQUIRED = (
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+    "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+    "critic.ppo_micro_batch_size_per_gpu",
+    "critic.use_dynamic_bsz",
+)
+"""Settings verl's validate_config demands (micro-batch sizes without dynamic batching) that this
+trainer derives from the actor's when unset; exported at the values the trial used."""
 
 
 class BuiltinAdapter(TrainerAdapter):
@@ -94,6 +103,12 @@ class BuiltinAdapter(TrainerAdapter):
 
     def failure_reported(self, output: str) -> bool:
         return bool(_REASON_LINE.search(output)) or "trainer: config error:" in output
+
+    def filled_in(self, base_config: list[str], flat: dict[str, Any]) -> dict[str, Any]:
+        values = collect(base_config, [])
+        values.update({k: Located(v, "trial config") for k, v in flat.items()})
+        resolved = to_flat(build(values))
+        return {k: resolved[k] for k in VERL_REQUIRED if resolved.get(k) is not None}
 
     def exportable(self, key: str) -> bool:
         return not is_builtin_only(key)

@@ -135,3 +135,33 @@ def test_killing_the_driver_then_rerunning_resumes_without_losing_a_trial(tmp_pa
     assert interrupted and all(t.state == optuna.trial.TrialState.FAIL for t in interrupted)
     retried = {t.system_attrs.get("failed_trial") for t in trials if counted(t)}
     assert {t.number for t in interrupted} <= retried
+
+
+FROZEN = (
+    "  env.NCCL_PROTO: {type: categorical, choices: [LL, Simple]}\n"
+    "  actor_rollout_ref.actor.fsdp_config.param_offload: {type: bool}\n"
+)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_freeze_inert_runs_frozen_knobs_at_their_baseline_values(tmp_path, backend, request):
+    """Knobs inert on CPU (an NCCL variable, parameter offload) are fixed at their baseline values —
+    which differ from the trainer's defaults here — in every trial, on both backends."""
+    path = write_space(
+        tmp_path,
+        steps=2,
+        extra_params=FROZEN,
+        extra_baseline="  env.NCCL_PROTO: LL\n  actor_rollout_ref.actor.fsdp_config.param_offload: true\n",
+    )
+    runs = tmp_path / "runs"
+    proc = subprocess.run(
+        [sys.executable, "-m", "autotune.cli", "run", "--space", str(path), "--runs-dir", str(runs), "--trials", "2",
+         "--confirm", "0", "--freeze-inert", "--report-dir", str(tmp_path / "report"), *backend_args(backend, request)],
+        capture_output=True, text=True, env=run_env(), cwd=ROOT, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    trials = sorted((runs / "small" / "trials").iterdir())
+    assert len(trials) == 2
+    for trial in trials:
+        assert "NCCL_PROTO=LL\n" in (trial / "env").read_text(), trial
+        assert "param_offload: true" in (trial / "config.yaml").read_text(), trial
