@@ -13,6 +13,7 @@ on trial 0. Report, export and `trials` read only the storage and these folders.
 from __future__ import annotations
 
 import contextlib
+import copy
 import fcntl
 import json
 import math
@@ -110,7 +111,7 @@ def open_storage(url: str) -> RDBStorage:
             url,
             heartbeat_interval=HEARTBEAT_S,
             grace_period=GRACE_S,
-            heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=1),
+            heartbeat_stale_trial_callback=RetryOnce(max_retry=1),
             **kwargs,
         )
     except Exception as exc:  # sqlalchemy and driver errors of every kind: say which and how to fix
@@ -141,6 +142,23 @@ def _redact(url: str) -> str:
     import re
 
     return re.sub(r"(//[^:/@]+:)[^@/]*@", r"\1***@", url)
+
+
+class RetryOnce(RetryHeartbeatStaleTrialCallback):
+    """Optuna's retry of a trial whose worker died, without the dead run's record.
+
+    Optuna's callback copies every user attribute into the retry: the dead worker's pid and
+    process group (which recovery would kill, though the kernel may have given them to someone
+    else), its `reason: interrupted`, directory and outcome. The retry keeps only what defines the
+    configuration.
+    """
+
+    KEEP = ("baseline", "predicted_by")
+
+    def __call__(self, study: optuna.Study, trial: FrozenTrial) -> None:
+        clean = copy.deepcopy(trial)
+        clean.user_attrs = {k: v for k, v in trial.user_attrs.items() if k in self.KEEP}
+        super().__call__(study, clean)
 
 
 class StudyNotFound(LookupError):
