@@ -70,14 +70,20 @@ def make_adapter(opts: SweepOptions) -> TrainerAdapter:
     return SimAdapter(adapter, hardware, cal, opts.model, opts.space.sim)
 
 
-def report_hook(write: Callable[[optuna.Study], None], every_s: float = 20.0) -> Callable[[optuna.Study, int], None]:
-    """Refresh the report after a trial, at most every `every_s` seconds (cheap sweeps finish trials fast)."""
-    last = [0.0]
+def report_hook(
+    write: Callable[[optuna.Study], None], every_s: float = 20.0, budget: float = 0.05
+) -> Callable[[optuna.Study, int], None]:
+    """Refresh the report after a trial, at most every `every_s` seconds, and never more often than
+    keeps its writing under `budget` of the sweep's time (a large study's report takes seconds, and
+    those seconds run between trials, not beside them)."""
+    last, cost = [0.0], [0.0]
 
     def hook(study: optuna.Study, number: int) -> None:
-        if time.monotonic() - last[0] >= every_s:
+        if time.monotonic() - last[0] >= max(every_s, cost[0] / budget):
+            started = time.monotonic()
             write(study)
             last[0] = time.monotonic()
+            cost[0] = last[0] - started
 
     return hook
 

@@ -74,6 +74,10 @@ class TrainerAdapter(ABC):
     def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
         """(reason, detail) of a failed run: oom, nan, crash, invalid."""
 
+    def prepare(self) -> None:
+        """Called once before a sweep's first trial (default: nothing to prepare)."""
+        return None
+
     def failure_reported(self, output: str) -> bool:
         """Whether the run's output holds the trainer's own report of a failure (an error line it
         prints when it fails). A run that logged every step and reported no failure but exited

@@ -88,6 +88,10 @@ class BuiltinAdapter(TrainerAdapter):
             ]
         return Launch(argv, {})
 
+    def prepare(self) -> None:
+        if warm.enabled():
+            warm.socket_path()
+
     def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
         if exit_code == 2 or "trainer: config error:" in stderr:
             line = next((ln for ln in stderr.splitlines() if "config error" in ln), "config error")

@@ -134,6 +134,7 @@ class OptunaSweep:
         self._baseline_limits: dict[str, float] | None = None
 
     def run(self) -> optuna.Study:
+        self.adapter.prepare()  # e.g. the warm parent of builtin trials, before any trial's clock starts
         study = create_or_load(self.space, self.paths, self.storage_url, self.device)
         self.recover_interrupted(study)
         self.wait_for_baseline(study)
