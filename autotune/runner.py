@@ -65,6 +65,16 @@ def kill_group(pgid: int, grace_s: float = 3.0) -> None:
             time.sleep(0.05)
 
 
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """A trial's whole metrics.jsonl, as far as it got (a torn last line is skipped)."""
+    tail = MetricsTail(path)
+    rows = tail.read()
+    if tail.partial.strip():
+        with contextlib.suppress(json.JSONDecodeError):
+            rows.append(json.loads(tail.partial))
+    return rows
+
+
 class MetricsTail:
     """Reads complete JSON lines appended to a file since the last call."""
 

@@ -38,6 +38,7 @@ from autotune.backends.optuna_backend import create_or_load, recover_interrupted
 from autotune.backends.pruning import make_pruner, pruning_monitor
 from autotune.backends.samplers import make_sampler
 from autotune.progress import SweepProgress
+from autotune.runner import read_rows
 from autotune.scoring import key_metrics
 from autotune.space.schema import Space
 from autotune.study import StudyPaths, baseline_trial, counted, open_storage, running_trials
@@ -325,16 +326,3 @@ def describe(trial: optuna.trial.FrozenTrial, space: Space) -> str:
     reason = f" ({escape(str(attrs.get('detail') or attrs.get('reason')))})" if attrs.get("reason") else ""
     label = " (baseline)" if attrs.get("baseline") else ""
     return f"trial #{trial.number}{label}: {attrs.get('outcome', 'failed')}{reason}{shown}"
-
-
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """A trial's metrics.jsonl (as far as it got)."""
-    if not path.exists():
-        return []
-    rows = []
-    for line in path.read_text().splitlines():
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            continue
-    return rows

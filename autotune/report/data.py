@@ -8,7 +8,6 @@ DataFrames or named tuples.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import platform
@@ -29,6 +28,7 @@ from autotune.report.importance import (  # noqa: F401  (re-exported: the report
     importance_intervals,
     importances,
 )
+from autotune.runner import read_rows
 from autotune.scoring import resolve_metric
 from autotune.space.schema import Space
 from autotune.study import StudyPaths, baseline_trial
@@ -155,12 +155,7 @@ def memory_metric(study: optuna.Study) -> str:
     path = Path(folder) / "metrics.jsonl" if folder else None
     if path is None or not path.exists():
         return "memory"
-    rows = []
-    for line in path.read_text().splitlines():
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            continue
+    rows = read_rows(path)
     return resolve_metric(rows, "memory")
 
 
