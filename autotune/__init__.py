@@ -18,9 +18,9 @@ def __getattr__(name: str) -> Any:
 
         return getattr(api, name)
     if name in ("step_frame", "trials_frame"):
-        from autotune import frame
+        from autotune.study import frames
 
-        return getattr(frame, name)
+        return getattr(frames, name)
     if name == "load_space":
         from autotune.space.loader import load_space
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import optuna
 import pandas as pd
 
-from autotune.frame import step_frame, trials_frame
 from autotune.report import data
 from autotune.space.loader import load_space
 from autotune.space.schema import Space
-from autotune.study import StudyPaths, load_study
+from autotune.study.frames import step_frame, trials_frame
+from autotune.study.storage import StudyPaths, load_study
 
 
 @dataclass

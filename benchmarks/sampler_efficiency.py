@@ -27,11 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autotune.progress import SweepProgress  # noqa: E402
 from autotune.space.loader import load_space  # noqa: E402
 from autotune.space.schema import SAMPLERS, Space  # noqa: E402
-from autotune.study import StudyPaths  # noqa: E402
-from autotune.sweep import SweepOptions, run_sweep  # noqa: E402
+from autotune.study.progress import SweepProgress  # noqa: E402
+from autotune.study.storage import StudyPaths  # noqa: E402
+from autotune.sweep.driver import SweepOptions, run_sweep  # noqa: E402
 
 WITHIN = 0.05
 

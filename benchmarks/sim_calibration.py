@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from autotune.adapters import get_adapter  # noqa: E402
 from autotune.sim.calibrate import calibrate_study  # noqa: E402
 from autotune.space.loader import load_space  # noqa: E402
-from autotune.study import StudyPaths, load_study  # noqa: E402
+from autotune.study.storage import StudyPaths, load_study  # noqa: E402
 
 
 def main() -> None:

@@ -18,10 +18,23 @@ How the GPU is known (the logs do not print it; the inference, and how sure it i
   verl's table; an A100 would read 312), so H100. Confident.
 * eric-haibin-lin/verl-data qwen2-7b-fsdp2.log (the log verl's docs link): its `perf/mfu/actor` of 0.77
   implies verl's 148 TFLOP/s peak, which verl's table gives only to the H20. Confident.
-* verl-data's two Qwen2.5-0.5B PPO logs of December 2024: vLLM reserved a 37.5 GB KV cache at
-  gpu_memory_utilization 0.4, which needs a GPU of at least ~94 GB (H20 or H100 NVL); their update times
-  barely change when the padded sequence halves (20.9 s vs 19.9 s), so compute is a small share, which rules
-  out the H20's 148 TFLOP/s. H100 NVL, less sure.
+* verl-data's Qwen2.5-0.5B PPO log with 1024-token prompts: verl's vLLM forks size the KV cache as
+  gpu_memory_utilization × the memory still free after the training state is loaded
+  (verl/third_party/vllm/vllm_v_0_6_3/worker.py, "use the remaining memory"); it reserved 37.5 GB at 0.4, so
+  ~94 GB were free: a GPU of at least ~100 GB as mem_get_info counts (H20 or H100 NVL). Its update times
+  leave compute a small share, which rules out the H20's 148 TFLOP/s. H100 NVL, less sure.
+* verl-data's Qwen2.5-0.5B PPO log with 512-token prompts ran on another machine and software stack (Python
+  3.9 under /usr/local, transformers 4.44, as the gemma log below; the other log: Python 3.10 in conda,
+  transformers 4.45): it reserved only 15.5 GB at the same 0.4 (~39 GB free: a 48 GB card, or a larger GPU
+  shared with another process), and its generation takes as long as the 1024-token run's although it does
+  less of everything (fewer decode steps, fewer tokens, shorter sequences). Its training phases still fit the
+  H100 NVL's figures, so the table keeps them; least sure of all (with the L40S preset the generation error
+  stays within 30% but the training phases are predicted 30-110% too slow; the benchmark prints both).
+* vLLM version: vLLM 0.6+ warns "To see benefits of async output processing, enable CUDA graph" at start-up
+  under enforce_eager; the 1024-token log prints it, the 512-token and gemma logs (same stack, vLLM's own
+  INFO lines present) do not, so those two ran a vLLM before 0.6 (verl's 0.5.4 fork, the other one it had);
+  `vllm` in their entries. The per-step engine overhead before 0.6 (rollout.STEP_BASE_LEGACY) comes from the
+  gemma run; the 512-token run checks it.
 * verl-data's gemma-2-2b PPO log: its reference pass does 2·N·(512 × 1536) FLOPs per GPU in 11.3 s, faster
   than an H20's peak, and its KV reservation fits an 80 GB GPU; ByteDance's 80 GB Hopper parts are H800s.
   H800, least sure.
@@ -280,6 +293,7 @@ RUNS: list[dict[str, Any]] = [
     {
         "name": "h100nvl-ppo-qwen2.5-0.5b-1gpu-long",
         "env": {"VLLM_USE_V1": "0"},
+        "vllm": "0.6.3",
         "source": DATA + "Qwen2.5-0.5B-bsz256_2-prompt1024-resp512-0.567.log",
         "gpu": "H100-NVL",
         "world": 1,
@@ -310,6 +324,7 @@ RUNS: list[dict[str, Any]] = [
     {
         "name": "h100nvl-ppo-qwen2.5-0.5b-1gpu-short",
         "env": {"VLLM_USE_V1": "0"},
+        "vllm": "0.5.4",
         "source": DATA + "Qwen2.5-0.5B-bsz256_2-prompt512-resp256-0.538.log",
         "gpu": "H100-NVL",
         "world": 1,
@@ -340,6 +355,7 @@ RUNS: list[dict[str, Any]] = [
     {
         "name": "h800-ppo-gemma-2-2b-tp2",
         "env": {"VLLM_USE_V1": "0"},
+        "vllm": "0.5.4",
         "source": DATA + "gemma-2-2b-it-ppo-bsz512_4-prompt1024-resp-512-0.640.log",
         "gpu": "H800",
         "world": 2,
@@ -412,6 +428,9 @@ from autotune.sim.model import CostModel, default_weights  # noqa: E402
 from autotune.sim.rollout import rollout_plan  # noqa: E402
 from autotune.sim.workload import PRESETS  # noqa: E402
 
+BASELINE_REV = "c2e864c"
+"""The last revision before the cost model was held against published runs (the "before" figure)."""
+
 PHASES = ("gen", "old_log_prob", "ref", "values", "update_critic", "update_actor")
 """Phase timings compared (the step is reported, not counted: it is their sum plus the reward and overheads)."""
 
@@ -421,6 +440,7 @@ INFORMED_BY = {
         "h100-ppo-qwen2-7b-tp1-offload",
     ),
     "rollout.STEP_BASE_V0": ("h100-ppo-qwen2.5-0.5b-padded", "h100-grpo-qwen2.5-0.5b"),
+    "rollout.STEP_BASE_LEGACY": ("h800-ppo-gemma-2-2b-tp2",),
     "model.default_weights micro_layers (per layer and micro-batch)": (
         "h100-ppo-qwen2.5-0.5b-padded",
         "h100-grpo-qwen2.5-0.5b",
@@ -442,11 +462,47 @@ def verl_flat(overrides: dict[str, Any], model: str) -> dict[str, Any]:
 def observation(run: dict[str, Any]) -> tuple[Observation, CostModel]:
     shape = PRESETS[run["model"]]
     model = CostModel(cluster(run["gpu"], run["world"]), shape, prompt_tokens=run["prompt_tokens"],
-                      response_tokens=run["response_tokens"])  # fmt: skip
+                      response_tokens=run["response_tokens"], vllm_version=run.get("vllm"))  # fmt: skip
     _, features = model.features(verl_flat(run["overrides"], run["model"]), run.get("env", {}), run["world"])
     measured = {p: v for p, v in run["published"].items() if p in PHASES}
     includes = {"gen": ("gen", *run.get("gen_includes", ()))}
     return Observation(run["name"], features, measured, includes), model
+
+
+def legacy_cross_check(observations: list[Observation]) -> dict[str, Any]:
+    """rollout.STEP_BASE_LEGACY checked across the two pre-0.6 runs: the value each run alone would imply (its
+    generation predicted exactly), and the other run's generation error under that value."""
+    from autotune.sim import rollout
+
+    legacy = [(o, run) for o, run in zip(observations, RUNS, strict=True) if run.get("vllm", "9").startswith("0.5")]
+    implied: dict[str, float] = {}
+    for obs, run in legacy:
+        _, model = observation(run)
+        w, _ = model.features(verl_flat(run["overrides"], run["model"]), run.get("env", {}), run["world"])
+        plan = rollout_plan(w, model.shape, model.cluster)
+        predicted = published_prediction(default_weights(), obs)["gen"]
+        implied[obs.name] = rollout.STEP_BASE_LEGACY + (obs.measured["gen"] - predicted) / (plan.steps + plan.prefill_chunks)
+    out: dict[str, Any] = {"constant_s": rollout.STEP_BASE_LEGACY, "implied_by_run_s": implied, "cross_error": {}}
+    for obs, run in legacy:
+        for other, _ in legacy:
+            if other is obs:
+                continue
+            saved = rollout.STEP_BASE_LEGACY
+            rollout.STEP_BASE_LEGACY = implied[other.name]
+            try:
+                features = observation(run)[0]
+            finally:
+                rollout.STEP_BASE_LEGACY = saved
+            gen = published_prediction(default_weights(), features)["gen"]
+            out["cross_error"][f"{obs.name} with {other.name}'s value"] = (gen - obs.measured["gen"]) / obs.measured["gen"]
+    return out
+
+
+def alternative_gpu(name: str, gpu: str) -> dict[str, float]:
+    """Uncalibrated phase errors of one run predicted on another GPU preset (for a run whose GPU is least sure)."""
+    run = dict(next(r for r in RUNS if r["name"] == name), gpu=gpu)
+    obs, _ = observation(run)
+    return relative_errors(published_prediction(default_weights(), obs), obs.measured)
 
 
 def hybridflow_tp() -> dict[str, Any]:
@@ -545,7 +601,7 @@ def main() -> None:
     parser.add_argument("--ridge", type=float, default=0.3)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "sim_published.json")
     parser.add_argument(
-        "--head", default="HEAD", help="git revision whose cost model is the starting point ('' to skip)"
+        "--head", default=BASELINE_REV, help="git revision whose cost model is the starting point ('' to skip)"
     )
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -580,6 +636,8 @@ def main() -> None:
                          "uncalibrated": uncal[phase], "uncalibrated_error": e_u[phase],
                          "loo": loo[obs.name][phase], "loo_error": e_l[phase], "source": run["source"]})  # fmt: skip
     tp = hybridflow_tp()
+    cross = legacy_cross_check(observations)
+    short_l40s = alternative_gpu("h100nvl-ppo-qwen2.5-0.5b-1gpu-short", "L40S")
     calibrated = calibrated_h100_check(observations, args.ridge, args.out.parent / "calibration_h100.json")
     summary = {
         "head_model_median_abs_error": median_abs(before) if args.head else None,
@@ -590,6 +648,10 @@ def main() -> None:
         "median_abs_error_uncalibrated_runs_not_informing_constants": median_abs(held_err),
         "median_abs_error_leave_one_out": median_abs(loo_err),
         "max_abs_gen_error_uncalibrated": max(abs(e) for e in gen_err),
+        "max_abs_gen_error_uncalibrated_run": max(zip(gen_err, [r["name"] for r in RUNS]), key=lambda x: abs(x[0]))[1],
+        "runs_not_informing_constants": [r["name"] for r in RUNS if r["name"] not in informed],
+        "legacy_vllm_cross_check": cross,
+        "short_run_on_L40S_errors": short_l40s,
         "hybridflow_tp": tp,
         "calibrated_h100_8gpu_space": calibrated,
         "informed_by": {k: list(v) for k, v in INFORMED_BY.items()},
@@ -598,12 +660,17 @@ def main() -> None:
     print(f"\n== {len(RUNS)} published runs on {', '.join(summary['gpus'])}: {len(uncal_err)} phase timings ==")
     print(
         f"median |error| uncalibrated: {summary['median_abs_error_uncalibrated']:.1%} (goal ≤ 25%); "
-        f"on runs that informed no constant: {summary['median_abs_error_uncalibrated_runs_not_informing_constants']:.1%}"
+        f"on runs that informed no constant ({', '.join(summary['runs_not_informing_constants'])}; {len(held_err)} "
+        f"timings): {summary['median_abs_error_uncalibrated_runs_not_informing_constants']:.1%}"
     )
     print(f"median |error| leave-one-out calibrated: {summary['median_abs_error_leave_one_out']:.1%} (goal ≤ 15%)")
     print(
         f"largest |generation error| uncalibrated: {summary['max_abs_gen_error_uncalibrated']:.1%} (goal ≤ 30% on every run)"
     )
+    for key, err in cross["cross_error"].items():
+        print(f"STEP_BASE_LEGACY cross-check: {key}: generation error {err:+.1%}")
+    print("the 512-token 0.5B run on the L40S preset instead: "
+          + ", ".join(f"{p} {e:+.0%}" for p, e in short_l40s.items()))  # fmt: skip
     for name, r in tp.items():
         times = ", ".join(f"TP{t} {s:.0f}s" if math.isfinite(s) else f"TP{t} oom" for t, s in r["gen_s_by_tp"].items())
         print(f"HybridFlow TP ranking {name}: best TP {r['best_tp']} (published {r['published_best_tp']}): {times}")

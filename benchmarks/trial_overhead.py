@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autotune.study import StudyPaths, load_study  # noqa: E402
+from autotune.study.storage import StudyPaths, load_study  # noqa: E402
 
 
 def sweep(space: str, trials: int, warm: bool, folder: Path) -> dict[str, float]:

@@ -3,8 +3,11 @@ and read failures back."""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import re
 import signal
+import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,3 +148,10 @@ def crash_detail(output: str, exit_code: int | None) -> str:
             name = f"signal {-exit_code}"
         return f"killed by {name}" + (f": {cause}" if cause else "")
     return (cause or f"exit code {exit_code}")[:300]
+
+
+def die_with_parent() -> None:
+    """Linux: the trial's launcher gets SIGKILL if the controller dies (no orphaned trials)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter, crash_detail
+from autotune.adapters.verl_config import ENV_PREFIX, hydra_value, overrides
 from autotune.adapters.verl_console import ConsoleParser
-from autotune.export import ENV_PREFIX, _hydra_value, overrides
 
 VERL_PREFIXES = (
     "timing_s/", "timing_per_token_ms/", "perf/", "actor/", "critic/", "response_length/", "prompt_length/",
@@ -142,7 +142,7 @@ def verl_tree() -> tuple[dict[str, Any], dict[str, Any]]:
     """(raw values with interpolations, resolved values) of verl's default ppo_trainer config."""
     from omegaconf import OmegaConf
 
-    from autotune.verl_config import compose
+    from autotune.adapters.verl_config import compose
 
     cfg = compose([])
     raw = _flatten(OmegaConf.to_container(cfg, resolve=False))
@@ -205,7 +205,7 @@ class VerlAdapter(TrainerAdapter):
     ) -> tuple[list[str], dict[str, str]]:
         """(hydra overrides, launcher environment) of one trial: the trial's keys (`~` expanded, env
         under ray_kwargs as strings), the trial settings, and the CPU plugin's when it asks for it."""
-        from autotune.verl_config import coerce_ints, expand_home
+        from autotune.adapters.verl_config import coerce_ints, expand_home
 
         try:
             settings = {k: expand_home(v) for k, v in coerce_ints(flat).items()}
@@ -224,7 +224,7 @@ class VerlAdapter(TrainerAdapter):
         return [f"{k}={v}" for k, v in lines.items()], env
 
     def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
-        from autotune.verl_config import VerlRejected, check_types, compose, env_problems, validate
+        from autotune.adapters.verl_config import VerlRejected, check_types, compose, env_problems, validate
 
         lines, _ = self.trial_overrides(flat, world)
         try:
@@ -242,7 +242,7 @@ class VerlAdapter(TrainerAdapter):
 
     def quick_check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
         """Types against verl's defaults, keys against verl's tree: no hydra compose (about a second each)."""
-        from autotune.verl_config import check_types, compose
+        from autotune.adapters.verl_config import check_types, compose
 
         known = verl_tree()[0]
         unknown = [k for k in flat if not k.startswith(ENV_PREFIX) and k not in known]
@@ -264,7 +264,7 @@ class VerlAdapter(TrainerAdapter):
         flat.update({ENV_PREFIX + k: v for k, v in trial_env.items()})
         lines, plugin_env = self.trial_overrides(flat, world, steps)
         prefix = ["env", *(f"{k}={v}" for k, v in plugin_env.items())] if plugin_env else []
-        hydra_dir = f"hydra.run.dir={_hydra_value(str(trial_dir / 'hydra'))}"  # not ./outputs of the caller
+        hydra_dir = f"hydra.run.dir={hydra_value(str(trial_dir / 'hydra'))}"  # not ./outputs of the caller
         argv = [*prefix, *self.command, *lines, hydra_dir]
         return Launch(argv, {k: str(v) for k, v in env.items()}, parse_console=True)
 

@@ -32,7 +32,7 @@ def socket_path() -> Path | None:
     global _zygote
     if _zygote is not None and _zygote[0].poll() is None:
         return _zygote[1]
-    from autotune.runner import _die_with_parent
+    from autotune.adapters.base import die_with_parent
 
     folder = Path(tempfile.mkdtemp(prefix="autotune-warm-"))
     path = folder / "zygote.sock"
@@ -44,7 +44,7 @@ def socket_path() -> Path | None:
             stderr=subprocess.STDOUT,
             env=env,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
     deadline = time.monotonic() + READY_TIMEOUT_S
     while not path.exists() and proc.poll() is None and time.monotonic() < deadline:

@@ -33,22 +33,22 @@ from optuna.trial import FrozenTrial, Trial, TrialState
 from autotune.adapters.base import TrainerAdapter, device_kind
 from autotune.backends.pruning import make_pruner, pruning_monitor
 from autotune.backends.samplers import make_sampler, told_penalty
-from autotune.evaluate import Evaluation, evaluate
-from autotune.progress import SweepProgress
-from autotune.runner import Monitor, kill_group
 from autotune.space.sampling import suggest
 from autotune.space.schema import Space
-from autotune.study import (
+from autotune.study.progress import SweepProgress
+from autotune.study.storage import (
     GRACE_S,
     HEARTBEAT_S,
     StudyPaths,
     baseline_trial,
     counted,
-    is_baseline,
     open_storage,
-    outcome,
     running_trials,
 )
+from autotune.trial.evaluation import Evaluation, evaluate
+from autotune.trial.record import SCORED, TrialRecord, is_baseline
+from autotune.trial.record import outcome_of as outcome
+from autotune.trial.runner import Monitor, kill_group
 
 INFEASIBLE_FAILURES = ("oom", "nan", "timeout", "invalid")
 TrialHook = Callable[[optuna.Study, int], None]
@@ -295,21 +295,20 @@ def recover_interrupted(study: optuna.Study, note: Callable[[str], None]) -> Non
 
 
 def tell_outcome(
-    study: optuna.Study, trial: Trial, space: Space, record: dict[str, Any], objectives: list[float] | None
+    study: optuna.Study, trial: Trial, space: Space, record: TrialRecord, objectives: list[float] | None
 ) -> None:
     """Record a trial's outcome on it and tell the sampler (the rules in this module's docstring).
 
     Shared by both backends, so a trial means the same to the sampler however it was run.
     """
-    for key, value in record.items():
-        trial.set_user_attr(key, value)
-    result, reason = record.get("outcome"), record.get("reason")
-    if result in ("complete", "infeasible") and objectives and not any(map(math.isnan, objectives)):
-        set_constraints(trial, space, record.get("violations") or {}, None)
+    record.save(trial, TrialRecord.RESULT)
+    result, reason = record.outcome, record.reason
+    if result in SCORED and objectives and not any(map(math.isnan, objectives)):
+        set_constraints(trial, space, record.violations, None)
         study.tell(trial, penalty(study, space) if result == "infeasible" and told_penalty(space) else objectives)
     elif result == "pruned":
         if objectives and not any(map(math.isnan, objectives)):
-            trial.set_user_attr("partial_objectives", objectives)  # shown in tables; not a finished value
+            TrialRecord(partial_objectives=objectives).save(trial, ("partial_objectives",))  # shown, not told
         study.tell(trial, state=TrialState.PRUNED)
     elif reason in INFEASIBLE_FAILURES:
         set_constraints(trial, space, {}, reason)

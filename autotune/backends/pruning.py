@@ -18,8 +18,8 @@ from typing import Any
 import optuna
 from optuna.trial import Trial
 
-from autotune.runner import Monitor
 from autotune.space.schema import Space
+from autotune.trial.runner import Monitor
 
 KEEP_PERCENT = 75.0
 """Optuna's PercentilePruner(p) *keeps the best p percent*: 75 keeps the top three quarters, i.e.

@@ -37,11 +37,11 @@ from autotune.adapters.base import TrainerAdapter, device_kind
 from autotune.backends.optuna_backend import create_or_load, recover_interrupted, tell_outcome
 from autotune.backends.pruning import make_pruner, pruning_monitor
 from autotune.backends.samplers import make_sampler
-from autotune.progress import SweepProgress
-from autotune.runner import read_rows
-from autotune.scoring import key_metrics
 from autotune.space.schema import Space
-from autotune.study import StudyPaths, baseline_trial, counted, open_storage, running_trials
+from autotune.study.progress import SweepProgress
+from autotune.study.storage import StudyPaths, baseline_trial, counted, open_storage, running_trials
+from autotune.trial.record import TrialRecord, read_rows
+from autotune.trial.scoring import key_metrics
 
 NUMBER = "__autotune_trial_number"
 TRIAL_ID = "__autotune_trial_id"
@@ -116,7 +116,13 @@ class StudySearch(OptunaSearch):  # type: ignore[misc]
         raw = (result or {}).get("autotune_record")
         if raw is not None:
             objectives = json.loads((result or {}).get("autotune_objectives") or "null")
-            tell_outcome(self._autotune_study, ot_trial, self._autotune_space, json.loads(raw), objectives)
+            tell_outcome(
+                self._autotune_study,
+                ot_trial,
+                self._autotune_space,
+                TrialRecord.from_attrs(json.loads(raw)),
+                objectives,
+            )
         elif error:
             ot_trial.set_user_attr("outcome", "failed")
             ot_trial.set_user_attr("reason", "crash")
@@ -124,7 +130,7 @@ class StudySearch(OptunaSearch):  # type: ignore[misc]
             self._autotune_study.tell(ot_trial, state=TrialState.FAIL)
         else:
             step = (result or {}).get("step")
-            rows = read_rows(self._autotune_paths.trial_dir(ot_trial.number) / "metrics.jsonl")
+            rows = read_rows(self._autotune_paths.trial_dir(ot_trial.number))
             if rows:
                 ot_trial.set_user_attr("key_metrics", key_metrics(rows, self._autotune_space.trial.warmup_steps))
             ot_trial.set_user_attr("outcome", "pruned")
@@ -145,7 +151,7 @@ def run_trial(config: dict[str, Any], space: Space, runs_dir: str, study_name: s
     from ray import tune
 
     from autotune.adapters import get_adapter
-    from autotune.evaluate import evaluate
+    from autotune.trial.evaluation import evaluate
 
     for name in [k for k in os.environ if k.startswith("RAY_") and k != "RAY_AUTH_MODE"]:
         os.environ.pop(name, None)  # the trial's trainer must not join this Ray cluster
@@ -192,7 +198,7 @@ def run_trial(config: dict[str, Any], space: Space, runs_dir: str, study_name: s
     objectives = ev.objectives if ev.objectives and not any(map(math.isnan, ev.objectives)) else None
     # one step past the last real step, so the scheduler's max_t is reached only by this final result
     final: dict[str, Any] = {
-        "autotune_record": json.dumps(ev.record(), default=str),  # a string: Tune flattens nested results
+        "autotune_record": json.dumps(ev.record().attrs(), default=str),  # a string: Tune flattens nested results
         "autotune_objectives": json.dumps(objectives),
         "step": space.trial.steps + 1,
     }

@@ -8,7 +8,7 @@ import optuna
 
 from autotune.report import data, render
 from autotune.space.schema import Space
-from autotune.study import StudyPaths
+from autotune.study.storage import StudyPaths
 
 
 def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: Path) -> Path:

@@ -13,25 +13,25 @@ import os
 import platform
 import sys
 from importlib import metadata
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import optuna
 import pandas as pd
 
 from autotune.adapters import get_adapter
-from autotune.confirm import load_confirmation
-from autotune.export import ExportError, export_settings, find_winner, inert_params, render_yaml, sweep_device
-from autotune.frame import objective_names, step_frame, trials_frame
+from autotune.adapters.verl_config import render_yaml
+from autotune.export.winner import ExportError, export_settings, find_winner, inert_params, sweep_device
 from autotune.report.importance import (  # noqa: F401  (re-exported: the report's data lives here)
     MIN_TRIALS_FOR_IMPORTANCE,
     importance_intervals,
     importances,
 )
-from autotune.runner import read_rows
-from autotune.scoring import resolve_metric
 from autotune.space.schema import Space
-from autotune.study import StudyPaths, baseline_trial
+from autotune.study.confirmation import load_confirmation
+from autotune.study.frames import objective_names, step_frame, trials_frame
+from autotune.study.storage import StudyPaths, baseline_trial
+from autotune.trial.record import TrialRecord, read_rows
+from autotune.trial.scoring import resolve_metric
 
 PHASES = (
     "gen", "reshard", "update_weights", "reward", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor",
@@ -151,12 +151,9 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
 def memory_metric(study: optuna.Study) -> str:
     """Which metric `memory` resolved to in this study (read from the baseline's steps)."""
     base = baseline_trial(study)
-    folder = base.user_attrs.get("dir") if base else None
-    path = Path(folder) / "metrics.jsonl" if folder else None
-    if path is None or not path.exists():
-        return "memory"
-    rows = read_rows(path)
-    return resolve_metric(rows, "memory")
+    folder = TrialRecord.of(base).dir if base else None
+    rows = read_rows(folder) if folder else []
+    return resolve_metric(rows, "memory") if rows else "memory"
 
 
 def history(study: optuna.Study, space: Space) -> pd.DataFrame:
@@ -224,7 +221,7 @@ def short_labels(keys: list[str], width: int = 16) -> dict[str, str]:
 
 def ablation(paths: StudyPaths) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The path `autotune explain` measured (empty frame when it has not run): steps and the comparison."""
-    from autotune.explain import load_explain
+    from autotune.report.explain import load_explain
 
     result = load_explain(paths)
     if not result or not result.get("steps"):
@@ -375,8 +372,8 @@ def _is_number(value: Any) -> bool:
 
 def predicted_vs_measured(study: optuna.Study, paths: StudyPaths) -> pd.DataFrame:
     """After `--fidelity sim,real`: each real trial beside its simulated twin (empty otherwise)."""
-    from autotune.study import load_study
-    from autotune.sweep import predictions
+    from autotune.study.frames import predictions
+    from autotune.study.storage import load_study
 
     name = study.user_attrs.get("sim_study")
     if not name:

@@ -28,7 +28,8 @@ from autotune.sim.model import PHASE_METRICS, CostModel
 from autotune.sim.terms import phase_features
 from autotune.sim.workload import find_shape, spread_from_longest, workload
 from autotune.space.schema import Space
-from autotune.study import StudyPaths, outcome
+from autotune.study.storage import StudyPaths
+from autotune.trial.record import outcome_of as outcome
 from trainer.config.loader import to_flat_dict
 
 

@@ -133,6 +133,8 @@ class CostModel:
     response_tokens: float | None = None
     response_spread: float | None = None
     source: str = "defaults from public figures"
+    vllm_version: str | None = None
+    """The rollout's vLLM version when known (a log says it); None = a current one (0.6 or later)."""
 
     def __post_init__(self) -> None:
         merged = default_weights()
@@ -143,7 +145,8 @@ class CostModel:
     def features(
         self, flat: dict[str, Any], env: dict[str, str], world: int
     ) -> tuple[Workload, dict[str, dict[str, float]]]:
-        w = workload(flat, env, world, self.prompt_tokens, self.response_tokens, response_spread=self.response_spread)
+        w = workload(flat, env, world, self.prompt_tokens, self.response_tokens, response_spread=self.response_spread,
+                     vllm_version=self.vllm_version)  # fmt: skip
         return w, phase_features(w, self.shape, self.cluster, self.param_bytes)
 
     def predict(self, flat: dict[str, Any], env: dict[str, str], world: int) -> Prediction:

@@ -11,10 +11,10 @@ outputs, NCCL latency + size / bandwidth), and pays fixed overheads:
 * kernel launches: in eager mode (`enforce_eager`) every layer launches tens of kernels from Python at
   ~5-10 µs each (CUDA's documented launch latency); CUDA graphs replay a whole step for about the cost of
   one launch per layer. Constants below: EAGER_LAUNCH_PER_LAYER, GRAPH_LAUNCH_PER_LAYER;
-* the engine's per-step scheduling and sampling (STEP_BASE), and bookkeeping per running sequence
-  (PER_SEQUENCE_STEP).
+* the engine's per-step scheduling and sampling (STEP_BASE; more in vLLM's V0 engine, and more again before
+  vLLM 0.6), and bookkeeping per running sequence (PER_SEQUENCE_STEP).
 Prefill is compute-bound: 2·N FLOPs per prompt token, in chunks of `max_num_batched_tokens`, each chunk a
-step with the same fixed overheads. EAGER_LAUNCH_PER_LAYER, PER_SEQUENCE_STEP and STEP_BASE_V0 were set
+step with the same fixed overheads. EAGER_LAUNCH_PER_LAYER, PER_SEQUENCE_STEP, STEP_BASE_V0 and STEP_BASE_LEGACY were set
 while comparing with published runs (benchmarks/sim_published.py's INFORMED_BY names them); the others
 follow from the launch latencies above.
 
@@ -45,6 +45,11 @@ STEP_BASE = 3e-3
 STEP_BASE_V0 = 20e-3
 """The same in vLLM's V0 engine (VLLM_USE_V1=0, or the xformers attention backend V1 does not support), whose
 CPU-side scheduling and sampling per step V1 was built to remove (vLLM's V1 announcement)."""
+STEP_BASE_LEGACY = 40e-3
+"""The same before vLLM 0.6 (the forks of 0.3-0.5 that verl used until early 2025): 0.6 was a release about CPU
+overhead per step (the vLLM team's "v0.6.0: 2.7x throughput" post found scheduling and output processing, not
+the GPU, bounding small-model decoding). Twice STEP_BASE_V0, set from the published gemma-2-2b run (42 ms would
+match it exactly); the other pre-0.6 run, the 0.5B prompt-512 one, then comes within 8% (sim_published.py)."""
 PER_SEQUENCE_STEP = 30e-6
 """Per running sequence per step: the scheduler's block bookkeeping and per-sequence sampling state."""
 ACTIVATION_BYTES = 1.0 * GIB
@@ -105,7 +110,8 @@ def generation_features(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int 
     second_moment = w.response_tokens**2 + min(w.response_spread, w.max_response) ** 2
     kv_reads = plan.sequences * (w.prompt_tokens * w.response_tokens + second_moment / 2) * plan.kv_bytes_per_token
     launch = EAGER_LAUNCH_PER_LAYER if w.enforce_eager else GRAPH_LAUNCH_PER_LAYER
-    per_step = (STEP_BASE_V0 if w.vllm_v0 else STEP_BASE) + shape.layers * launch
+    base = STEP_BASE_LEGACY if w.vllm_legacy else STEP_BASE_V0 if w.vllm_v0 else STEP_BASE
+    per_step = base + shape.layers * launch
     busbw = c.busbw(w.tp)
     mean_active = generated / max(plan.steps, 1.0)
     allreduce = collective_seconds(

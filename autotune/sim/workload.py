@@ -156,6 +156,8 @@ class Workload:
     has_ref: bool = True
     vllm_v0: bool = False
     """vLLM's V0 engine (VLLM_USE_V1=0 or VLLM_ATTENTION_BACKEND=XFORMERS): more CPU overhead per step."""
+    vllm_legacy: bool = False
+    """vLLM before 0.6 (older verl's forks of 0.3-0.5): the V0 engine before 0.6's CPU-overhead work."""
     engine: str = "verl"
     """'verl' syncs weights into the rollout server (update_weights); 'builtin' reshards with this project's engine."""
 
@@ -207,6 +209,16 @@ def spread_from_longest(mean: float, longest: float, count: int) -> float:
     return max(0.0, (longest - mean) / math.sqrt(2 * math.log(count)))
 
 
+def legacy_vllm(version: str) -> bool:
+    """Whether a vLLM version string ("0.5.4", "0.6.3", "0.8.5.post1") is older than 0.6."""
+    parts = version.strip().split(".")
+    try:
+        major, minor = int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
+    except ValueError:
+        raise ValueError(f"vllm_version {version!r}: expected a version like '0.5.4' or '0.8.5'") from None
+    return (major, minor) < (0, 6)
+
+
 class _Recorder(dict):  # type: ignore[type-arg]
     """A config that remembers which keys were read."""
 
@@ -256,6 +268,7 @@ def workload(
     response_tokens: float | None = None,
     response_fraction: float = 0.5,
     response_spread: float | None = None,
+    vllm_version: str | None = None,
 ) -> Workload:
     """Counts from a resolved verl config; token lengths measured (or stated in the space's `sim:`), or a fraction
     of the limits."""
@@ -367,5 +380,6 @@ def workload(
         critic_optimizer_offload=any(_flag(flat, p + "optimizer_offload") for p in critic_fsdp),
         has_ref=builtin or algorithm_kl,
         vllm_v0=env.get("VLLM_USE_V1") == "0" or env.get("VLLM_ATTENTION_BACKEND", "").upper() == "XFORMERS",
+        vllm_legacy=vllm_version is not None and legacy_vllm(vllm_version),
         engine="builtin" if builtin else "verl",
     )

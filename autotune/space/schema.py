@@ -18,7 +18,9 @@
     sim: {prompt_tokens, response_tokens, response_spread, gpu}   # what `--backend sim` assumes (sim_section.py)
     trials: 20                   # default trial count
 
-Every error names file:line, the rule, and the fix. Parsing lives in `loader.py`.
+Every error names file:line, the rule, and the fix. A rule about one value lives on its dataclass
+(`__post_init__`); rules that need the trainer's keys or other sections live in `sections.py` and
+`knobs.py`, which `loader.py` composes. `Space.to_data`/`Space.from_data` store the space that ran.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from autotune.names import study_name_problem
+from autotune.space import data
 from autotune.space.sim_section import SimSettings
 
 ParamType = Literal["categorical", "int", "float", "bool"]
@@ -48,17 +52,89 @@ optimizer state, activations, rollout weights, KV cache), which responds to the 
 memory does; peak host RSS only for a trainer that logs neither."""
 
 
+class SpaceRuleError(ValueError):
+    """A value that breaks a rule of the space; `field` names the setting the rule is about (None: the
+    whole entry), so the loader can point at that setting's line."""
+
+    def __init__(self, *problems: str, field: str | None = None) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = list(problems)
+        self.field = field
+
+
+PARAM_TYPES: tuple[ParamType, ...] = ("categorical", "int", "float", "bool")
+CONSTRAINT_KINDS = ("divides", "at_least", "at_most")
+ConstraintKind = Literal["divides", "at_least", "at_most"]
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int past a float's range
+        return False
+
+
+def _check_when(label: str, when: Any) -> None:
+    if not isinstance(when, dict):
+        raise SpaceRuleError(f"{label}: `when` must map keys to values")
+
+
 @dataclass(frozen=True)
 class Param:
+    """One knob a trial samples: a config key, `env.NAME`, or a variable used by derived keys."""
+
     name: str
     type: ParamType
     choices: tuple[Any, ...] | None = None
+    """The values of a categorical (a bool's are False and True)."""
     low: float | None = None
+    """Lower bound of an int or float range (inclusive)."""
     high: float | None = None
+    """Upper bound of an int or float range (inclusive)."""
     log: bool = False
+    """Sample the range on a log scale (needs low > 0)."""
     step: float | None = None
+    """Spacing of the sampled values (not with log)."""
     when: dict[str, Any] = field(default_factory=dict)
+    """Sampled only when these keys hold these values."""
     where: str = ""
+    """file:line of the param in the space file."""
+
+    def __post_init__(self) -> None:
+        label = f"param `{self.name}`"
+        if self.type not in PARAM_TYPES:
+            raise SpaceRuleError(f"{label}: `type` must be categorical, int, float or bool, got {self.type!r}")
+        _check_when(label, self.when)
+        if self.type == "categorical":
+            if not isinstance(self.choices, (list, tuple)) or not self.choices:
+                raise SpaceRuleError(f"{label}: a categorical needs a non-empty `choices` list")
+            object.__setattr__(self, "choices", tuple(self.choices))
+        elif self.type == "bool":
+            object.__setattr__(self, "choices", (False, True))
+        else:
+            low, high = self._checked_range(label)
+            object.__setattr__(self, "low", float(low))
+            object.__setattr__(self, "high", float(high))
+
+    def _checked_range(self, label: str) -> tuple[float, float]:
+        low, high, step = self.low, self.high, self.step
+        if low is None or high is None or not (_number(low) and _number(high)):
+            raise SpaceRuleError(f"{label}: {self.type} needs numeric `low` and `high`, got low={low!r} high={high!r}")
+        if not (_finite(low) and _finite(high)):
+            raise SpaceRuleError(f"{label}: `low` and `high` must be finite numbers, got low={low!r} high={high!r}")
+        if low >= high:
+            raise SpaceRuleError(f"{label}: bad range, `low` ({low}) must be < `high` ({high})", field="low")
+        if self.log and low <= 0:
+            raise SpaceRuleError(f"{label}: a log-scale range needs low > 0, got low={low}", field="log")
+        if step is not None and (not isinstance(step, (int, float)) or step <= 0 or self.log):
+            raise SpaceRuleError(f"{label}: `step` must be > 0 and cannot be combined with log", field="step")
+        if self.type == "int" and not (float(low).is_integer() and float(high).is_integer()):
+            raise SpaceRuleError(f"{label}: an int range needs integer bounds, got {low!r}..{high!r}")
+        return low, high
 
     @property
     def is_env(self) -> bool:
@@ -81,19 +157,32 @@ class Param:
 
 @dataclass(frozen=True)
 class Derived:
+    """A config key computed from params and other keys (see expr.py)."""
+
     key: str
     term: Any
     when: dict[str, Any] = field(default_factory=dict)
+    """Set only when these keys hold these values."""
     where: str = ""
+
+    def __post_init__(self) -> None:
+        _check_when(f"derived `{self.key}`", self.when)
 
 
 @dataclass(frozen=True)
 class Constraint:
-    kind: Literal["divides", "at_least", "at_most"]
+    """A rule between two terms that every sampled trial must satisfy (else it is never launched)."""
+
+    kind: ConstraintKind
     left: Any
     right: Any
     when: dict[str, Any] = field(default_factory=dict)
     where: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in CONSTRAINT_KINDS:
+            raise SpaceRuleError(f"a constraint is one of {'|'.join(CONSTRAINT_KINDS)}, got {self.kind!r}")
+        _check_when("constraint", self.when)
 
     def describe(self) -> str:
         from autotune.space.expr import render
@@ -104,22 +193,58 @@ class Constraint:
 
 @dataclass(frozen=True)
 class Objective:
+    """A metric the sampler optimises, reduced over a trial's scored steps."""
+
     metric: str
     direction: Direction = "maximize"
     reducer: Reducer = "median"
     where: str = ""
 
+    def __post_init__(self) -> None:
+        problems = []
+        if self.direction not in ("maximize", "minimize"):
+            problems.append(
+                f"objective `{self.metric}`: direction must be maximize or minimize, got {self.direction!r}"
+            )
+        if self.reducer not in REDUCERS:
+            problems.append(
+                f"objective `{self.metric}`: reducer must be one of {', '.join(REDUCERS)}, got {self.reducer!r}"
+            )
+        if problems:
+            raise SpaceRuleError(*problems)
+
+
+LIMIT_BOUNDS = ("max", "min", "max_ratio_to_baseline", "alarm_above", "alarm_below")
+
 
 @dataclass(frozen=True)
 class Limit:
+    """A bound on a metric: a trial past `max`/`min` is infeasible; past `alarm_*` it is stopped."""
+
     metric: str
     reducer: Reducer = "median"
     max: float | None = None
     min: float | None = None
     max_ratio_to_baseline: float | None = None
+    """At most this multiple of the baseline trial's value."""
     alarm_above: float | None = None
+    """Stop the trial as soon as one step's value exceeds this."""
     alarm_below: float | None = None
+    """Stop the trial as soon as one step's value falls below this."""
     where: str = ""
+
+    def __post_init__(self) -> None:
+        bounds = {name: getattr(self, name) for name in LIMIT_BOUNDS}
+        problems = []
+        if all(b is None for b in bounds.values()):
+            problems.append(f"limit `{self.metric}` sets no bound ({', '.join(LIMIT_BOUNDS)})")
+        for name, value in bounds.items():
+            if value is not None and not (_number(value) and not (isinstance(value, float) and math.isnan(value))):
+                problems.append(f"limit `{self.metric}`: `{name}` must be a number, got {value!r}; e.g. `{name}: 0.5`")
+        if self.reducer not in REDUCERS:
+            problems.append(f"limit `{self.metric}`: reducer must be one of {', '.join(REDUCERS)}")
+        if problems:
+            raise SpaceRuleError(*problems)
 
 
 @dataclass(frozen=True)
@@ -201,12 +326,24 @@ class SamplerSettings:
         return step if step < trial.steps else None
 
 
+def trials_problem(value: Any) -> str | None:
+    """Why `value` cannot be a space's `trials`, or None."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        return f"`trials` must be a whole number >= 1 (finished trials per sweep), got {value!r}"
+    return None
+
+
 @dataclass
 class Space:
+    """A checked search space: everything a sweep needs, with no file or trainer left to read."""
+
     name: str
     path: str
+    """The space file it was read from (for messages; never re-read)."""
     text: str
+    """The file's text as written."""
     trainer: Literal["builtin", "verl"]
+    """The trainer it runs on, `--trainer` applied."""
     base_config: list[str]
     base: dict[str, Any]
     base_where: dict[str, str]
@@ -229,6 +366,13 @@ class Space:
     sim: SimSettings = field(default_factory=SimSettings)
     """Expected lengths and device for the cost model (`--backend sim`)."""
 
+    def __post_init__(self) -> None:
+        trouble = study_name_problem(self.name) or trials_problem(self.trials)
+        if trouble:
+            raise ValueError(trouble)
+        if self.trainer not in ("builtin", "verl"):
+            raise ValueError(f"`trainer` must be builtin or verl, got {self.trainer!r}")
+
     @property
     def tuned_keys(self) -> list[str]:
         """Config keys and env.NAMEs a trial sets beyond the base (params and derived keys)."""
@@ -242,3 +386,26 @@ class Space:
         raise KeyError(
             f"`{name}` is not a param of space `{self.name}` (params: {', '.join(p.name for p in self.params)})"
         )
+
+    def to_data(self) -> dict[str, Any]:
+        """The space as plain data (str, int, float, bool, None, list, dict): what a study stores."""
+        return {"format": DATA_FORMAT, **data.encode(self)}
+
+    @classmethod
+    def from_data(cls, stored: Any) -> Space:
+        """The space `to_data` wrote, rebuilt without reading a file or asking the trainer; a
+        malformed value raises `data.SpaceDataError` naming the field."""
+        if not isinstance(stored, dict):
+            raise data.SpaceDataError(f"stored space: expected a mapping, got {type(stored).__name__}")
+        if stored.get("format") != DATA_FORMAT:
+            raise data.SpaceDataError(
+                f"stored space: `format` is {stored.get('format')!r}, this version reads format {DATA_FORMAT}; "
+                "re-run the sweep with this version"
+            )
+        space = data.decode(cls, {k: v for k, v in stored.items() if k != "format"}, "")
+        assert isinstance(space, Space)
+        return space
+
+
+DATA_FORMAT = 1
+"""Version of `Space.to_data`'s layout; bump it when a field changes meaning."""

@@ -18,7 +18,7 @@ import pytest
 
 from autotune.backends.optuna_backend import create_or_load
 from autotune.space.loader import load_space
-from autotune.study import StudyPaths, counted, load_study, storage_url
+from autotune.study.storage import StudyPaths, counted, load_study, storage_url
 from tests.autotune.conftest import ROOT, autotune, trainer_env, write_space
 
 BACKENDS = ["optuna", "ray"]

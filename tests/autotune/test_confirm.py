@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from autotune.confirm import Candidate, compare, summarize
+from autotune.study.confirmation import Candidate, compare, summarize
 
 
 def cand(number: int, values: list[float], feasible: list[bool] | None = None, memory=None, rss=None) -> Candidate:

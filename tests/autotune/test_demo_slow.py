@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from autotune.study import StudyPaths, counted, load_study
+from autotune.study.storage import StudyPaths, counted, load_study
 from tests.autotune.conftest import autotune
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from autotune.explain import ExplainOptions, configure, format_path, knobs, summarize_path
 from autotune.report import data
+from autotune.report.explain import ExplainOptions, configure, format_path, knobs, summarize_path
 from autotune.space.loader import load_space
-from autotune.study import StudyPaths, load_study
+from autotune.study.storage import StudyPaths, load_study
 from tests.autotune.conftest import autotune
 
 DYN = "actor_rollout_ref.actor.use_dynamic_bsz"

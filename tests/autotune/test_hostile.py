@@ -14,7 +14,7 @@ import pytest
 
 from autotune.names import env_name_problem, study_name_problem
 from autotune.space.loader import SpaceError, load_space
-from autotune.study import StorageError, StudyNameError, StudyPaths, open_storage
+from autotune.study.storage import StorageError, StudyNameError, StudyPaths, open_storage
 from tests.autotune.conftest import autotune, write_space
 
 LOCATED = re.compile(r"^\S+\.yaml:\d+: ")
@@ -140,7 +140,7 @@ def test_environment_values_must_be_scalars_without_nul(tmp_path):
 
 def test_values_with_shell_metacharacters_replay_literally(tmp_path):
     """The `command` file beside each trial replays the trial; a value must not execute."""
-    from autotune.evaluate import _shell_line
+    from autotune.trial.evaluation import _shell_line
 
     value = "$(touch pwned); `touch pwned2` 'q\" *"
     line = _shell_line([sys.executable, "-c", "import os; print(os.environ['X'])"], {"X": value})

@@ -9,7 +9,7 @@ from collections import Counter
 import nbformat
 from nbclient import NotebookClient
 
-from autotune.study import StudyPaths, counted, load_study
+from autotune.study.storage import StudyPaths, counted, load_study
 from tests.conftest import ROOT
 
 

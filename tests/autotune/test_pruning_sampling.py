@@ -14,11 +14,11 @@ from autotune.adapters import get_adapter
 from autotune.backends.optuna_backend import tell_outcome
 from autotune.backends.pruning import pruning_monitor
 from autotune.backends.samplers import make_sampler
-from autotune.frame import trials_frame
 from autotune.space.grid import grid, sampler_problem
 from autotune.space.loader import SpaceError, load_space
 from autotune.space.sampling import suggest
 from autotune.space.schema import SAMPLERS, SamplerSettings, Space
+from autotune.study.frames import trials_frame
 
 STEPS, WARMUP = 12, 2
 

@@ -18,7 +18,7 @@ from autotune.backends.optuna_backend import OptunaSweep, create_or_load
 from autotune.report import data, render, write_report
 from autotune.report.browser import inspect
 from autotune.space.loader import load_space
-from autotune.study import StudyPaths, load_study, storage_url
+from autotune.study.storage import StudyPaths, load_study, storage_url
 from tests.autotune.conftest import autotune
 
 MIXED = """\

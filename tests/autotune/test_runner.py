@@ -12,7 +12,7 @@ from pathlib import Path
 
 from autotune.adapters.base import Launch, crash_detail
 from autotune.adapters.builtin import BuiltinAdapter
-from autotune.runner import run_trial_process
+from autotune.trial.runner import run_trial_process
 
 
 def _run(tmp_path: Path, body: str, steps: int = 4):

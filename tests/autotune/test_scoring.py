@@ -9,8 +9,8 @@ import optuna
 import pytest
 
 from autotune.backends.pruning import make_pruner, pruning_monitor
-from autotune.scoring import key_metrics, resolve_metric, score
 from autotune.space.loader import load_space
+from autotune.trial.scoring import key_metrics, resolve_metric, score
 
 
 def rows(**series: list[float]) -> list[dict]:

@@ -224,7 +224,7 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "fidelity 1/2: 12 simulated trials" in proc.stdout and "fidelity 2/2" in proc.stdout
     from autotune.report.data import predicted_vs_measured
-    from autotune.study import StudyPaths, load_study
+    from autotune.study.storage import StudyPaths, load_study
 
     paths = StudyPaths(mf_runs, "small")
     frame = predicted_vs_measured(load_study(paths), paths)

@@ -128,7 +128,7 @@ def test_sim_section_rules_and_loader(tmp_path):
 
 def test_knob_status_under_the_sim_and_freezing_unmodelled_knobs():
     from autotune.adapters import get_adapter
-    from autotune.adapters.sim import SimAdapter, freeze_unmodelled
+    from autotune.sim.adapter import SimAdapter, freeze_unmodelled
     from autotune.sim.hardware import cluster
 
     sim = SimAdapter(get_adapter("verl"), cluster("H100", 8))

@@ -3,6 +3,7 @@ or are refused with every problem located (file:line) — never a traceback, nev
 
 from __future__ import annotations
 
+import json
 import re
 import tempfile
 import time
@@ -76,3 +77,16 @@ def test_mutated_spaces_load_or_fail_located(text: str) -> None:
         else:
             assert isinstance(space, Space) and space.params and space.trials >= 1
         assert time.monotonic() - start < 30.0, "loading a space must never hang"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(text=mutated())
+def test_mutated_spaces_that_load_round_trip_through_json(text: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fuzz.yaml"
+        path.write_text(text)
+        try:
+            space = load_space(str(path), device="cpu")
+        except SpaceError:
+            return
+    assert Space.from_data(json.loads(json.dumps(space.to_data(), allow_nan=False))) == space

@@ -10,7 +10,7 @@ import optuna
 from autotune.adapters import get_adapter
 from autotune.backends.optuna_backend import OptunaSweep, create_or_load
 from autotune.space.loader import load_space
-from autotune.study import StudyPaths, load_study, storage_url
+from autotune.study.storage import StudyPaths, load_study, storage_url
 from tests.autotune.conftest import autotune, write_space
 
 FAULTS = """\
@@ -74,7 +74,7 @@ def test_export_writes_verl_yaml_and_overrides_that_verl_accepts(small_study, tm
 
 
 def test_export_check_fails_on_a_key_verl_rejects():
-    from autotune.verl_config import VerlRejected, compose
+    from autotune.adapters.verl_config import VerlRejected, compose
 
     try:
         compose(["actor_rollout_ref.actor.ppo_epoch=2"])

@@ -16,12 +16,13 @@ import pytest
 import yaml
 
 from autotune.adapters import InvalidConfig, get_adapter
+from autotune.adapters.verl_config import overrides, render_yaml
 from autotune.adapters.verl_console import ConsoleParser, parse_record
 from autotune.backends.optuna_backend import OptunaSweep, create_or_load
-from autotune.evaluate import evaluate
-from autotune.export import export_settings, overrides, render_yaml
+from autotune.export.winner import export_settings
 from autotune.space.loader import SpaceError, load_space
-from autotune.study import StudyPaths, load_study, storage_url
+from autotune.study.storage import StudyPaths, load_study, storage_url
+from autotune.trial.evaluation import evaluate
 from tests.conftest import ROOT
 
 LOGS = Path(__file__).parent / "verl_logs"
@@ -117,7 +118,7 @@ def test_parser_edges_prefixless_wrap_one_word_line_taskrunnerv1_ansi():
 def test_shipped_gpu_spaces_baselines_and_exports_pass_verls_validation(tmp_path):
     """Every shipped verl space: baseline passes verl's validate_config; its export composes, validates,
     carries env values as strings, and has no `~` left."""
-    from autotune.export import check_export
+    from autotune.export.winner import check_export
 
     for name in ("fsdp3d-8gpu", "verl-vllm-8gpu", "fsdp3d-64gpu", "verl-cpu"):
         space = load_space(name)

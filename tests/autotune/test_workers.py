@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autotune.study import StudyPaths, counted, load_study
+from autotune.study.storage import StudyPaths, counted, load_study
 from tests.autotune.conftest import ROOT, trainer_env, write_space
 
 

@@ -31,7 +31,7 @@ def assets(tmp_path_factory):
 
 
 def test_settings_compose_and_pass_verls_validation(assets):
-    from autotune.verl_config import compose, env_problems, validate
+    from autotune.adapters.verl_config import compose, env_problems, validate
 
     job = [
         "algorithm.adv_estimator=grpo",

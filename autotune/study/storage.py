@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import fcntl
-import json
 import math
 import warnings
 from collections.abc import Iterator
@@ -29,6 +28,7 @@ from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
 from optuna.trial import FrozenTrial, TrialState
 
 from autotune.names import study_name_problem
+from autotune.trial.record import TrialRecord, is_baseline, outcome_of
 
 # Heartbeats and retries are what make a killed controller resumable; Optuna flags them experimental
 # and assumes study.optimize(), while this package drives ask/tell and records heartbeats itself.
@@ -36,7 +36,6 @@ warnings.filterwarnings("ignore", category=ExperimentalWarning)
 warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used with Study.optimize")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
-OUTCOMES = ("complete", "infeasible", "pruned", "failed")
 HEARTBEAT_S = 5
 GRACE_S = 30
 
@@ -153,11 +152,9 @@ class RetryOnce(RetryHeartbeatStaleTrialCallback):
     configuration.
     """
 
-    KEEP = ("baseline", "predicted_by")
-
     def __call__(self, study: optuna.Study, trial: FrozenTrial) -> None:
         clean = copy.deepcopy(trial)
-        clean.user_attrs = {k: v for k, v in trial.user_attrs.items() if k in self.KEEP}
+        clean.user_attrs = TrialRecord.of(trial).attrs(TrialRecord.IDENTITY)
         super().__call__(study, clean)
 
 
@@ -175,17 +172,9 @@ def load_study(paths: StudyPaths, storage: str | None = None) -> optuna.Study:
         raise StudyNotFound(f"no study `{paths.name}` in {url}") from None
 
 
-def outcome(trial: FrozenTrial) -> str | None:
-    return trial.user_attrs.get("outcome")
-
-
 def counted(trial: FrozenTrial) -> bool:
     """A trial that counts towards --trials: finished with an outcome (interrupted/skipped ones do not)."""
-    return trial.state.is_finished() and outcome(trial) in OUTCOMES
-
-
-def is_baseline(trial: FrozenTrial) -> bool:
-    return bool(trial.user_attrs.get("baseline"))
+    return trial.state.is_finished() and TrialRecord.of(trial).counted
 
 
 def baseline_trial(study: optuna.Study) -> FrozenTrial | None:
@@ -193,7 +182,7 @@ def baseline_trial(study: optuna.Study) -> FrozenTrial | None:
 
 
 def feasible_trials(study: optuna.Study) -> list[FrozenTrial]:
-    return [t for t in study.get_trials(deepcopy=False) if outcome(t) == "complete" and t.values is not None]
+    return [t for t in study.get_trials(deepcopy=False) if outcome_of(t) == "complete" and t.values is not None]
 
 
 def best_trial(study: optuna.Study, directions: list[str]) -> FrozenTrial | None:
@@ -203,13 +192,6 @@ def best_trial(study: optuna.Study, directions: list[str]) -> FrozenTrial | None
         return None
     sign = 1.0 if directions[0] == "maximize" else -1.0
     return max(candidates, key=lambda t: sign * t.values[0] if not math.isnan(t.values[0]) else -math.inf)
-
-
-def write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str))
-    tmp.replace(path)
 
 
 def running_trials(study: optuna.Study) -> list[FrozenTrial]:

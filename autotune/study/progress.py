@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from autotune.evaluate import Evaluation
+from autotune.trial.evaluation import Evaluation
 
 STYLE = {"complete": "green", "infeasible": "yellow", "pruned": "cyan", "failed": "red"}
 

@@ -16,11 +16,11 @@ from typing import Any, Literal
 import yaml
 
 from autotune.adapters.base import InvalidConfig, TrainerAdapter
-from autotune.runner import Monitor, RunResult, run_trial_process
-from autotune.scoring import Score, alarm, score
 from autotune.space.sampling import ConstraintViolation, TrialConfig, check_constraints, materialize
 from autotune.space.schema import Space
-from autotune.study import write_json
+from autotune.trial.record import TrialRecord
+from autotune.trial.runner import Monitor, RunResult, run_trial_process
+from autotune.trial.scoring import Score, alarm, score
 from trainer.config.loader import to_nested
 
 Outcome = Literal["complete", "infeasible", "pruned", "failed"]
@@ -40,26 +40,27 @@ class Evaluation:
     def objectives(self) -> list[float] | None:
         return self.score.objectives if self.score else None
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> TrialRecord:
         """What goes on the trial (Optuna user attributes) and into outcome.json."""
         s = self.score
         runs = self.runs
-        return {
-            "outcome": self.outcome,
-            "reason": self.reason,
-            "detail": self.detail,
-            "dir": str(self.trial_dir),
-            "tuned": self.config.tuned,
-            "env": self.config.env,
-            "key_metrics": s.key_metrics if s else {},
-            "limits": s.limits if s else {},
-            "violations": s.violations if s else {},
-            "notes": s.notes if s else [],
-            "steps": len(runs[0].rows) if runs else 0,
-            "wall_s": sum(r.wall_s for r in runs),
-            "startup_s": statistics.fmean([r.first_step_s for r in runs if r.first_step_s is not None] or [0.0]),
-            "train_s": sum(sum(row["metrics"].get("timing_s/step", 0.0) for row in r.rows) for r in runs),
-        }
+        startups = [r.first_step_s for r in runs if r.first_step_s is not None]
+        return TrialRecord(
+            outcome=self.outcome,
+            reason=self.reason,
+            detail=self.detail,
+            dir=str(self.trial_dir),
+            tuned=self.config.tuned,
+            env=self.config.env,
+            key_metrics=s.key_metrics if s else {},
+            limits=s.limits if s else {},
+            violations=s.violations if s else {},
+            notes=s.notes if s else [],
+            steps=len(runs[0].rows) if runs else 0,
+            wall_s=sum(r.wall_s for r in runs),
+            startup_s=statistics.fmean(startups) if startups else 0.0,
+            train_s=sum(sum(row["metrics"].get("timing_s/step", 0.0) for row in r.rows) for r in runs),
+        )
 
 
 def write_trial_files(trial_dir: Path, config: TrialConfig, params: dict[str, Any]) -> Path:
@@ -167,7 +168,7 @@ def _average(scores: list[Score]) -> Score:
 
 
 def _finish(evaluation: Evaluation) -> Evaluation:
-    write_json(evaluation.trial_dir / "outcome.json", evaluation.record())
+    evaluation.record().write_file(evaluation.trial_dir / "outcome.json")
     return evaluation
 
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import optuna
 
-from autotune.frame import trials_frame
-from autotune.study import StudyPaths
+from autotune.study.frames import trials_frame
+from autotune.study.storage import StudyPaths
 
 
 def _has_api_key() -> bool:

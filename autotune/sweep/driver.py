@@ -9,7 +9,6 @@ multi-fidelity the sim sweep first, then real trials of its top-k predictions an
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,9 +19,9 @@ import optuna
 
 from autotune.adapters import get_adapter
 from autotune.adapters.base import TrainerAdapter
-from autotune.progress import SweepProgress
 from autotune.space.schema import Space
-from autotune.study import StudyPaths, storage_url
+from autotune.study.progress import SweepProgress
+from autotune.study.storage import StudyPaths, storage_url
 
 BACKENDS = ("optuna", "ray", "sim")
 
@@ -58,7 +57,7 @@ def make_adapter(opts: SweepOptions) -> TrainerAdapter:
     adapter = get_adapter(opts.space.trainer, opts.space.command)
     if opts.backend != "sim":
         return adapter
-    from autotune.adapters.sim import SimAdapter
+    from autotune.sim.adapter import SimAdapter
     from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
 
     world = opts.space.trial.world_size
@@ -106,14 +105,14 @@ def run_backend(opts: SweepOptions, adapter: TrainerAdapter, progress: SweepProg
 
 def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """One sweep (real or simulated) with its confirmation; returns the study."""
-    from autotune.confirm import run_confirmation
+    from autotune.study.confirmation import run_confirmation
 
     if opts.fidelity == ("sim", "real"):
         return run_multi_fidelity(opts, progress)
     adapter = make_adapter(opts)
     frozen: list[str] = []
     if adapter.simulated:  # limits on what the cost model cannot predict (KL, reward) are skipped
-        from autotune.adapters.sim import freeze_unmodelled
+        from autotune.sim.adapter import freeze_unmodelled
 
         unmeasured = {lim.metric for lim in opts.space.limits} & set(adapter.unmeasured_metrics())
         space = dataclasses.replace(opts.space, unmeasured=tuple(sorted(set(opts.space.unmeasured) | unmeasured)))
@@ -133,7 +132,7 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
 def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """The cost model ranks the space; real trials run only for its top-k and the baseline."""
     from autotune.backends.optuna_backend import create_or_load
-    from autotune.confirm import top_candidates
+    from autotune.study.confirmation import top_candidates
 
     sim_paths = StudyPaths(opts.paths.runs_dir, opts.paths.name + "-sim")
     sim_opts = dataclasses.replace(
@@ -155,33 +154,3 @@ def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.St
     study = run_sweep(real_opts, progress)
     study.set_user_attr("sim_study", sim_paths.name)
     return study
-
-
-def predictions(study: optuna.Study, sim_study: optuna.Study) -> list[dict[str, Any]]:
-    """Real trials beside the simulated trial with the same params: predicted vs measured.
-
-    A simulated sweep keeps knobs the cost model does not read at their baseline, so its trials carry a
-    subset of the params: a real trial matches the simulated one whose params it all shares."""
-    sims = [t for t in sim_study.get_trials(deepcopy=False) if t.user_attrs.get("outcome")]
-    rows = []
-    for t in study.get_trials(deepcopy=False):
-        sim = next((s for s in sims if s.params and all(t.params.get(k) == v for k, v in s.params.items())), None)
-        if sim is None or t.user_attrs.get("outcome") not in ("complete", "infeasible"):
-            continue
-        measured = (t.user_attrs.get("key_metrics") or {}).get("throughput", math.nan)
-        predicted = (sim.user_attrs.get("key_metrics") or {}).get("throughput", math.nan)
-        step_m = (t.user_attrs.get("key_metrics") or {}).get("step_s", math.nan)
-        step_p = (sim.user_attrs.get("key_metrics") or {}).get("step_s", math.nan)
-        rows.append(
-            {
-                "trial": t.number,
-                "sim_trial": sim.number,
-                "baseline": bool(t.user_attrs.get("baseline")),
-                "throughput_predicted": predicted,
-                "throughput_measured": measured,
-                "step_s_predicted": step_p,
-                "step_s_measured": step_m,
-                "step_error": abs(step_p - step_m) / step_m if step_m else math.nan,
-            }
-        )
-    return rows

@@ -19,8 +19,6 @@ config and runs verl's own `validate_config` on the result.
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,13 +27,12 @@ import optuna
 import yaml
 
 from autotune.adapters.base import DeviceKind, TrainerAdapter
-from autotune.confirm import load_confirmation
-from autotune.evaluate import trial_config
+from autotune.adapters.verl_config import ENV_PREFIX, overrides, render_yaml
 from autotune.space.schema import Space
-from autotune.study import StudyPaths, baseline_trial, best_trial
-from trainer.config.loader import to_nested
+from autotune.study.confirmation import load_confirmation
+from autotune.study.storage import StudyPaths, baseline_trial, best_trial
+from autotune.trial.evaluation import trial_config
 
-ENV_PREFIX = "ray_kwargs.ray_init.runtime_env.env_vars."
 NOT_EXPORTED = ("trainer.total_training_steps",)
 
 
@@ -98,56 +95,12 @@ def export_settings(
     flat = {k: config.flat[k] for k in dict.fromkeys(keys) if adapter.exportable(k) and k not in NOT_EXPORTED}
     for key, value in adapter.filled_in(space.base_config, config.flat).items():
         flat.setdefault(key, value)
-    from autotune.verl_config import coerce_ints, expand_home
+    from autotune.adapters.verl_config import coerce_ints, expand_home
 
     flat = {k: expand_home(v) for k, v in coerce_ints(flat).items()}
     for name, value in sorted(config.env.items()):
         flat[ENV_PREFIX + name] = str(value)
     return flat
-
-
-def overrides(flat: dict[str, Any]) -> list[str]:
-    """Hydra command-line overrides (`+` for keys verl's schema does not declare)."""
-    lines = []
-    for key, value in flat.items():
-        prefix = "+" if key.startswith(ENV_PREFIX) else ""
-        lines.append(f"{prefix}{key}={_hydra_value(value)}")
-    return lines
-
-
-def _hydra_value(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else str(value)
-    if isinstance(value, list):
-        return "[" + ",".join(_hydra_value(v) for v in value) + "]"
-    text = str(value)
-    if _reads_as_string(text) and re.fullmatch(r"[\w\-+./@:%]+", text):
-        return text
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def _reads_as_string(text: str) -> bool:
-    """Whether hydra would read this unquoted text back as the same string (not `16`, `true`, `null`)."""
-    if text.lower() in ("null", "true", "false", "nan", "inf", "-inf", "+inf"):
-        return False
-    try:
-        float(text.replace("_", "x"))
-    except ValueError:
-        return True
-    return False
-
-
-def render_yaml(flat: dict[str, Any], header: list[str]) -> str:
-    body = {"hydra": {"searchpath": ["pkg://verl.trainer.config"]}, "defaults": ["ppo_trainer", "_self_"]}
-    body.update(to_nested(flat))
-    comments = "".join(f"# {line}\n" for line in header)
-    return comments + yaml.safe_dump(body, sort_keys=False)
 
 
 def sweep_device(study: optuna.Study) -> DeviceKind:
@@ -193,7 +146,7 @@ def check_export(yaml_path: Path, overrides_path: Path) -> tuple[list[str], int]
     Both forms are checked: the overrides on verl's `ppo_trainer` (hydra rejects undeclared keys),
     the YAML as main_ppo would load it, and every value's type against verl's default.
     """
-    from autotune.verl_config import VerlRejected, check_file, check_types, compose, env_problems, validate
+    from autotune.adapters.verl_config import VerlRejected, check_file, check_types, compose, env_problems, validate
 
     lines = [line for line in overrides_path.read_text().splitlines() if line.strip()]
     try:

@@ -10,20 +10,18 @@ reason one of oom, timeout, hang, crash, nan, invalid.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from autotune.adapters.base import Launch, TrainerAdapter, crash_detail
+from autotune.adapters.base import Launch, TrainerAdapter, crash_detail, die_with_parent
+from autotune.trial.record import MetricsTail, metrics_path
 
 RunState = Literal["complete", "pruned", "failed"]
 Monitor = Callable[[int, dict[str, Any]], "str | None"]
@@ -42,13 +40,6 @@ class RunResult:
     """Seconds from launch to the first step: process start, imports, model set-up."""
 
 
-def _die_with_parent() -> None:
-    """Linux: the trial's launcher gets SIGKILL if the controller dies (no orphaned trials)."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
 def kill_group(pgid: int, grace_s: float = 3.0) -> None:
     """SIGTERM the whole process group, then SIGKILL what is left after `grace_s`."""
     for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 0.0)):
@@ -63,43 +54,6 @@ def kill_group(pgid: int, grace_s: float = 3.0) -> None:
             except ProcessLookupError:
                 return
             time.sleep(0.05)
-
-
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """A trial's whole metrics.jsonl, as far as it got (a torn last line is skipped)."""
-    tail = MetricsTail(path)
-    rows = tail.read()
-    if tail.partial.strip():
-        with contextlib.suppress(json.JSONDecodeError):
-            rows.append(json.loads(tail.partial))
-    return rows
-
-
-class MetricsTail:
-    """Reads complete JSON lines appended to a file since the last call."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.offset = 0
-        self.partial = ""
-
-    def read(self) -> list[dict[str, Any]]:
-        try:
-            with self.path.open() as f:
-                f.seek(self.offset)
-                chunk = f.read()
-                self.offset = f.tell()
-        except FileNotFoundError:
-            return []
-        text = self.partial + chunk
-        lines = text.split("\n")
-        self.partial = lines.pop()
-        rows = []
-        for line in lines:
-            if line.strip():
-                with contextlib.suppress(json.JSONDecodeError):
-                    rows.append(json.loads(line))
-        return rows
 
 
 class ConsoleBridge:
@@ -143,10 +97,10 @@ def run_trial_process(
 ) -> RunResult:
     """Launch, watch and classify one trial run. Logs go to trial_dir/{stdout,stderr}.log."""
     trial_dir.mkdir(parents=True, exist_ok=True)
-    tail = MetricsTail(trial_dir / "metrics.jsonl")
+    tail = MetricsTail(metrics_path(trial_dir))
     bridge = None
     if launch.parse_console:
-        bridge = ConsoleBridge(trial_dir / "stdout.log", trial_dir / "metrics.jsonl", adapter.console_parser())
+        bridge = ConsoleBridge(trial_dir / "stdout.log", metrics_path(trial_dir), adapter.console_parser())
     rows: list[dict[str, Any]] = []
     start = time.monotonic()
     last_progress = start
@@ -159,7 +113,7 @@ def run_trial_process(
             stderr=err,
             env={**os.environ, **launch.env},
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
         if on_start is not None:
             on_start(proc.pid)

@@ -13,11 +13,20 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
+import re
 import warnings
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+import yaml
+
+from trainer.config.loader import to_nested
+
+ENV_PREFIX = "ray_kwargs.ray_init.runtime_env.env_vars."
+"""Where a trial's environment variables go in a verl config (Ray's runtime env of every worker)."""
 
 
 class VerlNotInstalled(RuntimeError):
@@ -189,3 +198,47 @@ def check_file(path: Path) -> Any:
         raise VerlRejected(str(exc).strip().splitlines()[0]) from None
     finally:
         GlobalHydra.instance().clear()
+
+
+def overrides(flat: dict[str, Any]) -> list[str]:
+    """Hydra command-line overrides (`+` for keys verl's schema does not declare)."""
+    lines = []
+    for key, value in flat.items():
+        prefix = "+" if key.startswith(ENV_PREFIX) else ""
+        lines.append(f"{prefix}{key}={hydra_value(value)}")
+    return lines
+
+
+def hydra_value(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else str(value)
+    if isinstance(value, list):
+        return "[" + ",".join(hydra_value(v) for v in value) + "]"
+    text = str(value)
+    if _reads_as_string(text) and re.fullmatch(r"[\w\-+./@:%]+", text):
+        return text
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _reads_as_string(text: str) -> bool:
+    """Whether hydra would read this unquoted text back as the same string (not `16`, `true`, `null`)."""
+    if text.lower() in ("null", "true", "false", "nan", "inf", "-inf", "+inf"):
+        return False
+    try:
+        float(text.replace("_", "x"))
+    except ValueError:
+        return True
+    return False
+
+
+def render_yaml(flat: dict[str, Any], header: list[str]) -> str:
+    body = {"hydra": {"searchpath": ["pkg://verl.trainer.config"]}, "defaults": ["ppo_trainer", "_self_"]}
+    body.update(to_nested(flat))
+    comments = "".join(f"# {line}\n" for line in header)
+    return comments + yaml.safe_dump(body, sort_keys=False)

@@ -37,12 +37,13 @@ from typing import Any
 import optuna
 
 from autotune.adapters.base import TrainerAdapter
-from autotune.confirm import Candidate, compare, load_confirmation, measure_interleaved
-from autotune.export import ExportError, find_winner, inert_params, sweep_device
-from autotune.progress import SweepProgress
+from autotune.export.winner import ExportError, find_winner, inert_params, sweep_device
 from autotune.space.sampling import FixedSuggester, suggest
 from autotune.space.schema import Space
-from autotune.study import StudyPaths, baseline_trial, write_json
+from autotune.study.confirmation import Candidate, compare, load_confirmation, measure_interleaved
+from autotune.study.progress import SweepProgress
+from autotune.study.storage import StudyPaths, baseline_trial
+from autotune.trial.record import write_json
 
 
 class ExplainError(RuntimeError):

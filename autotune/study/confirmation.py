@@ -19,10 +19,11 @@ from typing import Any
 import optuna
 
 from autotune.adapters.base import TrainerAdapter
-from autotune.evaluate import evaluate
-from autotune.progress import SweepProgress
 from autotune.space.schema import Space
-from autotune.study import StudyPaths, baseline_trial, feasible_trials, write_json
+from autotune.study.progress import SweepProgress
+from autotune.study.storage import StudyPaths, baseline_trial, feasible_trials
+from autotune.trial.evaluation import evaluate
+from autotune.trial.record import write_json
 
 
 @dataclass

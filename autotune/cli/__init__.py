@@ -16,7 +16,7 @@ from rich.table import Table
 from autotune.adapters import device_kind, get_adapter
 from autotune.space.loader import SpaceError, load_space
 from autotune.space.schema import SAMPLERS, Space
-from autotune.study import StorageError, StudyNameError, StudyNotFound, StudyPaths, load_study
+from autotune.study.storage import StorageError, StudyNameError, StudyNotFound, StudyPaths, load_study
 
 app = typer.Typer(
     help="Tune a verl KL-PPO job: sweep a search space with short real trials, read the result, export the winner.",
@@ -163,9 +163,9 @@ def run(
     --backend sim predicts every trial with the cost model (seconds for hundreds of trials);
     --fidelity sim,real runs the model first and real trials only for its --top-k best and the baseline.
     """
-    from autotune.progress import SweepProgress
     from autotune.space.freeze import freeze
-    from autotune.sweep import BACKENDS, SweepOptions, report_hook, run_sweep
+    from autotune.study.progress import SweepProgress
+    from autotune.sweep.driver import BACKENDS, SweepOptions, report_hook, run_sweep
 
     if backend not in BACKENDS:
         err.print(f"[red]--backend must be one of {', '.join(BACKENDS)}, got {backend!r}[/]")
@@ -187,7 +187,7 @@ def run(
         parsed = freeze(parsed, device_kind())
     paths = StudyPaths(runs_dir, study or parsed.name)
     if storage is not None:
-        from autotune.study import open_storage
+        from autotune.study.storage import open_storage
 
         open_storage(storage)  # a bad URL fails here, before any folder is made
     if backend != "sim":
@@ -204,7 +204,7 @@ def run(
     hooks = [report_hook(lambda s: _refresh_report(s, paths, parsed, reports))]
     logger = None
     if wandb:
-        from autotune.wandb_log import WandbLogger
+        from autotune.sweep.wandb_log import WandbLogger
 
         logger = WandbLogger(wandb, paths)
         hooks.append(lambda s, number: logger.log_trial(s, number))
@@ -302,7 +302,7 @@ def _refresh_report(study, paths: StudyPaths, space: Space, out_dir: Path) -> No
 @app.command("trials")
 def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: StorageOpt = None) -> None:
     """A table of the study's trials: outcome, reason, objectives and key metrics."""
-    from autotune.frame import trials_frame
+    from autotune.study.frames import trials_frame
 
     frame = trials_frame(_load(StudyPaths(runs_dir, study), storage))
     table = Table(title=f"study {study}")
@@ -362,7 +362,7 @@ def _load(paths: StudyPaths, storage: str | None):  # type: ignore[no-untyped-de
 
 
 def _print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
-    from autotune.export import ExportError, export_settings, find_winner
+    from autotune.export.winner import ExportError, export_settings, find_winner
 
     study = _load(paths, storage)
     try:
@@ -381,7 +381,7 @@ def _print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
 
     s = summary(study, paths, space)
     console.print(f"  memory {s.memory_ratio:.3g}x the baseline ({s.memory_metric}), peak RSS {s.rss_ratio:.3g}x")
-    from autotune.export import sweep_device
+    from autotune.export.winner import sweep_device
 
     settings = export_settings(space, get_adapter(space.trainer, space.command), winner.params, sweep_device(study))
     for key in dict.fromkeys([*winner.params, *(k for k in settings if k not in space.base)]):
@@ -390,7 +390,7 @@ def _print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
 
 
 def _export(paths: StudyPaths, storage: str | None, output: Path, check: bool) -> None:
-    from autotune.export import ExportError, export
+    from autotune.export.winner import ExportError, export
 
     space = _study_space(paths)
     try:
@@ -402,8 +402,8 @@ def _export(paths: StudyPaths, storage: str | None, output: Path, check: bool) -
         raise typer.Exit(1) from None
     console.print(f"wrote {yaml_path} and {overrides_path} (trial #{winner.number}, {winner.source})")
     if check:
-        from autotune.export import check_export
-        from autotune.verl_config import VerlNotInstalled
+        from autotune.adapters.verl_config import VerlNotInstalled
+        from autotune.export.winner import check_export
 
         try:
             problems, count = check_export(yaml_path, overrides_path)
@@ -494,7 +494,7 @@ def _write_report(paths: StudyPaths, space: Space, out_dir: Path, storage: str |
 
 
 def _log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Space) -> None:  # type: ignore[no-untyped-def]
-    from autotune.export import ExportError, find_winner
+    from autotune.export.winner import ExportError, find_winner
 
     study = _load(paths, storage)
     try:
@@ -568,8 +568,8 @@ def explain_cmd(
     interleaved rounds, each step's gain against the step before. Knobs equal to the baseline or
     inert here are not run.
     """
-    from autotune.explain import ExplainError, ExplainOptions, explain, format_path, load_explain
-    from autotune.progress import SweepProgress
+    from autotune.report.explain import ExplainError, ExplainOptions, explain, format_path, load_explain
+    from autotune.study.progress import SweepProgress
 
     paths = StudyPaths(runs_dir, study)
     space = _study_space(paths)
@@ -579,7 +579,7 @@ def explain_cmd(
     asked = (repeats, max_rounds, select_repeats)
     stale = result is None or (result.get("repeats"), result.get("max_rounds"), result.get("select_repeats")) != asked
     if result is not None and not stale:  # the sweep went on and another configuration won since
-        from autotune.export import ExportError, find_winner
+        from autotune.export.winner import ExportError, find_winner
 
         try:
             stale = result.get("winner_params") != find_winner(study_, paths, space).params
@@ -600,5 +600,3 @@ def explain_cmd(
         console.print(line, markup=False)
 
 
-if __name__ == "__main__":
-    main()

@@ -10,7 +10,8 @@ from typing import Any
 import optuna
 import pandas as pd
 
-from autotune.study import counted, outcome
+from autotune.study.storage import counted
+from autotune.trial.record import outcome_of as outcome
 
 
 def trials_frame(study: optuna.Study) -> pd.DataFrame:
@@ -66,3 +67,33 @@ def step_frame(trial_dir: str | Path) -> pd.DataFrame:
             continue
         rows.append({"step": record["step"], **record["metrics"]})
     return pd.DataFrame(rows).set_index("step") if rows else pd.DataFrame()
+
+
+def predictions(study: optuna.Study, sim_study: optuna.Study) -> list[dict[str, Any]]:
+    """Real trials beside the simulated trial with the same params: predicted vs measured.
+
+    A simulated sweep keeps knobs the cost model does not read at their baseline, so its trials carry a
+    subset of the params: a real trial matches the simulated one whose params it all shares."""
+    sims = [t for t in sim_study.get_trials(deepcopy=False) if t.user_attrs.get("outcome")]
+    rows = []
+    for t in study.get_trials(deepcopy=False):
+        sim = next((s for s in sims if s.params and all(t.params.get(k) == v for k, v in s.params.items())), None)
+        if sim is None or t.user_attrs.get("outcome") not in ("complete", "infeasible"):
+            continue
+        measured = (t.user_attrs.get("key_metrics") or {}).get("throughput", math.nan)
+        predicted = (sim.user_attrs.get("key_metrics") or {}).get("throughput", math.nan)
+        step_m = (t.user_attrs.get("key_metrics") or {}).get("step_s", math.nan)
+        step_p = (sim.user_attrs.get("key_metrics") or {}).get("step_s", math.nan)
+        rows.append(
+            {
+                "trial": t.number,
+                "sim_trial": sim.number,
+                "baseline": bool(t.user_attrs.get("baseline")),
+                "throughput_predicted": predicted,
+                "throughput_measured": measured,
+                "step_s_predicted": step_p,
+                "step_s_measured": step_m,
+                "step_error": abs(step_p - step_m) / step_m if step_m else math.nan,
+            }
+        )
+    return rows

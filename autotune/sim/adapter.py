@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autotune.adapters.base import DeviceKind, KeyInfo, Launch, TrainerAdapter
-from autotune.runner import RunResult
 from autotune.sim.hardware import Cluster
 from autotune.sim.model import CostModel
 from autotune.sim.workload import find_shape, modelled_keys
+from autotune.trial.runner import RunResult
 
 if TYPE_CHECKING:
     from autotune.space.schema import Space

@@ -1,0 +1,197 @@
+"""The sections that name knobs: `params`, `derived` and `constraints`.
+
+A name in a term or a `when` must be a param, a config key of the trainer, or a trial setting;
+those checks need all three sections at once, so they live here rather than on the dataclasses
+(which check each value on its own: ranges, choices, kinds).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, cast
+
+from autotune.adapters.base import TrainerAdapter
+from autotune.names import env_name_problem
+from autotune.space import expr
+from autotune.space.schema import (
+    CONSTRAINT_KINDS,
+    Constraint,
+    ConstraintKind,
+    Derived,
+    Param,
+    SpaceRuleError,
+    TrialSettings,
+)
+from autotune.space.yaml_reader import Reader
+from trainer.config.loader import coerce, suggest_key
+
+PARAM_FIELDS = ("type", "choices", "low", "high", "log", "step", "when")
+NO_PARAMS = (
+    "the space tunes nothing: add `params:` with at least one knob, e.g. "
+    "`actor_rollout_ref.actor.fsdp_config.reshard_after_forward: {type: bool}`"
+)
+
+
+def parse_params(r: Reader, raw: Any, adapter: TrainerAdapter) -> list[Param]:
+    keys = adapter.keys()
+    specs = r.mapping(raw, "params")
+    if not specs and not r.problems:
+        r.error(r.at("params"), NO_PARAMS)
+    params = []
+    for name, spec in specs.items():
+        if _known_name(r, name, keys):
+            param = _param(r, name, spec, adapter)
+            if param is not None:
+                params.append(param)
+    return params
+
+
+def _known_name(r: Reader, name: str, keys: dict[str, Any]) -> bool:
+    """A param names an environment variable, a trainer key (dotted), or a variable (no dots)."""
+    if name.startswith("env."):
+        trouble = env_name_problem(name.removeprefix("env."))
+        if trouble:
+            r.error(r.at("params", name), f"param `{name}`: {trouble}")
+        return not trouble
+    if "." in name and name not in keys:
+        hint = suggest_key(name, keys)
+        r.error(r.at("params", name), f"unknown key `{name}`" + (f"; did you mean `{hint}`?" if hint else ""))
+        return False
+    return True
+
+
+def _param(r: Reader, name: str, spec: Any, adapter: TrainerAdapter) -> Param | None:
+    where = r.at("params", name)
+    if not isinstance(spec, dict):
+        r.error(where, f"param `{name}` must be a mapping like {{type: int, low: 1, high: 8}}")
+        return None
+    for extra in set(spec) - set(PARAM_FIELDS):
+        r.error(
+            r.at("params", name, extra),
+            f"param `{name}`: unknown field `{extra}` (fields: {', '.join(sorted(PARAM_FIELDS))})",
+        )
+    ptype: Any = spec.get("type")  # checked by Param
+    domain: dict[str, Any] = {}
+    if ptype == "categorical":
+        domain = {"choices": spec.get("choices")}
+    elif ptype in ("int", "float"):
+        domain = {k: spec.get(k) for k in ("low", "high", "step")} | {"log": bool(spec.get("log", False))}
+    try:
+        param = Param(name, ptype, **domain, when=spec.get("when") or {}, where=where)
+    except SpaceRuleError as exc:
+        at = r.at("params", name, exc.field) if exc.field else where
+        for problem in exc.problems:
+            r.error(at, problem)
+        return None
+    _check_key_type(r, param, adapter)
+    return param
+
+
+def _check_key_type(r: Reader, p: Param, adapter: TrainerAdapter) -> None:
+    """The param's values must be values of the trainer key it sets."""
+    known = adapter.keys()
+    key_type = known[p.name].type if p.name in known else None
+    if key_type is None:
+        return
+    if p.type == "categorical":
+        for choice in p.choices or ():
+            try:
+                coerce(choice, key_type)
+            except TypeError as exc:
+                r.error(r.at("params", p.name, "choices"), f"param `{p.name}`: choice {choice!r} {exc}")
+    elif p.type == "float" and key_type is int:
+        r.error(p.where, f"param `{p.name}`: the key is an integer; use `type: int`")
+
+
+@dataclasses.dataclass(frozen=True)
+class Names:
+    """What a term or a `when` may refer to."""
+
+    keys: dict[str, Any]
+    """The trainer's config keys."""
+    known: frozenset[str]
+    """Config keys, the space's variables and `trial.*` settings."""
+
+    @classmethod
+    def of(cls, keys: dict[str, Any], declared: set[str]) -> Names:
+        """`declared`: every name under `params:`, also those refused (their own error says why)."""
+        variables = {name for name in declared if "." not in name}
+        trial = {f"trial.{f.name}" for f in dataclasses.fields(TrialSettings)}
+        return cls(keys, frozenset({*keys, *variables, *trial}))
+
+    def check_term(self, r: Reader, term: Any, at: str, label: str) -> None:
+        try:
+            for n in expr.names(term):
+                if n not in self.known:
+                    hint = suggest_key(n, self.known)
+                    r.error(
+                        at,
+                        f"{label}: `{n}` is not a param, config key or trial setting"
+                        + (f"; did you mean `{hint}`?" if hint else ""),
+                    )
+        except expr.ExprError as exc:
+            r.error(at, f"{label}: {exc}")
+
+    def check_when(self, r: Reader, cond: dict[str, Any], at: str, label: str) -> None:
+        for k in cond:
+            if k not in self.known and not k.startswith("env."):
+                r.error(at, f"{label}: `when` refers to `{k}`, which is neither a param nor a config key")
+
+
+def check_param_conditions(r: Reader, params: list[Param], names: Names) -> None:
+    for p in params:
+        names.check_when(r, p.when, p.where, f"param `{p.name}`")
+
+
+def parse_derived(r: Reader, raw: Any, names: Names) -> list[Derived]:
+    derived: list[Derived] = []
+    for key, spec in r.mapping(raw, "derived").items():
+        at, label = r.at("derived", key), f"derived `{key}`"
+        if key not in names.keys:
+            hint = suggest_key(key, names.keys)
+            r.error(at, f"derived: unknown key `{key}`" + (f"; did you mean `{hint}`?" if hint else ""))
+            continue
+        when: Any = {}
+        if isinstance(spec, dict) and "value" in spec:
+            when, spec = spec.get("when") or {}, spec["value"]
+        names.check_term(r, spec, at, label)
+        try:
+            item = Derived(key, spec, when, at)
+        except SpaceRuleError as exc:
+            r.error(at, str(exc))
+            continue
+        names.check_when(r, item.when, at, label)
+        derived.append(item)
+    return derived
+
+
+def check_variables_used(r: Reader, params: list[Param], derived: list[Derived]) -> None:
+    """A variable (a param without dots) only means something through a derived key."""
+    if r.problems:
+        return
+    used = {n for d in derived for n in expr.names(d.term)}
+    for p in params:
+        if p.is_variable and p.name not in used:
+            r.error(p.where, f"param `{p.name}` is not a config key (no dots) and no derived key uses it; "
+                    "name a verl key, `env.NAME`, or use it in `derived`")  # fmt: skip
+
+
+def parse_constraints(r: Reader, raw: Any, names: Names) -> list[Constraint]:
+    constraints: list[Constraint] = []
+    for i, item in enumerate(r.sequence(raw or None, "constraints")):
+        at = r.at("constraints", str(i))
+        kinds = [k for k in CONSTRAINT_KINDS if isinstance(item, dict) and k in item]
+        if len(kinds) != 1 or not isinstance(item[kinds[0]], list) or len(item[kinds[0]]) != 2:
+            r.error(at, "a constraint is one of {divides|at_least|at_most: [term, term]}, optionally with `when`")
+            continue
+        left, right = item[kinds[0]]
+        names.check_term(r, left, at, "constraint")
+        names.check_term(r, right, at, "constraint")
+        try:
+            constraint = Constraint(cast(ConstraintKind, kinds[0]), left, right, item.get("when") or {}, at)
+        except SpaceRuleError as exc:
+            r.error(at, str(exc))
+            continue
+        names.check_when(r, constraint.when, at, "constraint")
+        constraints.append(constraint)
+    return constraints

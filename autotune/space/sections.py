@@ -1,0 +1,192 @@
+"""One parser per section of a space file that stands on its own: name, trials, command, base,
+base_config, env, objectives, limits and baseline (params, derived and constraints: `knobs.py`).
+
+Each takes the section's raw value, reports problems to the Reader at their file:line, and
+returns what the Space holds. A rule about a single value lives on the dataclass it builds
+(`schema.py`); what is checked here needs the trainer's keys or metrics, or the file's layout.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from pathlib import Path
+from typing import Any
+
+from autotune.adapters.base import TrainerAdapter
+from autotune.names import env_name_problem, env_value_problem, study_name_problem
+from autotune.space.schema import METRIC_ALIASES, Limit, Objective, Param, SpaceRuleError, trials_problem
+from autotune.space.yaml_reader import Reader
+from trainer.config.loader import ConfigError, coerce, resolve_preset, suggest_key
+from trainer.config.yaml_lines import flatten
+
+
+def parse_name(r: Reader, raw: Any, path: Path) -> str:
+    name = path.stem if raw is None else raw
+    trouble = study_name_problem(name)
+    if trouble:
+        r.error(r.at("name") if raw is not None else f"{path}:1", f"`name`: {trouble}")
+        return "invalid"
+    return str(name)
+
+
+def parse_trials(r: Reader, raw: Any) -> int:
+    trouble = trials_problem(raw)
+    if trouble:
+        r.error(r.at("trials"), trouble)
+        return 1
+    return int(raw)
+
+
+def parse_command(r: Reader, raw: Any) -> list[str] | None:
+    if raw is not None and (not isinstance(raw, list) or not all(isinstance(c, str) for c in raw)):
+        r.error(r.at("command"), "`command` must be a list of strings (the verl launcher prefix)")
+        return None
+    return list(raw) if raw else None
+
+
+def parse_base(r: Reader, raw: Any, keys: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The config every trial shares, typed by the trainer's keys, and where each key was written."""
+    tree = r.mapping(raw, "base")
+    flat = flatten(tree, {k[1:]: v for k, v in r.where.items() if k[:1] == ("base",)}, r.path)
+    base: dict[str, Any] = {}
+    base_where: dict[str, str] = {}
+    for key, located in flat.items():
+        base_where[key] = located.where
+        if key not in keys:
+            hint = suggest_key(key, keys)
+            r.error(located.where, f"unknown key `{key}` in base" + (f"; did you mean `{hint}`?" if hint else ""))
+            continue
+        try:
+            base[key] = coerce(located.value, keys[key].type)
+        except TypeError as exc:
+            r.error(located.where, f"`{key}` {exc}, got {located.value!r}")
+    return base, base_where
+
+
+def parse_base_config(r: Reader, raw: Any, trainer: str, path: Path) -> list[str]:
+    """The builtin trainer's presets (bare names, or files relative to the space file)."""
+    if trainer != "builtin":
+        return []  # presets of the builtin trainer only
+    names = ["cpu_tiny"] if raw is None else [raw] if isinstance(raw, str) else raw
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        r.error(
+            r.at("base_config"), f"`base_config` must be a preset name or a list of them (e.g. [cpu_tiny]), got {raw!r}"
+        )
+        return ["cpu_tiny"]
+    out = []
+    for name in names:
+        beside = path.parent / name
+        candidate = str(beside) if beside.is_file() else name
+        try:
+            resolve_preset(candidate)
+        except ConfigError as exc:
+            r.error(r.at("base_config"), f"`base_config`: {exc}")
+            continue
+        out.append(candidate)
+    return out
+
+
+def parse_env(r: Reader, raw: Any) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for name, value in r.mapping(raw, "env").items():
+        trouble = env_name_problem(name) or env_value_problem(str(name), value)
+        if trouble:
+            r.error(r.at("env", str(name)), f"env: {trouble}")
+            continue
+        env[name] = str(value).lower() if isinstance(value, bool) else str(value)
+    return env
+
+
+def check_metric(r: Reader, metric: Any, where: str, adapter: TrainerAdapter) -> str | None:
+    """The metric name if it is one (a known metric or alias, even if misspelt), None if not a name."""
+    exact, prefixes = adapter.metric_names()
+    if not isinstance(metric, str):
+        r.error(where, f"`metric` must be a metric name, got {metric!r}")
+        return None
+    if metric in METRIC_ALIASES or metric in exact or metric.startswith(prefixes):
+        return metric
+    close = difflib.get_close_matches(metric, [*exact, *METRIC_ALIASES], n=1)
+    fix = f"; did you mean `{close[0]}`?" if close else ""
+    r.error(where, f"unknown metric `{metric}` (the {adapter.name} trainer does not log it){fix}")
+    return metric
+
+
+def parse_objectives(r: Reader, raw: Any, adapter: TrainerAdapter) -> list[Objective]:
+    objectives: list[Objective] = []
+    for i, item in enumerate(r.sequence(raw or None, "objectives") or [{"metric": "perf/throughput"}]):
+        at = r.at("objectives", str(i))
+        if not isinstance(item, dict):
+            r.error(at, "an objective is a mapping {metric, direction, reducer}")
+            continue
+        metric = check_metric(r, item.get("metric"), r.at("objectives", str(i), "metric"), adapter)
+        try:
+            objective = Objective(
+                metric or "", item.get("direction", "maximize"), item.get("reducer", "median"), where=at
+            )
+        except SpaceRuleError as exc:
+            for problem in exc.problems:
+                r.error(at, problem)
+            continue
+        objectives.append(objective)
+    return objectives
+
+
+LIMIT_FIELDS = tuple(f.name for f in dataclasses.fields(Limit) if f.name != "where")
+
+
+def parse_limits(r: Reader, raw: Any, adapter: TrainerAdapter) -> list[Limit]:
+    limits: list[Limit] = []
+    for i, item in enumerate(r.sequence(raw or None, "limits")):
+        at = r.at("limits", str(i))
+        if not isinstance(item, dict):
+            r.error(at, "a limit is a mapping {metric, reducer, max | min | max_ratio_to_baseline, alarm_above}")
+            continue
+        for extra in set(item) - set(LIMIT_FIELDS):
+            r.error(at, f"limit: unknown field `{extra}` (fields: {', '.join(sorted(LIMIT_FIELDS))})")
+        metric = check_metric(r, item.get("metric"), r.at("limits", str(i), "metric"), adapter)
+        settings = {k: v for k, v in item.items() if k in LIMIT_FIELDS and k != "metric"}
+        try:
+            limit = Limit(metric if metric is not None else str(item.get("metric")), **settings, where=at)
+        except SpaceRuleError as exc:
+            for problem in exc.problems:
+                r.error(at, problem)
+            continue
+        if metric is not None:
+            limits.append(limit)
+    return limits
+
+
+def parse_baseline(
+    r: Reader, raw: Any, params: list[Param], keys: dict[str, Any], declared: set[str]
+) -> dict[str, Any]:
+    """Trial 0's values: given ones, else the trainer's default for the key (when it lies in the domain).
+    `declared` names every entry of `params:`, also those refused (already reported)."""
+    by_name = {p.name: p for p in params}
+    out: dict[str, Any] = {}
+    for name, value in r.mapping(raw, "baseline").items():
+        if name not in by_name:
+            if name not in declared:
+                r.error(r.at("baseline", name), f"baseline sets `{name}`, which is not a param of this space")
+            continue
+        p = by_name[name]
+        unset_allowed = value is None and p.type == "categorical" and None in (p.choices or ())
+        if not unset_allowed and not p.contains(value):
+            r.error(r.at("baseline", name), f"baseline value {value!r} of `{name}` lies outside its domain")
+        out[name] = value
+    for p in params:
+        if p.name in out:
+            continue
+        default = keys[p.name].default if p.name in keys else None
+        if p.name in keys and p.contains(default):
+            out[p.name] = default
+        elif p.is_env and p.type == "categorical" and None in (p.choices or ()):
+            out[p.name] = None
+        elif p.when:
+            continue  # conditional: only needed when its condition holds at the baseline
+        else:
+            r.error(
+                p.where,
+                f"baseline: no value for `{p.name}` and no verl default in its domain; set `baseline.{p.name}`",
+            )
+    return out
