@@ -21,6 +21,7 @@ from autotune.space.loader import load_space
 from autotune.space.schema import Space
 from autotune.study.frames import step_frame, trials_frame
 from autotune.study.storage import StudyPaths, load_study
+from autotune.trial.record import TrialRecord
 
 
 @dataclass
@@ -33,7 +34,7 @@ class StudyView:
         return trials_frame(self.study)
 
     def steps(self, number: int) -> pd.DataFrame:
-        folder = self.study.trials[number].user_attrs.get("dir")
+        folder = TrialRecord.of(self.study.trials[number]).dir
         return step_frame(folder) if folder else pd.DataFrame()
 
     def summary(self) -> data.Summary:

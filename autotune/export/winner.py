@@ -30,8 +30,9 @@ from autotune.adapters.base import DeviceKind, TrainerAdapter
 from autotune.adapters.verl_config import ENV_PREFIX, overrides, render_yaml
 from autotune.space.schema import Space
 from autotune.study.confirmation import load_confirmation
-from autotune.study.storage import StudyPaths, baseline_trial, best_trial
+from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, best_trial
 from autotune.trial.evaluation import trial_config
+from autotune.trial.record import outcome_of
 
 NOT_EXPORTED = ("trainer.total_training_steps",)
 
@@ -68,7 +69,7 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
     if best is None:
         raise ExportError(f"study `{paths.name}` has no feasible trial yet; see `autotune trials {paths.name}`")
     speedup = None
-    if base is not None and base.values and base.user_attrs.get("outcome") == "complete" and base.values[0]:
+    if base is not None and base.values and outcome_of(base) == "complete" and base.values[0]:
         speedup = best.values[0] / base.values[0]
     return Winner(best.number, dict(best.params), "sweep", best.values[0], speedup, None)
 
@@ -104,7 +105,7 @@ def export_settings(
 
 
 def sweep_device(study: optuna.Study) -> DeviceKind:
-    return "cuda" if study.user_attrs.get("device") == "cuda" else "cpu"
+    return "cuda" if StudyInfo.of(study).device == "cuda" else "cpu"
 
 
 def export(

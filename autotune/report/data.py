@@ -29,7 +29,7 @@ from autotune.report.importance import (  # noqa: F401  (re-exported: the report
 from autotune.space.schema import Space
 from autotune.study.confirmation import load_confirmation
 from autotune.study.frames import objective_names, step_frame, trials_frame
-from autotune.study.storage import StudyPaths, baseline_trial
+from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial
 from autotune.trial.record import TrialRecord, read_rows
 from autotune.trial.scoring import resolve_metric
 
@@ -71,8 +71,8 @@ class Summary(NamedTuple):
     """Peak host RSS of the winner over the baseline's, shown beside the memory ratio."""
 
 
-def _metric(attrs: dict[str, Any], key: str) -> float:
-    value = (attrs.get("key_metrics") or {}).get(key)
+def _metric(rec: TrialRecord, key: str) -> float:
+    value = rec.key_metrics.get(key)
     return float(value) if value is not None else math.nan
 
 
@@ -87,23 +87,23 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
     confirmation = load_confirmation(paths) or {}
     row = confirmation.get("candidates", {}).get(str(winner.number)) if winner else None
     trial = study.trials[winner.number] if winner else None
-    base_attrs = base.user_attrs if base else {}
+    base_rec = TrialRecord.of(base) if base else TrialRecord()
     if row is not None:
         memory, kl, comm, mfu = row["memory_ratio"], row["kl"], row["comm_share"], row["mfu"]
         rss = row.get("rss_ratio", math.nan)
         spread = (row["speedup_min"], row["speedup_max"], row["speedup_std"])
     else:
-        attrs = trial.user_attrs if trial else {}
-        base_mem, base_rss = _metric(base_attrs, "memory_gb"), _metric(base_attrs, "rss_gb")
-        memory = _metric(attrs, "memory_gb") / base_mem if base_mem else math.nan
-        rss = _metric(attrs, "rss_gb") / base_rss if base_rss else math.nan
-        kl, comm, mfu = _metric(attrs, "kl"), _metric(attrs, "comm_share"), _metric(attrs, "mfu")
+        rec = TrialRecord.of(trial) if trial else TrialRecord()
+        base_mem, base_rss = _metric(base_rec, "memory_gb"), _metric(base_rec, "rss_gb")
+        memory = _metric(rec, "memory_gb") / base_mem if base_mem else math.nan
+        rss = _metric(rec, "rss_gb") / base_rss if base_rss else math.nan
+        kl, comm, mfu = _metric(rec, "kl"), _metric(rec, "comm_share"), _metric(rec, "mfu")
         spread = (math.nan, math.nan, math.nan)
     base_row = confirmation.get("candidates", {}).get(str(base.number)) if base and row is not None else None
     if base_row is not None:  # the confirmed means, side by side (the winner's value is its confirmed mean)
         base_value = base_row["mean"]
     else:  # an infeasible baseline (e.g. over a comm-share limit) was still measured
-        measured = base and base.values and base.user_attrs.get("outcome") in ("complete", "infeasible")
+        measured = base and base.values and base_rec.scored
         base_value = base.values[0] if base and measured else math.nan
     kl_limit = next((lim for lim in space.limits if lim.metric in ("actor/kl_loss", "actor/reward_kl_penalty")), None)
     comm_limit = next((lim for lim in space.limits if lim.metric == "perf/comm_share"), None)
@@ -182,7 +182,7 @@ def pareto(study: optuna.Study) -> pd.DataFrame:
     rows = [
         {"number": t.number, **dict(zip(names, t.values, strict=True))}
         for t in study.best_trials
-        if t.user_attrs.get("outcome") == "complete"
+        if TrialRecord.of(t).outcome == "complete"
     ]
     return pd.DataFrame(rows)
 
@@ -238,7 +238,7 @@ def inert_knobs(study: optuna.Study, space: Space) -> pd.DataFrame:
     for name in inert_params(space, adapter, device):
         rows.append({"knob": name, "why": adapter.knob_status(name, device, space.trial.world_size)[1]})
     listed = {row["knob"] for row in rows}
-    for name in study.user_attrs.get("sim_unmodelled") or []:  # a simulated sweep froze these
+    for name in StudyInfo.of(study).sim_unmodelled:  # a simulated sweep froze these
         if name not in listed:
             rows.append({"knob": name, "why": "not modelled by the cost model: kept at its baseline value"})
     return pd.DataFrame(rows, columns=["knob", "why"])
@@ -340,13 +340,14 @@ def provenance(study: optuna.Study, space: Space, backend: str = "optuna") -> di
         except metadata.PackageNotFoundError:
             return "not installed"
 
+    info = StudyInfo.of(study)
     return {
         "study": study.study_name,
         "space file": space.path,
         "space sha256": hashlib.sha256(space.text.encode()).hexdigest()[:16],
         "trainer": space.trainer,
-        "backend": str(study.user_attrs.get("backend", backend)),
-        "device": str(study.user_attrs.get("device", "cpu")),
+        "backend": str(info.backend or backend),
+        "device": info.device,
         "world size": str(space.trial.world_size),
         "trials ran on": trial_hosts(study),
         "report written on": f"{platform.node()} ({platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()})",
@@ -359,9 +360,9 @@ def trial_hosts(study: optuna.Study) -> str:
     """The hosts whose workers ran the study's trials, with how many each (recorded on every trial)."""
     hosts: dict[str, int] = {}
     for t in study.get_trials(deepcopy=False):
-        host = (t.user_attrs.get("worker") or {}).get("host")
-        if host and t.user_attrs.get("outcome"):
-            hosts[host] = hosts.get(host, 0) + 1
+        rec = TrialRecord.of(t)
+        if rec.worker and rec.outcome:
+            hosts[rec.worker.host] = hosts.get(rec.worker.host, 0) + 1
     return ", ".join(f"{h} ({n} trials)" for h, n in sorted(hosts.items())) or "not recorded"
 
 
@@ -375,7 +376,7 @@ def predicted_vs_measured(study: optuna.Study, paths: StudyPaths) -> pd.DataFram
     from autotune.study.frames import predictions
     from autotune.study.storage import load_study
 
-    name = study.user_attrs.get("sim_study")
+    name = StudyInfo.of(study).sim_study
     if not name:
         return pd.DataFrame()
     try:

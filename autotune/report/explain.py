@@ -43,7 +43,7 @@ from autotune.space.schema import Space
 from autotune.study.confirmation import Candidate, compare, load_confirmation, measure_interleaved
 from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyPaths, baseline_trial
-from autotune.trial.record import write_json
+from autotune.trial.record import TrialRecord, write_json
 
 
 class ExplainError(RuntimeError):
@@ -147,7 +147,7 @@ def explain(
     defaults = adapter.defaults(space.base_config)
     inert = inert_params(space, adapter, sweep_device(study))
     remaining, same, skipped = knobs(space, dict(base.params), winner.params, inert)
-    limits = dict(base.user_attrs.get("limits") or {})
+    limits = dict(TrialRecord.of(base).limits)
     ctx = _Context(space, adapter, paths, options, progress, defaults, limits)
     order, tried = choose_order(ctx, dict(base.params), remaining)
     configs = [dict(base.params)]

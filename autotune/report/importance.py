@@ -11,6 +11,7 @@ import optuna
 import pandas as pd
 
 from autotune.space.schema import Space
+from autotune.trial.record import outcome_of
 
 MIN_TRIALS_FOR_IMPORTANCE = 8
 """Completed trials below which no importance is shown (PED-ANOVA's top decile would be one trial)."""
@@ -19,7 +20,7 @@ IMPORTANCE_COLUMNS = ["param", "importance", "excess", "low", "high", "noise"]
 
 def _oriented(study: optuna.Study, space: Space) -> tuple[list[optuna.trial.FrozenTrial], list[float]]:
     """Completed trials and their first objective, negated when maximised (PED-ANOVA ranks for minimisation)."""
-    complete = [t for t in study.get_trials(deepcopy=False) if t.user_attrs.get("outcome") == "complete" and t.values]
+    complete = [t for t in study.get_trials(deepcopy=False) if outcome_of(t) == "complete" and t.values]
     sign = -1.0 if space.objectives[0].direction == "maximize" else 1.0
     return complete, [sign * t.values[0] for t in complete]
 

@@ -23,7 +23,7 @@ from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyPaths, baseline_trial, feasible_trials
 from autotune.trial.evaluation import evaluate
-from autotune.trial.record import write_json
+from autotune.trial.record import TrialRecord, is_baseline, write_json
 
 
 @dataclass
@@ -48,7 +48,7 @@ class Candidate:
 def top_candidates(study: optuna.Study, space: Space, k: int) -> list[optuna.trial.FrozenTrial]:
     sign = 1.0 if space.objectives[0].direction == "maximize" else -1.0
     ranked = sorted(
-        (t for t in feasible_trials(study) if not t.user_attrs.get("baseline") and "duplicate_of" not in t.user_attrs),
+        (t for t in feasible_trials(study) if not is_baseline(t) and TrialRecord.of(t).duplicate_of is None),
         key=lambda t: -sign * t.values[0],
     )
     return ranked[:k]
@@ -99,7 +99,7 @@ def run_confirmation(
         progress.note("[yellow]confirmation skipped: it needs a finished baseline and at least one feasible trial[/]")
         return None
     candidates = [Candidate(t.number, dict(t.params), is_baseline=t.number == base.number) for t in [base, *top]]
-    baseline_limits = dict(base.user_attrs.get("limits") or {})
+    baseline_limits = dict(TrialRecord.of(base).limits)
     measure_interleaved(space, adapter, candidates, paths.confirm_dir, repeats, baseline_limits, progress)
     summary = summarize(candidates, base.number, space.objectives[0].direction == "maximize")
     write_json(paths.confirmation, summary)

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import fcntl
 import math
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +157,37 @@ class RetryOnce(RetryHeartbeatStaleTrialCallback):
         clean = copy.deepcopy(trial)
         clean.user_attrs = TrialRecord.of(trial).attrs(TrialRecord.IDENTITY)
         super().__call__(study, clean)
+
+
+@dataclass
+class StudyInfo:
+    """What a study records about itself (Optuna study user attributes)."""
+
+    objectives: list[list[str]] = field(default_factory=list)
+    """[metric, direction, reducer] per objective, in the space's order."""
+    trainer: str | None = None
+    device: str = "cpu"
+    """Where the trials ran (cpu | cuda): exports and the report say which hardware the numbers are from."""
+    world_size: int | None = None
+    workers: int = 0
+    """How many `autotune run` processes have joined this study (each gets its own sampler seed)."""
+    baseline_enqueued: bool = False
+    backend: str | None = None
+    sim_unmodelled: list[str] = field(default_factory=list)
+    """Knobs a simulated sweep kept at their baseline because the cost model does not read them."""
+    sim_study: str | None = None
+    """The simulated study that chose this one's trials (multi-fidelity sweeps)."""
+
+    @classmethod
+    def of(cls, study: optuna.Study) -> StudyInfo:
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in study.user_attrs.items() if k in known})
+
+    def save(self, study: optuna.Study, *names: str) -> None:
+        """Write the fields `names` (all when none are given) onto the study."""
+        for f in dataclasses.fields(self):
+            if not names or f.name in names:
+                study.set_user_attr(f.name, getattr(self, f.name))
 
 
 class StudyNotFound(LookupError):

@@ -8,7 +8,6 @@ wandb's offline files are not meant to be read back, so reports keep reading our
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from pathlib import Path
@@ -18,6 +17,7 @@ import optuna
 
 from autotune.study.frames import trials_frame
 from autotune.study.storage import StudyPaths
+from autotune.trial.record import TrialRecord, read_rows
 
 
 def _has_api_key() -> bool:
@@ -58,29 +58,26 @@ class WandbLogger:
 
     def log_trial(self, study: optuna.Study, number: int) -> None:
         trial = study.trials[number]
-        attrs = trial.user_attrs
+        rec = TrialRecord.of(trial)
         run = self._init(
             f"{self.paths.name}-trial-{number:04d}",
             {
                 **trial.params,
                 "trial_number": number,
-                "baseline": bool(attrs.get("baseline")),
-                "env": attrs.get("env", {}),
+                "baseline": rec.baseline,
+                "env": rec.env,
             },
             "trial",
         )
-        metrics_path = Path(attrs.get("dir", "")) / "metrics.jsonl"
-        if metrics_path.exists():
-            for line in metrics_path.read_text().splitlines():
-                record = json.loads(line)
-                run.log({k: _clean(v) for k, v in record["metrics"].items()}, step=int(record["step"]))
+        for row in read_rows(rec.dir) if rec.dir else []:
+            run.log({k: _clean(v) for k, v in row["metrics"].items()}, step=int(row["step"]))
         run.summary.update(
             {
-                "outcome": attrs.get("outcome"),
-                "reason": attrs.get("reason"),
-                "detail": attrs.get("detail"),
+                "outcome": rec.outcome,
+                "reason": rec.reason,
+                "detail": rec.detail,
                 **{f"objective/{i}": _clean(v) for i, v in enumerate(trial.values or [])},
-                **{f"key/{k}": _clean(v) for k, v in (attrs.get("key_metrics") or {}).items()},
+                **{f"key/{k}": _clean(v) for k, v in rec.key_metrics.items()},
             }
         )
         run.finish()

@@ -73,8 +73,11 @@ def write_trial_files(trial_dir: Path, config: TrialConfig, params: dict[str, An
     return config_file
 
 
-def trial_config(space: Space, adapter: TrainerAdapter, params: dict[str, Any]) -> TrialConfig:
-    defaults = adapter.defaults(space.base_config)
+def trial_config(
+    space: Space, adapter: TrainerAdapter, params: dict[str, Any], defaults: dict[str, Any] | None = None
+) -> TrialConfig:
+    """The trial's keys and environment from its params (`defaults`: the trainer's, when already resolved)."""
+    defaults = adapter.defaults(space.base_config) if defaults is None else defaults
     key_types = {k: info.type for k, info in adapter.keys().items()}
     return materialize(space, params, defaults, key_types)
 
@@ -90,68 +93,113 @@ def evaluate(
     is_baseline: bool = False,
 ) -> Evaluation:
     """Check, run and score one configuration in `trial_dir`."""
-    try:
-        config = trial_config(space, adapter, params)
-    except ConstraintViolation as exc:  # a derived key without a value for these params
-        bare = TrialConfig(params=dict(params), flat=dict(space.base), env=dict(space.env), tuned={})
-        return _finish(Evaluation("failed", "invalid", str(exc), bare, trial_dir))
-    config_file = write_trial_files(trial_dir, config, params)
-    world = space.trial.world_size
-    try:
-        check_constraints(space, config, adapter.defaults(space.base_config))
-        adapter.check(space.base_config, config.flat, world)
-    except (ConstraintViolation, InvalidConfig) as exc:
-        return _finish(Evaluation("failed", "invalid", str(exc), config, trial_dir))
-    env = {**config.env, "OMP_NUM_THREADS": str(space.trial.threads_per_rank), "PYTHONUNBUFFERED": "1"}
-    for name in ("TORCHELASTIC_ERROR_FILE",):
-        env.pop(name, None)
+    defaults = adapter.defaults(space.base_config)  # resolved once per trial, used by every step below
+    checked = _checked_config(space, adapter, params, trial_dir, defaults)
+    if isinstance(checked, Evaluation):
+        return _finish(checked)
+    config, config_file = checked
+    if adapter.simulated:
+        return _finish(_simulated(space, adapter, config, defaults, trial_dir, baseline_limits, is_baseline))
 
     def watch(step: int, metrics: dict[str, Any]) -> str | None:
         return alarm(space, step, metrics) or (monitor(step, metrics) if monitor else None)
 
-    if adapter.simulated:
-        flat = {**adapter.defaults(space.base_config), **config.flat}
-        result = adapter.simulate(flat, config.env, world, space.trial.steps, trial_dir)
-        if result.state != "complete":
-            return _finish(Evaluation(result.state, result.reason, result.detail, config, trial_dir, None, [result]))
-        simulated = score(space, result.rows, baseline_limits, is_baseline)
-        outcome: Outcome = "complete" if simulated.feasible else "infeasible"
-        detail = "" if simulated.feasible else "outside limits: " + ", ".join(simulated.violated())
-        return _finish(
-            Evaluation(
-                outcome, None if simulated.feasible else "limits", detail, config, trial_dir, simulated, [result]
-            )
-        )
     runs = []
     for repeat in range(space.trial.repeats):
         run_dir = trial_dir if repeat == 0 else trial_dir / f"repeat-{repeat + 1}"
-        launch = adapter.launch(space.base_config, config_file, run_dir, space.trial.steps, world, env)
-        launch.env.update(env)
-        (run_dir / "command").parent.mkdir(parents=True, exist_ok=True)
-        (run_dir / "command").write_text(_shell_line(launch.argv, env) + "\n")
-        result = run_trial_process(
-            launch,
-            run_dir,
-            adapter,
-            expected_steps=space.trial.steps,
-            timeout_s=space.trial.timeout_s,
-            hang_timeout_s=space.trial.hang_timeout_s,
-            startup_grace_s=space.trial.startup_grace_s,
-            monitor=watch,
-            on_start=on_start,
-        )
+        result = _run_once(space, adapter, config, config_file, run_dir, watch, on_start)
         runs.append(result)
         if result.state != "complete":
             partial = score(space, result.rows, baseline_limits, is_baseline) if result.rows else None
             return _finish(Evaluation(result.state, result.reason, result.detail, config, trial_dir, partial, runs))
-    scores = [score(space, r.rows, baseline_limits, is_baseline) for r in runs]
-    merged = _average(scores)
+    return _finish(_scored(space, runs, config, trial_dir, baseline_limits, is_baseline))
+
+
+def _checked_config(
+    space: Space, adapter: TrainerAdapter, params: dict[str, Any], trial_dir: Path, defaults: dict[str, Any]
+) -> tuple[TrialConfig, Path] | Evaluation:
+    """The trial's config written to its folder and checked, or the `invalid` evaluation that stops it."""
+    try:
+        config = trial_config(space, adapter, params, defaults)
+    except ConstraintViolation as exc:  # a derived key without a value for these params
+        bare = TrialConfig(params=dict(params), flat=dict(space.base), env=dict(space.env), tuned={})
+        return Evaluation("failed", "invalid", str(exc), bare, trial_dir)
+    config_file = write_trial_files(trial_dir, config, params)
+    try:
+        check_constraints(space, config, defaults)
+        adapter.check(space.base_config, config.flat, space.trial.world_size)
+    except (ConstraintViolation, InvalidConfig) as exc:
+        return Evaluation("failed", "invalid", str(exc), config, trial_dir)
+    return config, config_file
+
+
+def _simulated(
+    space: Space,
+    adapter: TrainerAdapter,
+    config: TrialConfig,
+    defaults: dict[str, Any],
+    trial_dir: Path,
+    baseline_limits: dict[str, float] | None,
+    is_baseline: bool,
+) -> Evaluation:
+    """The cost model's prediction, scored like a run."""
+    flat = {**defaults, **config.flat}
+    result = adapter.simulate(flat, config.env, space.trial.world_size, space.trial.steps, trial_dir)
+    if result.state != "complete":
+        return Evaluation(result.state, result.reason, result.detail, config, trial_dir, None, [result])
+    predicted = score(space, result.rows, baseline_limits, is_baseline)
+    if predicted.feasible:
+        return Evaluation("complete", None, "", config, trial_dir, predicted, [result])
+    detail = "outside limits: " + ", ".join(predicted.violated())
+    return Evaluation("infeasible", "limits", detail, config, trial_dir, predicted, [result])
+
+
+def _run_once(
+    space: Space,
+    adapter: TrainerAdapter,
+    config: TrialConfig,
+    config_file: Path,
+    run_dir: Path,
+    watch: Monitor,
+    on_start: Callable[[int], None] | None,
+) -> RunResult:
+    """One launch of the trial (one repeat), watched until it ends."""
+    env = {**config.env, "OMP_NUM_THREADS": str(space.trial.threads_per_rank), "PYTHONUNBUFFERED": "1"}
+    env.pop("TORCHELASTIC_ERROR_FILE", None)  # the trial's error reporting is the runner's, not a user's file
+    world = space.trial.world_size
+    launch = adapter.launch(space.base_config, config_file, run_dir, space.trial.steps, world, env)
+    launch.env.update(env)
+    (run_dir / "command").parent.mkdir(parents=True, exist_ok=True)
+    (run_dir / "command").write_text(_shell_line(launch.argv, env) + "\n")
+    return run_trial_process(
+        launch,
+        run_dir,
+        adapter,
+        expected_steps=space.trial.steps,
+        timeout_s=space.trial.timeout_s,
+        hang_timeout_s=space.trial.hang_timeout_s,
+        startup_grace_s=space.trial.startup_grace_s,
+        monitor=watch,
+        on_start=on_start,
+    )
+
+
+def _scored(
+    space: Space,
+    runs: list[RunResult],
+    config: TrialConfig,
+    trial_dir: Path,
+    baseline_limits: dict[str, float] | None,
+    is_baseline: bool,
+) -> Evaluation:
+    """Every repeat completed: their scores averaged, judged against the limits."""
+    merged = _average([score(space, r.rows, baseline_limits, is_baseline) for r in runs])
     run_notes = [r.detail for r in runs if r.detail]  # e.g. an abort in teardown after every step
     merged.notes.extend(n for n in run_notes if n not in merged.notes)
     if merged.feasible:
-        return _finish(Evaluation("complete", None, "; ".join(run_notes), config, trial_dir, merged, runs))
+        return Evaluation("complete", None, "; ".join(run_notes), config, trial_dir, merged, runs)
     violated = ", ".join(f"{m}={merged.limits[m]:.4g}" for m in merged.violated())
-    return _finish(Evaluation("infeasible", "limits", f"outside limits: {violated}", config, trial_dir, merged, runs))
+    return Evaluation("infeasible", "limits", f"outside limits: {violated}", config, trial_dir, merged, runs)
 
 
 def _average(scores: list[Score]) -> Score:

@@ -1,0 +1,137 @@
+"""Commands that measure or fit more after a sweep: `explain` and `calibrate`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from autotune.adapters import get_adapter
+from autotune.cli.common import (
+    RunsDirOpt,
+    StorageOpt,
+    StudyArg,
+    app,
+    console,
+    err,
+    load_or_exit,
+    study_space,
+)
+from autotune.study.storage import StudyPaths
+
+
+@app.command("explain")
+def explain_cmd(
+    study: StudyArg,
+    repeats: Annotated[
+        int, typer.Option(min=1, help="Interleaved runs of every configuration per step (2 or more give a spread).")
+    ] = 2,
+    max_rounds: Annotated[
+        int | None,
+        typer.Option(min=1, help="Greedy rounds before the remaining knobs are applied together (default: no cap)."),
+    ] = None,
+    select_repeats: Annotated[
+        int, typer.Option(min=1, help="Rounds of each ordering step (the current configuration and every candidate).")
+    ] = 1,
+    rerun: Annotated[
+        bool, typer.Option(help="Measure the path again even when runs/<study>/explain.json holds it.")
+    ] = False,
+    runs_dir: RunsDirOpt = Path("runs"),
+    storage: StorageOpt = None,
+) -> None:
+    """Which knobs made the winner faster: a greedy path from the baseline, one knob at a time, each step re-measured.
+
+    Each ordering round tries every knob the winner still changes on top of the current
+    configuration and applies the one that gains most; then the whole path is measured again in
+    interleaved rounds, each step's gain against the step before. Knobs equal to the baseline or
+    inert here are not run.
+    """
+    from autotune.report.explain import ExplainError, ExplainOptions, explain, format_path, load_explain
+    from autotune.study.progress import SweepProgress
+
+    paths = StudyPaths(runs_dir, study)
+    space = study_space(paths)
+    options = ExplainOptions(repeats=repeats, max_rounds=max_rounds, select_repeats=select_repeats)
+    study_ = load_or_exit(paths, storage)
+    result = load_explain(paths)
+    asked = (repeats, max_rounds, select_repeats)
+    stale = result is None or (result.get("repeats"), result.get("max_rounds"), result.get("select_repeats")) != asked
+    if result is not None and not stale:  # the sweep went on and another configuration won since
+        from autotune.export.winner import ExportError, find_winner
+
+        try:
+            stale = result.get("winner_params") != find_winner(study_, paths, space).params
+        except ExportError:
+            stale = True
+    if rerun or stale:
+        first = space.objectives[0]
+        progress = SweepProgress(0, first.metric, first.direction == "maximize", console)
+        try:
+            result = explain(study_, space, get_adapter(space.trainer, space.command), paths, options, progress)
+        except ExplainError as exc:
+            err.print(f"[red]{escape(str(exc))}[/]")
+            raise typer.Exit(1) from None
+    else:
+        console.print(f"(measured earlier: {paths.root / 'explain.json'}; --rerun measures it again)")
+    assert result is not None
+    for line in format_path(result):
+        console.print(line, markup=False)
+
+
+@app.command()
+def calibrate(
+    study: Annotated[str | None, typer.Argument(help="Study name (omit with --verl-log).")] = None,
+    verl_log: Annotated[list[Path] | None, typer.Option(help="A verl console log of a real run (repeatable).")] = None,
+    verl_config: Annotated[
+        list[Path] | None, typer.Option(help="The overrides (key=value) or YAML config of each --verl-log, in order.")
+    ] = None,
+    gpu: Annotated[str | None, typer.Option(help="GPU the logged runs ran on (preset or device YAML).")] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Where to write the fitted weights (default: runs/<study>/calibration.json)."
+        ),
+    ] = None,
+    holdout: Annotated[
+        float, typer.Option(min=0.0, max=0.9, help="Share of trials held back to measure the prediction error.")
+    ] = 0.0,
+    runs_dir: RunsDirOpt = Path("runs"),
+    storage: StorageOpt = None,
+) -> None:
+    """Fit the cost model to a study's measured trials, or to real verl runs (--verl-log with --verl-config)."""
+    import json as _json
+
+    from autotune.sim.calibrate import calibrate_study
+
+    if verl_log or study is None:
+        from autotune.sim.verl_log import calibrate_logs_to_file
+
+        try:
+            _, lines = calibrate_logs_to_file(verl_log or [], verl_config or [], gpu, None, output)
+        except (OSError, ValueError) as exc:
+            err.print(f"[red]{escape(str(exc))}[/]")
+            raise typer.Exit(1) from None
+        for line in lines:
+            console.print(line)
+        return
+    paths = StudyPaths(runs_dir, study)
+    space = study_space(paths)
+    try:
+        result = calibrate_study(
+            paths, load_or_exit(paths, storage), space, get_adapter(space.trainer, space.command), holdout
+        )
+    except ValueError as exc:
+        err.print(f"[red]{escape(str(exc))}[/]")
+        raise typer.Exit(1) from None
+    out = output or paths.root / "calibration.json"
+    out.write_text(_json.dumps(result, indent=2, default=str))
+    console.print(
+        f"fitted on {len(result['trials'])} trials: median step-time error {result['fit_error_median']:.1%} (in sample)"
+    )
+    if "holdout_error_median" in result:
+        console.print(
+            f"held back {len(result['holdout_trials'])} trials: median step-time error {result['holdout_error_median']:.1%}"
+        )
+    console.print(f"wrote {out}; use it with: autotune run --space ... --backend sim --calibration {out}")

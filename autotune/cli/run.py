@@ -1,0 +1,287 @@
+"""`autotune validate` and `autotune run`: check a space, run (or resume) a sweep."""
+
+from __future__ import annotations
+
+import datetime
+import math
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from autotune.adapters import device_kind
+from autotune.cli.common import (
+    RunsDirOpt,
+    SpaceOpt,
+    StorageOpt,
+    TrainerOpt,
+    app,
+    console,
+    err,
+    space_or_exit,
+)
+from autotune.space.schema import SAMPLERS, Space
+from autotune.study.storage import StudyPaths
+from autotune.trial.record import TrialRecord
+
+
+@app.command()
+def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> None:
+    """Check a search space without running anything (keys, ranges, metrics, constraints, baseline)."""
+    parsed = space_or_exit(space, trainer)
+    for warning in parsed.warnings:
+        err.print(f"[yellow]warning[/] {escape(warning)}")
+    tuned = ", ".join(p.name.rsplit(".", 1)[-1] for p in parsed.params)
+    objectives = ", ".join(f"{o.direction} {o.metric} ({o.reducer})" for o in parsed.objectives)
+    console.print(f"[green]ok[/] {parsed.path}: study `{parsed.name}`, trainer {parsed.trainer}")
+    console.print(
+        f"  {parsed.trials} trials × {parsed.trial.steps} steps at world {parsed.trial.world_size}; objective: {objectives}"
+    )
+    console.print(f"  {len(parsed.params)} params: {tuned}")
+    console.print(
+        f"  {len(parsed.derived)} derived keys, {len(parsed.constraints)} constraints, {len(parsed.limits)} limits"
+    )
+
+
+@app.command()
+def run(
+    space: SpaceOpt,
+    trainer: TrainerOpt = None,
+    study: Annotated[str | None, typer.Option(help="Study name (default: the space's `name`).")] = None,
+    trials: Annotated[
+        int | None,
+        typer.Option(
+            "--trials",
+            "-n",
+            min=1,
+            help="Finished trials the study should hold (default: the space's `trials`).",
+        ),
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(min=1, help="Stop launching new trials after this many seconds.")
+    ] = None,
+    storage: StorageOpt = None,
+    runs_dir: RunsDirOpt = Path("runs"),
+    confirm: Annotated[
+        int | None,
+        typer.Option(min=0, help="Confirmation rounds over the top-k and the baseline (default: the space's)."),
+    ] = None,
+    top_k: Annotated[int | None, typer.Option(min=1, help="Configurations to confirm (default: the space's).")] = None,
+    freeze_inert: Annotated[
+        bool, typer.Option(help="Fix knobs that are inert on this platform at their baseline value.")
+    ] = False,
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="optuna (local trials), ray (Ray Tune on a cluster) or sim (the cost model predicts each trial)."
+        ),
+    ] = "optuna",
+    sampler: Annotated[
+        str | None,
+        typer.Option(help="Optuna sampler instead of the space's `sampler.name`: " + ", ".join(SAMPLERS) + "."),
+    ] = None,
+    fidelity: Annotated[
+        str | None,
+        typer.Option(help="sim,real: the cost model first, then real trials of its --top-k best and the baseline."),
+    ] = None,
+    sim_trials: Annotated[
+        int, typer.Option(min=1, help="Simulated trials in the first stage of --fidelity sim,real.")
+    ] = 200,
+    gpu: Annotated[
+        str | None,
+        typer.Option(
+            help="Simulated GPU: a preset (H100, H800, H200, H20, A100, A800, L40S, B200, MI300X) or a device "
+            "YAML; overrides the space's sim.gpu (default: sim.gpu, the calibration's GPU, else H100)."
+        ),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="Simulated model: a config.json (or its folder) or a preset such as Qwen2.5-7B.")
+    ] = None,
+    calibration: Annotated[
+        Path | None,
+        typer.Option(help="Cost-model weights from `autotune calibrate` (default: public-figure defaults)."),
+    ] = None,
+    address: Annotated[
+        str | None, typer.Option(help="Ray cluster address for --backend ray (default: start a local Ray).")
+    ] = None,
+    max_concurrent: Annotated[
+        int | None, typer.Option(min=1, help="Ray: trials running at once (default: as many as fit).")
+    ] = None,
+    export_to: Annotated[Path | None, typer.Option("--export", help="Also write the winner's verl YAML here.")] = None,
+    report_dir: Annotated[
+        Path | None, typer.Option(help="Where the live HTML report goes (default: reports/<study>/).")
+    ] = None,
+    wandb: Annotated[
+        str | None,
+        typer.Option(
+            "--wandb",
+            flag_value="autotune",
+            help="Log each trial to Weights & Biases project PROJECT (offline without an API key).",
+        ),
+    ] = None,
+) -> None:
+    """Run (or resume) a sweep: baseline first, then sampled trials, then confirmation and the report.
+
+    --backend sim predicts every trial with the cost model (seconds for hundreds of trials);
+    --fidelity sim,real runs the model first and real trials only for its --top-k best and the baseline.
+    """
+    from autotune.study.progress import SweepProgress
+    from autotune.sweep.driver import SweepOptions, report_hook, run_sweep
+
+    backend, levels = _levels_or_exit(backend, fidelity)
+    parsed = _prepared_space(space, trainer, sampler, freeze_inert, backend)
+    paths = StudyPaths(runs_dir, study or parsed.name)
+    if storage is not None:
+        from autotune.study.storage import open_storage
+
+        open_storage(storage)  # a bad URL fails here, before any folder is made
+    if backend != "sim":
+        _check_machine_or_exit(parsed, address)
+    n_trials = trials or parsed.trials
+    first = parsed.objectives[0]
+    progress = SweepProgress(n_trials, first.metric, first.direction == "maximize", console)
+    progress.quiet = backend == "sim"
+    mode = "simulated" if backend == "sim" else backend
+    progress.note(
+        f"study `{paths.name}` in {paths.root}/ ({storage or 'SQLite'}): {n_trials} {mode} trials, world {parsed.trial.world_size}"
+    )
+    reports = report_dir or Path("reports") / paths.name
+    hooks = [report_hook(lambda s: _refresh_report(s, paths, parsed, reports))]
+    logger = _wandb_logger(wandb, paths, hooks, progress)
+    options = SweepOptions(
+        space=parsed, paths=paths, n_trials=n_trials, storage=storage, timeout_s=timeout, backend=backend,
+        address=address, max_concurrent=max_concurrent, confirm=parsed.confirm.repeats if confirm is None else confirm,
+        top_k=top_k or parsed.confirm.top_k, trainer_override=trainer, gpu=gpu, model=model,
+        calibration=_calibration_or_exit(calibration), fidelity=levels, sim_trials=sim_trials, hooks=hooks,
+    )  # fmt: skip
+    started = datetime.datetime.now()
+    try:
+        study_run = run_sweep(options, progress)
+    except KeyboardInterrupt:  # the running trial's processes were killed on the way out
+        err.print(
+            f"\n[yellow]interrupted[/]; run the same command again to resume (finished trials are kept in {paths.root}/)"
+        )
+        raise typer.Exit(130) from None
+    summary = _time_summary(study_run, started) if backend != "sim" else None
+    if summary:
+        progress.note(summary)
+    _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
+
+
+def _levels_or_exit(backend: str, fidelity: str | None) -> tuple[str, tuple[str, ...]]:
+    """--backend and --fidelity checked; `--fidelity sim` alone is the simulated sweep (--backend sim)."""
+    from autotune.sweep.driver import BACKENDS
+
+    if backend not in BACKENDS:
+        err.print(f"[red]--backend must be one of {', '.join(BACKENDS)}, got {backend!r}[/]")
+        raise typer.Exit(2)
+    levels = tuple(fidelity.split(",")) if fidelity else ()
+    if levels not in ((), ("sim",), ("real",), ("sim", "real")):
+        err.print(f"[red]--fidelity must be sim, real or sim,real, got {fidelity!r}[/]")
+        raise typer.Exit(2)
+    if levels == ("sim",):
+        return "sim", ()
+    return backend, levels
+
+
+def _prepared_space(space: str, trainer: str | None, sampler: str | None, freeze_inert: bool, backend: str) -> Space:
+    """The space file loaded and checked, its warnings printed, inert knobs frozen when asked."""
+    from autotune.space.freeze import freeze
+
+    parsed = space_or_exit(space, trainer, sampler)
+    for warning in parsed.warnings:
+        err.print(f"[yellow]warning[/] {escape(warning)}")
+    if parsed.warnings and not freeze_inert and backend != "sim":
+        err.print(
+            "[yellow]  tuning these changes nothing here; pass --freeze-inert to fix them at their baseline values[/]"
+        )
+    return freeze(parsed, device_kind()) if freeze_inert else parsed
+
+
+def _wandb_logger(project: str | None, paths: StudyPaths, hooks: list, progress):  # type: ignore[no-untyped-def,type-arg]
+    if not project:
+        return None
+    from autotune.sweep.wandb_log import WandbLogger
+
+    logger = WandbLogger(project, paths)
+    hooks.append(lambda s, number: logger.log_trial(s, number))
+    progress.note(f"wandb: project `{project}` ({logger.mode}, files in {logger.dir}/)")
+    return logger
+
+
+def _after_sweep(paths, storage, space, reports, progress, logger, export_to) -> None:  # type: ignore[no-untyped-def]
+    """The final report, the winner, the wandb summary and the export asked for."""
+    from autotune.cli.results import export_winner, log_wandb_summary, print_best, write_report_file
+
+    try:
+        progress.note(f"report: {write_report_file(paths, space, reports, storage)}")
+    except Exception as exc:  # the sweep's results are safe in the storage; say so and go on
+        err.print(f"[red]writing the report failed: {exc}[/] (retry with `autotune report {paths.name}`)")
+    print_best(paths, storage, space)
+    if logger is not None:
+        log_wandb_summary(logger, paths, storage, space)
+    if export_to is not None:
+        export_winner(paths, storage, export_to, check=False)
+
+
+def _time_summary(study, started: datetime.datetime) -> str | None:  # type: ignore[no-untyped-def]
+    """Where the trials' time went: training steps against everything else (process start-up,
+    imports, model build, teardown, the controller between trials), from the first trial this
+    invocation started to the last one it finished (confirmation re-runs not included)."""
+    ran = [t for t in study.get_trials(deepcopy=False) if t.datetime_start and t.datetime_start >= started]
+    ends = [t.datetime_complete for t in ran if t.datetime_complete]
+    if not ran or not ends:
+        return None
+    span = (max(ends) - min(t.datetime_start for t in ran)).total_seconds()
+    train = sum(TrialRecord.of(t).train_s for t in ran if not math.isnan(TrialRecord.of(t).train_s))
+    share = 1 - train / span if span > 0 else 0.0
+    return f"time: {len(ran)} trials in {span:.0f} s, {train:.0f} s in training steps: {share:.0%} outside them"
+
+
+def _check_machine_or_exit(space: Space, address: str | None) -> None:
+    """Local trials must fit this machine: a world of 64 ranks on 2 cores only thrashes."""
+    if address is not None or space.command:  # a cluster, or a launcher that submits elsewhere
+        return
+    import os
+
+    world, threads = space.trial.world_size, space.trial.threads_per_rank
+    if device_kind() == "cuda":
+        import torch
+
+        need, have, unit = world, torch.cuda.device_count(), "GPUs"
+        rule = f"`trial.world_size` {world} needs {world} GPUs"
+    else:
+        need, have, unit = world * threads, os.cpu_count() or 1, "cores"
+        rule = f"`trial.world_size` {world} × `trial.threads_per_rank` {threads} needs {need} cores"
+    if need > have:
+        err.print(
+            f"[red]{space.path}: {rule}; this machine has {have} {unit}.[/] Lower `trial.world_size`, predict "
+            "the space with --backend sim, or run it on a cluster with --backend ray --address HOST:6379"
+        )
+        raise typer.Exit(2)
+
+
+def _calibration_or_exit(path: Path | None) -> dict | None:  # type: ignore[type-arg]
+    if path is None:
+        return None
+    from autotune.sim.model import load_calibration
+
+    try:
+        return load_calibration(path)
+    except (OSError, ValueError) as exc:
+        err.print(f"[red]--calibration {path}: {exc}[/]")
+        raise typer.Exit(2) from None
+
+
+def _refresh_report(study, paths: StudyPaths, space: Space, out_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    import warnings
+
+    from autotune.report import write_report
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            write_report(study, paths, space, out_dir)
+    except Exception as exc:  # a report problem must never stop a sweep
+        err.print(f"[yellow]report refresh failed: {exc}[/]")
