@@ -1,7 +1,7 @@
 """Which sampler finds a good configuration in the fewest trials?
 
 For each Optuna sampler and each of several seeds, a sweep of the same space runs through the
-real sweep loop (`OptunaSweep`: baseline first, constraints from the limits, duplicates reused);
+real sweep loop (`OptunaBackend`: baseline first, constraints from the limits, duplicates reused);
 the number reported is how many trials it took until a feasible trial came within 5% of the best
 value any sweep of this benchmark found ("trials to 5%"), median over the seeds. A sweep that never
 gets there counts as budget + 1. By default the space is predicted by the cost model (`fsdp3d-8gpu`

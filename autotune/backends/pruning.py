@@ -19,6 +19,7 @@ import optuna
 from optuna.trial import Trial
 
 from autotune.space.schema import Space
+from autotune.trial.record import is_baseline
 from autotune.trial.runner import Monitor
 
 KEEP_PERCENT = 75.0
@@ -38,7 +39,7 @@ def make_pruner(space: Space) -> optuna.pruners.BasePruner:
 def pruning_monitor(space: Space, trial: Trial) -> Monitor | None:
     """Reports the running median each step; asks the pruner once, at the decision step."""
     decide_at = space.sampler.prune_step(space.trial)
-    if len(space.objectives) > 1 or trial.user_attrs.get("baseline"):
+    if len(space.objectives) > 1 or is_baseline(trial):
         return None
     metric = space.objectives[0].metric
     warmup = space.trial.warmup_steps

@@ -1,14 +1,19 @@
 """The Ray Tune backend: the same sweep on a Ray cluster.
 
-A Ray Tune `Tuner` drives the trials with `OptunaSearch` on the *same* Optuna study storage the
-local backend uses (same sampler settings, baseline enqueued as trial 0), the local backend's
-one-decision pruner inside each trainable (Tune's scheduler stays FIFO), per-trial resources equal to the trial's world size (GPUs, or CPUs on a
-CPU cluster) and a cap on concurrent trials. Each Tune trial runs `evaluate()` — the same trial
-runner, watchdog and scoring as the local backend — inside a Ray worker, and its outcome is told
-to Optuna by the same rules (`tell_outcome`). So `trials`, `report` and `export` do not know which
+A Ray Tune `Tuner` drives the trials with a searcher that asks the *same* Optuna study (same
+storage, same sampler settings, baseline enqueued as trial 0) for each Tune trial, the pruner
+inside each trainable (Tune's scheduler stays FIFO), per-trial resources equal to the trial's world
+size (GPUs, or CPUs on a CPU cluster) and a cap on concurrent trials. Each Tune trial runs
+`evaluate()` — the same trial runner, watchdog and scoring as the local backend — inside a Ray
+worker, with the shared heartbeat and pruning monitor (`common`), and its outcome is told to Optuna
+by the same rules (`common.tell_outcome`). So `trials`, `report` and `export` do not know which
 backend ran a sweep, and a driver restart resumes from the storage like the local backend.
 
 Departures from a plain Tune setup, on purpose:
+* The searcher is Ray's public `Searcher` base over ask/tell, not `OptunaSearch`: it needs the
+  Optuna trial behind each Tune trial, which `OptunaSearch` keeps private, and it must not report
+  Tune's iterations as the trial's steps (the trainable reports the real steps, as the local
+  backend does, so the pruner compares like with like).
 * A trial's torchrun runs as a child process of the Ray worker (no nested Ray, no placement
   group inside the trial); Ray's `RAY_*` variables are removed from its environment and
   `OMP_NUM_THREADS` is set to the space's threads per rank (Ray sets it to the trial's CPUs).
@@ -22,76 +27,70 @@ import json
 import logging
 import math
 import os
-import socket
 import statistics
 import tempfile
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import optuna
-from optuna.trial import TrialState
-from ray.tune.search.optuna import OptunaSearch
+from optuna.storages import BaseStorage
+from optuna.trial import FrozenTrial, Trial, TrialState
+from ray.tune.search import Searcher
 
-from autotune.adapters.base import TrainerAdapter, device_kind
-from autotune.backends.optuna_backend import create_or_load, recover_interrupted, tell_outcome
-from autotune.backends.pruning import make_pruner, pruning_monitor
+from autotune.adapters.base import device_kind
+from autotune.backends.base import Backend, register
+from autotune.backends.common import (
+    Heartbeat,
+    baseline_limits,
+    tell_outcome,
+    this_worker,
+    trial_id,
+    trial_monitor,
+    worker_index,
+)
+from autotune.backends.pruning import make_pruner
 from autotune.backends.samplers import make_sampler
+from autotune.space.sampling import suggest
 from autotune.space.schema import Space
-from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyPaths, baseline_trial, counted, open_storage, running_trials
-from autotune.trial.record import TrialRecord, read_rows
+from autotune.trial.evaluation import Evaluation
+from autotune.trial.record import TrialRecord, fail, is_baseline, read_rows, set_worker
 from autotune.trial.scoring import key_metrics
 
 NUMBER = "__autotune_trial_number"
-TRIAL_ID = "__autotune_trial_id"
+"""The Optuna trial number, passed to the trainable in its Tune config beside the params."""
 
 
-class _Define:
-    """The define-by-run space OptunaSearch samples with (a class, so Tune can pickle it)."""
-
-    def __init__(self, space: Space, defaults: dict[str, Any]) -> None:
-        self.space = space
-        self.defaults = defaults
-
-    def __call__(self, trial: Any) -> dict[str, Any]:
-        from autotune.space.sampling import suggest
-
-        return suggest(trial, self.space, self.defaults)
-
-
-class StudySearch(OptunaSearch):  # type: ignore[misc]
-    """OptunaSearch on the sweep's study, telling outcomes the way the local backend does.
-
-    Tune's searcher checkpoints are switched off: the Optuna storage is the sweep's record.
-    """
+class StudySearch(Searcher):  # type: ignore[misc]
+    """Tune's searcher on the sweep's study: an Optuna ask per Tune trial, the outcome told by the
+    shared rules. Tune's searcher checkpoints are switched off: the Optuna storage is the record."""
 
     def __init__(
         self,
         space: Space,
         defaults: dict[str, Any],
-        study: optuna.Study,
+        storage: BaseStorage,
         paths: StudyPaths,
         worker: int,
-        note: Any = None,
+        note: Callable[[str], None] | None = None,
     ) -> None:
-        self._autotune_space = space
-        self._autotune_study = study
-        self._autotune_paths = paths
-        self._autotune_note = note
         modes = ["max" if o.direction == "maximize" else "min" for o in space.objectives]
-        super().__init__(
-            space=_Define(space, defaults),
-            metric="objective" if len(modes) == 1 else [f"objective_{i}" for i in range(len(modes))],
-            mode=modes[0] if len(modes) == 1 else modes,
-            sampler=make_sampler(space, worker),
-            study_name=study.study_name,
-            storage=study._storage,
-        )
+        # one name and mode per objective; Searcher documents lists though it annotates str
+        metric: Any = "objective" if len(modes) == 1 else [f"objective_{i}" for i in range(len(modes))]
+        super().__init__(metric=metric, mode=modes[0] if len(modes) == 1 else modes)  # type: ignore[arg-type]
+        self.space = space
+        self.defaults = defaults
+        self.paths = paths
+        self.note = note
+        self.study = optuna.load_study(study_name=paths.name, storage=storage, sampler=make_sampler(space, worker))
+        self.asked: dict[str, Trial] = {}
+        """The Optuna trial behind each Tune trial id."""
+        self.told: set[str] = set()
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        state["_autotune_note"] = None  # the console printer stays with the driver
+        state["note"] = None  # the console printer stays with the driver
         return state
 
     def save_to_dir(self, *args: Any, **kwargs: Any) -> None:
@@ -101,45 +100,57 @@ class StudySearch(OptunaSearch):  # type: ignore[misc]
         return None
 
     def suggest(self, trial_id: str) -> dict[str, Any] | None:
-        params = super().suggest(trial_id)
-        if params is None:
-            return None
-        ot_trial = self._ot_trials[trial_id]
-        ot_trial.set_user_attr("worker", {"host": socket.gethostname(), "pid": os.getpid()})
-        ot_trial.set_user_attr("dir", str(self._autotune_paths.trial_dir(ot_trial.number)))
-        return {**params, NUMBER: ot_trial.number, TRIAL_ID: ot_trial._trial_id}
+        trial = self.study.ask()
+        params = suggest(trial, self.space, self.defaults)
+        set_worker(trial, this_worker())
+        TrialRecord(dir=str(self.paths.trial_dir(trial.number))).save(trial, ("dir",))
+        self.asked[trial_id] = trial
+        return {**params, NUMBER: trial.number}
 
     def on_trial_complete(self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False) -> None:
-        if trial_id in self._completed_trials or trial_id not in self._ot_trials:
+        if trial_id in self.told or trial_id not in self.asked:
             return
-        ot_trial = self._ot_trials[trial_id]
-        raw = (result or {}).get("autotune_record")
+        trial, result = self.asked[trial_id], result or {}
+        raw = result.get("autotune_record")
         if raw is not None:
-            objectives = json.loads((result or {}).get("autotune_objectives") or "null")
-            tell_outcome(
-                self._autotune_study,
-                ot_trial,
-                self._autotune_space,
-                TrialRecord.from_attrs(json.loads(raw)),
-                objectives,
-            )
+            objectives = json.loads(result.get("autotune_objectives") or "null")
+            tell_outcome(self.study, trial, self.space, TrialRecord.from_attrs(json.loads(raw)), objectives)
         elif error:
-            ot_trial.set_user_attr("outcome", "failed")
-            ot_trial.set_user_attr("reason", "crash")
-            ot_trial.set_user_attr("detail", "the Ray trial raised an error (see the Ray logs)")
-            self._autotune_study.tell(ot_trial, state=TrialState.FAIL)
+            fail(trial, "crash", "the Ray trial raised an error (see the Ray logs)")
+            self.study.tell(trial, state=TrialState.FAIL)
         else:
-            step = (result or {}).get("step")
-            rows = read_rows(self._autotune_paths.trial_dir(ot_trial.number))
-            if rows:
-                ot_trial.set_user_attr("key_metrics", key_metrics(rows, self._autotune_space.trial.warmup_steps))
-            ot_trial.set_user_attr("outcome", "pruned")
-            ot_trial.set_user_attr("reason", "stopped")
-            ot_trial.set_user_attr("detail", f"stopped by Ray Tune at step {step}")
-            self._autotune_study.tell(ot_trial, state=TrialState.PRUNED)
-        self._completed_trials.add(trial_id)
-        if self._autotune_note is not None:
-            self._autotune_note(describe(self._autotune_study.trials[ot_trial.number], self._autotune_space))
+            self.stopped(trial, result.get("step"))
+        self.told.add(trial_id)
+        if self.note is not None:
+            self.note(describe(self.study.get_trials(deepcopy=False)[trial.number], self.space))
+
+    def stopped(self, trial: Trial, step: Any) -> None:
+        """Tune stopped the trial without its final result: pruned, with the key metrics of its steps."""
+        record = TrialRecord(outcome="pruned", reason="stopped", detail=f"stopped by Ray Tune at step {step}")
+        names: tuple[str, ...] = ("outcome", "reason", "detail")
+        rows = read_rows(self.paths.trial_dir(trial.number))
+        if rows:
+            record.key_metrics = key_metrics(rows, self.space.trial.warmup_steps)
+            names += ("key_metrics",)
+        record.save(trial, names)
+        self.study.tell(trial, state=TrialState.PRUNED)
+
+
+class TuneReport:
+    """Reports the running median of the first objective to Tune at every step after warm-up."""
+
+    def __init__(self, space: Space) -> None:
+        self.metric = space.objectives[0].metric
+        self.warmup = space.trial.warmup_steps
+        self.seen: list[float] = []
+
+    def __call__(self, step: int, metrics: dict[str, Any]) -> str | None:
+        from ray import tune
+
+        if step > self.warmup and self.metric in metrics:
+            self.seen.append(float(metrics[self.metric]))
+            tune.report({"objective": statistics.median(self.seen), "step": step})
+        return None
 
 
 def run_trial(config: dict[str, Any], space: Space, runs_dir: str, study_name: str, storage_url: str) -> None:
@@ -156,87 +167,46 @@ def run_trial(config: dict[str, Any], space: Space, runs_dir: str, study_name: s
     for name in [k for k in os.environ if k.startswith("RAY_") and k != "RAY_AUTH_MODE"]:
         os.environ.pop(name, None)  # the trial's trainer must not join this Ray cluster
     os.environ["AUTOTUNE_WARM_TRIALS"] = "0"  # one trial per Ray worker: a warm parent would not pay off
-    adapter = get_adapter(space.trainer, space.command)
-    number, trial_id = int(config[NUMBER]), int(config[TRIAL_ID])
-    params = {k: v for k, v in config.items() if k not in (NUMBER, TRIAL_ID)}
-    paths = StudyPaths(Path(runs_dir), study_name)
+    number = int(config[NUMBER])
+    params = {k: v for k, v in config.items() if k != NUMBER}
     storage = open_storage(storage_url)
     study = optuna.load_study(study_name=study_name, storage=storage, pruner=make_pruner(space))
-    prune = pruning_monitor(space, optuna.trial.Trial(study, trial_id))
-    base = baseline_trial(study)
-    baseline_limits = dict(base.user_attrs.get("limits") or {}) if base else None
-    is_baseline = bool(storage.get_trial(trial_id).user_attrs.get("baseline"))
-    metric = space.objectives[0].metric
-    seen: list[float] = []
-    last_beat = [0.0]
+    tid = trial_id(storage, study_name, number)
+    trial = Trial(study, tid)  # the driver's trial, seen from this worker: its pruner reports and worker record
+    report = TuneReport(space)
+    set_worker(trial, this_worker())
+    with Heartbeat(storage, tid):
+        ev = evaluate(
+            space,
+            get_adapter(space.trainer, space.command),
+            params,
+            StudyPaths(Path(runs_dir), study_name).trial_dir(number),
+            baseline_limits(study),
+            monitor=trial_monitor(space, trial, also=report),
+            on_start=lambda pgid: set_worker(trial, this_worker(pgid)),
+            is_baseline=is_baseline(trial),
+        )
+    tune.report(final_result(ev, space, report.seen))
 
-    def worker_attr(pgid: int | None = None) -> None:
-        value = {"host": socket.gethostname(), "pid": os.getpid(), **({"pgid": pgid} if pgid else {})}
-        storage.set_trial_user_attr(trial_id, "worker", value)
 
-    def monitor(step: int, metrics: dict[str, Any]) -> str | None:
-        if time.monotonic() - last_beat[0] > 5:
-            storage.record_heartbeat(trial_id)
-            last_beat[0] = time.monotonic()
-        if step > space.trial.warmup_steps and metric in metrics:
-            seen.append(float(metrics[metric]))
-            tune.report({"objective": statistics.median(seen), "step": step})
-        return prune(step, metrics) if prune else None  # the local backend's pruner, same decision
-
-    worker_attr()
-    storage.record_heartbeat(trial_id)
-    ev = evaluate(
-        space,
-        adapter,
-        params,
-        paths.trial_dir(number),
-        baseline_limits,
-        monitor=monitor,
-        on_start=lambda pid: worker_attr(pid),
-        is_baseline=is_baseline,
-    )
+def final_result(ev: Evaluation, space: Space, seen: list[float]) -> dict[str, Any]:
+    """The trial's last Tune result: its record for the searcher to tell, one step past the last real
+    step (so the scheduler's max_t is reached only by this result)."""
     objectives = ev.objectives if ev.objectives and not any(map(math.isnan, ev.objectives)) else None
-    # one step past the last real step, so the scheduler's max_t is reached only by this final result
-    final: dict[str, Any] = {
+    return {
         "autotune_record": json.dumps(ev.record().attrs(), default=str),  # a string: Tune flattens nested results
         "autotune_objectives": json.dumps(objectives),
         "step": space.trial.steps + 1,
+        "objective": objectives[0] if objectives else (seen[-1] if seen else 0.0),
     }
-    final["objective"] = objectives[0] if objectives else (seen[-1] if seen else 0.0)
-    tune.report(final)
 
 
-class RaySweep:
-    def __init__(
-        self,
-        space: Space,
-        adapter: TrainerAdapter,
-        paths: StudyPaths,
-        storage_url: str,
-        n_trials: int,
-        address: str | None = None,
-        max_concurrent: int | None = None,
-        timeout_s: float | None = None,
-        progress: SweepProgress | None = None,
-        trainer_override: str | None = None,
-        hooks: list[Any] | None = None,
-    ) -> None:
-        self.space = space
-        self.adapter = adapter
-        self.paths = paths
-        self.storage_url = storage_url
-        self.n_trials = n_trials
-        self.address = address
-        self.max_concurrent = max_concurrent
-        self.timeout_s = timeout_s
-        first = space.objectives[0]
-        self.progress = progress or SweepProgress(n_trials, first.metric, first.direction == "maximize")
-        self.trainer_override = trainer_override
-        self.hooks = hooks or []
-
+@register("ray")
+class RayBackend(Backend):
     def resources(self) -> dict[str, float]:
-        world, threads = self.space.trial.world_size, self.space.trial.threads_per_rank
-        if device_kind() == "cuda" or self.space.trainer == "verl":
+        space = self.opts.space
+        world, threads = space.trial.world_size, space.trial.threads_per_rank
+        if device_kind() == "cuda" or space.trainer == "verl":
             return {"gpu": world, "cpu": 1}
         return {"cpu": world * threads}
 
@@ -247,8 +217,10 @@ class RaySweep:
 
         if ray.is_initialized():
             return
-        if self.address:
-            ray.init(address=self.address, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+        if self.opts.address:
+            ray.init(
+                address=self.opts.address, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING
+            )
             return
         os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a private local cluster needs no token
         temp = Path(tempfile.gettempdir()) / f"ray-autotune-{os.getuid()}"
@@ -261,9 +233,9 @@ class RaySweep:
         )
 
     def run(self) -> optuna.Study:
-        study = create_or_load(self.space, self.paths, self.storage_url)
-        recover_interrupted(study, self.progress.note)
-        remaining = self.n_trials - sum(1 for t in study.get_trials(deepcopy=False) if counted(t))
+        study = self.open_study()
+        assert self.storage is not None
+        remaining = self.opts.n_trials - sum(1 for t in study.get_trials(deepcopy=False) if counted(t))
         remaining -= len(running_trials(study))
         if remaining <= 0:
             return study
@@ -273,62 +245,58 @@ class RaySweep:
             self._fit(study, 1, 1)
             remaining -= 1
         if remaining > 0:
-            self._fit(study, remaining, self.max_concurrent)
-        study = optuna.load_study(study_name=self.paths.name, storage=open_storage(self.storage_url))
-        for hook in self.hooks:
+            self._fit(study, remaining, self.opts.max_concurrent)
+        study = optuna.load_study(study_name=self.opts.paths.name, storage=self.storage)
+        for hook in self.opts.hooks:
             hook(study, max((t.number for t in study.get_trials(deepcopy=False)), default=0))
-        self._report(study)
+        done = [t for t in study.get_trials(deepcopy=False) if counted(t)]
+        self.progress.note(f"ray: the study holds {len(done)} finished trials")
         return study
 
     def _fit(self, study: optuna.Study, samples: int, concurrent: int | None) -> None:
         from ray import tune
         from ray.tune.schedulers import FIFOScheduler
 
-        workers = int(study.user_attrs.get("workers", 1)) - 1
-        defaults = self.adapter.defaults(self.space.base_config)
-        searcher = StudySearch(self.space, defaults, study, self.paths, workers, self.progress.note)
-        first = self.space.objectives[0]
-        scheduler = FIFOScheduler()  # pruning happens inside the trainable, as in the local backend
+        opts = self.opts
+        assert self.storage is not None
+        defaults = opts.adapter.defaults(opts.space.base_config)
+        searcher = StudySearch(opts.space, defaults, self.storage, opts.paths, worker_index(study), self.progress.note)
         trainable = tune.with_parameters(
             run_trial,
-            space=self.space,
-            runs_dir=str(self.paths.runs_dir.resolve()),
-            study_name=self.paths.name,
-            storage_url=self.storage_url,
+            space=opts.space,
+            runs_dir=str(opts.paths.runs_dir.resolve()),
+            study_name=opts.paths.name,
+            storage_url=opts.storage_url,
         )
         self.progress.note(f"ray: {samples} trial(s), {concurrent or 'unlimited'} at a time, {self.resources()} each")
         tuner = tune.Tuner(
             tune.with_resources(trainable, self.resources()),
             tune_config=tune.TuneConfig(
                 search_alg=searcher,
-                scheduler=scheduler,
+                scheduler=FIFOScheduler(),  # pruning happens inside the trainable, as in the local backend
                 num_samples=samples,
                 max_concurrent_trials=concurrent,
                 metric="objective",
-                mode="max" if first.direction == "maximize" else "min",
-                time_budget_s=self.timeout_s,
+                mode="max" if opts.space.objectives[0].direction == "maximize" else "min",
+                time_budget_s=opts.timeout_s,
             ),
             run_config=tune.RunConfig(
-                name=f"autotune-{self.paths.name}",
-                storage_path=str((self.paths.root / "ray").resolve()),
+                name=f"autotune-{opts.paths.name}",
+                storage_path=str((opts.paths.root / "ray").resolve()),
                 verbose=0,
                 progress_reporter=None,
             ),
         )
         tuner.fit()
 
-    def _report(self, study: optuna.Study) -> None:
-        done = [t for t in study.get_trials(deepcopy=False) if counted(t)]
-        self.progress.note(f"ray: the study holds {len(done)} finished trials")
 
-
-def describe(trial: optuna.trial.FrozenTrial, space: Space) -> str:
+def describe(trial: FrozenTrial, space: Space) -> str:
     """One progress line for a finished trial."""
     from rich.markup import escape
 
-    attrs = trial.user_attrs
+    rec = TrialRecord.of(trial)
     value = trial.values[0] if trial.values else math.nan
     shown = f" {space.objectives[0].metric}={value:.4g}" if not math.isnan(value) else ""
-    reason = f" ({escape(str(attrs.get('detail') or attrs.get('reason')))})" if attrs.get("reason") else ""
-    label = " (baseline)" if attrs.get("baseline") else ""
-    return f"trial #{trial.number}{label}: {attrs.get('outcome', 'failed')}{reason}{shown}"
+    reason = f" ({escape(str(rec.detail or rec.reason))})" if rec.reason else ""
+    label = " (baseline)" if rec.baseline else ""
+    return f"trial #{trial.number}{label}: {rec.outcome or 'failed'}{reason}{shown}"

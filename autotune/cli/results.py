@@ -23,6 +23,7 @@ from autotune.cli.common import (
 )
 from autotune.space.schema import Space
 from autotune.study.storage import StudyPaths
+from autotune.trial.scoring import KEY_METRICS
 
 
 @app.command("trials")
@@ -33,8 +34,7 @@ def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: St
     frame = trials_frame(load_or_exit(StudyPaths(runs_dir, study), storage))
     table = Table(title=f"study {study}")
     objectives = [c for c in frame.columns if c.startswith("objective:")]
-    metrics = ("throughput", "step_s", "mfu", "comm_share", "kl", "memory_gb", "rss_gb")
-    shown = [k for k in metrics if f"objective:perf/{k}" not in objectives]
+    shown = [k for k, (metric, _) in KEY_METRICS.items() if k != "score" and f"objective:{metric}" not in objectives]
     columns = ["number", "outcome", "reason", *objectives, *shown, "wall_s"]
     for col in columns:
         table.add_column(

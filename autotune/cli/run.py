@@ -130,19 +130,20 @@ def run(
     from autotune.sweep.driver import SweepOptions, report_hook, run_sweep
 
     backend, levels = _levels_or_exit(backend, fidelity)
-    parsed = _prepared_space(space, trainer, sampler, freeze_inert, backend)
+    simulated = levels == ("sim",)
+    parsed = _prepared_space(space, trainer, sampler, freeze_inert, simulated)
     paths = StudyPaths(runs_dir, study or parsed.name)
     if storage is not None:
         from autotune.study.storage import open_storage
 
         open_storage(storage)  # a bad URL fails here, before any folder is made
-    if backend != "sim":
+    if not simulated:
         _check_machine_or_exit(parsed, address)
     n_trials = trials or parsed.trials
     first = parsed.objectives[0]
     progress = SweepProgress(n_trials, first.metric, first.direction == "maximize", console)
-    progress.quiet = backend == "sim"
-    mode = "simulated" if backend == "sim" else backend
+    progress.quiet = simulated
+    mode = "simulated" if simulated else backend
     progress.note(
         f"study `{paths.name}` in {paths.root}/ ({storage or 'SQLite'}): {n_trials} {mode} trials, world {parsed.trial.world_size}"
     )
@@ -152,7 +153,7 @@ def run(
     options = SweepOptions(
         space=parsed, paths=paths, n_trials=n_trials, storage=storage, timeout_s=timeout, backend=backend,
         address=address, max_concurrent=max_concurrent, confirm=parsed.confirm.repeats if confirm is None else confirm,
-        top_k=top_k or parsed.confirm.top_k, trainer_override=trainer, gpu=gpu, model=model,
+        top_k=top_k or parsed.confirm.top_k, gpu=gpu, model=model,
         calibration=_calibration_or_exit(calibration), fidelity=levels, sim_trials=sim_trials, hooks=hooks,
     )  # fmt: skip
     started = datetime.datetime.now()
@@ -163,36 +164,38 @@ def run(
             f"\n[yellow]interrupted[/]; run the same command again to resume (finished trials are kept in {paths.root}/)"
         )
         raise typer.Exit(130) from None
-    summary = _time_summary(study_run, started) if backend != "sim" else None
+    summary = _time_summary(study_run, started) if not simulated else None
     if summary:
         progress.note(summary)
     _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
 
 
 def _levels_or_exit(backend: str, fidelity: str | None) -> tuple[str, tuple[str, ...]]:
-    """--backend and --fidelity checked; `--fidelity sim` alone is the simulated sweep (--backend sim)."""
-    from autotune.sweep.driver import BACKENDS
+    """(registered backend, fidelity levels). `--backend sim` is kept as the short way to say
+    `--fidelity sim` (the cost model predicts every trial, on the optuna backend)."""
+    from autotune.backends.base import BACKENDS
+    from autotune.sweep.driver import FIDELITIES
 
-    if backend not in BACKENDS:
-        err.print(f"[red]--backend must be one of {', '.join(BACKENDS)}, got {backend!r}[/]")
+    if backend not in (*BACKENDS, "sim"):
+        err.print(f"[red]--backend must be one of {', '.join(BACKENDS)} (or sim), got {backend!r}[/]")
         raise typer.Exit(2)
     levels = tuple(fidelity.split(",")) if fidelity else ()
-    if levels not in ((), ("sim",), ("real",), ("sim", "real")):
+    if levels not in FIDELITIES:
         err.print(f"[red]--fidelity must be sim, real or sim,real, got {fidelity!r}[/]")
         raise typer.Exit(2)
-    if levels == ("sim",):
-        return "sim", ()
+    if backend == "sim":
+        return "optuna", levels or ("sim",)
     return backend, levels
 
 
-def _prepared_space(space: str, trainer: str | None, sampler: str | None, freeze_inert: bool, backend: str) -> Space:
+def _prepared_space(space: str, trainer: str | None, sampler: str | None, freeze_inert: bool, simulated: bool) -> Space:
     """The space file loaded and checked, its warnings printed, inert knobs frozen when asked."""
     from autotune.space.freeze import freeze
 
     parsed = space_or_exit(space, trainer, sampler)
     for warning in parsed.warnings:
         err.print(f"[yellow]warning[/] {escape(warning)}")
-    if parsed.warnings and not freeze_inert and backend != "sim":
+    if parsed.warnings and not freeze_inert and not simulated:
         err.print(
             "[yellow]  tuning these changes nothing here; pass --freeze-inert to fix them at their baseline values[/]"
         )

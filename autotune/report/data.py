@@ -346,7 +346,8 @@ def provenance(study: optuna.Study, space: Space, backend: str = "optuna") -> di
         "space file": space.path,
         "space sha256": hashlib.sha256(space.text.encode()).hexdigest()[:16],
         "trainer": space.trainer,
-        "backend": str(info.backend or backend),
+        "backend": str(info.backend or backend)
+        + (" (trials predicted by the cost model)" if info.fidelity == "sim" else ""),
         "device": info.device,
         "world size": str(space.trial.world_size),
         "trials ran on": trial_hosts(study),

@@ -173,6 +173,9 @@ class StudyInfo:
     """How many `autotune run` processes have joined this study (each gets its own sampler seed)."""
     baseline_enqueued: bool = False
     backend: str | None = None
+    """The backend that drove the sweep (optuna | ray)."""
+    fidelity: str = "real"
+    """real: trials ran; sim: the cost model predicted them."""
     sim_unmodelled: list[str] = field(default_factory=list)
     """Knobs a simulated sweep kept at their baseline because the cost model does not read them."""
     sim_study: str | None = None

@@ -1,7 +1,7 @@
-"""What `autotune run` does, backend by backend, once its options are parsed.
+"""What `autotune run` does once its options are parsed.
 
-real sweep     backend (optuna | ray) -> confirmation -> report
-sim sweep      the cost model instead of trials (--backend sim) -> report
+real sweep     a registered backend (optuna | ray) -> confirmation -> report
+sim sweep      the optuna backend with the cost model as the trials' fidelity (--fidelity sim) -> report
 multi-fidelity the sim sweep first, then real trials of its top-k predictions and the
                baseline (--fidelity sim,real); the report sets predicted beside measured
 """
@@ -12,18 +12,19 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import optuna
 
 from autotune.adapters import get_adapter
 from autotune.adapters.base import TrainerAdapter
+from autotune.backends import base as registry
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
-from autotune.study.storage import StudyPaths, storage_url
+from autotune.study.storage import StudyInfo, StudyPaths, storage_url
 
-BACKENDS = ("optuna", "ray", "sim")
+SIM = "sim"
+FIDELITIES = ((), ("real",), (SIM,), (SIM, "real"))
 
 
 @dataclass
@@ -34,18 +35,30 @@ class SweepOptions:
     storage: str | None = None
     timeout_s: float | None = None
     backend: str = "optuna"
+    """A registered backend (`autotune.backends.base.BACKENDS`)."""
     address: str | None = None
     max_concurrent: int | None = None
     confirm: int = 0
     top_k: int = 2
-    report_dir: Path | None = None
-    trainer_override: str | None = None
     gpu: str | None = None
     model: str | None = None
     calibration: dict[str, Any] | None = None
     fidelity: tuple[str, ...] = ()
+    """How trials are evaluated: () or (real,) run them; (sim,) the cost model predicts them; (sim, real)
+    the cost model ranks `sim_trials` configurations, then its top-k and the baseline run for real."""
     sim_trials: int = 200
     hooks: list[Callable[[optuna.Study, int], None]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.backend not in registry.BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(registry.BACKENDS)}, got {self.backend!r}")
+        if self.fidelity not in FIDELITIES:
+            raise ValueError(f"fidelity must be sim, real or sim,real, got {','.join(self.fidelity)!r}")
+
+    @property
+    def simulated(self) -> bool:
+        """Every trial is predicted by the cost model (none is run)."""
+        return self.fidelity == (SIM,)
 
     @property
     def url(self) -> str:
@@ -55,7 +68,7 @@ class SweepOptions:
 def make_adapter(opts: SweepOptions) -> TrainerAdapter:
     """The space's trainer, wrapped by the cost model for simulated sweeps."""
     adapter = get_adapter(opts.space.trainer, opts.space.command)
-    if opts.backend != "sim":
+    if not opts.simulated:
         return adapter
     from autotune.sim.adapter import SimAdapter
     from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
@@ -88,18 +101,23 @@ def report_hook(
 
 
 def run_backend(opts: SweepOptions, adapter: TrainerAdapter, progress: SweepProgress) -> optuna.Study:
-    from autotune.backends.optuna_backend import OptunaSweep
-
-    if opts.backend == "ray":
-        from autotune.backends.ray_backend import RaySweep
-
-        return RaySweep(
-            opts.space, adapter, opts.paths, opts.url, opts.n_trials, opts.address, opts.max_concurrent,
-            opts.timeout_s, progress, opts.trainer_override, opts.hooks,
-        ).run()  # fmt: skip
-    device = "cuda" if opts.backend == "sim" and (opts.calibration or {}).get("device") != "cpu" else None
-    return OptunaSweep(
-        opts.space, adapter, opts.paths, opts.url, opts.n_trials, opts.timeout_s, progress, opts.hooks, device
+    """The sweep's trials, by the backend the registry holds under `opts.backend`."""
+    simulated_gpu = opts.simulated and (opts.calibration or {}).get("device") != "cpu"
+    backend = registry.get_backend(opts.backend)
+    return backend(
+        registry.BackendOptions(
+            space=opts.space,
+            adapter=adapter,
+            paths=opts.paths,
+            storage_url=opts.url,
+            n_trials=opts.n_trials,
+            timeout_s=opts.timeout_s,
+            progress=progress,
+            hooks=opts.hooks,
+            device="cuda" if simulated_gpu else None,
+            address=opts.address,
+            max_concurrent=opts.max_concurrent,
+        )
     ).run()
 
 
@@ -107,37 +125,47 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """One sweep (real or simulated) with its confirmation; returns the study."""
     from autotune.study.confirmation import run_confirmation
 
-    if opts.fidelity == ("sim", "real"):
+    if opts.fidelity == (SIM, "real"):
         return run_multi_fidelity(opts, progress)
     adapter = make_adapter(opts)
     frozen: list[str] = []
-    if adapter.simulated:  # limits on what the cost model cannot predict (KL, reward) are skipped
-        from autotune.sim.adapter import freeze_unmodelled
-
-        unmeasured = {lim.metric for lim in opts.space.limits} & set(adapter.unmeasured_metrics())
-        space = dataclasses.replace(opts.space, unmeasured=tuple(sorted(set(opts.space.unmeasured) | unmeasured)))
-        space, frozen = freeze_unmodelled(space, adapter)
-        if frozen:
-            progress.note(f"not modelled by the cost model, kept at their baseline values: {', '.join(frozen)}")
-        opts = dataclasses.replace(opts, space=space)
+    if adapter.simulated:
+        opts, frozen = simulated_space(opts, adapter, progress)
     study = run_backend(opts, adapter, progress)
-    study.set_user_attr("backend", opts.backend)
+    StudyInfo(backend=opts.backend, fidelity=SIM if opts.simulated else "real").save(study, "backend", "fidelity")
     if adapter.simulated:  # for the report: knobs the cost model kept at their baseline
-        study.set_user_attr("sim_unmodelled", frozen)
-    if opts.confirm > 0 and opts.backend != "sim":
+        StudyInfo(sim_unmodelled=frozen).save(study, "sim_unmodelled")
+    if opts.confirm > 0 and not opts.simulated:
         run_confirmation(study, opts.space, adapter, opts.paths, opts.top_k, opts.confirm, progress)
     return study
 
 
+def simulated_space(
+    opts: SweepOptions, adapter: TrainerAdapter, progress: SweepProgress
+) -> tuple[SweepOptions, list[str]]:
+    """The space the cost model sweeps: limits on what it cannot predict (KL, reward) are skipped, and
+    knobs it does not read are kept at their baseline values (returned, for the report)."""
+    from autotune.sim.adapter import freeze_unmodelled
+
+    unmeasured = {lim.metric for lim in opts.space.limits} & set(adapter.unmeasured_metrics())
+    space = dataclasses.replace(opts.space, unmeasured=tuple(sorted(set(opts.space.unmeasured) | unmeasured)))
+    space, frozen = freeze_unmodelled(space, adapter)
+    if frozen:
+        progress.note(f"not modelled by the cost model, kept at their baseline values: {', '.join(frozen)}")
+    return dataclasses.replace(opts, space=space), frozen
+
+
 def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """The cost model ranks the space; real trials run only for its top-k and the baseline."""
-    from autotune.backends.optuna_backend import create_or_load
+    from autotune.backends.common import create_or_load
     from autotune.study.confirmation import top_candidates
+    from autotune.trial.record import predicted_attrs
 
     sim_paths = StudyPaths(opts.paths.runs_dir, opts.paths.name + "-sim")
     sim_opts = dataclasses.replace(
-        opts, backend="sim", paths=sim_paths, n_trials=opts.sim_trials, fidelity=(), confirm=0, hooks=[], storage=None
-    )
+        opts, backend="optuna", fidelity=(SIM,), paths=sim_paths, n_trials=opts.sim_trials, confirm=0, hooks=[],
+        storage=None,
+    )  # fmt: skip
     progress.note(f"fidelity 1/2: {opts.sim_trials} simulated trials in study `{sim_paths.name}`")
     sim_progress = SweepProgress(opts.sim_trials, progress.objective, progress.sign > 0, progress.console)
     sim_progress.quiet = True
@@ -148,9 +176,9 @@ def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.St
     already = {tuple(sorted(t.params.items())) for t in study.get_trials(deepcopy=False)}
     for trial in chosen:
         if tuple(sorted(trial.params.items())) not in already:
-            study.enqueue_trial(trial.params, user_attrs={"predicted_by": trial.number})
+            study.enqueue_trial(trial.params, user_attrs=predicted_attrs(trial.number))
     real_opts = dataclasses.replace(opts, fidelity=(), n_trials=len(chosen) + 1)
     progress.total = real_opts.n_trials
     study = run_sweep(real_opts, progress)
-    study.set_user_attr("sim_study", sim_paths.name)
+    StudyInfo(sim_study=sim_paths.name).save(study, "sim_study")
     return study

@@ -11,19 +11,17 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 
 from autotune.adapters.base import InvalidConfig, TrainerAdapter
 from autotune.space.sampling import ConstraintViolation, TrialConfig, check_constraints, materialize
 from autotune.space.schema import Space
-from autotune.trial.record import TrialRecord
+from autotune.trial.record import Outcome, TrialRecord
 from autotune.trial.runner import Monitor, RunResult, run_trial_process
 from autotune.trial.scoring import Score, alarm, score
 from trainer.config.loader import to_nested
-
-Outcome = Literal["complete", "infeasible", "pruned", "failed"]
 
 
 @dataclass

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from optuna.storages import BaseStorage
 from optuna.trial import FrozenTrial, Trial
 
 Outcome = Literal["complete", "infeasible", "pruned", "failed"]
@@ -205,3 +206,19 @@ class MetricsTail:
                 with contextlib.suppress(json.JSONDecodeError):
                     rows.append(json.loads(line))
         return rows
+
+
+def reuse_result(trial: Trial, source: FrozenTrial) -> TrialRecord:
+    """Make a live trial reuse the result of `source` (an earlier trial with the same params): every
+    value `source` recorded except NOT_COPIED, then `duplicate_of`. Returns the source's record."""
+    record = TrialRecord.of(source)
+    names = tuple(n for n in record.attrs() if n in source.user_attrs and n not in TrialRecord.NOT_COPIED)
+    record.save(trial, names)
+    TrialRecord(duplicate_of=source.number).save(trial, ("duplicate_of",))
+    return record
+
+
+def save_by_id(record: TrialRecord, storage: BaseStorage, trial_id: int, names: tuple[str, ...]) -> None:
+    """Write fields of a record onto a trial known by its storage id (one another process is running)."""
+    for key, value in record.attrs(names).items():
+        storage.set_trial_user_attr(trial_id, key, value)

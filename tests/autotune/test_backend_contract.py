@@ -1,27 +1,31 @@
-"""One contract, both backends: the local Optuna loop and Ray Tune (on a local Ray the test starts,
-2 CPUs) run the same sweep, classify the same failures, resume after the driver is killed, and
-leave a study that `report` and `export` read the same way."""
+"""One contract, every registered backend: the local Optuna loop and Ray Tune (on a local Ray the
+test starts, 2 CPUs) run the same sweep, classify the same failures, report the same steps to the
+pruner, resume after the driver is killed, and leave a study that `report` and `export` read the
+same way. A new backend needs one entry in LAUNCH."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import optuna
 import psutil
 import pytest
 
-from autotune.backends.optuna_backend import create_or_load
+from autotune.backends.base import BACKENDS
+from autotune.backends.common import create_or_load
 from autotune.space.loader import load_space
 from autotune.study.storage import StudyPaths, counted, load_study, storage_url
 from tests.autotune.conftest import ROOT, autotune, trainer_env, write_space
 
-BACKENDS = ["optuna", "ray"]
 FAULTS = "  builtin.fault.kind: {type: categorical, choices: [none, hang]}\n"
 
 
@@ -51,11 +55,33 @@ def ray_cluster(tmp_path_factory):
     subprocess.run([ray, "stop", "--force"], capture_output=True, env=env, timeout=120)
 
 
+LAUNCH: dict[str, Callable[[pytest.FixtureRequest], list[str]]] = {
+    "optuna": lambda request: [],
+    "ray": lambda request: ["--address", request.getfixturevalue("ray_cluster"), "--max-concurrent", "2"],
+}
+"""How each registered backend runs here: its extra `autotune run` arguments (fixtures it needs come
+from `request`)."""
+
+
+def test_every_registered_backend_has_a_launch_entry():
+    assert set(LAUNCH) == set(BACKENDS), "add the backend to LAUNCH (or remove a stale entry)"
+
+
 def backend_args(backend: str, request) -> list[str]:
-    if backend == "optuna":
-        return ["--backend", "optuna"]
-    address = request.getfixturevalue("ray_cluster")
-    return ["--backend", "ray", "--address", address, "--max-concurrent", "2"]
+    return ["--backend", backend, *LAUNCH[backend](request)]
+
+
+def running_medians(trial_dir: Path, metric: str, warmup: int) -> dict[int, float]:
+    """What the pruner must have been told, recomputed from the trial's metrics.jsonl: the running
+    median of the objective at every step after warm-up."""
+    seen: list[float] = []
+    out = {}
+    for line in (trial_dir / "metrics.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        if row["step"] > warmup and metric in row["metrics"]:
+            seen.append(row["metrics"][metric])
+            out[row["step"]] = statistics.median(seen)
+    return out
 
 
 def run_env() -> dict[str, str]:
@@ -89,6 +115,13 @@ def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
     hang = next(t for t in finished if t.params.get("builtin.fault.kind") == "hang")
     assert (hang.user_attrs["outcome"], hang.user_attrs["reason"]) == ("failed", "hang"), hang.user_attrs
     assert load_study(paths).user_attrs.get("backend") == backend  # recorded by whichever backend ran it
+    ran = [t for t in finished if t.user_attrs["outcome"] == "complete" and "duplicate_of" not in t.user_attrs]
+    sampled = [t for t in ran if not t.user_attrs.get("baseline")]
+    assert sampled, [t.user_attrs for t in finished]
+    for t in sampled:  # the pruner saw the real steps after warm-up, and nothing else (no Tune iterations)
+        expected = running_medians(Path(t.user_attrs["dir"]), "perf/throughput", warmup=1)
+        assert sorted(expected) == [2, 3, 4]
+        assert t.intermediate_values == pytest.approx(expected), t.number
     assert (tmp_path / "report" / "index.html").exists()
     exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "best.yaml"), "--check")
     assert exported.returncode == 0, exported.stdout + exported.stderr
@@ -146,7 +179,7 @@ FROZEN = (
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_freeze_inert_runs_frozen_knobs_at_their_baseline_values(tmp_path, backend, request):
     """Knobs inert on CPU (an NCCL variable, parameter offload) are fixed at their baseline values —
-    which differ from the trainer's defaults here — in every trial, on both backends."""
+    which differ from the trainer's defaults here — in every trial, on every backend."""
     path = write_space(
         tmp_path,
         steps=2,

@@ -11,7 +11,7 @@ import pytest
 from optuna.trial import TrialState
 
 from autotune.adapters import get_adapter
-from autotune.backends.optuna_backend import tell_outcome
+from autotune.backends.common import tell_outcome
 from autotune.backends.pruning import pruning_monitor
 from autotune.backends.samplers import make_sampler
 from autotune.space.grid import grid, sampler_problem
@@ -19,6 +19,7 @@ from autotune.space.loader import SpaceError, load_space
 from autotune.space.sampling import suggest
 from autotune.space.schema import SAMPLERS, SamplerSettings, Space
 from autotune.study.frames import trials_frame
+from autotune.trial.record import TrialRecord
 
 STEPS, WARMUP = 12, 2
 
@@ -90,7 +91,7 @@ def test_a_pruned_trial_keeps_its_partial_objective_and_the_sampler_sees_pruned(
     study.set_user_attr("objectives", [["perf/throughput", "maximize", "median"]])
     trial = study.ask()
     trial.report(55.0, 6)
-    record = {"outcome": "pruned", "reason": "pruned at step 6 of 12", "key_metrics": {"throughput": 55.0}}
+    record = TrialRecord(outcome="pruned", reason="pruned at step 6 of 12", key_metrics={"throughput": 55.0})
     tell_outcome(study, trial, space, record, [55.0])
     frozen = study.trials[0]
     assert frozen.state == TrialState.PRUNED  # the sampler ranks it by its reported steps

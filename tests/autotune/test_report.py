@@ -14,7 +14,9 @@ import plotly.graph_objects as go
 import pytest
 
 from autotune.adapters import get_adapter
-from autotune.backends.optuna_backend import OptunaSweep, create_or_load
+from autotune.backends.base import BackendOptions
+from autotune.backends.common import create_or_load
+from autotune.backends.optuna_backend import OptunaBackend
 from autotune.report import data, render, write_report
 from autotune.report.browser import inspect
 from autotune.space.loader import load_space
@@ -71,7 +73,7 @@ def mixed(tmp_path_factory):
         },
     ):
         study.enqueue_trial({**base, **extra})
-    OptunaSweep(space, get_adapter("builtin"), paths, url, n_trials=7).run()
+    OptunaBackend(BackendOptions(space, get_adapter("builtin"), paths, url, n_trials=7)).run()
     return load_study(paths), paths, space, tmp
 
 
@@ -327,7 +329,7 @@ def test_two_objective_sweep_with_invalid_and_timeout_trials_and_its_pareto_plot
     }
     study.enqueue_trial({**space.baseline, **invalid})  # 8 does not divide 4: never launched
     study.enqueue_trial({**space.baseline, "builtin.fault.at_step": 2})  # hangs at step 2: hard timeout at 30 s
-    OptunaSweep(space, get_adapter("builtin"), paths, url, n_trials=4).run()
+    OptunaBackend(BackendOptions(space, get_adapter("builtin"), paths, url, n_trials=4)).run()
     study = load_study(paths)
     assert [d.name for d in study.directions] == ["MAXIMIZE", "MINIMIZE"]
     trials = [t for t in study.get_trials() if t.user_attrs.get("outcome")]

@@ -8,7 +8,9 @@ from pathlib import Path
 import optuna
 
 from autotune.adapters import get_adapter
-from autotune.backends.optuna_backend import OptunaSweep, create_or_load
+from autotune.backends.base import BackendOptions
+from autotune.backends.common import create_or_load
+from autotune.backends.optuna_backend import OptunaBackend
 from autotune.space.loader import load_space
 from autotune.study.storage import StudyPaths, load_study, storage_url
 from tests.autotune.conftest import autotune, write_space
@@ -30,7 +32,7 @@ def test_injected_failures_are_classified_and_the_sweep_goes_on(tmp_path):
     study = create_or_load(space, paths, url)
     for kind in ("oom", "crash", "nan"):  # a hang is in the backend contract tests
         study.enqueue_trial({**space.baseline, "builtin.fault.kind": kind})
-    OptunaSweep(space, get_adapter("builtin"), paths, url, n_trials=4).run()
+    OptunaBackend(BackendOptions(space, get_adapter("builtin"), paths, url, n_trials=4)).run()
     trials = load_study(paths).get_trials()
     by_kind = {t.params["builtin.fault.kind"]: t for t in trials}
     assert by_kind["none"].user_attrs["outcome"] == "complete" and by_kind["none"].user_attrs["baseline"]

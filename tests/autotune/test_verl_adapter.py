@@ -18,7 +18,9 @@ import yaml
 from autotune.adapters import InvalidConfig, get_adapter
 from autotune.adapters.verl_config import overrides, render_yaml
 from autotune.adapters.verl_console import ConsoleParser, parse_record
-from autotune.backends.optuna_backend import OptunaSweep, create_or_load
+from autotune.backends.base import BackendOptions
+from autotune.backends.common import create_or_load
+from autotune.backends.optuna_backend import OptunaBackend
 from autotune.export.winner import export_settings
 from autotune.space.loader import SpaceError, load_space
 from autotune.study.storage import StudyPaths, load_study, storage_url
@@ -267,7 +269,7 @@ def test_fake_verl_cuda_oom_and_nccl_errors_are_classified(tmp_path):
     study = create_or_load(space, paths, url)
     for mode in ("oom", "nccl"):
         study.enqueue_trial({**space.baseline, "env.FAKE_VERL_MODE": mode})
-    OptunaSweep(space, adapter, paths, url, n_trials=3).run()
+    OptunaBackend(BackendOptions(space, adapter, paths, url, n_trials=3)).run()
     trials = {t.params["env.FAKE_VERL_MODE"]: t.user_attrs for t in load_study(paths).get_trials()}
     base = trials["ok"]
     assert base["outcome"] == "complete", base
@@ -292,7 +294,7 @@ def real_verl(tmp_path_factory):
     paths = StudyPaths(root / "runs", "verl-cpu")
     url = storage_url(paths, None)
     create_or_load(space, paths, url)
-    OptunaSweep(space, adapter, paths, url, n_trials=1).run()
+    OptunaBackend(BackendOptions(space, adapter, paths, url, n_trials=1)).run()
     bad_adapter = get_adapter("verl", [sys.executable, "-m", "verl.trainer.main_ppo", "trainer.no_such_key=1"])
     bad = evaluate(space, bad_adapter, dict(space.baseline), root / "bad", None)
     return paths, load_study(paths).trials[0], bad
@@ -358,7 +360,7 @@ def test_real_verl_trial_on_a_gpu(tmp_path):
     paths = StudyPaths(tmp_path / "runs", "verl-gpu")
     url = storage_url(paths, None)
     create_or_load(space, paths, url)
-    OptunaSweep(space, adapter, paths, url, n_trials=1).run()
+    OptunaBackend(BackendOptions(space, adapter, paths, url, n_trials=1)).run()
     attrs = load_study(paths).trials[0].user_attrs
     assert attrs["outcome"] == "complete", attrs
     assert attrs["key_metrics"]["memory_gb"] > 0  # actor/perf/max_memory_allocated_gb from CUDA

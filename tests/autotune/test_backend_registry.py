@@ -1,0 +1,109 @@
+"""The backend registry and options, the cost model as a fidelity (not a backend), and the rules the
+controller's backends keep: Optuna's public API only, trial results through the trial record."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from autotune.backends.base import BACKENDS, Backend, BackendOptions, get_backend
+from autotune.space.loader import load_space
+from autotune.study.progress import SweepProgress
+from autotune.study.storage import StudyInfo, StudyPaths, counted, load_study
+from autotune.sweep.driver import SweepOptions, run_sweep
+from autotune.trial.record import OUTCOMES, TrialRecord
+
+PACKAGE = Path(__file__).resolve().parents[2] / "autotune"
+CONTROLLER = sorted([*(PACKAGE / "backends").glob("*.py"), PACKAGE / "sweep" / "driver.py"])
+
+
+@pytest.fixture(scope="module")
+def space():
+    return load_space("fsdp3d", device="cpu")
+
+
+def test_the_registry_lists_the_backend_files_and_loads_each_on_demand():
+    files = sorted(p.name[: -len("_backend.py")] for p in (PACKAGE / "backends").glob("*_backend.py"))
+    assert files == ["optuna", "ray"] and list(BACKENDS) == files
+    for name in BACKENDS:
+        cls = get_backend(name)
+        assert issubclass(cls, Backend) and cls.name == name
+
+
+def test_an_unknown_backend_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match=r"unknown backend 'slurm': choose one of optuna, ray"):
+        get_backend("slurm")
+
+
+def test_backend_options_state_the_rule_and_the_fix(space, tmp_path):
+    paths = StudyPaths(tmp_path, "x")
+    adapter = object()
+    with pytest.raises(ValueError, match=r"n_trials must be 0 or more, got -1; pass --trials N"):
+        BackendOptions(space, adapter, paths, "sqlite://", -1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"max_concurrent must be 1 or more, got 0; pass --max-concurrent"):
+        BackendOptions(space, adapter, paths, "sqlite://", 3, max_concurrent=0)  # type: ignore[arg-type]
+
+
+def test_sim_is_a_fidelity_of_the_optuna_backend(space, tmp_path):
+    paths = StudyPaths(tmp_path, "x")
+    new = SweepOptions(space=space, paths=paths, n_trials=3, fidelity=("sim",))
+    assert (new.backend, new.simulated) == ("optuna", True)
+    staged = SweepOptions(space=space, paths=paths, n_trials=3, backend="ray", fidelity=("sim", "real"))
+    assert (staged.backend, staged.simulated) == ("ray", False)
+    with pytest.raises(ValueError, match=r"backend must be one of optuna, ray, got 'sim'"):
+        SweepOptions(space=space, paths=paths, n_trials=3, backend="sim")  # a fidelity, not a backend
+    with pytest.raises(ValueError, match=r"backend must be one of optuna, ray, got 'slurm'"):
+        SweepOptions(space=space, paths=paths, n_trials=3, backend="slurm")
+    with pytest.raises(ValueError, match=r"fidelity must be sim, real or sim,real, got 'real,sim'"):
+        SweepOptions(space=space, paths=paths, n_trials=3, fidelity=("real", "sim"))
+
+
+def test_a_simulated_sweep_runs_on_the_optuna_backend_and_says_sim(tmp_path):
+    space = load_space("fsdp3d-8gpu", device="cuda")
+    paths = StudyPaths(tmp_path / "runs", "sim8")
+    progress = SweepProgress(6, "perf/throughput")
+    progress.quiet = True
+    run_sweep(SweepOptions(space=space, paths=paths, n_trials=6, fidelity=("sim",)), progress)
+    study = load_study(paths)
+    info = StudyInfo.of(study)
+    assert (info.backend, info.fidelity, info.device) == ("optuna", "sim", "cuda")
+    assert "algorithm.kl_ctrl.kl_coef" in info.sim_unmodelled  # the cost model does not read the KL coefficient
+    finished = [t for t in study.get_trials() if counted(t)]
+    assert len(finished) == 6 and all(TrialRecord.of(t).outcome in OUTCOMES for t in finished)
+    assert TrialRecord.of(finished[0]).baseline
+
+
+def private_uses(path: Path) -> list[str]:
+    """`x._name` where x is not `self`: an attribute some library keeps to itself."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Attribute) or not node.attr.startswith("_") or node.attr.startswith("__"):
+            continue
+        if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+            found.append(f"{path.name}:{node.lineno} .{node.attr}")
+    return found
+
+
+def string_key_uses(path: Path) -> list[str]:
+    """Reads or writes of trial/study user attributes by name, instead of TrialRecord / StudyInfo."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr in ("user_attrs", "set_user_attr", "set_trial_user_attr"):
+            found.append(f"{path.name}:{node.lineno} .{node.attr}")
+    return found
+
+
+def test_backends_use_only_public_optuna_api_and_the_trial_record(tmp_path):
+    assert len(CONTROLLER) >= 6
+    assert [u for p in CONTROLLER for u in private_uses(p)] == []
+    assert [u for p in CONTROLLER for u in string_key_uses(p)] == []
+    old = tmp_path / "old.py"  # what the backends did before: the checks see it
+    old.write_text(
+        "def f(study, trial, self):\n"
+        "    study._storage.record_heartbeat(trial._trial_id)\n"
+        "    self._own = trial.user_attrs.get('baseline')\n"
+    )
+    assert sorted(private_uses(old)) == ["old.py:2 ._storage", "old.py:2 ._trial_id"]
+    assert string_key_uses(old) == ["old.py:3 .user_attrs"]
