@@ -29,7 +29,7 @@ from autotune.sim.terms import phase_features
 from autotune.sim.workload import find_shape, spread_from_longest, workload
 from autotune.space.schema import Space
 from autotune.study.storage import StudyPaths
-from autotune.trial.record import outcome_of as outcome
+from autotune.trial.record import TrialRecord, read_rows
 from trainer.config.loader import to_flat_dict
 
 
@@ -63,13 +63,13 @@ def samples(study: optuna.Study, space: Space, adapter: TrainerAdapter) -> list[
     defaults = adapter.defaults(space.base_config)
     out = []
     for t in study.get_trials(deepcopy=False):
-        folder = t.user_attrs.get("dir")
-        if outcome(t) not in ("complete", "infeasible", "pruned") or not folder or "duplicate_of" in t.user_attrs:
+        rec = TrialRecord.of(t)
+        if rec.outcome not in ("complete", "infeasible", "pruned") or not rec.dir or rec.duplicate_of is not None:
             continue
-        trial_dir = Path(folder)
-        if not (trial_dir / "metrics.jsonl").exists():
+        trial_dir = Path(rec.dir)
+        rows = read_rows(trial_dir)
+        if not rows:
             continue
-        rows = [json.loads(line) for line in (trial_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
         enough = min(3, space.trial.steps - space.trial.warmup_steps)
         if sum(1 for r in rows if r["step"] > space.trial.warmup_steps) < enough:
             continue  # a pruned trial that stopped too early says little
