@@ -44,86 +44,96 @@ def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> None:
     )
 
 
+_Study = Annotated[str | None, typer.Option(help="Study name (default: the space's `name`).")]
+_Trials = Annotated[
+    int | None,
+    typer.Option(
+        "--trials",
+        "-n",
+        min=1,
+        help="Finished trials the study should hold (default: the space's `trials`).",
+    ),
+]
+_Timeout = Annotated[float | None, typer.Option(min=1, help="Stop launching new trials after this many seconds.")]
+_Confirm = Annotated[
+    int | None,
+    typer.Option(min=0, help="Confirmation rounds over the top-k and the baseline (default: the space's)."),
+]
+_TopK = Annotated[int | None, typer.Option(min=1, help="Configurations to confirm (default: the space's).")]
+_FreezeInert = Annotated[bool, typer.Option(help="Fix knobs that are inert on this platform at their baseline value.")]
+_Backend = Annotated[
+    str,
+    typer.Option(help="optuna (local trials) or ray (Ray Tune on a cluster); sim is short for --fidelity sim."),
+]
+_Sampler = Annotated[
+    str | None,
+    typer.Option(help="Optuna sampler instead of the space's `sampler.name`: " + ", ".join(SAMPLERS) + "."),
+]
+_Fidelity = Annotated[
+    str | None,
+    typer.Option(help="sim,real: the cost model first, then real trials of its --top-k best and the baseline."),
+]
+_SimTrials = Annotated[int, typer.Option(min=1, help="Simulated trials in the first stage of --fidelity sim,real.")]
+_Gpu = Annotated[
+    str | None,
+    typer.Option(
+        help="Simulated GPU: a preset (H100, H800, H200, H20, A100, A800, L40S, B200, MI300X) or a device "
+        "YAML; overrides the space's sim.gpu (default: sim.gpu, the calibration's GPU, else H100)."
+    ),
+]
+_Model = Annotated[
+    str | None, typer.Option(help="Simulated model: a config.json (or its folder) or a preset such as Qwen2.5-7B.")
+]
+_Calibration = Annotated[
+    Path | None,
+    typer.Option(help="Cost-model weights from `autotune calibrate` (default: public-figure defaults)."),
+]
+_Address = Annotated[
+    str | None, typer.Option(help="Ray cluster address for --backend ray (default: start a local Ray).")
+]
+_MaxConcurrent = Annotated[
+    int | None, typer.Option(min=1, help="Ray: trials running at once (default: as many as fit).")
+]
+_ExportTo = Annotated[Path | None, typer.Option("--export", help="Also write the winner's verl YAML here.")]
+_ReportDir = Annotated[Path | None, typer.Option(help="Where the live HTML report goes (default: reports/<study>/).")]
+_Wandb = Annotated[
+    str | None,
+    typer.Option(
+        "--wandb",
+        flag_value="autotune",
+        help="Log each trial to Weights & Biases project PROJECT (offline without an API key).",
+    ),
+]
+
+
 @app.command()
 def run(
     space: SpaceOpt,
     trainer: TrainerOpt = None,
-    study: Annotated[str | None, typer.Option(help="Study name (default: the space's `name`).")] = None,
-    trials: Annotated[
-        int | None,
-        typer.Option(
-            "--trials",
-            "-n",
-            min=1,
-            help="Finished trials the study should hold (default: the space's `trials`).",
-        ),
-    ] = None,
-    timeout: Annotated[
-        float | None, typer.Option(min=1, help="Stop launching new trials after this many seconds.")
-    ] = None,
+    study: _Study = None,
+    trials: _Trials = None,
+    timeout: _Timeout = None,
     storage: StorageOpt = None,
     runs_dir: RunsDirOpt = Path("runs"),
-    confirm: Annotated[
-        int | None,
-        typer.Option(min=0, help="Confirmation rounds over the top-k and the baseline (default: the space's)."),
-    ] = None,
-    top_k: Annotated[int | None, typer.Option(min=1, help="Configurations to confirm (default: the space's).")] = None,
-    freeze_inert: Annotated[
-        bool, typer.Option(help="Fix knobs that are inert on this platform at their baseline value.")
-    ] = False,
-    backend: Annotated[
-        str,
-        typer.Option(
-            help="optuna (local trials), ray (Ray Tune on a cluster) or sim (the cost model predicts each trial)."
-        ),
-    ] = "optuna",
-    sampler: Annotated[
-        str | None,
-        typer.Option(help="Optuna sampler instead of the space's `sampler.name`: " + ", ".join(SAMPLERS) + "."),
-    ] = None,
-    fidelity: Annotated[
-        str | None,
-        typer.Option(help="sim,real: the cost model first, then real trials of its --top-k best and the baseline."),
-    ] = None,
-    sim_trials: Annotated[
-        int, typer.Option(min=1, help="Simulated trials in the first stage of --fidelity sim,real.")
-    ] = 200,
-    gpu: Annotated[
-        str | None,
-        typer.Option(
-            help="Simulated GPU: a preset (H100, H800, H200, H20, A100, A800, L40S, B200, MI300X) or a device "
-            "YAML; overrides the space's sim.gpu (default: sim.gpu, the calibration's GPU, else H100)."
-        ),
-    ] = None,
-    model: Annotated[
-        str | None, typer.Option(help="Simulated model: a config.json (or its folder) or a preset such as Qwen2.5-7B.")
-    ] = None,
-    calibration: Annotated[
-        Path | None,
-        typer.Option(help="Cost-model weights from `autotune calibrate` (default: public-figure defaults)."),
-    ] = None,
-    address: Annotated[
-        str | None, typer.Option(help="Ray cluster address for --backend ray (default: start a local Ray).")
-    ] = None,
-    max_concurrent: Annotated[
-        int | None, typer.Option(min=1, help="Ray: trials running at once (default: as many as fit).")
-    ] = None,
-    export_to: Annotated[Path | None, typer.Option("--export", help="Also write the winner's verl YAML here.")] = None,
-    report_dir: Annotated[
-        Path | None, typer.Option(help="Where the live HTML report goes (default: reports/<study>/).")
-    ] = None,
-    wandb: Annotated[
-        str | None,
-        typer.Option(
-            "--wandb",
-            flag_value="autotune",
-            help="Log each trial to Weights & Biases project PROJECT (offline without an API key).",
-        ),
-    ] = None,
+    confirm: _Confirm = None,
+    top_k: _TopK = None,
+    freeze_inert: _FreezeInert = False,
+    backend: _Backend = "optuna",
+    sampler: _Sampler = None,
+    fidelity: _Fidelity = None,
+    sim_trials: _SimTrials = 200,
+    gpu: _Gpu = None,
+    model: _Model = None,
+    calibration: _Calibration = None,
+    address: _Address = None,
+    max_concurrent: _MaxConcurrent = None,
+    export_to: _ExportTo = None,
+    report_dir: _ReportDir = None,
+    wandb: _Wandb = None,
 ) -> None:
     """Run (or resume) a sweep: baseline first, then sampled trials, then confirmation and the report.
 
-    --backend sim predicts every trial with the cost model (seconds for hundreds of trials);
+    --fidelity sim (or --backend sim) predicts every trial with the cost model (seconds for hundreds of trials);
     --fidelity sim,real runs the model first and real trials only for its --top-k best and the baseline.
     """
     from autotune.study.progress import SweepProgress

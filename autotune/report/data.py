@@ -105,28 +105,7 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
     else:  # an infeasible baseline (e.g. over a comm-share limit) was still measured
         measured = base and base.values and base_rec.scored
         base_value = base.values[0] if base and measured else math.nan
-    kl_limit = next((lim for lim in space.limits if lim.metric in ("actor/kl_loss", "actor/reward_kl_penalty")), None)
-    comm_limit = next((lim for lim in space.limits if lim.metric == "perf/comm_share"), None)
-    mem_limit = next((lim for lim in space.limits if lim.metric == "memory" and lim.max_ratio_to_baseline), None)
-    kl_max = kl_limit.max if kl_limit and kl_limit.max is not None else 0.05
-    kl_alarm = kl_limit.alarm_above if kl_limit and kl_limit.alarm_above is not None else 0.1
-    comm_max = comm_limit.max if comm_limit and comm_limit.max is not None else 0.10
-    mem_max = mem_limit.max_ratio_to_baseline if mem_limit and mem_limit.max_ratio_to_baseline else 1.2
-
-    def check(name: str, value: float, rule: str, ok: bool) -> Check:
-        return Check(name, value, rule, None if math.isnan(value) else ok)
-
-    checks = [
-        check("KL to reference", kl, f"< {kl_max:g} (alarm > {kl_alarm:g})", kl < kl_max),
-        check("comm share", comm, f"< {comm_max:.0%}", comm < comm_max),
-        check("memory vs baseline", memory, f"< {mem_max:g}×", memory < mem_max),
-        check(
-            "MFU",
-            mfu,
-            f"≥ {MFU_TARGET:.0%} (H100-class target; CPU runs use a measured matmul peak)",
-            mfu >= MFU_TARGET,
-        ),
-    ]
+    checks = health_checks(space, kl, comm, memory, mfu)
     return Summary(
         winner=winner.number if winner else None,
         source=winner.source if winner else "none",
@@ -146,6 +125,32 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         memory_metric=memory_metric(study),
         rss_ratio=rss,
     )
+
+
+def health_checks(space: Space, kl: float, comm: float, memory: float, mfu: float) -> list[Check]:
+    """The winner's checklist: KL, comm share and memory against the space's limits (or defaults), and MFU."""
+    kl_limit = next((lim for lim in space.limits if lim.metric in ("actor/kl_loss", "actor/reward_kl_penalty")), None)
+    comm_limit = next((lim for lim in space.limits if lim.metric == "perf/comm_share"), None)
+    mem_limit = next((lim for lim in space.limits if lim.metric == "memory" and lim.max_ratio_to_baseline), None)
+    kl_max = kl_limit.max if kl_limit and kl_limit.max is not None else 0.05
+    kl_alarm = kl_limit.alarm_above if kl_limit and kl_limit.alarm_above is not None else 0.1
+    comm_max = comm_limit.max if comm_limit and comm_limit.max is not None else 0.10
+    mem_max = mem_limit.max_ratio_to_baseline if mem_limit and mem_limit.max_ratio_to_baseline else 1.2
+
+    def check(name: str, value: float, rule: str, ok: bool) -> Check:
+        return Check(name, value, rule, None if math.isnan(value) else ok)
+
+    return [
+        check("KL to reference", kl, f"< {kl_max:g} (alarm > {kl_alarm:g})", kl < kl_max),
+        check("comm share", comm, f"< {comm_max:.0%}", comm < comm_max),
+        check("memory vs baseline", memory, f"< {mem_max:g}×", memory < mem_max),
+        check(
+            "MFU",
+            mfu,
+            f"≥ {MFU_TARGET:.0%} (H100-class target; CPU runs use a measured matmul peak)",
+            mfu >= MFU_TARGET,
+        ),
+    ]
 
 
 def memory_metric(study: optuna.Study) -> str:

@@ -15,9 +15,29 @@ import typing
 from functools import cache
 from typing import Any, Literal, get_args, get_origin
 
+FORMAT = 1
+"""Version of the stored layout; bump it when a field changes meaning."""
+
 
 class SpaceDataError(ValueError):
     """A stored space that does not match the layout `Space.to_data` writes."""
+
+
+def to_stored(obj: Any) -> dict[str, Any]:
+    """A dataclass as plain data, tagged with the layout's version."""
+    return {"format": FORMAT, **encode(obj)}
+
+
+def from_stored(cls: type, stored: Any) -> Any:
+    """What `to_stored` wrote, as `cls` again (every value checked, every rule run)."""
+    if not isinstance(stored, dict):
+        raise SpaceDataError(f"stored space: expected a mapping, got {type(stored).__name__}")
+    if stored.get("format") != FORMAT:
+        raise SpaceDataError(
+            f"stored space: `format` is {stored.get('format')!r}, this version reads format {FORMAT}; "
+            "re-run the sweep with this version"
+        )
+    return decode(cls, {k: v for k, v in stored.items() if k != "format"}, "")
 
 
 def encode(value: Any, path: str = "") -> Any:

@@ -76,7 +76,7 @@ def _adapter(r: Reader, trainer: Any, command: list[str] | None) -> TrainerAdapt
 
 
 def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, command: list[str] | None) -> Space:
-    """Every section, parsed in file order of importance; SpaceError if any has a problem."""
+    """Every section in turn, all problems collected; SpaceError if there is any."""
     try:
         keys = adapter.keys()
     except RuntimeError as exc:  # e.g. the verl trainer without verl installed

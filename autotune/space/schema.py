@@ -389,23 +389,12 @@ class Space:
 
     def to_data(self) -> dict[str, Any]:
         """The space as plain data (str, int, float, bool, None, list, dict): what a study stores."""
-        return {"format": DATA_FORMAT, **data.encode(self)}
+        return data.to_stored(self)
 
     @classmethod
     def from_data(cls, stored: Any) -> Space:
         """The space `to_data` wrote, rebuilt without reading a file or asking the trainer; a
         malformed value raises `data.SpaceDataError` naming the field."""
-        if not isinstance(stored, dict):
-            raise data.SpaceDataError(f"stored space: expected a mapping, got {type(stored).__name__}")
-        if stored.get("format") != DATA_FORMAT:
-            raise data.SpaceDataError(
-                f"stored space: `format` is {stored.get('format')!r}, this version reads format {DATA_FORMAT}; "
-                "re-run the sweep with this version"
-            )
-        space = data.decode(cls, {k: v for k, v in stored.items() if k != "format"}, "")
+        space = data.from_stored(cls, stored)
         assert isinstance(space, Space)
         return space
-
-
-DATA_FORMAT = 1
-"""Version of `Space.to_data`'s layout; bump it when a field changes meaning."""

@@ -86,6 +86,25 @@ BAD = {
         r"a log-scale range needs low > 0",
     ),
     "unknown section": ("paramz: {}\n", r"unknown section `paramz`; did you mean `params`"),
+    # once tracebacks, or accepted and failing mid-sweep:
+    "limit without a metric": ("limits:\n  - {max: 1}\n", r"small.yaml:\d+: `metric` must be a metric name, got None"),
+    "limit bound not a number": (
+        "limits:\n  - {metric: memory, max: many}\n",
+        r"small.yaml:\d+: limit `memory`: `max` must be a number, got 'many'",
+    ),
+    "objectives not a list": ("objectives: 5\n", r"small.yaml:\d+: `objectives` must be a list, got int"),
+    "NaN bound": (
+        "params:\n  algorithm.kl_ctrl.kl_coef: {type: float, low: .nan, high: 1}\n",
+        r"small.yaml:\d+: param `algorithm.kl_ctrl.kl_coef`: `low` and `high` must be finite numbers, got low=nan",
+    ),
+    "infinite bound": (
+        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: .inf}\n",
+        r"small.yaml:\d+: param `actor_rollout_ref.actor.ppo_epochs`: `low` and `high` must be finite numbers",
+    ),
+    "a date no study can store": (
+        "params:\n  env.X: {type: categorical, choices: [2001-01-01, b]}\n",
+        r"small.yaml:\d+: `params.env.X.choices.0`: a date \(datetime.date\(2001, 1, 1\)\) is not a setting",
+    ),
 }
 
 MINIMAL = """\
