@@ -17,10 +17,9 @@ import optuna
 import pandas as pd
 
 from autotune.report import data
-from autotune.space.loader import load_space
 from autotune.space.schema import Space
 from autotune.study.frames import step_frame, trials_frame
-from autotune.study.storage import StudyPaths, load_study
+from autotune.study.storage import StudyPaths, load_study, stored_space
 from autotune.trial.record import TrialRecord
 
 
@@ -73,4 +72,4 @@ class StudyView:
 
 def open_study(name: str, runs_dir: str | Path = "runs", storage: str | None = None) -> StudyView:
     paths = StudyPaths(Path(runs_dir), name)
-    return StudyView(load_study(paths, storage), paths, load_space(str(paths.space_copy)))
+    return StudyView(load_study(paths, storage), paths, stored_space(paths))

@@ -27,17 +27,19 @@ How the GPU is known (the logs do not print it; the inference, and how sure it i
   3.9 under /usr/local, transformers 4.44, as the gemma log below; the other log: Python 3.10 in conda,
   transformers 4.45): it reserved only 15.5 GB at the same 0.4 (~39 GB free: a 48 GB card, or a larger GPU
   shared with another process), and its generation takes as long as the 1024-token run's although it does
-  less of everything (fewer decode steps, fewer tokens, shorter sequences). Its training phases still fit the
-  H100 NVL's figures, so the table keeps them; least sure of all (with the L40S preset the generation error
-  stays within 30% but the training phases are predicted 30-110% too slow; the benchmark prints both).
-* vLLM version: vLLM 0.6+ warns "To see benefits of async output processing, enable CUDA graph" at start-up
-  under enforce_eager; the 1024-token log prints it, the 512-token and gemma logs (same stack, vLLM's own
-  INFO lines present) do not, so those two ran a vLLM before 0.6 (verl's 0.5.4 fork, the other one it had);
-  `vllm` in their entries. The per-step engine overhead before 0.6 (rollout.STEP_BASE_LEGACY) comes from the
-  gemma run; the 512-token run checks it.
+  less of everything (fewer decode steps, fewer tokens, shorter sequences): its older vLLM (below). Its
+  training phases come out as close on the H100 NVL's figures as its sibling's do, and 30-110% too slow on
+  the L40S preset (the benchmark prints both), so the table keeps the H100 NVL. The least sure GPU here.
 * verl-data's gemma-2-2b PPO log: its reference pass does 2·N·(512 × 1536) FLOPs per GPU in 11.3 s, faster
   than an H20's peak, and its KV reservation fits an 80 GB GPU; ByteDance's 80 GB Hopper parts are H800s.
-  H800, least sure.
+  H800, less sure.
+
+The vLLM version: vLLM 0.6+ warns "To see benefits of async output processing, enable CUDA graph" at start-up
+under enforce_eager; the 1024-token log prints it, the 512-token and gemma logs (same stack, vLLM's own
+INFO lines present) do not, so those two ran a vLLM before 0.6 (verl's 0.5.4 fork, the other one it had);
+`vllm` in their entries. The per-step engine overhead before 0.6 (rollout.STEP_BASE_LEGACY) comes from the
+gemma run; the 512-token run checks it (each run alone implies 42-46 ms per step, and either value predicts
+the other run's generation within 5%: legacy_vllm_cross_check in the JSON).
 """
 
 from __future__ import annotations
@@ -480,8 +482,8 @@ def legacy_cross_check(observations: list[Observation]) -> dict[str, Any]:
         _, model = observation(run)
         w, _ = model.features(verl_flat(run["overrides"], run["model"]), run.get("env", {}), run["world"])
         plan = rollout_plan(w, model.shape, model.cluster)
-        predicted = published_prediction(default_weights(), obs)["gen"]
-        implied[obs.name] = rollout.STEP_BASE_LEGACY + (obs.measured["gen"] - predicted) / (plan.steps + plan.prefill_chunks)
+        missing = obs.measured["gen"] - published_prediction(default_weights(), obs)["gen"]
+        implied[obs.name] = rollout.STEP_BASE_LEGACY + missing / (plan.steps + plan.prefill_chunks)
     out: dict[str, Any] = {"constant_s": rollout.STEP_BASE_LEGACY, "implied_by_run_s": implied, "cross_error": {}}
     for obs, run in legacy:
         for other, _ in legacy:
@@ -493,8 +495,8 @@ def legacy_cross_check(observations: list[Observation]) -> dict[str, Any]:
                 features = observation(run)[0]
             finally:
                 rollout.STEP_BASE_LEGACY = saved
-            gen = published_prediction(default_weights(), features)["gen"]
-            out["cross_error"][f"{obs.name} with {other.name}'s value"] = (gen - obs.measured["gen"]) / obs.measured["gen"]
+            error = relative_errors(published_prediction(default_weights(), features), obs.measured)["gen"]
+            out["cross_error"][f"{obs.name} with {other.name}'s value"] = error
     return out
 
 
@@ -648,7 +650,7 @@ def main() -> None:
         "median_abs_error_uncalibrated_runs_not_informing_constants": median_abs(held_err),
         "median_abs_error_leave_one_out": median_abs(loo_err),
         "max_abs_gen_error_uncalibrated": max(abs(e) for e in gen_err),
-        "max_abs_gen_error_uncalibrated_run": max(zip(gen_err, [r["name"] for r in RUNS]), key=lambda x: abs(x[0]))[1],
+        "max_abs_gen_error_uncalibrated_run": RUNS[max(range(len(gen_err)), key=lambda i: abs(gen_err[i]))]["name"],
         "runs_not_informing_constants": [r["name"] for r in RUNS if r["name"] not in informed],
         "legacy_vllm_cross_check": cross,
         "short_run_on_L40S_errors": short_l40s,

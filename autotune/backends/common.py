@@ -41,6 +41,7 @@ from autotune.study.storage import (
     baseline_trial,
     open_storage,
     running_trials,
+    save_space,
 )
 from autotune.trial.record import SCORED, TrialRecord, Worker, baseline_attrs, fail, reuse_result, save_by_id
 from autotune.trial.record import outcome_of as outcome
@@ -84,8 +85,7 @@ def create_or_load(
                 baseline_enqueued=True,
             ).save(study, "baseline_enqueued", "objectives", "trainer", "device", "world_size")
         StudyInfo(workers=worker + 1).save(study, "workers")
-        if not paths.space_copy.exists():
-            paths.space_copy.write_text(space.text)
+        save_space(paths, space)
     return study
 
 

@@ -13,7 +13,7 @@ from rich.markup import escape
 from autotune.adapters import device_kind
 from autotune.space.loader import SpaceError, load_space
 from autotune.space.schema import Space
-from autotune.study.storage import StorageError, StudyNotFound, StudyPaths, load_study
+from autotune.study.storage import StorageError, StudyNotFound, StudyPaths, load_study, stored_space
 
 app = typer.Typer(
     help="Tune a verl KL-PPO job: sweep a search space with short real trials, read the result, export the winner.",
@@ -54,10 +54,15 @@ def space_or_exit(space: str, trainer: str | None = None, sampler: str | None = 
 
 
 def study_space(paths: StudyPaths) -> Space:
-    if not paths.space_copy.exists():
-        err.print(f"[red]no study `{paths.name}` under {paths.runs_dir}/[/] (run `autotune run --space ...` first)")
-        raise typer.Exit(2)
-    return space_or_exit(str(paths.space_copy))
+    """The space a study ran (resolved, as stored when it was created)."""
+    try:
+        return stored_space(paths)
+    except StudyNotFound as exc:
+        err.print(f"[red]{escape(str(exc))}[/]")
+        raise typer.Exit(2) from None
+    except SpaceError as exc:  # a study from before the space was stored as data, whose file no longer loads
+        err.print(f"[red]{paths.space_copy}: the study's space no longer loads:[/] {escape('; '.join(exc.problems))}")
+        raise typer.Exit(2) from None
 
 
 def load_or_exit(paths: StudyPaths, storage: str | None):  # type: ignore[no-untyped-def]

@@ -98,7 +98,8 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
     from autotune.report.data import summary
 
     s = summary(study, paths, space)
-    console.print(f"  memory {s.memory_ratio:.3g}x the baseline ({s.memory_metric}), peak RSS {s.rss_ratio:.3g}x")
+    rss = f", peak RSS {s.rss_ratio:.3g}x" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
+    console.print(f"  memory {s.memory_ratio:.3g}x the baseline ({s.memory_metric}){rss}")
     from autotune.export.winner import sweep_device
 
     settings = export_settings(space, get_adapter(space.trainer, space.command), winner.params, sweep_device(study))

@@ -149,6 +149,8 @@ def run(
         open_storage(storage)  # a bad URL fails here, before any folder is made
     if not simulated:
         _check_machine_or_exit(parsed, address)
+    if "sim" in levels:
+        _check_gpu_or_exit(gpu or parsed.sim.gpu, parsed)
     n_trials = trials or parsed.trials
     first = parsed.objectives[0]
     progress = SweepProgress(n_trials, first.metric, first.direction == "maximize", console)
@@ -273,6 +275,20 @@ def _check_machine_or_exit(space: Space, address: str | None) -> None:
             "the space with --backend sim, or run it on a cluster with --backend ray --address HOST:6379"
         )
         raise typer.Exit(2)
+
+
+def _check_gpu_or_exit(gpu: str | None, space: Space) -> None:
+    """The simulated GPU must be a preset or a readable device file, before any trial is predicted."""
+    if not gpu:
+        return
+    from autotune.sim.hardware import resolve_device
+
+    try:
+        resolve_device(gpu)
+    except (OSError, ValueError) as exc:
+        where = "--gpu" if gpu != space.sim.gpu else f"{space.path}: `sim.gpu`"
+        err.print(f"[red]{where} {gpu}: {escape(str(exc))}[/]")
+        raise typer.Exit(2) from None
 
 
 def _calibration_or_exit(path: Path | None) -> dict | None:  # type: ignore[type-arg]

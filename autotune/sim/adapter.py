@@ -9,7 +9,6 @@ is a failed trial with reason `oom`, as a real one would be. Metrics a cost mode
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +17,7 @@ from autotune.adapters.base import DeviceKind, KeyInfo, Launch, TrainerAdapter
 from autotune.sim.hardware import Cluster
 from autotune.sim.model import CostModel
 from autotune.sim.workload import find_shape, modelled_keys
+from autotune.space.freeze import fixed_at_baseline
 from autotune.trial.runner import RunResult
 
 if TYPE_CHECKING:
@@ -101,13 +101,17 @@ class SimAdapter(TrainerAdapter):
         )
 
     def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> RunResult:
-        prediction = self.cost_model(flat).predict(flat, env, world)
-        (trial_dir / "prediction.json").write_text(
-            json.dumps(
-                {"phases": prediction.phases, "comm": prediction.comm, "memory_gib": prediction.memory.peak / 2**30},
-                indent=1,
-            )
-        )
+        cost = self.cost_model(flat)
+        prediction = cost.predict(flat, env, world)
+        record = {
+            "phases": prediction.phases,
+            "comm": prediction.comm,
+            "memory_gib": prediction.memory.peak / 2**30,
+            "device": self.cluster.device.name,  # what the numbers are predicted for, and with which weights
+            "gpus": world,
+            "weights": cost.source,
+        }
+        (trial_dir / "prediction.json").write_text(json.dumps(record, indent=1))
         if prediction.oom:
             return RunResult("failed", "oom", prediction.oom, None, [], 0.0, None)
         rows = prediction.rows(steps)
@@ -120,22 +124,7 @@ class SimAdapter(TrainerAdapter):
 def freeze_unmodelled(space: Space, adapter: TrainerAdapter) -> tuple[Space, list[str]]:
     """The space with the knobs the cost model does not read fixed at their baseline values, and their names."""
     world = space.trial.world_size
-    frozen = [p for p in space.params if not p.is_variable and not adapter.knob_status(p.name, "cuda", world)[0]]
-    if not frozen:
-        return space, []
-    base, env = dict(space.base), dict(space.env)
-    for p in frozen:
-        value = space.baseline.get(p.name)
-        if p.is_env and value is not None:
-            env[p.name[4:]] = str(value)
-        elif not p.is_env and p.name in space.baseline:
-            base[p.name] = value
-    names = {p.name for p in frozen}
-    fixed = dataclasses.replace(
-        space,
-        base=base,
-        env=env,
-        params=[p for p in space.params if p.name not in names],
-        baseline={k: v for k, v in space.baseline.items() if k not in names},
+    names = sorted(
+        p.name for p in space.params if not p.is_variable and not adapter.knob_status(p.name, "cuda", world)[0]
     )
-    return fixed, sorted(names)
+    return fixed_at_baseline(space, names), names

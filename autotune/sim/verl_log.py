@@ -10,6 +10,9 @@ from the log itself. The fit keeps the run's own GPU, so the calibrated sweep pr
 
 A log without `timing_s/update_weights` timed the weight sync inside `timing_s/gen` (verl ≤ 0.4), and one
 without `timing_s/old_log_prob` also the old log-prob pass (verl of 2024); the fit accounts for both.
+Environment variables set in an overrides file (`export VLLM_ATTENTION_BACKEND=XFORMERS` in a run script) are
+the run's environment, and the vLLM version comes from vLLM's own start-up line when the log has it
+("Initializing an LLM engine (v0.6.3) ...").
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from autotune.sim.workload import find_shape, spread_from_longest
 
 _STEP = re.compile(r"step:(\d+) - (.*)")
 _ITEM = re.compile(r"([\w/@.\-]+):(?:np\.float\d+\()?(-?[\d.]+(?:e[-+]?\d+)?)\)?")
+_ENV_KEY = re.compile(r"[A-Z][A-Z0-9_]*")
+_VLLM_VERSION = re.compile(r"Initializing an? (?:V\d )?LLM engine \(v(\d+\.\d+[\w.+]*)\)")
 FITTED_PHASES = ("gen", "old_log_prob", "ref", "values", "update_critic", "update_actor", "update_weights")
 
 
@@ -54,19 +59,41 @@ def step_medians(rows: list[dict[str, float]], warmup: int = 1) -> dict[str, flo
     return {k: float(statistics.median(r[k] for r in kept if k in r)) for k in keys}
 
 
+def _overrides(text: str) -> list[tuple[str, str]]:
+    """`key=value` tokens of an overrides file or run script (continuations joined, `+` prefixes dropped)."""
+    pairs = []
+    for token in text.replace("\\\n", " ").split():
+        if "=" not in token or token.startswith(("-", "$")):
+            continue
+        key, value = token.lstrip("+").split("=", 1)
+        pairs.append((key, value.strip("'\"")))
+    return pairs
+
+
+def _is_overrides(text: str) -> bool:
+    return "=" in text and ":" not in text.split("=", 1)[0]
+
+
+def read_env(path: str | Path) -> dict[str, str]:
+    """Environment variables an overrides file or run script sets (`export NAME=value`, `NAME=value`)."""
+    text = Path(path).read_text()
+    if not _is_overrides(text):
+        return {}
+    return {key: value for key, value in _overrides(text) if _ENV_KEY.fullmatch(key)}
+
+
 def read_config(path: str | Path) -> dict[str, Any]:
     """A run's config: YAML (nested or dotted keys) or Hydra overrides (`key=value`), as flat verl keys."""
     from trainer.config.loader import to_flat_dict
 
     text = Path(path).read_text()
-    if "=" in text and ":" not in text.split("=", 1)[0]:
+    if _is_overrides(text):
         flat: dict[str, Any] = {}
-        for token in text.replace("\\\n", " ").split():
-            if "=" not in token or token.startswith(("-", "$")):
-                continue
-            key, value = token.lstrip("+").split("=", 1)
+        for key, value in _overrides(text):
+            if _ENV_KEY.fullmatch(key):
+                continue  # an environment variable of the run script (read_env)
             try:
-                flat[key] = yaml.safe_load(value.strip("'\""))
+                flat[key] = yaml.safe_load(value)
             except yaml.YAMLError:
                 flat[key] = value
         return flat
@@ -88,12 +115,18 @@ class LoggedRun:
     includes: dict[str, tuple[str, ...]]
     response_spread: float | None = None
     """From the log's longest and mean response (None: the model's default)."""
+    vllm_version: str | None = None
+    """From vLLM's start-up line in the log (None: not logged)."""
 
 
 def logged_run(
     log: str | Path, config: str | Path, defaults: dict[str, Any], env: dict[str, str] | None = None
 ) -> LoggedRun:
-    rows = parse_steps(Path(log).read_text(errors="replace"))
+    for path, option in ((log, "--verl-log"), (config, "--verl-config")):
+        if not Path(path).is_file():
+            raise ValueError(f"{option} {path}: no such file (give the run's console log and its overrides or config)")
+    text = Path(log).read_text(errors="replace")
+    rows = parse_steps(text)
     if not rows:
         raise ValueError(f"{log}: no `step:N - timing_s/...` lines (verl's console logger writes them)")
     medians = step_medians(rows)
@@ -108,8 +141,10 @@ def logged_run(
     responses = int(flat.get("data.train_batch_size") or 1) * int(flat.get("actor_rollout_ref.rollout.n") or 1)
     longest = medians.get("response_length/max")
     spread = None if longest is None else spread_from_longest(medians["response_length/mean"], longest, responses)
-    return LoggedRun(Path(log).stem, flat, env or {}, world, measured, medians["prompt_length/mean"],
-                     medians["response_length/mean"], {"gen": parts}, spread)  # fmt: skip
+    version = _VLLM_VERSION.search(text)
+    return LoggedRun(Path(log).stem, flat, {**read_env(config), **(env or {})}, world, measured,
+                     medians["prompt_length/mean"], medians["response_length/mean"], {"gen": parts}, spread,
+                     version.group(1) if version else None)  # fmt: skip
 
 
 def calibrate_from_logs(
@@ -123,7 +158,8 @@ def calibrate_from_logs(
     for run in runs:
         shape = find_shape(model or run.flat.get("actor_rollout_ref.model.path"), run.flat)
         cost = CostModel(cluster(gpu, run.world), shape, prompt_tokens=run.prompt_tokens,
-                         response_tokens=run.response_tokens, response_spread=run.response_spread)  # fmt: skip
+                         response_tokens=run.response_tokens, response_spread=run.response_spread,
+                         vllm_version=run.vllm_version)  # fmt: skip
         device = cost.cluster.device
         _, features = cost.features(run.flat, run.env, run.world)
         observations.append(Observation(run.name, features, run.measured, run.includes))
@@ -174,6 +210,8 @@ def calibrate_logs_to_file(
     lines = [
         f"fitted on {len(runs)} run(s) on {result['gpu']}: median phase error {result['fit_error_median']:.1%} (in sample)"
     ]
+    if gpu is None:
+        lines.insert(0, "no --gpu: taking the runs to be on H100 SXM (pass --gpu PRESET or --gpu my_gpu.yaml)")
     if result.get("holdout_error_median") is not None:
         lines.append(f"leave-one-out: median phase error {result['holdout_error_median']:.1%}")
     lines.append(f"wrote {out}; use it with: autotune run --space ... --backend sim --calibration {out}")

@@ -9,14 +9,19 @@ from autotune.space.schema import Space
 
 
 def freeze(space: Space, device: DeviceKind) -> Space:
+    """The space with the knobs that cannot act on `device` fixed at their baseline values."""
     adapter = get_adapter(space.trainer, space.command)
-    frozen = [
-        p
-        for p in space.params
-        if not p.is_variable and not adapter.knob_status(p.name, device, space.trial.world_size)[0]
-    ]
-    if not frozen:
+    world = space.trial.world_size
+    inert = [p.name for p in space.params if not p.is_variable and not adapter.knob_status(p.name, device, world)[0]]
+    return fixed_at_baseline(space, inert)
+
+
+def fixed_at_baseline(space: Space, names: list[str]) -> Space:
+    """The space without the params `names`: each set to its baseline value in the base config (or the
+    environment, for `env.*` knobs), so every trial runs it there and an export states it."""
+    if not names:
         return space
+    frozen = [p for p in space.params if p.name in names]
     base, env = dict(space.base), dict(space.env)
     for p in frozen:
         value = space.baseline.get(p.name)
@@ -25,7 +30,6 @@ def freeze(space: Space, device: DeviceKind) -> Space:
                 env[p.name[4:]] = str(value)
         elif p.name in space.baseline:
             base[p.name] = value
-    names = {p.name for p in frozen}
     return dataclasses.replace(
         space,
         base=base,

@@ -181,6 +181,8 @@ def test_cli_refuses_bad_input_with_exit_2_and_writes_nothing(tmp_path):
         (("run", "--space", str(space), "--runs-dir", str(runs), "--study", "../../escape"), "must be letters"),
         (("run", "--space", str(space), "--runs-dir", str(runs), "--storage", "foo://"), "not a database URL"),
         (("trials", "../../etc/x", "--runs-dir", str(runs)), "must be letters"),
+        (("run", "--space", str(space), "--runs-dir", str(runs), "--fidelity", "sim", "--gpu", "V100"), "unknown GPU"),
+        (("run", "--space", str(space), "--runs-dir", str(runs), "--backend", "slurm"), "one of optuna, ray"),
     ]
     for args, expected in cases:
         proc = autotune(*args, timeout=120)

@@ -207,6 +207,8 @@ def test_sim_sweep_of_the_8gpu_space_predicts_ooms_and_exports(tmp_path):
     assert exported.returncode == 0, exported.stdout + exported.stderr
     page = (tmp_path / "report" / "index.html").read_text()
     assert "kl_coef" in page and "not modelled by the cost model" in page  # the knobs the sim froze
+    predicted = json.loads(next((tmp_path / "runs" / "fsdp3d-8gpu" / "trials").glob("*/prediction.json")).read_text())
+    assert (predicted["device"], predicted["gpus"]) == ("H100 SXM", 8)  # the space's sim.gpu, on its 8 GPUs
 
 
 def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_path):

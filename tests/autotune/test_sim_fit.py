@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from autotune.sim.fit import Observation, fit_weights, leave_one_out, log_fit, published_prediction
-from autotune.sim.verl_log import calibrate_logs_to_file, parse_steps, read_config, step_medians
+from autotune.sim.verl_log import calibrate_logs_to_file, logged_run, parse_steps, read_config, read_env, step_medians
 from autotune.space.sim_section import SimSettings, parse_sim_section
 
 LOG = """(TaskRunner pid=1) step:1 - timing_s/gen:30.0 - timing_s/update_actor:12.0 - response_length/mean:200.0 - prompt_length/mean:100.0
@@ -39,6 +39,30 @@ def test_read_config_overrides_and_yaml(tmp_path):
     config = tmp_path / "run.yaml"
     config.write_text("data:\n  train_batch_size: 256\nactor_rollout_ref.rollout.n: 4\n")
     assert read_config(config) == {"data.train_batch_size": 256, "actor_rollout_ref.rollout.n": 4}
+    assert read_env(config) == {}
+
+
+def test_run_script_environment_and_vllm_version_from_the_log(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text(
+        "set -x\nexport VLLM_ATTENTION_BACKEND=XFORMERS\npython3 -m verl.trainer.main_ppo data.train_batch_size=64 \\\n"
+        "  data.max_prompt_length=512 data.max_response_length=256 actor_rollout_ref.actor.ppo_mini_batch_size=16 \\\n"
+        "  actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct\n"
+    )
+    assert read_env(script) == {"VLLM_ATTENTION_BACKEND": "XFORMERS"}
+    assert "VLLM_ATTENTION_BACKEND" not in read_config(script) and read_config(script)["data.train_batch_size"] == 64
+    log = tmp_path / "run.log"
+    log.write_text(
+        "INFO 12-10 06:50:55 llm_engine.py:237] Initializing an LLM engine (v0.5.4) with config: model=...\n" + LOG
+    )
+    run = logged_run(log, script, {})
+    assert run.env == {"VLLM_ATTENTION_BACKEND": "XFORMERS"} and run.vllm_version == "0.5.4"
+    log.write_text("INFO llm_engine.py:240] Initializing a V1 LLM engine (v0.9.1) with config: ...\n" + LOG)
+    assert logged_run(log, script, {}).vllm_version == "0.9.1"
+    log.write_text(LOG)
+    assert logged_run(log, script, {}).vllm_version is None
+    with pytest.raises(ValueError, match=r"--verl-log .*nope.log: no such file"):
+        logged_run(tmp_path / "nope.log", script, {})
 
 
 def test_log_fit_recovers_known_multipliers():
@@ -97,6 +121,9 @@ def test_calibrate_from_verl_logs_keeps_the_runs_gpu(tmp_path):
     assert data["prompt_tokens"] == 100 and data["response_tokens"] == 200
     assert "leave-one-out" in lines[1] and set(data["holdout_errors"]) == {"run0", "run1", "run2"}
     assert all(math.isfinite(e) for errs in data["holdout_errors"].values() for e in errs.values())
+    _, lines = calibrate_logs_to_file(logs, configs, None, None, tmp_path / "cal2.json")
+    assert lines[0].startswith("no --gpu: taking the runs to be on H100 SXM")
+    assert json.loads((tmp_path / "cal2.json").read_text())["gpu"] == "H100 SXM"
     with pytest.raises(ValueError, match="pair up: got 3 log"):
         calibrate_logs_to_file(logs, configs[:1], "H20", None, None)
 
@@ -148,9 +175,9 @@ def test_knob_status_under_the_sim_and_freezing_unmodelled_knobs():
     kl = Param("algorithm.kl_ctrl.kl_coef", "float", low=1e-4, high=0.1, log=True)
     tp = Param("actor_rollout_ref.rollout.tensor_model_parallel_size", "categorical", choices=(1, 2))
     trial = dataclasses.make_dataclass("Trial", ["world_size"])(8)
-    space = dataclasses.make_dataclass("S", ["params", "baseline", "base", "env", "trial"])(  # what freezing reads
-        [kl, tp], {kl.name: 0.001, tp.name: 2}, {}, {}, trial
-    )
+    space = dataclasses.make_dataclass("S", ["params", "baseline", "base", "env", "trial", "warnings"])(
+        [kl, tp], {kl.name: 0.001, tp.name: 2}, {}, {}, trial, []
+    )  # what freezing reads
     fixed, frozen = freeze_unmodelled(space, sim)
     assert frozen == ["algorithm.kl_ctrl.kl_coef"]
     assert fixed.base == {"algorithm.kl_ctrl.kl_coef": 0.001} and fixed.baseline == {tp.name: 2}

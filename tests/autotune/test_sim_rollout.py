@@ -52,8 +52,25 @@ def test_eager_mode_pays_kernel_launches_every_decode_step():
     assert graphs["step_overhead_s"] == pytest.approx(steps * (3e-3 + 28 * 0.01e-3))
     v0 = rollout.generation_features(workload(vllm_v0=True), shape, H100)
     assert v0["step_overhead_s"] == pytest.approx(steps * (20e-3 + 28 * 0.01e-3))
+    # vLLM before 0.6 (verl's 0.5.4 fork): 40 ms of engine work per step, V0 or not
+    legacy = rollout.generation_features(workload(vllm_v0=True, vllm_legacy=True), shape, H100)
+    assert legacy["step_overhead_s"] == pytest.approx(steps * (40e-3 + 28 * 0.01e-3))
     # decode reads the TP shard's weights once per step: 2 bytes × params / TP 2, at 3.35 TB/s
     assert eager["decode_weights_s"] == pytest.approx(plan.steps * shape.params / 3.35e12)
+
+
+def test_vllm_version_selects_the_legacy_engine():
+    from autotune.sim.workload import legacy_vllm
+    from autotune.sim.workload import workload as build
+
+    assert legacy_vllm("0.5.4") and legacy_vllm("0.4") and not legacy_vllm("0.6.3") and not legacy_vllm("0.10.1")
+    assert not legacy_vllm("1.0")
+    with pytest.raises(ValueError, match=r"vllm_version 'latest': expected a version like '0.5.4'"):
+        legacy_vllm("latest")
+    flat = {"data.train_batch_size": 8, "data.max_prompt_length": 8, "data.max_response_length": 8,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 8}  # fmt: skip
+    assert build(flat, {}, 1, vllm_version="0.5.4").vllm_legacy
+    assert not build(flat, {}, 1).vllm_legacy and not build(flat, {}, 1, vllm_version="0.8.5.post1").vllm_legacy
 
 
 def test_rollout_oom_when_weights_and_one_sequence_do_not_fit_the_vllm_share():

@@ -1,0 +1,66 @@
+"""A study keeps the space that ran (after --trainer, freezing and the cost model's adjustments) as data,
+and everything that reads a study afterwards (report, export, best, calibrate, the API) uses it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from autotune.adapters import get_adapter
+from autotune.backends.common import create_or_load
+from autotune.export.winner import export
+from autotune.space.freeze import freeze
+from autotune.space.loader import load_space
+from autotune.study.progress import SweepProgress
+from autotune.study.storage import StudyNotFound, StudyPaths, load_study, storage_url, stored_space
+from autotune.sweep.driver import SweepOptions, run_sweep
+from trainer.config.loader import to_flat_dict
+
+
+def test_the_stored_space_is_the_frozen_one_and_never_rereads_the_file(tmp_path):
+    space = freeze(load_space("fsdp3d", device="cpu"), "cpu")
+    assert "env.NCCL_ALGO" not in {p.name for p in space.params}  # inert on a CPU: frozen out
+    paths = StudyPaths(tmp_path / "runs", "frozen")
+    create_or_load(space, paths, storage_url(paths, None))
+    paths.space_copy.write_text("this: [is not, a space")  # the human copy is not what the study runs
+    again = stored_space(paths)
+    assert again == space
+    assert "env.NCCL_ALGO" not in {p.name for p in again.params}
+    assert again.env.get("NCCL_ALGO") == space.env.get("NCCL_ALGO")
+
+
+def test_a_damaged_stored_space_names_the_file(tmp_path):
+    space = load_space("fsdp3d", device="cpu")
+    paths = StudyPaths(tmp_path / "runs", "damaged")
+    create_or_load(space, paths, storage_url(paths, None))
+    data = json.loads(paths.space_data.read_text())
+    del data["trial"]
+    paths.space_data.write_text(json.dumps(data))
+    with pytest.raises(StudyNotFound, match=r"space\.json: stored space: `trial` is missing"):
+        stored_space(paths)
+
+
+def test_a_study_without_stored_data_reads_its_space_file(tmp_path):
+    space = load_space("fsdp3d", device="cpu")
+    paths = StudyPaths(tmp_path / "runs", "old")
+    create_or_load(space, paths, storage_url(paths, None))
+    paths.space_data.unlink()  # a study written before the space was stored as data
+    assert [p.name for p in stored_space(paths).params] == [p.name for p in space.params]
+
+
+def test_a_simulated_sweep_exports_the_knobs_it_froze_at_their_baseline_values(tmp_path):
+    """The cost model does not read the KL coefficient: the sim sweep keeps it at the baseline, and the
+    export must say so (the stored space holds it in the base config, not as a tuned param)."""
+    space = load_space("fsdp3d-8gpu", device="cuda")
+    paths = StudyPaths(tmp_path / "runs", "sim8")
+    progress = SweepProgress(8, "perf/throughput")
+    progress.quiet = True
+    run_sweep(SweepOptions(space=space, paths=paths, n_trials=8, fidelity=("sim",)), progress)
+    ran = stored_space(paths)
+    assert "algorithm.kl_ctrl.kl_coef" not in {p.name for p in ran.params}
+    assert ran.base["algorithm.kl_ctrl.kl_coef"] == space.baseline["algorithm.kl_ctrl.kl_coef"] == 0.001
+    _, yaml_path, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "best.yaml")
+    exported = to_flat_dict(yaml.safe_load(yaml_path.read_text()))
+    assert exported["algorithm.kl_ctrl.kl_coef"] == 0.001
