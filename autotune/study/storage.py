@@ -1,13 +1,13 @@
 """Where a sweep lives: its Optuna storage, its folders, and the record of each trial.
 
     runs/<study>/study.db          Optuna storage (SQLite) unless --storage names another RDB URL
-    runs/<study>/space.yaml        the space the sweep was started with
+    runs/<study>/space.json        the space that ran (resolved: --trainer, freezing), as data
+    runs/<study>/space.yaml        the space file's text, as the user wrote it
     runs/<study>/trials/0007/      config.yaml, env, command, metrics.jsonl, stdout.log, stderr.log, outcome.json
     runs/<study>/confirm/          confirmation re-runs; confirmation.json
 
-Each finished trial carries user attributes: `outcome` (complete | infeasible | pruned | failed),
-`reason`, `detail`, `key_metrics`, `limits`, `violations`, `tuned`, `env`, `dir`, and `baseline`
-on trial 0. Report, export and `trials` read only the storage and these folders.
+Each trial carries its `TrialRecord` (autotune.trial.record) as user attributes, and the study its
+`StudyInfo`. Report, export and `trials` read only the storage and these folders.
 """
 
 from __future__ import annotations
