@@ -273,27 +273,50 @@ def workload(
     """Counts from a resolved verl config; token lengths measured (or stated in the space's `sim:`), or a fraction
     of the limits."""
     g = flat.get
-
-    def need(key: str) -> int:
-        value = flat.get(key)
-        if value is None:
-            raise ValueError(f"the cost model needs `{key}`")
-        return int(value)
-
-    prompts = need("data.train_batch_size")
+    prompts = _need(flat, "data.train_batch_size")
     n = int(g("actor_rollout_ref.rollout.n") or 1)
-    max_prompt, max_response = need("data.max_prompt_length"), need("data.max_response_length")
+    max_prompt, max_response = _need(flat, "data.max_prompt_length"), _need(flat, "data.max_response_length")
     p_tok = prompt_tokens if prompt_tokens is not None else 0.8 * max_prompt
     r_tok = response_tokens if response_tokens is not None else response_fraction * max_response
     spread = response_spread if response_spread is not None else DEFAULT_SPREAD_RATIO * r_tok
-    actor_rmpad = _flag(flat, "actor_rollout_ref.model.use_remove_padding", default=True)
-    critic_rmpad = _flag(flat, "critic.model.use_remove_padding", default=True)
-    mini = need("actor_rollout_ref.actor.ppo_mini_batch_size")
-    mini_batches = max(1, prompts // mini)
-    critic_mini = int(g("critic.ppo_mini_batch_size") or mini)
+    mini = _need(flat, "actor_rollout_ref.actor.ppo_mini_batch_size")
+    algorithm_kl = _flag(flat, "algorithm.use_kl_in_reward") or _flag(flat, "actor_rollout_ref.actor.use_kl_loss")
+    builtin = any(k.startswith("builtin.") for k in flat)
+    return Workload(
+        world=world,
+        tp=int(g("actor_rollout_ref.rollout.tensor_model_parallel_size") or 1),
+        prompts=prompts,
+        n=n,
+        prompt_tokens=p_tok,
+        response_tokens=r_tok,
+        max_response=max_response,
+        mini_batches=max(1, prompts // mini),
+        epochs=int(g("actor_rollout_ref.actor.ppo_epochs") or 1),
+        critic_epochs=int(g("critic.ppo_epochs") or g("actor_rollout_ref.actor.ppo_epochs") or 1),
+        **_micro_batches(flat, world, prompts, n, mini, p_tok + r_tok),
+        has_critic=g("algorithm.adv_estimator", "gae") == "gae",
+        **_training_memory(flat),
+        **_rollout_engine(flat, env, vllm_version),
+        response_spread=float(spread),
+        max_prompt=max_prompt,
+        has_ref=builtin or algorithm_kl,
+        engine="builtin" if builtin else "verl",
+    )
+
+
+def _need(flat: dict[str, Any], key: str) -> int:
+    value = flat.get(key)
+    if value is None:
+        raise ValueError(f"the cost model needs `{key}`")
+    return int(value)
+
+
+def _micro_batches(flat: dict[str, Any], world: int, prompts: int, n: int, mini: int, seq_len: float) -> dict[str, Any]:
+    """Micro-batches per mini-batch (updates) and per batch (log-prob and value passes), by verl's
+    fallback rules: ref/rollout settings fall back to the actor's, the critic's to the actor's."""
+    g = flat.get
     per_rank_mini = mini * n / world
-    per_rank_critic_mini = critic_mini * n / world
-    seq_len = p_tok + r_tok
+    per_rank_critic_mini = int(g("critic.ppo_mini_batch_size") or mini) * n / world
     per_rank_all = prompts * n / world
     actor_dyn = bool(g("actor_rollout_ref.actor.use_dynamic_bsz"))
     ref_dyn = _flag(
@@ -315,71 +338,68 @@ def workload(
     critic_dyn = g("critic.use_dynamic_bsz")
     critic_dyn = actor_dyn if critic_dyn is None else bool(critic_dyn)
     critic_micro = g("critic.ppo_micro_batch_size_per_gpu") or g("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu")
-    values_micro = g("critic.forward_micro_batch_size_per_gpu") or critic_micro
-    fsdp = "actor_rollout_ref.actor.fsdp_config."
-    critic_fsdp = ("critic.model.fsdp_config.", "critic.fsdp.")
-    channels = env.get("NCCL_MAX_NCHANNELS")
-    algorithm_kl = _flag(flat, "algorithm.use_kl_in_reward") or _flag(flat, "actor_rollout_ref.actor.use_kl_loss")
-    builtin = any(k.startswith("builtin.") for k in flat)
-    return Workload(
-        world=world,
-        tp=int(g("actor_rollout_ref.rollout.tensor_model_parallel_size") or 1),
-        prompts=prompts,
-        n=n,
-        prompt_tokens=p_tok,
-        response_tokens=r_tok,
-        max_response=max_response,
-        mini_batches=mini_batches,
-        epochs=int(g("actor_rollout_ref.actor.ppo_epochs") or 1),
-        critic_epochs=int(g("critic.ppo_epochs") or g("actor_rollout_ref.actor.ppo_epochs") or 1),
-        update_micro_per_mini=_micro(
+    values_budget = g("critic.forward_max_token_len_per_gpu") or g("critic.ppo_max_token_len_per_gpu")
+    return {
+        "update_micro_per_mini": _micro(
             per_rank_mini,
             per_rank_mini * seq_len,
             actor_dyn,
             g("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"),
             g("actor_rollout_ref.actor.ppo_max_token_len_per_gpu"),
         ),
-        logprob_micro=_micro(per_rank_all, per_rank_all * seq_len, ref_dyn, ref_micro, ref_budget),
-        critic_micro_per_mini=_micro(
+        "logprob_micro": _micro(per_rank_all, per_rank_all * seq_len, ref_dyn, ref_micro, ref_budget),
+        "critic_micro_per_mini": _micro(
             per_rank_critic_mini,
             per_rank_critic_mini * seq_len,
             critic_dyn,
             critic_micro,
             g("critic.ppo_max_token_len_per_gpu"),
         ),
-        values_micro=_micro(
+        "values_micro": _micro(
             per_rank_all,
             per_rank_all * seq_len,
             critic_dyn,
-            values_micro,
-            g("critic.forward_max_token_len_per_gpu") or g("critic.ppo_max_token_len_per_gpu"),
+            g("critic.forward_micro_batch_size_per_gpu") or critic_micro,
+            values_budget,
         ),
-        has_critic=g("algorithm.adv_estimator", "gae") == "gae",
-        grad_ckpt=bool(g("actor_rollout_ref.model.enable_gradient_checkpointing")),
-        reshard_after_forward=bool(g(fsdp + "reshard_after_forward", True)),
-        forward_prefetch=bool(g(fsdp + "forward_prefetch")),
-        param_offload=bool(g(fsdp + "param_offload") or g(fsdp + "offload_policy")),
-        optimizer_offload=bool(g(fsdp + "optimizer_offload") or g(fsdp + "offload_policy")),
-        gpu_memory_utilization=float(g("actor_rollout_ref.rollout.gpu_memory_utilization") or 0.5),
-        free_cache_engine=bool(g("actor_rollout_ref.rollout.free_cache_engine", True)),
-        nccl_proto=env.get("NCCL_PROTO"),
-        nccl_channels=int(channels) if channels else None,
-        reshard_mode=str(g("builtin.rollout_reshard") or "zero_redundancy"),
-        fsdp_size=int(g(fsdp + "fsdp_size") or -1),
-        response_spread=float(spread),
-        max_prompt=max_prompt,
-        enforce_eager=_flag(flat, "actor_rollout_ref.rollout.enforce_eager"),
-        max_num_seqs=int(g("actor_rollout_ref.rollout.max_num_seqs") or 256),
-        max_num_batched_tokens=int(g("actor_rollout_ref.rollout.max_num_batched_tokens") or 8192),
-        chunked_prefill=_flag(flat, "actor_rollout_ref.rollout.enable_chunked_prefill", default=True),
-        actor_rmpad=actor_rmpad,
-        critic_rmpad=critic_rmpad,
-        critic_grad_ckpt=_flag(flat, "critic.model.enable_gradient_checkpointing", default=True),
-        ref_param_offload=_flag(flat, "actor_rollout_ref.ref.fsdp_config.param_offload"),
-        critic_param_offload=any(_flag(flat, p + "param_offload") for p in critic_fsdp),
-        critic_optimizer_offload=any(_flag(flat, p + "optimizer_offload") for p in critic_fsdp),
-        has_ref=builtin or algorithm_kl,
-        vllm_v0=env.get("VLLM_USE_V1") == "0" or env.get("VLLM_ATTENTION_BACKEND", "").upper() == "XFORMERS",
-        vllm_legacy=vllm_version is not None and legacy_vllm(vllm_version),
-        engine="builtin" if builtin else "verl",
-    )
+    }
+
+
+def _training_memory(flat: dict[str, Any]) -> dict[str, Any]:
+    """What the training phases keep and move: checkpointing, FSDP resharding and prefetch, offload, padding."""
+    g = flat.get
+    fsdp = "actor_rollout_ref.actor.fsdp_config."
+    critic_fsdp = ("critic.model.fsdp_config.", "critic.fsdp.")
+    return {
+        "grad_ckpt": bool(g("actor_rollout_ref.model.enable_gradient_checkpointing")),
+        "reshard_after_forward": bool(g(fsdp + "reshard_after_forward", True)),
+        "forward_prefetch": bool(g(fsdp + "forward_prefetch")),
+        "param_offload": bool(g(fsdp + "param_offload") or g(fsdp + "offload_policy")),
+        "optimizer_offload": bool(g(fsdp + "optimizer_offload") or g(fsdp + "offload_policy")),
+        "reshard_mode": str(g("builtin.rollout_reshard") or "zero_redundancy"),
+        "fsdp_size": int(g(fsdp + "fsdp_size") or -1),
+        "actor_rmpad": _flag(flat, "actor_rollout_ref.model.use_remove_padding", default=True),
+        "critic_rmpad": _flag(flat, "critic.model.use_remove_padding", default=True),
+        "critic_grad_ckpt": _flag(flat, "critic.model.enable_gradient_checkpointing", default=True),
+        "ref_param_offload": _flag(flat, "actor_rollout_ref.ref.fsdp_config.param_offload"),
+        "critic_param_offload": any(_flag(flat, p + "param_offload") for p in critic_fsdp),
+        "critic_optimizer_offload": any(_flag(flat, p + "optimizer_offload") for p in critic_fsdp),
+    }
+
+
+def _rollout_engine(flat: dict[str, Any], env: dict[str, str], vllm_version: str | None) -> dict[str, Any]:
+    """The rollout engine's settings (vLLM's memory share, batching, graphs, version) and NCCL's."""
+    g = flat.get
+    channels = env.get("NCCL_MAX_NCHANNELS")
+    return {
+        "gpu_memory_utilization": float(g("actor_rollout_ref.rollout.gpu_memory_utilization") or 0.5),
+        "free_cache_engine": bool(g("actor_rollout_ref.rollout.free_cache_engine", True)),
+        "nccl_proto": env.get("NCCL_PROTO"),
+        "nccl_channels": int(channels) if channels else None,
+        "enforce_eager": _flag(flat, "actor_rollout_ref.rollout.enforce_eager"),
+        "max_num_seqs": int(g("actor_rollout_ref.rollout.max_num_seqs") or 256),
+        "max_num_batched_tokens": int(g("actor_rollout_ref.rollout.max_num_batched_tokens") or 8192),
+        "chunked_prefill": _flag(flat, "actor_rollout_ref.rollout.enable_chunked_prefill", default=True),
+        "vllm_v0": env.get("VLLM_USE_V1") == "0" or env.get("VLLM_ATTENTION_BACKEND", "").upper() == "XFORMERS",
+        "vllm_legacy": vllm_version is not None and legacy_vllm(vllm_version),
+    }
