@@ -6,7 +6,11 @@ Runs `autotune run --space fsdp3d` (or --space) into a fresh runs folder, then r
 * the confirmed speedup of the winner over the baseline (mean of per-round ratios, with min/max
   and std over the interleaved confirmation rounds), its memory ratio and KL to the reference;
 * the share of sweep wall time spent outside training steps (process start, imports, model
-  build, warm-start load, teardown, scoring): 1 - Σ timing_s/step / sweep wall time;
+  build, warm-start load, teardown, scoring): 1 - Σ timing_s/step / sweep wall time, and where
+  that time went: controller start-up until the first launch, each run's launch to its first step
+  and its last step to its exit, the controller between runs (scoring, storage, report refreshes,
+  the next ask), and the end (confirmation summary, report, winner); with the load average, since
+  the machine may be shared;
 * where this stands against the FSDP3D recipe's claim: 1.4× at memory < 1.2× and KL < 0.05 (memory:
   the trainer's tensor memory on CPU, device memory on GPU; peak RSS printed beside it);
 * which knobs made the winner faster: `autotune explain` walks from the baseline to the winner one
@@ -20,8 +24,10 @@ Runs `autotune run --space fsdp3d` (or --space) into a fresh runs folder, then r
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -56,21 +62,19 @@ def main() -> None:
     cmd += ["--confirm", str(args.confirm), "--top-k", str(args.top_k), "--freeze-inert"]
     if args.trials:
         cmd += ["--trials", str(args.trials)]
-    start = time.monotonic()
+    load_before = os.getloadavg()
+    start, started_at = time.monotonic(), time.time()
     proc = subprocess.run(cmd, cwd=ROOT, text=True)
     wall = time.monotonic() - start
+    ended_at, load_after = time.time(), os.getloadavg()
     if proc.returncode != 0:
         raise SystemExit(f"sweep failed (exit {proc.returncode})")
     name = next(p.name for p in runs.iterdir() if (p / "study.db").exists())
     paths = StudyPaths(runs, name)
     study = load_study(paths)
     trials = [t for t in study.get_trials() if counted(t)]
-    train_s = 0.0
-    for folder in [*(paths.root / "trials").glob("*"), *paths.confirm_dir.glob("*")]:
-        metrics = folder / "metrics.jsonl"
-        if metrics.exists():
-            for line in metrics.read_text().splitlines():
-                train_s += json.loads(line)["metrics"].get("timing_s/step", 0.0)
+    train_s = sum(sum(step_times(f)) for f in [*(paths.root / "trials").glob("*"), *paths.confirm_dir.glob("*")])
+    breakdown = overhead_breakdown(paths, started_at, ended_at)
     path = explain_path(name, runs, args.explain_repeats, args.explain_max_rounds)
     confirmation = load_confirmation(paths) or {}
     winner_id = confirmation.get("winner")
@@ -87,6 +91,8 @@ def main() -> None:
         "sweep_wall_s": wall,
         "training_steps_s": train_s,
         "outside_training_share": 1 - train_s / wall,
+        "overhead_breakdown_s": breakdown,
+        "load_average": {"before": load_before, "after": load_after},
         "winner": winner_id,
         "winner_params": row.get("params"),
         "speedup_mean": row.get("speedup_mean", math.nan),
@@ -119,6 +125,9 @@ def main() -> None:
     print(
         f"sweep wall {wall:.0f} s, training steps {train_s:.0f} s: {result['outside_training_share']:.0%} outside training steps"
     )
+    parts = ", ".join(f"{k.replace('_', ' ')} {v:.1f} s" for k, v in breakdown.items() if k != "runs")
+    print(f"  outside steps ({breakdown['runs']} runs): {parts}")
+    print(f"  load average: {load_before[0]:.1f} before, {load_after[0]:.1f} after")
     print(f"FSDP3D recipe: 1.4x at memory < 1.2x and KL < 0.05 -> {'met' if meets else 'not met'} here")
     if path:
         print("\n".join(format_path(path)))
@@ -127,6 +136,48 @@ def main() -> None:
     print(f"wrote {args.out}")
     if not args.keep:
         shutil.rmtree(runs, ignore_errors=True)
+
+
+def overhead_breakdown(paths: StudyPaths, started_at: float, ended_at: float) -> dict[str, float]:
+    """Where the sweep's time outside training steps went, in seconds (from the runs' folders).
+
+    A run's launch is when its `command` file was written (just before the process starts) and
+    its end is launch + `wall_s`; its start-up is launch to the first step's start (`startup_s`,
+    when the controller saw the first step, minus that step's time; so it includes the controller's
+    polling delay) and its teardown is the rest of `wall_s` after its steps (with the milliseconds
+    per step spent logging metrics outside `timing_s/step`, and a stopped run's kill). Between runs,
+    and before the first and after the last, the time is the controller's.
+    """
+    folders = [*(paths.root / "trials").glob("*"), *paths.confirm_dir.glob("*")]
+    runs = []
+    for folder in folders:
+        if not (folder / "outcome.json").exists() or not (folder / "command").exists():
+            continue  # invalid configurations never launch
+        outcome = json.loads((folder / "outcome.json").read_text())
+        steps = step_times(folder)
+        launch = (folder / "command").stat().st_mtime
+        wall = float(outcome["wall_s"])
+        startup = float(outcome.get("startup_s") or 0.0) - (steps[0] if steps else 0.0) if steps else wall
+        runs.append((launch, wall, max(startup, 0.0), sum(steps)))
+    runs.sort()
+    if not runs:
+        return {"runs": 0}
+    between = sum(max(0.0, nxt[0] - (cur[0] + cur[1])) for cur, nxt in itertools.pairwise(runs))
+    return {
+        "runs": len(runs),
+        "controller_start": runs[0][0] - started_at,
+        "run_start_up": sum(r[2] for r in runs),
+        "run_teardown": sum(max(0.0, r[1] - r[2] - r[3]) for r in runs),
+        "controller_between_runs": between,
+        "controller_end": ended_at - (runs[-1][0] + runs[-1][1]),
+    }
+
+
+def step_times(folder: Path) -> list[float]:
+    metrics = folder / "metrics.jsonl"
+    if not metrics.exists():
+        return []
+    return [json.loads(line)["metrics"].get("timing_s/step", 0.0) for line in metrics.read_text().splitlines()]
 
 
 def explain_path(study: str, runs: Path, repeats: int, max_rounds: int | None) -> dict | None:

@@ -48,6 +48,7 @@ def serve(path: str) -> None:
     import trainer.__main__
     import trainer.loop  # noqa: F401
 
+    _warm_config()
     gc.freeze()  # the imported modules never die: keep them out of every child's collections
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # leaders are reaped by the kernel
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
@@ -65,6 +66,21 @@ def serve(path: str) -> None:
                 server.close()
                 _lead(conn)  # never returns
             conn.close()
+
+
+def _warm_config() -> None:
+    """Build the default config once, so every forked rank finds the config schema already read.
+
+    The first build of a run reads the schema's field docs from the source (a few hundred ms of
+    pure Python, cached for the life of the process) — paid by every rank of every trial when it
+    happens after the fork. Pure Python: no torch operation runs here, so forking stays safe.
+    """
+    from trainer.config.loader import ConfigError, load_config
+
+    try:
+        load_config()
+    except ConfigError as exc:  # a broken preset fails each run with its own message; just skip the warm-up
+        print(f"trainer.zygote: config warm-up skipped: {exc}", file=sys.stderr)
 
 
 def _lead(conn: socket.socket) -> None:
@@ -139,6 +155,7 @@ def _wait(ranks: list[int], conn: socket.socket) -> int:
     live, first_failure = set(ranks), 0
     term_at: float | None = None
     kill_at: float | None = None
+    exits = _exit_fds(ranks)  # readable when a rank ends: the loop wakes at once, not at its next tick
     while live:
         with contextlib.suppress(ChildProcessError):
             while True:
@@ -150,17 +167,38 @@ def _wait(ranks: list[int], conn: socket.socket) -> int:
                 if code != 0 and first_failure == 0:
                     first_failure = code if code > 0 else 128 - code
                     term_at = time.monotonic() + STOP_GRACE_S
+        if not live:
+            break
         now = time.monotonic()
         if term_at is not None and now > term_at:
             _signal(live, signal.SIGTERM)
             term_at, kill_at = None, now + KILL_GRACE_S
         if kill_at is not None and now > kill_at:
             _signal(live, signal.SIGKILL)
-        readable, _, _ = select.select([conn], [], [], 0.05)
-        if readable and not conn.recv(4096):  # the client is gone: the run goes too
+            kill_at = None  # SIGKILL cannot be ignored: what is left ends and is reaped on the next wake-up
+        waiting: list[socket.socket | int] = [conn, *(fd for fd, pid in exits.items() if pid in live)]
+        deadlines = [t - now for t in (term_at, kill_at) if t is not None]
+        tick = min([0.5 if exits else 0.05, *deadlines])
+        readable, _, _ = select.select(waiting, [], [], max(tick, 0.0))
+        if conn in readable and not conn.recv(4096):  # the client is gone: the run goes too
             _signal(live, signal.SIGKILL)
             first_failure = first_failure or 137
+    for fd in exits:
+        os.close(fd)
     return first_failure
+
+
+def _exit_fds(pids: list[int]) -> dict[int, int]:
+    """{pidfd: pid} for each rank (Linux 5.3+); empty where pidfds are unavailable (the loop then polls)."""
+    fds: dict[int, int] = {}
+    try:
+        for pid in pids:
+            fds[os.pidfd_open(pid)] = pid
+    except (AttributeError, OSError):  # no pidfd_open here, or a rank already reaped
+        for fd in fds:
+            os.close(fd)
+        return {}
+    return fds
 
 
 def _free_port() -> int:

@@ -90,7 +90,7 @@ class BuiltinAdapter(TrainerAdapter):
 
     def prepare(self) -> None:
         if warm.enabled():
-            warm.socket_path()
+            warm.start()  # imports in the background; the first launch waits until it is ready
 
     def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
         if exit_code == 2 or "trainer: config error:" in stderr:

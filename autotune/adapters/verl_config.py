@@ -38,17 +38,23 @@ class VerlRejected(ValueError):
 
 
 def config_dir() -> Path:
-    try:
-        import verl  # noqa: F401
-    except ImportError as exc:
-        raise VerlNotInstalled(
-            "verl is not installed: pip install 'verl==0.9.1' (or `pip install -e .[verl]`)"
-        ) from exc
+    """verl's own config folder, found without importing verl: `import verl` pulls in torch and
+    tensordict (seconds), and composing its YAML needs none of that (the report composes the
+    winner's config during a sweep, between trials)."""
     import importlib.util
 
-    spec = importlib.util.find_spec("verl.trainer.config")
-    assert spec is not None and spec.submodule_search_locations
-    return Path(next(iter(spec.submodule_search_locations)))
+    try:
+        spec = importlib.util.find_spec("verl")  # a top-level name: located, not imported
+    except (ImportError, ValueError):  # e.g. sys.modules["verl"] set to None
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise VerlNotInstalled("verl is not installed: pip install 'verl==0.9.1' (or `pip install -e .[verl]`)")
+    folder = Path(next(iter(spec.submodule_search_locations))) / "trainer" / "config"
+    if not (folder / "ppo_trainer.yaml").is_file():
+        raise VerlNotInstalled(
+            f"verl at {folder.parent.parent} has no trainer/config/ppo_trainer.yaml; install verl>=0.9.1,<0.10"
+        )
+    return folder
 
 
 def compose(overrides: list[str]) -> Any:

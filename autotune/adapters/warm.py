@@ -1,10 +1,12 @@
 """The warm trainer parent for builtin trials: one `trainer.zygote` per controller process.
 
-Started on the first launch (and waited for, so its imports never overlap a trial's timed
-steps), stopped when the controller exits (atexit, and the kernel's parent-death signal if the
-controller is killed). Trials then start through `trainer.spawn`, which falls back to a cold
-`torchrun` when the zygote is gone. `AUTOTUNE_WARM_TRIALS=0` turns it off (Ray trainables do:
-each would start its own zygote for a single trial).
+Started without waiting when the sweep prepares (`start`), so its imports run while the
+controller opens the study and asks for the first configuration; the first launch then waits
+until it is ready (`socket_path`), so its imports never overlap a trial's timed steps. Stopped when
+the controller exits (atexit, and the kernel's parent-death signal if the controller is killed).
+Trials start through `trainer.spawn`, which falls back to a cold `torchrun` when the zygote is
+gone. `AUTOTUNE_WARM_TRIALS=0` turns it off (Ray trainables do: each would start its own zygote
+for a single trial).
 """
 
 from __future__ import annotations
@@ -17,44 +19,78 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 READY_TIMEOUT_S = 180.0
-_zygote: tuple[subprocess.Popen[bytes], Path] | None = None
+
+
+@dataclass
+class _Zygote:
+    proc: subprocess.Popen[bytes]
+    folder: Path
+    ready: bool = False
+    """The socket has appeared: the imports are done."""
+
+    @property
+    def path(self) -> Path:
+        return self.folder / "zygote.sock"
+
+
+_zygote: _Zygote | None = None
 
 
 def enabled() -> bool:
     return os.environ.get("AUTOTUNE_WARM_TRIALS", "1") != "0"
 
 
-def socket_path() -> Path | None:
-    """The running zygote's socket, starting it if needed; None if it cannot start."""
+def start() -> None:
+    """Start the zygote in the background if none is running; returns at once."""
     global _zygote
-    if _zygote is not None and _zygote[0].poll() is None:
-        return _zygote[1]
+    if _zygote is not None and _zygote.proc.poll() is None:
+        return
     from autotune.adapters.base import die_with_parent
 
     folder = Path(tempfile.mkdtemp(prefix="autotune-warm-"))
-    path = folder / "zygote.sock"
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     with (folder / "zygote.log").open("w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "trainer.zygote", str(path)],
+            [sys.executable, "-m", "trainer.zygote", str(folder / "zygote.sock")],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,
             start_new_session=True,
             preexec_fn=die_with_parent,
         )
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while not path.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.1)
-    if not path.exists():
-        _stop(proc, folder)
-        return None
-    _zygote = (proc, path)
+    _zygote = _Zygote(proc, folder)
     atexit.register(_stop, proc, folder)
-    return path
+
+
+def socket_path() -> Path | None:
+    """The running zygote's socket, starting it and waiting until it is ready; None if it cannot start."""
+    global _zygote
+    start()
+    assert _zygote is not None
+    zygote = _zygote
+    if zygote.ready:
+        return zygote.path
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while not zygote.path.exists() and zygote.proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if not zygote.path.exists():
+        _stop(zygote.proc, zygote.folder)
+        _zygote = None
+        return None
+    zygote.ready = True
+    return zygote.path
+
+
+def stop() -> None:
+    """Stop the zygote now (it is also stopped when the controller exits)."""
+    global _zygote
+    if _zygote is not None:
+        _stop(_zygote.proc, _zygote.folder)
+        _zygote = None
 
 
 def _stop(proc: subprocess.Popen[bytes], folder: Path) -> None:

@@ -95,6 +95,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
     console.print(
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), {space.objectives[0].metric} = {winner.value:.5g}"
     )
+    _say_why_not_confirmed(paths, winner.number, winner.source)
     from autotune.report.data import summary
 
     s = summary(study, paths, space)
@@ -106,6 +107,24 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
     for key in dict.fromkeys([*winner.params, *(k for k in settings if k not in space.base)]):
         if key in settings:
             console.print(f"  {key} = {settings[key]}")
+
+
+def _say_why_not_confirmed(paths: StudyPaths, number: int, source: str) -> None:
+    """A sweep winner although confirmation ran: no candidate stayed inside the limits on its round
+    averages. Say so, and what this trial's confirmation rounds measured."""
+    from autotune.study.confirmation import load_confirmation
+
+    confirmation = load_confirmation(paths)
+    if source != "sweep" or not confirmation:
+        return
+    row = confirmation.get("candidates", {}).get(str(number))
+    err.print("[yellow]  confirmation found no candidate inside the limits; this is the sweep's best single run[/]")
+    if row is not None:
+        over = {k: v for k, v in (row.get("violations_mean") or {}).items() if v > 0}
+        shown = ", ".join(f"{k} over by {v:.3g}" for k, v in over.items()) or "a failed round"
+        err.print(
+            f"[yellow]  its confirmation rounds: {row.get('speedup_mean', math.nan):.2f}x the baseline; {shown}[/]"
+        )
 
 
 def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: bool) -> None:

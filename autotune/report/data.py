@@ -69,11 +69,30 @@ class Summary(NamedTuple):
     """The concrete metric behind `memory` (device memory on GPU, the trainer's tensor memory on CPU)."""
     rss_ratio: float = math.nan
     """Peak host RSS of the winner over the baseline's, shown beside the memory ratio."""
+    trials_span_s: float = math.nan
+    """Wall time from the first trial's start to the last trial's end (confirmation re-runs not included)."""
+    outside_steps_share: float = math.nan
+    """Share of `trials_span_s` not spent in training steps: start-up, teardown, the controller between trials."""
 
 
 def _metric(rec: TrialRecord, key: str) -> float:
     value = rec.key_metrics.get(key)
     return float(value) if value is not None else math.nan
+
+
+def time_outside_steps(study: optuna.Study) -> tuple[float, float]:
+    """(span of the trials in seconds, share of it outside training steps), as `autotune run` prints it;
+    NaN when no trial has finished. A resumed study's span includes the pause between the runs."""
+    ran = [
+        (t.datetime_start, t.datetime_complete, t)
+        for t in study.get_trials(deepcopy=False)
+        if t.datetime_start is not None and t.datetime_complete is not None
+    ]
+    if not ran:
+        return math.nan, math.nan
+    span = (max(end for _, end, _ in ran) - min(start for start, _, _ in ran)).total_seconds()
+    train = sum(TrialRecord.of(t).train_s for _, _, t in ran if not math.isnan(TrialRecord.of(t).train_s))
+    return span, (1 - train / span if span > 0 else math.nan)
 
 
 def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
@@ -106,6 +125,7 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         measured = base and base.values and base_rec.scored
         base_value = base.values[0] if base and measured else math.nan
     checks = health_checks(space, kl, comm, memory, mfu)
+    span, outside = time_outside_steps(study)
     return Summary(
         winner=winner.number if winner else None,
         source=winner.source if winner else "none",
@@ -124,6 +144,8 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         checks=checks,
         memory_metric=memory_metric(study),
         rss_ratio=rss,
+        trials_span_s=span,
+        outside_steps_share=outside,
     )
 
 

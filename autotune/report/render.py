@@ -51,6 +51,10 @@ def summary_section(page: Page, s: data.Summary) -> None:
         ("comm share", fmt(s.comm_share, 3)),
         ("MFU", fmt(s.mfu, 3)),
     ]
+    if not math.isnan(s.outside_steps_share):
+        cards.append(
+            ("time outside training steps", f"{s.outside_steps_share:.0%} of {s.trials_span_s:.0f} s of trials")
+        )
     html_cards = "".join(
         f'<div class="card"><div class="label">{html.escape(k)}</div><div>{html.escape(v)}</div></div>'
         for k, v in cards

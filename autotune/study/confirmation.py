@@ -34,6 +34,11 @@ class Candidate:
     values: list[float] = field(default_factory=list)
     """First objective per round (NaN when the run failed)."""
     feasible: list[bool] = field(default_factory=list)
+    """Per round: the run completed inside every limit."""
+    ran: list[bool] = field(default_factory=list)
+    """Per round: the run finished its steps (complete or infeasible; not crashed, timed out or stopped)."""
+    limits: list[dict[str, float]] = field(default_factory=list)
+    """Per round: each limit's metric value (empty when the run produced none)."""
     key_metrics: list[dict[str, float]] = field(default_factory=list)
     label: str = ""
     """Folder stem of its runs (default `t<number>`)."""
@@ -81,6 +86,8 @@ def measure_interleaved(
                 ev.objectives[0] if ev.objectives and ev.outcome in ("complete", "infeasible") else math.nan
             )
             c.feasible.append(ev.outcome == "complete")
+            c.ran.append(ev.outcome in ("complete", "infeasible"))
+            c.limits.append(dict(ev.score.limits) if ev.score else {})
             c.key_metrics.append(ev.score.key_metrics if ev.score else {})
 
 
@@ -101,7 +108,7 @@ def run_confirmation(
     candidates = [Candidate(t.number, dict(t.params), is_baseline=t.number == base.number) for t in [base, *top]]
     baseline_limits = dict(TrialRecord.of(base).limits)
     measure_interleaved(space, adapter, candidates, paths.confirm_dir, repeats, baseline_limits, progress)
-    summary = summarize(candidates, base.number, space.objectives[0].direction == "maximize")
+    summary = summarize(candidates, base.number, space.objectives[0].direction == "maximize", space)
     write_json(paths.confirmation, summary)
     return summary
 
@@ -128,9 +135,22 @@ def compare(c: Candidate, ref: Candidate) -> dict[str, float]:
     }
 
 
-def summarize(candidates: list[Candidate], baseline_number: int, maximize: bool) -> dict[str, Any]:
-    """Winner = best confirmed mean among candidates feasible in every round; ratios per round vs baseline."""
+def summarize(
+    candidates: list[Candidate], baseline_number: int, maximize: bool, space: Space | None = None
+) -> dict[str, Any]:
+    """Winner = best confirmed mean among eligible candidates; ratios per round vs baseline.
+
+    With `space` (and per-round limit values), a candidate is eligible when it finished its steps in
+    every round and its limit values *averaged over the rounds* are inside the limits (ratio limits
+    against the baseline's averages over the same rounds): the rule `evaluate` applies to a trial's
+    repeats. One noisy round over a limit (a comm share pushed up by another process on a shared
+    machine) no longer disqualifies a candidate whose rounds are inside on average, and more rounds
+    make the verdict more certain instead of more likely to fail. Deterministic metrics (KL, tensor
+    memory) are equal in every round, so their verdict is unchanged. Without `space`: feasible in
+    every round.
+    """
     base = next(c for c in candidates if c.number == baseline_number)
+    base_limits = _mean_limits(base)
     rows: dict[int, dict[str, Any]] = {}
     for c in candidates:
         rows[c.number] = {
@@ -145,14 +165,39 @@ def summarize(candidates: list[Candidate], baseline_number: int, maximize: bool)
             "mfu": _mean([m.get("mfu", math.nan) for m in c.key_metrics if m]),
             "is_baseline": c.number == baseline_number,
         }
+        if space is not None and c.limits:
+            rows[c.number].update(_judged_on_means(c, space, base_limits, c.number == baseline_number))
     sign = 1.0 if maximize else -1.0
-    eligible = [
-        n
-        for n, r in rows.items()
-        if not r["is_baseline"] and r["feasible_rounds"] == r["rounds"] and not math.isnan(r["mean"])
-    ]
+
+    def eligible_row(r: dict[str, Any]) -> bool:
+        if "feasible_on_mean" in r:
+            return bool(r["feasible_on_mean"])
+        return bool(r["feasible_rounds"] == r["rounds"])
+
+    eligible = [n for n, r in rows.items() if not r["is_baseline"] and eligible_row(r) and not math.isnan(r["mean"])]
     winner = max(eligible, key=lambda n: sign * rows[n]["mean"]) if eligible else None
     return {"baseline": baseline_number, "winner": winner, "candidates": {str(n): r for n, r in rows.items()}}
+
+
+def _mean_limits(c: Candidate) -> dict[str, float]:
+    names = {name for limits in c.limits for name in limits}
+    return {name: _mean([limits.get(name, math.nan) for limits in c.limits]) for name in sorted(names)}
+
+
+def _judged_on_means(c: Candidate, space: Space, base_limits: dict[str, float], is_base: bool) -> dict[str, Any]:
+    """The candidate's limit values averaged over its rounds, each limit's violation (> 0: violated)
+    and the verdict: finished every round and inside every limit on the averages."""
+    from autotune.trial.scoring import violation
+
+    means = _mean_limits(c)
+    violations = {}
+    for limit in space.limits:
+        if limit.metric in space.unmeasured:
+            continue
+        value = means.get(limit.metric, math.nan)
+        violations[limit.metric] = violation(limit, value, means if is_base else base_limits)[0]
+    ok = bool(c.ran) and all(c.ran) and all(v <= 0 for v in violations.values())
+    return {"limits_mean": means, "violations_mean": violations, "feasible_on_mean": ok}
 
 
 def _mean(values: list[float]) -> float:

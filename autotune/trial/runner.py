@@ -10,6 +10,7 @@ reason one of oom, timeout, hang, crash, nan, invalid.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -26,6 +27,8 @@ from autotune.trial.record import MetricsTail, metrics_path
 RunState = Literal["complete", "pruned", "failed"]
 Monitor = Callable[[int, dict[str, Any]], "str | None"]
 """Called with (step, metrics) for each new step; a returned string stops the trial as pruned."""
+KILL_GRACE_S = 3.0
+"""How long a stopped run gets between SIGTERM and SIGKILL (its ranks report why they stop)."""
 
 
 @dataclass
@@ -40,8 +43,13 @@ class RunResult:
     """Seconds from launch to the first step: process start, imports, model set-up."""
 
 
-def kill_group(pgid: int, grace_s: float = 3.0) -> None:
-    """SIGTERM the whole process group, then SIGKILL what is left after `grace_s`."""
+def kill_group(pgid: int, grace_s: float = 3.0, leader: subprocess.Popen[Any] | None = None) -> None:
+    """SIGTERM the whole process group, then SIGKILL what is left after `grace_s`.
+
+    `leader` is the group's leader when it is our child: it is reaped as soon as it exits, because
+    an unreaped (zombie) leader still counts as a member of its group, and the group would then
+    look alive for the whole grace period after every process in it has ended.
+    """
     for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 0.0)):
         try:
             os.killpg(pgid, sig)
@@ -49,11 +57,13 @@ def kill_group(pgid: int, grace_s: float = 3.0) -> None:
             return
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
+            if leader is not None:
+                leader.poll()
             try:
                 os.killpg(pgid, 0)
             except ProcessLookupError:
                 return
-            time.sleep(0.05)
+            time.sleep(0.01)
 
 
 class ConsoleBridge:
@@ -93,7 +103,7 @@ def run_trial_process(
     startup_grace_s: float,
     monitor: Monitor | None = None,
     on_start: Callable[[int], None] | None = None,
-    poll_s: float = 0.2,
+    poll_s: float = 0.05,
 ) -> RunResult:
     """Launch, watch and classify one trial run. Logs go to trial_dir/{stdout,stderr}.log."""
     trial_dir.mkdir(parents=True, exist_ok=True)
@@ -142,10 +152,11 @@ def run_trial_process(
                     where = f"after step {rows[-1]['step']}" if rows else "before the first step"
                     stop = ("failed", "hang", f"no new step for {silent:.0f} s {where}")
                     break
-                time.sleep(poll_s)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=poll_s)  # returns within milliseconds of the run's exit, unlike a fixed sleep
         finally:
             if proc.poll() is None:
-                kill_group(proc.pid)
+                kill_group(proc.pid, KILL_GRACE_S, leader=proc)
             proc.wait()
     rows.extend(tail.read() if stop is None else [])
     wall = time.monotonic() - start

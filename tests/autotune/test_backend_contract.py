@@ -29,30 +29,52 @@ from tests.autotune.conftest import ROOT, autotune, trainer_env, write_space
 FAULTS = "  builtin.fault.kind: {type: categorical, choices: [none, hang]}\n"
 
 
-@pytest.fixture(scope="module")
-def ray_cluster(tmp_path_factory):
+class RayHead:
     """A local Ray head with 2 CPUs, as a user's cluster would be (its own processes, an address)."""
-    ray = str(Path(sys.executable).with_name("ray"))
-    temp = Path(f"/tmp/rt{os.getpid()}")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**trainer_env(), "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
-    start = [
-        ray,
-        "start",
-        "--head",
-        "--num-cpus=2",
-        "--num-gpus=0",
-        f"--port={port}",
-        f"--temp-dir={temp}",
-        "--include-dashboard=false",
-        "--disable-usage-stats",
-    ]
-    proc = subprocess.run(start, capture_output=True, text=True, env=env, timeout=180)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    yield f"127.0.0.1:{port}"
-    subprocess.run([ray, "stop", "--force"], capture_output=True, env=env, timeout=120)
+
+    def __init__(self) -> None:
+        self.ray = str(Path(sys.executable).with_name("ray"))
+        self.temp = Path(f"/tmp/rt{os.getpid()}")
+        self.env = {**trainer_env(), "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+        self.address = ""
+
+    def start(self) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        start = [self.ray, "start", "--head", "--num-cpus=2", "--num-gpus=0", f"--port={port}",
+                 f"--temp-dir={self.temp}", "--include-dashboard=false", "--disable-usage-stats"]  # fmt: skip
+        proc = subprocess.run(start, capture_output=True, text=True, env=self.env, timeout=180)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        self.address = f"127.0.0.1:{port}"
+
+    def alive(self) -> bool:
+        try:
+            check = [self.ray, "status", "--address", self.address]
+            return subprocess.run(check, capture_output=True, env=self.env, timeout=60).returncode == 0
+        except subprocess.TimeoutExpired:
+            return False
+
+    def stop(self) -> None:
+        subprocess.run([self.ray, "stop", "--force"], capture_output=True, env=self.env, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def ray_head():
+    head = RayHead()
+    head.start()
+    yield head
+    head.stop()
+
+
+@pytest.fixture
+def ray_cluster(ray_head):
+    """The module's Ray head, restarted if it died since the last test (a raylet that misses its
+    heartbeats on an overloaded machine is declared dead by the GCS, which would fail every later test)."""
+    if not ray_head.alive():
+        ray_head.stop()
+        ray_head.start()
+    return ray_head.address
 
 
 LAUNCH: dict[str, Callable[[pytest.FixtureRequest], list[str]]] = {

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from pathlib import Path
 
 import pytest
 
+from autotune.space.loader import load_space
+from autotune.space.schema import Limit
 from autotune.study.confirmation import Candidate, compare, summarize
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def cand(number: int, values: list[float], feasible: list[bool] | None = None, memory=None, rss=None) -> Candidate:
@@ -63,3 +69,44 @@ def test_memory_and_rss_ratios_are_per_round_against_the_baseline():
     assert stats["rss_ratio"] == pytest.approx((1.0 + 1.1) / 2)
     assert stats["speedup_mean"] == pytest.approx(1.15)
     assert stats["speedup_geomean"] == pytest.approx(math.sqrt(1.1 * 1.2))
+
+
+def _rounds(number: int, values: list[float], comm: list[float], kl: float = 0.01, memory: float = 0.0055, ran=None):
+    """A candidate with per-round limit values, judged as the shipped fsdp3d space judges them."""
+    ran = ran or [True] * len(values)
+    return Candidate(
+        number,
+        {"knob": number},
+        values=values,
+        feasible=[r and c <= 0.6 and kl <= 0.05 and memory / 0.0055 <= 1.2 for r, c in zip(ran, comm, strict=True)],
+        ran=ran,
+        limits=[{"actor/kl_loss": kl, "perf/comm_share": c, "memory": memory} for c in comm],
+        key_metrics=[{"kl": kl, "memory_gb": memory} for _ in values],
+        is_baseline=number == 0,
+    )
+
+
+def test_with_the_space_limits_are_judged_on_the_round_means():
+    space = dataclasses.replace(
+        load_space(ROOT / "search_spaces" / "fsdp3d.yaml"),
+        limits=[
+            Limit("actor/kl_loss", "last", max=0.05),
+            Limit("perf/comm_share", "median", max=0.6),
+            Limit("memory", "max", max_ratio_to_baseline=1.2),
+        ],
+    )
+    base = _rounds(0, [400.0, 460.0, 450.0], [0.63, 0.57, 0.57], kl=0.033)
+    one_noisy_round = _rounds(11, [660.0, 740.0, 580.0], [0.56, 0.62, 0.59])  # mean 0.59 < 0.6
+    over_on_average = _rounds(14, [900.0, 900.0, 900.0], [0.62, 0.61, 0.61])  # mean 0.6133
+    kl_over = _rounds(15, [900.0, 900.0, 900.0], [0.5, 0.5, 0.5], kl=0.06)
+    memory_over = _rounds(16, [900.0, 900.0, 900.0], [0.5, 0.5, 0.5], memory=0.0077)  # 1.4x the baseline's
+    crashed_once = _rounds(17, [900.0, math.nan, 900.0], [0.5, 0.5, 0.5], ran=[True, False, True])
+    everyone = [base, one_noisy_round, over_on_average, kl_over, memory_over, crashed_once]
+    result = summarize(everyone, 0, maximize=True, space=space)
+    assert result["winner"] == 11
+    rows = result["candidates"]
+    assert rows["11"]["limits_mean"]["perf/comm_share"] == pytest.approx(0.59)
+    assert rows["14"]["violations_mean"]["perf/comm_share"] == pytest.approx(0.61333333 - 0.6)
+    assert rows["16"]["violations_mean"]["memory"] == pytest.approx(0.0077 / 0.0055 - 1.2)
+    assert [rows[n]["feasible_on_mean"] for n in ("14", "15", "16", "17")] == [False] * 4
+    assert summarize(everyone, 0, maximize=True)["winner"] is None  # without the space: every round must pass

@@ -6,16 +6,20 @@ the reason line the real trainer writes), so each ending is exact and repeatable
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
+from autotune.adapters import warm
 from autotune.adapters.base import Launch, crash_detail
 from autotune.adapters.builtin import BuiltinAdapter
-from autotune.trial.runner import run_trial_process
+from autotune.trial import runner
+from autotune.trial.runner import Monitor, kill_group, run_trial_process
 
 
-def _run(tmp_path: Path, body: str, steps: int = 4):
+def _run(tmp_path: Path, body: str, steps: int = 4, monitor: Monitor | None = None):
     script = tmp_path / "rank.py"
     script.write_text(
         textwrap.dedent(
@@ -39,6 +43,7 @@ def _run(tmp_path: Path, body: str, steps: int = 4):
         timeout_s=60,
         hang_timeout_s=30,
         startup_grace_s=30,
+        monitor=monitor,
     )
 
 
@@ -106,3 +111,51 @@ def test_crash_detail_prefers_the_telling_line():
     assert crash_detail(torchrun, 1) == "terminate called without an active exception"
     assert crash_detail("step:3 - a:1\n", 1) == "exit code 1"
     assert crash_detail("Traceback (most recent call last):\n  x\nValueError: bad\n", 1) == "ValueError: bad"
+
+
+ENDS_ON_SIGTERM = "import signal, sys, time; signal.signal(signal.SIGTERM, lambda *a: sys.exit(0)); time.sleep(60)"
+
+
+def test_kill_group_returns_once_the_group_is_gone_not_after_the_grace():
+    # the leader ends on SIGTERM at once; unreaped, it would keep its group "alive" for the whole grace
+    proc = subprocess.Popen([sys.executable, "-c", ENDS_ON_SIGTERM], start_new_session=True)
+    time.sleep(1.0)  # let it install its handler
+    started = time.monotonic()
+    kill_group(proc.pid, grace_s=20.0, leader=proc)
+    took = time.monotonic() - started
+    assert proc.returncode == 0, "it ended on SIGTERM, not by the SIGKILL after the grace"
+    assert took < 10.0, f"kill_group waited {took:.1f} s for a group whose only process had ended"
+
+
+def test_a_pruned_run_stops_without_waiting_out_the_kill_grace(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "KILL_GRACE_S", 20.0)
+    body = """
+    import signal, time
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+    for n in range(1, 5):
+        step(n)
+        time.sleep(0.3)
+    time.sleep(60)
+    """
+    started = time.monotonic()
+    result = _run(tmp_path, body, steps=8, monitor=lambda step, metrics: "pruned here" if step == 2 else None)
+    assert (result.state, result.reason) == ("pruned", "pruned here")
+    assert result.exit_code == 0, "stopped by SIGTERM, not SIGKILL after the grace"
+    assert time.monotonic() - started < 12.0, "the run ended on SIGTERM; the grace is for runs that do not"
+
+
+def test_the_warm_parent_imports_in_the_background_and_the_first_launch_waits_for_it(monkeypatch):
+    monkeypatch.setattr(warm, "_zygote", None)
+    started = time.monotonic()
+    warm.start()
+    try:
+        assert time.monotonic() - started < 2.0, "start() must not wait for torch's import"
+        zygote = warm._zygote
+        assert zygote is not None and not zygote.ready
+        path = warm.socket_path()  # waits until the imports are done
+        assert path is not None and path.exists() and zygote.ready
+        warm.start()
+        assert warm._zygote is zygote and warm.socket_path() == path, "one zygote per controller"
+    finally:
+        warm.stop()
+    assert zygote.proc.poll() is not None and not zygote.folder.exists()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -106,3 +107,38 @@ def test_a_run_that_changes_import_time_settings_starts_cold(zygote, tmp_path):
     proc = _spawn(zygote[0], 1, tmp_path / "m.jsonl", env={"TORCH_SHOW_CPP_STACKTRACES": "1"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert len((tmp_path / "m.jsonl").read_text().splitlines()) == STEPS
+
+
+def _children(*codes_after: tuple[int, float]) -> list[int]:
+    """Forked children that exit with `code` after `delay` seconds."""
+    pids = []
+    for code, delay in codes_after:
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(delay)
+            os._exit(code)
+        pids.append(pid)
+    return pids
+
+
+def test_the_leader_returns_as_soon_as_its_ranks_have_ended():
+    from trainer.zygote import _wait
+
+    client, leader_end = socket.socketpair()
+    with client, leader_end:
+        started = time.monotonic()
+        assert _wait(_children((0, 0.2), (0, 0.3)), leader_end) == 0
+        took = time.monotonic() - started
+    # it wakes when a rank ends (not at its next tick) and leaves once none is left
+    assert took < 0.3 + 0.45, f"the leader took {took:.2f} s to see ranks that ended after 0.3 s"
+
+
+def test_the_leader_reports_the_first_failure_and_stops_the_other_ranks():
+    from trainer.zygote import STOP_GRACE_S, _wait
+
+    client, leader_end = socket.socketpair()
+    with client, leader_end:
+        started = time.monotonic()
+        assert _wait(_children((3, 0.1), (0, 60.0)), leader_end) == 3
+        took = time.monotonic() - started
+    assert took < 0.1 + STOP_GRACE_S + 3.0, "the sleeping rank got SIGTERM after the grace"

@@ -1,0 +1,34 @@
+"""The report's share of the trials' time outside training steps, on crafted trials."""
+
+from __future__ import annotations
+
+import datetime
+import math
+
+import optuna
+import pytest
+from optuna.distributions import FloatDistribution
+from optuna.trial import FrozenTrial, TrialState
+
+from autotune.report.data import time_outside_steps
+
+
+def _trial(start_s: float, end_s: float, train_s: float | None) -> FrozenTrial:
+    t0 = datetime.datetime(2026, 11, 30, 12, 0, 0)
+    attrs = {"outcome": "complete"} | ({"train_s": train_s} if train_s is not None else {})
+    return FrozenTrial(
+        number=0, state=TrialState.COMPLETE, value=1.0, values=None,
+        datetime_start=t0 + datetime.timedelta(seconds=start_s), datetime_complete=t0 + datetime.timedelta(seconds=end_s),
+        params={"x": 0.5}, distributions={"x": FloatDistribution(0, 1)}, user_attrs=attrs, system_attrs={},
+        intermediate_values={}, trial_id=0,
+    )  # fmt: skip
+
+
+def test_the_share_outside_steps_is_over_the_span_from_the_first_start_to_the_last_end():
+    study = optuna.create_study()
+    assert all(math.isnan(v) for v in time_outside_steps(study))
+    for trial in (_trial(0, 10, 6.0), _trial(12, 20, 6.0), _trial(21, 40, None)):  # a trial without train_s adds 0
+        study.add_trial(trial)
+    span, share = time_outside_steps(study)
+    assert span == pytest.approx(40.0)
+    assert share == pytest.approx(1 - 12.0 / 40.0)
