@@ -105,17 +105,17 @@ def run_trial_process(
     on_start: Callable[[int], None] | None = None,
     poll_s: float = 0.05,
 ) -> RunResult:
-    """Launch, watch and classify one trial run. Logs go to trial_dir/{stdout,stderr}.log."""
+    """Launch, watch and classify one trial run. Logs go to trial_dir/{stdout,stderr}.log.
+
+    The runner starts the launch's command here and follows the trial through its files only
+    (metrics.jsonl, or the console log): the command may be a launcher (torchrun, `srun`, a job
+    submitter) whose ranks run elsewhere, as long as it stays in the foreground and forwards SIGTERM.
+    """
     trial_dir.mkdir(parents=True, exist_ok=True)
-    tail = MetricsTail(metrics_path(trial_dir))
+    watch = _Watch(expected_steps, timeout_s, hang_timeout_s, startup_grace_s, monitor, poll_s)
     bridge = None
     if launch.parse_console:
         bridge = ConsoleBridge(trial_dir / "stdout.log", metrics_path(trial_dir), adapter.console_parser())
-    rows: list[dict[str, Any]] = []
-    start = time.monotonic()
-    last_progress = start
-    first_step_s: float | None = None
-    stop: tuple[RunState, str, str] | None = None
     with (trial_dir / "stdout.log").open("w") as out, (trial_dir / "stderr.log").open("w") as err:
         proc = subprocess.Popen(
             launch.argv,
@@ -128,61 +128,86 @@ def run_trial_process(
         if on_start is not None:
             on_start(proc.pid)
         try:
-            while True:
-                exited = proc.poll() is not None
-                if bridge is not None:
-                    bridge.pump(final=exited)
-                for row in tail.read():
-                    rows.append(row)
-                    last_progress = time.monotonic()
-                    if first_step_s is None:
-                        first_step_s = last_progress - start
-                    verdict = monitor(int(row["step"]), row["metrics"]) if monitor else None
-                    if verdict and stop is None:
-                        stop = ("pruned", verdict, f"stopped at step {row['step']}: {verdict}")
-                if exited or stop:
-                    break
-                now = time.monotonic()
-                if now - start > timeout_s:
-                    stop = ("failed", "timeout", f"no result after the {timeout_s:g} s trial timeout")
-                    break
-                silent = now - last_progress
-                allowed = hang_timeout_s + (startup_grace_s if not rows else 0.0)
-                if silent > allowed:
-                    where = f"after step {rows[-1]['step']}" if rows else "before the first step"
-                    stop = ("failed", "hang", f"no new step for {silent:.0f} s {where}")
-                    break
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(timeout=poll_s)  # returns within milliseconds of the run's exit, unlike a fixed sleep
+            watch.follow(proc, MetricsTail(metrics_path(trial_dir)), bridge)
         finally:
             if proc.poll() is None:
                 kill_group(proc.pid, KILL_GRACE_S, leader=proc)
             proc.wait()
-    rows.extend(tail.read() if stop is None else [])
-    wall = time.monotonic() - start
-    if stop is not None:
-        state, reason, detail = stop
-        return RunResult(state, reason, detail, proc.returncode, rows, wall, first_step_s)
-    if proc.returncode == 0 and len(rows) >= expected_steps:
-        return RunResult("complete", None, "", 0, rows, wall, first_step_s)
+    watch.wall_s = time.monotonic() - watch.start  # teardown included: the trial's whole wall time
+    return _classify(watch, proc.returncode, trial_dir, adapter)
+
+
+@dataclass
+class _Watch:
+    """Follows one run's steps: the pruning monitor's verdicts, the trial timeout and hang detection."""
+
+    expected_steps: int
+    timeout_s: float
+    hang_timeout_s: float
+    startup_grace_s: float
+    monitor: Monitor | None
+    poll_s: float
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    first_step_s: float | None = None
+    stop: tuple[RunState, str, str] | None = None
+    """(state, reason, detail) when the run was stopped before it ended on its own."""
+    start: float = field(default_factory=time.monotonic)
+    wall_s: float = 0.0
+
+    def follow(self, proc: subprocess.Popen[Any], tail: MetricsTail, bridge: ConsoleBridge | None) -> None:
+        last_progress = self.start
+        while True:
+            exited = proc.poll() is not None
+            if bridge is not None:
+                bridge.pump(final=exited)
+            for row in tail.read():
+                last_progress = self._step(row)
+            if exited or self.stop:
+                break
+            self.stop = self._overdue(time.monotonic(), last_progress)
+            if self.stop:
+                break
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=self.poll_s)  # returns within milliseconds of the run's exit, unlike a fixed sleep
+        if self.stop is None:
+            self.rows.extend(tail.read())
+
+    def _step(self, row: dict[str, Any]) -> float:
+        self.rows.append(row)
+        now = time.monotonic()
+        if self.first_step_s is None:
+            self.first_step_s = now - self.start
+        verdict = self.monitor(int(row["step"]), row["metrics"]) if self.monitor else None
+        if verdict and self.stop is None:
+            self.stop = ("pruned", verdict, f"stopped at step {row['step']}: {verdict}")
+        return now
+
+    def _overdue(self, now: float, last_progress: float) -> tuple[RunState, str, str] | None:
+        if now - self.start > self.timeout_s:
+            return ("failed", "timeout", f"no result after the {self.timeout_s:g} s trial timeout")
+        silent = now - last_progress
+        if silent > self.hang_timeout_s + (self.startup_grace_s if not self.rows else 0.0):
+            where = f"after step {self.rows[-1]['step']}" if self.rows else "before the first step"
+            return ("failed", "hang", f"no new step for {silent:.0f} s {where}")
+        return None
+
+
+def _classify(watch: _Watch, code: int | None, trial_dir: Path, adapter: TrainerAdapter) -> RunResult:
+    """The run's outcome from how it ended: stopped, complete, died in teardown after every step, or failed."""
+    rows, wall, first = watch.rows, watch.wall_s, watch.first_step_s
+    expected = watch.expected_steps
+    if watch.stop is not None:
+        state, reason, detail = watch.stop
+        return RunResult(state, reason, detail, code, rows, wall, first)
+    if code == 0 and len(rows) >= expected:
+        return RunResult("complete", None, "", 0, rows, wall, first)
     stdout_tail = "\n".join((trial_dir / "stdout.log").read_text(errors="replace").splitlines()[-200:])
     # stdout first: the cause of a crash is usually the last thing on stderr, not the last step line
     output = stdout_tail + "\n" + (trial_dir / "stderr.log").read_text(errors="replace")
-    if len(rows) >= expected_steps and proc.returncode != 0 and not adapter.failure_reported(output):
-        note = (
-            f"all {expected_steps} steps logged, then exit code {proc.returncode} in teardown "
-            f"({crash_detail(output, proc.returncode)}); recorded complete"
-        )
-        return RunResult("complete", None, note, proc.returncode, rows, wall, first_step_s)
-    if proc.returncode == 0:
-        return RunResult(
-            "failed",
-            "crash",
-            f"exited after {len(rows)} of {expected_steps} steps",
-            0,
-            rows,
-            wall,
-            first_step_s,
-        )
-    reason, detail = adapter.failure(proc.returncode, output)
-    return RunResult("failed", reason, detail, proc.returncode, rows, wall, first_step_s)
+    if len(rows) >= expected and code != 0 and not adapter.failure_reported(output):
+        note = f"all {expected} steps logged, then exit code {code} in teardown ({crash_detail(output, code)}); recorded complete"
+        return RunResult("complete", None, note, code, rows, wall, first)
+    if code == 0:
+        return RunResult("failed", "crash", f"exited after {len(rows)} of {expected} steps", 0, rows, wall, first)
+    reason, detail = adapter.failure(code if code is not None else -1, output)
+    return RunResult("failed", reason, detail, code, rows, wall, first)
