@@ -36,6 +36,24 @@ class Launch:
     """The trainer prints metrics on stdout only: the runner converts them into metrics.jsonl."""
 
 
+@dataclass(frozen=True)
+class TrialRun:
+    """One run of a trial, resolved once by the controller: what an adapter's `launch` needs."""
+
+    base_config: list[str]
+    config_file: Path
+    """The trial's config.yaml (`flat`, nested), for trainers that read a file."""
+    flat: dict[str, Any]
+    """The trial's keys (the space's base and its tuned values), exactly what `config_file` holds."""
+    env: dict[str, str]
+    """The trial's own environment (the space's `env` and its `env.*` knobs)."""
+    process_env: dict[str, str]
+    """What the runner adds for the launched processes (thread count, unbuffered output)."""
+    trial_dir: Path
+    steps: int
+    world: int
+
+
 class TrainerAdapter(ABC):
     name: str
     simulated: bool = False
@@ -62,16 +80,8 @@ class TrainerAdapter(ABC):
         """Raise InvalidConfig if the trainer would reject this trial config."""
 
     @abstractmethod
-    def launch(
-        self,
-        base_config: list[str],
-        config_file: Path,
-        trial_dir: Path,
-        steps: int,
-        world: int,
-        env: dict[str, str],
-    ) -> Launch:
-        """The command (and extra environment) that runs one trial writing `trial_dir/metrics.jsonl`."""
+    def launch(self, run: TrialRun) -> Launch:
+        """The command (and extra environment) that runs one trial writing `run.trial_dir/metrics.jsonl`."""
 
     @abstractmethod
     def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 from autotune.adapters import warm
-from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter, crash_detail
+from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter, TrialRun, crash_detail
 from trainer.config.loader import ConfigError, build, collect, is_builtin_only, raw_defaults, schema_keys, to_flat
 from trainer.config.yaml_lines import Located
 from trainer.metric_names import METRIC_NAMES, METRIC_PREFIXES, REASON_PREFIX
@@ -53,23 +52,16 @@ class BuiltinAdapter(TrainerAdapter):
         except ConfigError as exc:
             raise InvalidConfig(str(exc)) from None
 
-    def launch(
-        self,
-        base_config: list[str],
-        config_file: Path,
-        trial_dir: Path,
-        steps: int,
-        world: int,
-        env: dict[str, str],
-    ) -> Launch:
-        configs = [arg for name in base_config for arg in ("--config", name)]
+    def launch(self, run: TrialRun) -> Launch:
+        configs = [arg for name in run.base_config for arg in ("--config", name)]
+        world, trial_dir = run.world, run.trial_dir
         tail = [
             "-m",
             "trainer",
             *configs,
             "--config",
-            str(config_file),
-            f"trainer.total_training_steps={steps}",
+            str(run.config_file),
+            f"trainer.total_training_steps={run.steps}",
             f"trainer.metrics_file={trial_dir / 'metrics.jsonl'}",
         ]
         zygote = warm.socket_path() if warm.enabled() else None

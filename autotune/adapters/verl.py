@@ -27,10 +27,9 @@ import re
 import sys
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter, crash_detail
+from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter, TrialRun, crash_detail
 from autotune.adapters.verl_config import ENV_PREFIX, hydra_value, overrides
 from autotune.adapters.verl_console import ConsoleParser
 
@@ -252,21 +251,16 @@ class VerlAdapter(TrainerAdapter):
         if problems:
             raise InvalidConfig("; ".join(problems))
 
-    def launch(
-        self, base_config: list[str], config_file: Path, trial_dir: Path, steps: int, world: int, env: dict[str, str]
-    ) -> Launch:
-        import yaml
-
-        from trainer.config.loader import to_flat_dict
-
-        flat = to_flat_dict(yaml.safe_load(config_file.read_text()) or {})
-        trial_env = {k: str(v) for k, v in env.items() if k not in ("OMP_NUM_THREADS", "PYTHONUNBUFFERED")}
-        flat.update({ENV_PREFIX + k: v for k, v in trial_env.items()})
-        lines, plugin_env = self.trial_overrides(flat, world, steps)
+    def launch(self, run: TrialRun) -> Launch:
+        flat = {
+            **run.flat,
+            **{ENV_PREFIX + k: str(v) for k, v in run.env.items()},
+        }  # the trial's env reaches every Ray worker
+        lines, plugin_env = self.trial_overrides(flat, run.world, run.steps)
         prefix = ["env", *(f"{k}={v}" for k, v in plugin_env.items())] if plugin_env else []
-        hydra_dir = f"hydra.run.dir={hydra_value(str(trial_dir / 'hydra'))}"  # not ./outputs of the caller
+        hydra_dir = f"hydra.run.dir={hydra_value(str(run.trial_dir / 'hydra'))}"  # not ./outputs of the caller
         argv = [*prefix, *self.command, *lines, hydra_dir]
-        return Launch(argv, {k: str(v) for k, v in env.items()}, parse_console=True)
+        return Launch(argv, {**run.env, **run.process_env}, parse_console=True)
 
     def console_parser(self) -> ConsoleParser:
         return ConsoleParser()

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autotune.adapters.base import DeviceKind, KeyInfo, Launch, TrainerAdapter
+from autotune.adapters.base import DeviceKind, KeyInfo, Launch, TrainerAdapter, TrialRun
 from autotune.sim.hardware import Cluster
 from autotune.sim.model import CostModel
 from autotune.sim.workload import find_shape, modelled_keys
@@ -69,9 +69,7 @@ class SimAdapter(TrainerAdapter):
     def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
         """Keys were checked when the space loaded; a simulated trial needs no trainer-side check."""
 
-    def launch(
-        self, base_config: list[str], config_file: Path, trial_dir: Path, steps: int, world: int, env: dict[str, str]
-    ) -> Launch:
+    def launch(self, run: TrialRun) -> Launch:
         raise RuntimeError("a simulated trial is not launched")
 
     def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from autotune.adapters.base import InvalidConfig, TrainerAdapter
+from autotune.adapters.base import InvalidConfig, TrainerAdapter, TrialRun
 from autotune.space.sampling import ConstraintViolation, TrialConfig, check_constraints, materialize
 from autotune.space.schema import Space
 from autotune.trial.record import Outcome, TrialRecord
@@ -162,10 +162,14 @@ def _run_once(
     on_start: Callable[[int], None] | None,
 ) -> RunResult:
     """One launch of the trial (one repeat), watched until it ends."""
-    env = {**config.env, "OMP_NUM_THREADS": str(space.trial.threads_per_rank), "PYTHONUNBUFFERED": "1"}
-    env.pop("TORCHELASTIC_ERROR_FILE", None)  # the trial's error reporting is the runner's, not a user's file
-    world = space.trial.world_size
-    launch = adapter.launch(space.base_config, config_file, run_dir, space.trial.steps, world, env)
+    trial_env = {k: v for k, v in config.env.items() if k != "TORCHELASTIC_ERROR_FILE"}  # errors are the runner's
+    process_env = {"OMP_NUM_THREADS": str(space.trial.threads_per_rank), "PYTHONUNBUFFERED": "1"}
+    run = TrialRun(
+        space.base_config, config_file, config.flat, trial_env, process_env, run_dir, space.trial.steps,
+        space.trial.world_size,
+    )  # fmt: skip
+    launch = adapter.launch(run)
+    env = {**trial_env, **process_env}
     launch.env.update(env)
     (run_dir / "command").parent.mkdir(parents=True, exist_ok=True)
     (run_dir / "command").write_text(_shell_line(launch.argv, env) + "\n")
