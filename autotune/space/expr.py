@@ -43,7 +43,7 @@ def names(term: Any) -> list[str]:
     raise ExprError(f"{term!r} is not a term (a number, a name, or {{sum|product|max|min: [terms]}})")
 
 
-def evaluate(term: Any, values: Mapping[str, Any]) -> float:
+def value_of(term: Any, values: Mapping[str, Any]) -> float:
     if isinstance(term, (int, float)) and not isinstance(term, bool):
         return float(term)
     if isinstance(term, str):
@@ -54,7 +54,7 @@ def evaluate(term: Any, values: Mapping[str, Any]) -> float:
             raise ExprError(f"`{term}` = {value!r} is not a number")
         return float(value)
     ((op, args),) = term.items()
-    return OPS[op]([evaluate(a, values) for a in args])
+    return OPS[op]([value_of(a, values) for a in args])
 
 
 def render(term: Any) -> str:

@@ -81,7 +81,7 @@ def materialize(
         if not holds(d.when, context):
             continue
         try:
-            number: float | int = expr.evaluate(d.term, context)
+            number: float | int = expr.value_of(d.term, context)
         except expr.ExprError as exc:  # e.g. a conditional param used outside its condition
             raise ConstraintViolation(
                 f"{d.where}: derived `{d.key}`: {exc}; give it a `when` under which every name it uses has a value"
@@ -110,7 +110,7 @@ def check_constraints(space: Space, config: TrialConfig, defaults: dict[str, Any
 
 
 def _satisfied(c: Constraint, context: dict[str, Any]) -> bool:
-    left, right = expr.evaluate(c.left, context), expr.evaluate(c.right, context)
+    left, right = expr.value_of(c.left, context), expr.value_of(c.right, context)
     if c.kind == "divides":
         return left != 0 and right % left == 0
     if c.kind == "at_least":
@@ -119,7 +119,7 @@ def _satisfied(c: Constraint, context: dict[str, Any]) -> bool:
 
 
 def _values(c: Constraint, context: dict[str, Any]) -> str:
-    return f"{expr.evaluate(c.left, context):g} vs {expr.evaluate(c.right, context):g}"
+    return f"{expr.value_of(c.left, context):g} vs {expr.value_of(c.right, context):g}"
 
 
 class FixedSuggester:
