@@ -163,7 +163,9 @@ def recover_interrupted(study: optuna.Study, storage: BaseStorage, note: Callabl
         if worker is not None and worker.pgid:
             kill_group(worker.pgid)
         tid = trial_id(storage, study.study_name, t.number)
-        save_by_id(TrialRecord(reason="interrupted"), storage, tid, ("reason",))
+        # no outcome: a driver killed between recording a result and telling Optuna leaves one behind,
+        # and an interrupted trial must neither count towards --trials nor pass for a finished duplicate
+        save_by_id(TrialRecord(outcome=None, reason="interrupted"), storage, tid, ("outcome", "reason"))
         if storage.set_trial_state_values(tid, state=TrialState.FAIL):
             callback = storage.get_heartbeat_stale_trial_callback()  # type: ignore[attr-defined]
             if callback is not None:

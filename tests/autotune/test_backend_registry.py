@@ -107,3 +107,35 @@ def test_backends_use_only_public_optuna_api_and_the_trial_record(tmp_path):
     )
     assert sorted(private_uses(old)) == ["old.py:2 ._storage", "old.py:2 ._trial_id"]
     assert string_key_uses(old) == ["old.py:3 .user_attrs"]
+
+
+def test_a_result_recorded_before_the_driver_died_is_not_counted_and_the_trial_is_retried(space, tmp_path):
+    """The driver was killed between recording a trial's result and telling Optuna: the trial is
+    RUNNING with `outcome: complete` and a dead worker. Recovery must fail it without an outcome, so it
+    neither counts towards --trials nor passes for a finished duplicate of its own retry."""
+    import subprocess
+    import sys
+
+    import optuna
+
+    from autotune.backends.common import create_or_load, recover_interrupted
+    from autotune.study.storage import open_storage, storage_url
+    from autotune.trial.record import Worker
+
+    paths = StudyPaths(tmp_path / "runs", "killed")
+    paths.root.mkdir(parents=True)
+    storage = open_storage(storage_url(paths, None))
+    study = create_or_load(space, paths, storage)
+    trial = study.ask()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    worker = Worker(host=__import__("socket").gethostname(), pid=int(dead.stdout))
+    TrialRecord(outcome="complete", reason=None, worker=worker).save(trial, ("outcome", "reason", "worker"))
+    notes: list[str] = []
+    recover_interrupted(study, storage, notes.append)
+    frozen = study.trials[trial.number]
+    assert frozen.state == optuna.trial.TrialState.FAIL
+    assert (TrialRecord.of(frozen).outcome, TrialRecord.of(frozen).reason) == (None, "interrupted")
+    assert not counted(frozen)
+    retry = [t for t in study.get_trials() if t.system_attrs.get("failed_trial") == trial.number]
+    assert len(retry) == 1 and retry[0].state == optuna.trial.TrialState.WAITING
+    assert notes and f"trial #{trial.number} was interrupted" in notes[0]
