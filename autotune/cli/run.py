@@ -23,7 +23,6 @@ from autotune.cli.common import (
 )
 from autotune.space.schema import SAMPLERS, Space
 from autotune.study.storage import StudyPaths
-from autotune.trial.record import TrialRecord
 
 
 @app.command()
@@ -244,14 +243,18 @@ def _time_summary(study, started: datetime.datetime) -> str | None:  # type: ign
     """Where the trials' time went: training steps against everything else (process start-up,
     imports, model build, teardown, the controller between trials), from the first trial this
     invocation started to the last one it finished (confirmation re-runs not included)."""
-    ran = [t for t in study.get_trials(deepcopy=False) if t.datetime_start and t.datetime_start >= started]
-    ends = [t.datetime_complete for t in ran if t.datetime_complete]
-    if not ran or not ends:
+    from autotune.report.data import time_outside_steps
+
+    span, share = time_outside_steps(study, since=started)
+    if math.isnan(share):
         return None
-    span = (max(ends) - min(t.datetime_start for t in ran)).total_seconds()
-    train = sum(TrialRecord.of(t).train_s for t in ran if not math.isnan(TrialRecord.of(t).train_s))
-    share = 1 - train / span if span > 0 else 0.0
-    return f"time: {len(ran)} trials in {span:.0f} s, {train:.0f} s in training steps: {share:.0%} outside them"
+    ran = sum(
+        1
+        for t in study.get_trials(deepcopy=False)
+        if t.datetime_complete and t.datetime_start and t.datetime_start >= started
+    )
+    train = span * (1 - share)
+    return f"time: {ran} trials in {span:.0f} s, {train:.0f} s in training steps: {share:.0%} outside them"
 
 
 def _check_machine_or_exit(space: Space, address: str | None) -> None:

@@ -7,6 +7,7 @@ DataFrames or named tuples.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import math
 import os
@@ -80,18 +81,21 @@ def _metric(rec: TrialRecord, key: str) -> float:
     return float(value) if value is not None else math.nan
 
 
-def time_outside_steps(study: optuna.Study) -> tuple[float, float]:
-    """(span of the trials in seconds, share of it outside training steps), as `autotune run` prints it;
-    NaN when no trial has finished. A resumed study's span includes the pause between the runs."""
+def time_outside_steps(study: optuna.Study, since: datetime.datetime | None = None) -> tuple[float, float]:
+    """(span of the finished trials in seconds, share of it outside training steps), over the trials
+    started at `since` or later (all by default); NaN when none has finished. A resumed study's span
+    includes the pause between the runs; `autotune run` passes its own start to leave that out."""
     ran = [
-        (t.datetime_start, t.datetime_complete, t)
+        (t.datetime_start, t.datetime_complete, TrialRecord.of(t).train_s)
         for t in study.get_trials(deepcopy=False)
-        if t.datetime_start is not None and t.datetime_complete is not None
+        if t.datetime_start is not None
+        and t.datetime_complete is not None
+        and (since is None or t.datetime_start >= since)
     ]
     if not ran:
         return math.nan, math.nan
     span = (max(end for _, end, _ in ran) - min(start for start, _, _ in ran)).total_seconds()
-    train = sum(TrialRecord.of(t).train_s for _, _, t in ran if not math.isnan(TrialRecord.of(t).train_s))
+    train = sum(s for _, _, s in ran if not math.isnan(s))
     return span, (1 - train / span if span > 0 else math.nan)
 
 
