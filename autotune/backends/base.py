@@ -121,8 +121,9 @@ class Backend(ABC):
     def open_study(self) -> optuna.Study:
         """Join the study (created with the baseline enqueued on first use) and recover its interrupted trials."""
         opts = self.opts
-        opts.paths.root.mkdir(parents=True, exist_ok=True)  # the default SQLite file lives in the study folder
-        self.storage = open_storage(opts.storage_url)
+        with opts.paths.lock():  # creates the study folder, where the default SQLite file lives
+            # under the lock: two workers creating one new database would both write its schema
+            self.storage = open_storage(opts.storage_url)
         study = create_or_load(opts.space, opts.paths, self.storage, opts.device)
         recover_interrupted(study, self.storage, self.progress.note)
         return study
