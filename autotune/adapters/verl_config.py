@@ -16,7 +16,9 @@ import io
 import math
 import os
 import re
+import typing
 import warnings
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -146,20 +148,41 @@ def env_problems(cfg: Any) -> list[str]:
 
 def coerce_ints(flat: dict[str, Any]) -> dict[str, Any]:
     """Whole floats (`3072.0`, from a product with a float knob) as ints where verl's default is an int:
-    verl passes token budgets to `range()` and fails on a float at the first step."""
-    from omegaconf import OmegaConf
+    verl passes token budgets to `range()` and fails on a float at the first step. verl is an optional
+    extra: without it, the built-in trainer's schema (the same keys, typed) says which keys are ints."""
+    is_int = _int_keys_of_verl() or _int_keys_of_builtin()
+    return {k: int(v) if isinstance(v, float) and v.is_integer() and is_int(k) else v for k, v in flat.items()}
 
-    cfg = compose([])
-    out = dict(flat)
-    for key, value in flat.items():
-        if isinstance(value, float) and value.is_integer():
-            try:
-                default = OmegaConf.select(cfg, key, throw_on_missing=False)
-            except Exception:
-                continue
-            if isinstance(default, int) and not isinstance(default, bool):
-                out[key] = int(value)
-    return out
+
+def _int_keys_of_verl() -> Callable[[str], bool] | None:
+    """Whether verl's default for a key is an int; None when verl (or its config libraries) is not installed."""
+    try:
+        from omegaconf import OmegaConf
+
+        cfg = compose([])
+    except (ImportError, VerlNotInstalled):
+        return None
+
+    def is_int(key: str) -> bool:
+        try:
+            default = OmegaConf.select(cfg, key, throw_on_missing=False)
+        except Exception:
+            return False
+        return isinstance(default, int) and not isinstance(default, bool)
+
+    return is_int
+
+
+def _int_keys_of_builtin() -> Callable[[str], bool]:
+    from trainer.config.loader import schema_keys
+
+    keys = schema_keys()
+
+    def is_int(key: str) -> bool:
+        spec = keys.get(key)
+        return spec is not None and int in (typing.get_args(spec.type) or (spec.type,))
+
+    return is_int
 
 
 def check_types(cfg: Any, flat: dict[str, Any]) -> list[str]:

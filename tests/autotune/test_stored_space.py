@@ -4,6 +4,7 @@ and everything that reads a study afterwards (report, export, best, calibrate, t
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 import yaml
@@ -64,3 +65,49 @@ def test_a_simulated_sweep_exports_the_knobs_it_froze_at_their_baseline_values(t
     _, yaml_path, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "best.yaml")
     exported = to_flat_dict(yaml.safe_load(yaml_path.read_text()))
     assert exported["algorithm.kl_ctrl.kl_coef"] == 0.001
+
+
+def test_export_best_and_report_work_without_verl_installed(tmp_path, monkeypatch):
+    """verl is an optional extra: a study of the built-in trainer (or the cost model) must export, show
+    its winner and write its report without it, with the same YAML (token budgets as ints, from the
+    built-in trainer's schema instead of verl's defaults). verl's absence is made by hiding its modules."""
+    from autotune.report import write_report
+
+    space = load_space("fsdp3d-8gpu", device="cuda")
+    paths = StudyPaths(tmp_path / "runs", "noverl")
+    progress = SweepProgress(6, "perf/throughput")
+    progress.quiet = True
+    run_sweep(SweepOptions(space=space, paths=paths, n_trials=6, fidelity=("sim",)), progress)
+    ran = stored_space(paths)
+    _, with_verl, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "a.yaml")
+    for name in ("verl", "hydra", "omegaconf"):
+        monkeypatch.setitem(sys.modules, name, None)  # `import omegaconf` now raises ImportError
+    _, without, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "b.yaml")
+    assert yaml.safe_load(without.read_text()) == yaml.safe_load(with_verl.read_text())
+    assert write_report(load_study(paths), paths, ran, tmp_path / "report").exists()
+
+
+@pytest.mark.parametrize("verl_installed", [True, False])
+def test_whole_float_token_budgets_are_exported_as_ints_with_or_without_verl(verl_installed, monkeypatch):
+    """A budget from `product: [3.0, 1024]` is 3072.0; verl passes it to `range()`, so it must be 3072.
+    The KL coefficient stays a float; a key neither verl nor the built-in trainer declares is left alone."""
+    from autotune.adapters.verl_config import coerce_ints
+
+    if not verl_installed:
+        for name in ("verl", "hydra", "omegaconf"):
+            monkeypatch.setitem(sys.modules, name, None)
+    flat = {
+        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": 3072.0,
+        "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu": 4096.0,
+        "data.train_batch_size": 32.0,
+        "algorithm.kl_ctrl.kl_coef": 1.0,
+        "custom.not_a_key": 3.0,
+        "actor_rollout_ref.actor.clip_ratio_high": 0.28,
+    }
+    out = coerce_ints(flat)
+    assert out == flat
+    assert [k for k, v in out.items() if type(v) is int] == [
+        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu",
+        "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu",
+        "data.train_batch_size",
+    ]
