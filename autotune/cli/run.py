@@ -148,6 +148,8 @@ def run(
         open_storage(storage)  # a bad URL fails here, before any folder is made
     if not simulated:
         _check_machine_or_exit(parsed, address)
+    if backend == "ray" and address:
+        _check_ray_head_or_exit(address)
     if "sim" in levels:
         _check_gpu_or_exit(gpu or parsed.sim.gpu, parsed)
     n_trials = trials or parsed.trials
@@ -278,6 +280,29 @@ def _check_machine_or_exit(space: Space, address: str | None) -> None:
             "the space with --backend sim, or run it on a cluster with --backend ray --address HOST:6379"
         )
         raise typer.Exit(2)
+
+
+def _check_ray_head_or_exit(address: str, timeout_s: float = 5.0) -> None:
+    """A Ray head must answer at --address before anything starts: `ray.init` retries an address
+    that nobody listens on for minutes, printing GCS time-outs, and never gives up."""
+    if address == "auto":  # Ray finds the local cluster itself, or says there is none
+        return
+    target = address.removeprefix("ray://")
+    host, _, port = target.rpartition(":") if ":" in target else (target, "", "")
+    default = 10001 if address.startswith("ray://") else 6379
+    import socket
+
+    try:
+        with socket.create_connection((host.strip("[]"), int(port) if port else default), timeout=timeout_s):
+            return
+    except (OSError, ValueError) as exc:
+        reason = str(exc) or type(exc).__name__
+    err.print(
+        f"[red]--address {address}: no Ray head answers there ({reason}).[/] Start one on that machine with "
+        f"`ray start --head --port {port or default}`, check the host and port (`ray status` on the head prints "
+        "the address), or leave --address out to start a local Ray."
+    )
+    raise typer.Exit(2)
 
 
 def _check_gpu_or_exit(gpu: str | None, space: Space) -> None:

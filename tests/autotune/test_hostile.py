@@ -205,6 +205,25 @@ def test_world_size_beyond_this_machine_is_refused_before_launch(tmp_path):
     assert not runs.exists()
 
 
+def test_a_ray_address_nobody_answers_is_refused_in_seconds(tmp_path):
+    """`ray.init` retries such an address for minutes (measured: still waiting after 200 s); the run
+    must say what is wrong before it makes a study."""
+    import socket
+
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    runs = tmp_path / "runs"
+    started = time.monotonic()
+    args = ("--space", str(write_space(tmp_path)), "--runs-dir", str(runs), "--backend", "ray")
+    proc = autotune("run", *args, "--address", f"127.0.0.1:{port}", timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert f"--address 127.0.0.1:{port}: no Ray head answers there" in proc.stderr
+    assert f"ray start --head --port {port}" in proc.stderr
+    assert time.monotonic() - started < 60
+    assert not runs.exists()
+
+
 def test_ctrl_c_says_how_to_resume_and_leaves_no_trainer_behind(tmp_path):
     import signal
 
