@@ -26,7 +26,7 @@ def make_sampler(space: Space, worker: int = 0) -> optuna.samplers.BaseSampler:
     if name == "tpe":  # multivariate, constraint-aware; MOTPE when there are several objectives
         return optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup, multivariate=True, constant_liar=True)
     if name == "gp":
-        return optuna.samplers.GPSampler(seed=seed, n_startup_trials=startup)
+        return optuna.samplers.GPSampler(seed=seed, n_startup_trials=startup, warn_independent_sampling=False)
     if name == "cmaes":
         return optuna.samplers.CmaEsSampler(seed=seed, n_startup_trials=startup, warn_independent_sampling=False)
     if name in ("nsga2", "nsga3"):
