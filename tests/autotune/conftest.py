@@ -5,9 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from autotune.study.storage import StudyPaths
 from tests.conftest import ROOT, trainer_env
 
 SMALL_SPACE = """\
@@ -64,6 +66,20 @@ def write_space(
         )
     )
     return path
+
+
+def simulated_study(runs: Path, name: str, trials: int) -> tuple[Any, StudyPaths]:
+    """`fsdp3d-8gpu` swept on the cost model (seconds): (the space as loaded, the study's paths)."""
+    from autotune.space.loader import load_space
+    from autotune.study.progress import SweepProgress
+    from autotune.sweep.driver import SweepOptions, run_sweep
+
+    space = load_space("fsdp3d-8gpu", device="cuda")
+    paths = StudyPaths(runs, name)
+    progress = SweepProgress(trials, "perf/throughput")
+    progress.quiet = True
+    run_sweep(SweepOptions(space=space, paths=paths, n_trials=trials, fidelity=("sim",)), progress)
+    return space, paths
 
 
 def autotune(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:

@@ -10,10 +10,10 @@ import pytest
 
 from autotune.backends.base import BACKENDS, Backend, BackendOptions, get_backend
 from autotune.space.loader import load_space
-from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyInfo, StudyPaths, counted, load_study
-from autotune.sweep.driver import SweepOptions, run_sweep
+from autotune.sweep.driver import SweepOptions
 from autotune.trial.record import OUTCOMES, TrialRecord
+from tests.autotune.conftest import simulated_study
 
 PACKAGE = Path(__file__).resolve().parents[2] / "autotune"
 CONTROLLER = sorted([*(PACKAGE / "backends").glob("*.py"), PACKAGE / "sweep" / "driver.py"])
@@ -61,11 +61,7 @@ def test_sim_is_a_fidelity_of_the_optuna_backend(space, tmp_path):
 
 
 def test_a_simulated_sweep_runs_on_the_optuna_backend_and_says_sim(tmp_path):
-    space = load_space("fsdp3d-8gpu", device="cuda")
-    paths = StudyPaths(tmp_path / "runs", "sim8")
-    progress = SweepProgress(6, "perf/throughput")
-    progress.quiet = True
-    run_sweep(SweepOptions(space=space, paths=paths, n_trials=6, fidelity=("sim",)), progress)
+    _, paths = simulated_study(tmp_path / "runs", "sim8", 6)
     study = load_study(paths)
     info = StudyInfo.of(study)
     assert (info.backend, info.fidelity, info.device) == ("optuna", "sim", "cuda")

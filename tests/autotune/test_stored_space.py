@@ -14,9 +14,8 @@ from autotune.backends.common import create_or_load
 from autotune.export.winner import export
 from autotune.space.freeze import freeze
 from autotune.space.loader import load_space
-from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyNotFound, StudyPaths, load_study, storage_url, stored_space
-from autotune.sweep.driver import SweepOptions, run_sweep
+from tests.autotune.conftest import simulated_study
 from trainer.config.loader import to_flat_dict
 
 
@@ -54,11 +53,7 @@ def test_a_study_without_stored_data_reads_its_space_file(tmp_path):
 def test_a_simulated_sweep_exports_the_knobs_it_froze_at_their_baseline_values(tmp_path):
     """The cost model does not read the KL coefficient: the sim sweep keeps it at the baseline, and the
     export must say so (the stored space holds it in the base config, not as a tuned param)."""
-    space = load_space("fsdp3d-8gpu", device="cuda")
-    paths = StudyPaths(tmp_path / "runs", "sim8")
-    progress = SweepProgress(8, "perf/throughput")
-    progress.quiet = True
-    run_sweep(SweepOptions(space=space, paths=paths, n_trials=8, fidelity=("sim",)), progress)
+    space, paths = simulated_study(tmp_path / "runs", "sim8", 8)
     ran = stored_space(paths)
     assert "algorithm.kl_ctrl.kl_coef" not in {p.name for p in ran.params}
     assert ran.base["algorithm.kl_ctrl.kl_coef"] == space.baseline["algorithm.kl_ctrl.kl_coef"] == 0.001
@@ -73,11 +68,7 @@ def test_export_best_and_report_work_without_verl_installed(tmp_path, monkeypatc
     built-in trainer's schema instead of verl's defaults). verl's absence is made by hiding its modules."""
     from autotune.report import write_report
 
-    space = load_space("fsdp3d-8gpu", device="cuda")
-    paths = StudyPaths(tmp_path / "runs", "noverl")
-    progress = SweepProgress(6, "perf/throughput")
-    progress.quiet = True
-    run_sweep(SweepOptions(space=space, paths=paths, n_trials=6, fidelity=("sim",)), progress)
+    _, paths = simulated_study(tmp_path / "runs", "noverl", 6)
     ran = stored_space(paths)
     _, with_verl, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "a.yaml")
     for name in ("verl", "hydra", "omegaconf"):
