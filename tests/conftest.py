@@ -69,10 +69,33 @@ SHARED_STUDY_MODULES = ("test_sweep", "test_report", "test_notebook", "test_sim"
 """Modules that share the session-scoped `small_study`: run them on one xdist worker, so it is built once."""
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Group tests for `pytest -n 2 --dist loadgroup`: one group per module (module fixtures are
-    built once), and one group for the modules sharing the small study."""
+    built once), and one group for the modules sharing the small study.
+
+    xdist turns the marks into a `@group` suffix of each test's id in its own hook of the same name,
+    so this one must run first (`tryfirst`); pytest 9.2 ignores that suffix (pytest-xdist issue
+    1386), which is why pyproject keeps pytest below 9.2 and `pytest_xdist_node_collection_finished`
+    refuses to run ungrouped."""
     for item in items:
         module = item.module.__name__.rsplit(".", 1)[-1]
         group = "small_study" if module in SHARED_STUDY_MODULES else item.module.__name__
         item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """Under `--dist loadgroup` every test id a worker collected must carry its group: without it
+    xdist spreads one module over both workers, and module fixtures (a Ray head, a study) are built
+    twice. Checked on the controller, where the message reaches the terminal."""
+    if node.config.getvalue("dist") != "loadgroup" or not ids:
+        return
+    ungrouped = [nodeid for nodeid in ids if "@" not in nodeid.rsplit("]", 1)[-1]]
+    if ungrouped:
+        pytest.exit(
+            f"--dist loadgroup is not grouping tests ({len(ungrouped)} ids without '@group', e.g. "
+            f"{ungrouped[0]}): pytest {pytest.__version__} with this pytest-xdist drops the group "
+            "(pytest-xdist issue 1386); install pytest<9.2 (`make venv` does)",
+            returncode=4,
+        )

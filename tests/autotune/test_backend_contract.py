@@ -5,13 +5,16 @@ same way. A new backend needs one entry in LAUNCH."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,25 +33,38 @@ FAULTS = "  builtin.fault.kind: {type: categorical, choices: [none, hang]}\n"
 
 
 class RayHead:
-    """A local Ray head with 2 CPUs, as a user's cluster would be (its own processes, an address)."""
+    """A local Ray head with 2 CPUs, as a user's cluster would be (its own processes, an address),
+    owned by this test module alone: its own port and temp folder, started with `ray start --block`
+    so every Ray process of this head descends from one process this fixture holds, and stopped by
+    ending exactly that process tree. Never `ray stop`: that ends every Ray process on the machine,
+    among them another xdist worker's head and the local Ray of a `--backend ray` run."""
 
     def __init__(self) -> None:
         self.ray = str(Path(sys.executable).with_name("ray"))
-        self.temp = Path(f"/tmp/rt{os.getpid()}")
+        self.temp = Path(tempfile.mkdtemp(prefix="rt", dir="/tmp"))  # short: Ray's socket paths are limited
         self.env = {**trainer_env(), "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
         self.address = ""
+        self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        start = [self.ray, "start", "--head", "--num-cpus=2", "--num-gpus=0", f"--port={port}",
+        start = [self.ray, "start", "--head", "--block", "--num-cpus=2", "--num-gpus=0", f"--port={port}",
                  f"--temp-dir={self.temp}", "--include-dashboard=false", "--disable-usage-stats"]  # fmt: skip
-        proc = subprocess.run(start, capture_output=True, text=True, env=self.env, timeout=180)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
+        log = (self.temp / "ray-start.log").open("wb")
+        self.proc = subprocess.Popen(start, stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
         self.address = f"127.0.0.1:{port}"
+        deadline = time.monotonic() + 180
+        while not self.alive():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError(f"ray start --head failed: {(self.temp / 'ray-start.log').read_text()[-3000:]}")
+            time.sleep(1)
 
     def alive(self) -> bool:
+        if self.proc is None or self.proc.poll() is not None:
+            return False
         try:
             check = [self.ray, "status", "--address", self.address]
             return subprocess.run(check, capture_output=True, env=self.env, timeout=60).returncode == 0
@@ -56,7 +72,19 @@ class RayHead:
             return False
 
     def stop(self) -> None:
-        subprocess.run([self.ray, "stop", "--force"], capture_output=True, env=self.env, timeout=120)
+        """End this head's processes, found from the `ray start --block` process this fixture started."""
+        if self.proc is None:
+            return
+        try:
+            tree = [psutil.Process(self.proc.pid), *psutil.Process(self.proc.pid).children(recursive=True)]
+        except psutil.NoSuchProcess:
+            tree = []
+        for p in tree:  # a test cluster has nothing to save: no graceful shutdown to wait out
+            with contextlib.suppress(psutil.NoSuchProcess):
+                p.kill()
+        psutil.wait_procs(tree, timeout=30)
+        self.proc.wait()
+        self.proc = None
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +93,7 @@ def ray_head():
     head.start()
     yield head
     head.stop()
+    shutil.rmtree(head.temp, ignore_errors=True)
 
 
 @pytest.fixture
