@@ -214,6 +214,8 @@ def calibrate_study(
     calibration = fit(fit_on, space)
     fit_err = errors(calibration, fit_on, space)
     calibration["fit_error_median"] = statistics.median(fit_err) if fit_err else math.nan
+    default_err = errors({**calibration, "weights": {}}, fit_on, space)  # the public, GPU-derived weights
+    calibration["uncalibrated_error_median"] = statistics.median(default_err) if default_err else math.nan
     if held:
         held_err = errors(calibration, held, space)
         calibration["holdout_trials"] = [s.number for s in held]

@@ -21,10 +21,10 @@ LOCATED = re.compile(r"^\S+\.yaml:\d+: ")
 
 
 def _problems(path: Path) -> list[str]:
-    start = time.monotonic()
+    start = time.process_time()  # this process's CPU time: other jobs on the machine do not count
     with pytest.raises(SpaceError) as info:
         load_space(str(path), device="cpu")
-    assert time.monotonic() - start < 1.0, "a malformed file must be refused in under a second"
+    assert time.process_time() - start < 1.0, "a malformed file must be refused in under a CPU second"
     for problem in info.value.problems:
         assert LOCATED.match(problem), problem
     return info.value.problems
