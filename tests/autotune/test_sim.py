@@ -221,7 +221,9 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
     # The fit brings the model to this machine. The study's step times were measured on a shared
     # 2-core box, where other jobs move them by tens of percent (a fit error of 0.49 was seen beside
     # a loaded suite, under 0.2 on a quiet one), so the bar is relative to the uncalibrated weights.
-    print(f"calibration: in-sample error {data['fit_error_median']:.1%}, uncalibrated {data['uncalibrated_error_median']:.1%}")
+    print(
+        f"calibration: in-sample error {data['fit_error_median']:.1%}, uncalibrated {data['uncalibrated_error_median']:.1%}"
+    )
     assert data["fit_error_median"] < 0.5 * data["uncalibrated_error_median"]
     mf_runs = tmp_path / "mf"
     proc = autotune(
