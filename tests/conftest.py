@@ -71,17 +71,29 @@ SHARED_STUDY_MODULES = ("test_sweep", "test_report", "test_notebook", "test_sim"
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Group tests for `pytest -n 2 --dist loadgroup`: one group per module (module fixtures are
-    built once), and one group for the modules sharing the small study.
+    """Group tests for `pytest -n 2 --dist loadgroup`: the modules sharing the small study in one
+    group, a module whose tests share a module-scoped fixture of ours in one group per module (it is
+    built once), and every other test in a group of its own, so the two workers balance test by test.
 
     xdist turns the marks into a `@group` suffix of each test's id in its own hook of the same name,
     so this one must run first (`tryfirst`); pytest 9.2 ignores that suffix (pytest-xdist issue
     1386), which is why pyproject keeps pytest below 9.2 and `pytest_xdist_node_collection_finished`
     refuses to run ungrouped."""
     for item in items:
-        module = item.module.__name__.rsplit(".", 1)[-1]
-        group = "small_study" if module in SHARED_STUDY_MODULES else item.module.__name__
-        item.add_marker(pytest.mark.xdist_group(group))
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(_group(item)))
+
+
+def _group(item: pytest.Item) -> str:
+    module = item.module.__name__  # type: ignore[attr-defined]
+    if module.rsplit(".", 1)[-1] in SHARED_STUDY_MODULES:
+        return "small_study"
+    fixtures = getattr(item, "_fixtureinfo", None)
+    for defs in fixtures.name2fixturedefs.values() if fixtures else ():
+        ours = defs[-1].baseid.startswith("tests")  # not pytest's own session fixtures (tmp_path_factory)
+        if ours and defs[-1].scope == "module":
+            return module
+    return item.nodeid
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -114,6 +114,14 @@ LAUNCH: dict[str, Callable[[pytest.FixtureRequest], list[str]]] = {
 from `request`)."""
 
 
+ON_ONE_WORKER = {"ray": "ray_head"}
+"""Backends whose tests share a module fixture they reach through `request` (so pytest cannot see
+it): their tests run on one xdist worker, where it is built once."""
+BACKEND_PARAMS = [
+    pytest.param(b, marks=[pytest.mark.xdist_group(ON_ONE_WORKER[b])] if b in ON_ONE_WORKER else []) for b in BACKENDS
+]
+
+
 def test_every_registered_backend_has_a_launch_entry():
     assert set(LAUNCH) == set(BACKENDS), "add the backend to LAUNCH (or remove a stale entry)"
 
@@ -139,7 +147,7 @@ def run_env() -> dict[str, str]:
     return {**trainer_env(), "RAY_AUTH_MODE": "disabled"}
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
 def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
     path = write_space(tmp_path, steps=4, hang=6, extra_params=FAULTS, extra_baseline="  builtin.fault.kind: none\n")
     path.write_text(
@@ -189,7 +197,7 @@ def wait_for(predicate, timeout: float, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
 def test_killing_the_driver_then_rerunning_resumes_without_losing_a_trial(tmp_path, backend, request):
     space = write_space(tmp_path, steps=8)
     runs = tmp_path / "runs"
@@ -227,7 +235,7 @@ FROZEN = (
 )
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
 def test_freeze_inert_runs_frozen_knobs_at_their_baseline_values(tmp_path, backend, request):
     """Knobs inert on CPU (an NCCL variable, parameter offload) are fixed at their baseline values —
     which differ from the trainer's defaults here — in every trial, on every backend."""
