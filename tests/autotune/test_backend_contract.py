@@ -36,7 +36,7 @@ class RayHead:
     """A local Ray head with 2 CPUs, as a user's cluster would be (its own processes, an address),
     owned by this test module alone: its own port and temp folder, started with `ray start --block`
     so every Ray process of this head descends from one process this fixture holds, and stopped by
-    ending exactly that process tree. Never `ray stop`: that ends every Ray process on the machine,
+    ending exactly that process tree. Never Ray's own stop command, which ends every Ray process on the machine,
     among them another xdist worker's head and the local Ray of a `--backend ray` run."""
 
     def __init__(self) -> None:
