@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -93,7 +94,7 @@ def _group(item: pytest.Item) -> str:
         ours = defs[-1].baseid.startswith("tests")  # not pytest's own session fixtures (tmp_path_factory)
         if ours and defs[-1].scope == "module":
             return module
-    return item.nodeid
+    return "solo-" + hashlib.sha1(item.nodeid.encode()).hexdigest()[:12]  # xdist splits ids at `@` and `]`
 
 
 @pytest.hookimpl(optionalhook=True)
