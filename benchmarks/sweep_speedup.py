@@ -39,9 +39,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autotune.report.data import memory_metric  # noqa: E402
-from autotune.report.explain import format_path, load_explain  # noqa: E402
-from autotune.study.confirmation import load_confirmation  # noqa: E402
 from autotune.study.storage import StudyPaths, counted, load_study  # noqa: E402
+from autotune.sweep.confirmation import load_confirmation  # noqa: E402
+from autotune.sweep.explain import format_path, load_explain  # noqa: E402
 
 RECIPE = {"speedup": 1.4, "memory_ratio": 1.2, "kl": 0.05}
 

@@ -17,7 +17,7 @@ from autotune.cli import results  # noqa: F401
 from autotune.cli import analysis  # noqa: F401
 
 # isort: on
-from autotune.cli.common import app, err
+from autotune.cli.app import app, err
 from autotune.study.storage import StorageError, StudyNameError
 
 __all__ = ["app", "main"]

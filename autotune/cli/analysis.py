@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from autotune.adapters import get_adapter
-from autotune.cli.common import (
+from autotune.cli.app import (
     RunsDirOpt,
     StorageOpt,
     StudyArg,
@@ -48,8 +48,8 @@ def explain_cmd(
     interleaved rounds, each step's gain against the step before. Knobs equal to the baseline or
     inert here are not run.
     """
-    from autotune.report.explain import ExplainError, ExplainOptions, explain, format_path, load_explain
     from autotune.study.progress import SweepProgress
+    from autotune.sweep.explain import ExplainError, ExplainOptions, explain, format_path, load_explain
 
     paths = StudyPaths(runs_dir, study)
     space = study_space(paths)

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from autotune.adapters import get_adapter
-from autotune.cli.common import (
+from autotune.cli.app import (
     RunsDirOpt,
     StorageOpt,
     StudyArg,
@@ -112,7 +112,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
 def _say_why_not_confirmed(paths: StudyPaths, number: int, source: str) -> None:
     """A sweep winner although confirmation ran: no candidate stayed inside the limits on its round
     averages. Say so, and what this trial's confirmation rounds measured."""
-    from autotune.study.confirmation import load_confirmation
+    from autotune.sweep.confirmation import load_confirmation
 
     confirmation = load_confirmation(paths)
     if source != "sweep" or not confirmation:

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from autotune.adapters import device_kind
-from autotune.cli.common import (
+from autotune.cli.app import (
     RunsDirOpt,
     SpaceOpt,
     StorageOpt,
@@ -186,7 +186,7 @@ def run(
 def _levels_or_exit(backend: str, fidelity: str | None) -> tuple[str, tuple[str, ...]]:
     """(registered backend, fidelity levels). `--backend sim` is kept as the short way to say
     `--fidelity sim` (the cost model predicts every trial, on the optuna backend)."""
-    from autotune.backends.base import BACKENDS
+    from autotune.sweep.backends.base import BACKENDS
     from autotune.sweep.driver import FIDELITIES
 
     if backend not in (*BACKENDS, "sim"):

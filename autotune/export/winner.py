@@ -29,8 +29,8 @@ import yaml
 from autotune.adapters.base import DeviceKind, TrainerAdapter
 from autotune.adapters.verl_config import ENV_PREFIX, overrides, render_yaml
 from autotune.space.schema import Space
-from autotune.study.confirmation import load_confirmation
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, best_trial
+from autotune.sweep.confirmation import load_confirmation
 from autotune.trial.evaluation import trial_config
 from autotune.trial.record import outcome_of
 

@@ -28,9 +28,9 @@ from autotune.report.importance import (  # noqa: F401  (re-exported: the report
     importances,
 )
 from autotune.space.schema import Space
-from autotune.study.confirmation import load_confirmation
 from autotune.study.frames import objective_names, step_frame, trials_frame
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial
+from autotune.sweep.confirmation import load_confirmation
 from autotune.trial.record import TrialRecord, read_rows
 from autotune.trial.scoring import resolve_metric
 
@@ -252,7 +252,7 @@ def short_labels(keys: list[str], width: int = 16) -> dict[str, str]:
 
 def ablation(paths: StudyPaths) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The path `autotune explain` measured (empty frame when it has not run): steps and the comparison."""
-    from autotune.report.explain import load_explain
+    from autotune.sweep.explain import load_explain
 
     result = load_explain(paths)
     if not result or not result.get("steps"):

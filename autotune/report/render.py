@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from autotune.report import data
-from autotune.report.knobs import ablation_section, importance_section, parallel_section
+from autotune.report.knob_plots import ablation_section, importance_section, parallel_section
 from autotune.report.page import Page, fmt, table_html
 
 __all__ = ["Page", "ablation_section", "importance_section", "parallel_section", "render"]

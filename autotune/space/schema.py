@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from autotune.names import study_name_problem
-from autotune.space import data
+from autotune.space import serialize
 from autotune.space.sim_section import SimSettings
 
 ParamType = Literal["categorical", "int", "float", "bool"]
@@ -389,12 +389,12 @@ class Space:
 
     def to_data(self) -> dict[str, Any]:
         """The space as plain data (str, int, float, bool, None, list, dict): what a study stores."""
-        return data.to_stored(self)
+        return serialize.to_stored(self)
 
     @classmethod
     def from_data(cls, stored: Any) -> Space:
         """The space `to_data` wrote, rebuilt without reading a file or asking the trainer; a
-        malformed value raises `data.SpaceDataError` naming the field."""
-        space = data.from_stored(cls, stored)
+        malformed value raises `serialize.SpaceDataError` naming the field."""
+        space = serialize.from_stored(cls, stored)
         assert isinstance(space, Space)
         return space

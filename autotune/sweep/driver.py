@@ -18,10 +18,10 @@ import optuna
 
 from autotune.adapters import get_adapter
 from autotune.adapters.base import TrainerAdapter
-from autotune.backends import base as registry
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyInfo, StudyPaths, storage_url
+from autotune.sweep.backends import base as registry
 
 SIM = "sim"
 FIDELITIES = ((), ("real",), (SIM,), (SIM, "real"))
@@ -35,7 +35,7 @@ class SweepOptions:
     storage: str | None = None
     timeout_s: float | None = None
     backend: str = "optuna"
-    """A registered backend (`autotune.backends.base.BACKENDS`)."""
+    """A registered backend (`autotune.sweep.backends.base.BACKENDS`)."""
     address: str | None = None
     max_concurrent: int | None = None
     confirm: int = 0
@@ -70,8 +70,8 @@ def make_adapter(opts: SweepOptions) -> TrainerAdapter:
     adapter = get_adapter(opts.space.trainer, opts.space.command)
     if not opts.simulated:
         return adapter
-    from autotune.sim.adapter import SimAdapter
     from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
+    from autotune.sim.sim_fidelity import SimAdapter
 
     world = opts.space.trial.world_size
     cal = opts.calibration
@@ -123,7 +123,7 @@ def run_backend(opts: SweepOptions, adapter: TrainerAdapter, progress: SweepProg
 
 def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """One sweep (real or simulated) with its confirmation; returns the study."""
-    from autotune.study.confirmation import run_confirmation
+    from autotune.sweep.confirmation import run_confirmation
 
     if opts.fidelity == (SIM, "real"):
         return run_multi_fidelity(opts, progress)
@@ -145,7 +145,7 @@ def simulated_space(
 ) -> tuple[SweepOptions, list[str]]:
     """The space the cost model sweeps: limits on what it cannot predict (KL, reward) are skipped, and
     knobs it does not read are kept at their baseline values (returned, for the report)."""
-    from autotune.sim.adapter import freeze_unmodelled
+    from autotune.sim.sim_fidelity import freeze_unmodelled
 
     unmeasured = {lim.metric for lim in opts.space.limits} & set(adapter.unmeasured_metrics())
     space = dataclasses.replace(opts.space, unmeasured=tuple(sorted(set(opts.space.unmeasured) | unmeasured)))
@@ -157,8 +157,8 @@ def simulated_space(
 
 def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """The cost model ranks the space; real trials run only for its top-k and the baseline."""
-    from autotune.backends.common import create_or_load
-    from autotune.study.confirmation import top_candidates
+    from autotune.sweep.backends.lifecycle import create_or_load
+    from autotune.sweep.confirmation import top_candidates
     from autotune.trial.record import predicted_attrs
 
     sim_paths = StudyPaths(opts.paths.runs_dir, opts.paths.name + "-sim")

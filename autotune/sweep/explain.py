@@ -40,9 +40,9 @@ from autotune.adapters.base import TrainerAdapter
 from autotune.export.winner import ExportError, find_winner, inert_params, sweep_device
 from autotune.space.sampling import FixedSuggester, suggest
 from autotune.space.schema import Space
-from autotune.study.confirmation import Candidate, compare, load_confirmation, measure_interleaved
 from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyPaths, baseline_trial
+from autotune.sweep.confirmation import Candidate, compare, load_confirmation, measure_interleaved
 from autotune.trial.record import TrialRecord, write_json
 
 

@@ -20,10 +20,10 @@ import optuna
 import psutil
 import pytest
 
-from autotune.backends.base import BACKENDS
-from autotune.backends.common import create_or_load
 from autotune.space.loader import load_space
 from autotune.study.storage import StudyPaths, counted, load_study, storage_url
+from autotune.sweep.backends.base import BACKENDS
+from autotune.sweep.backends.lifecycle import create_or_load
 from tests.autotune.conftest import ROOT, autotune, trainer_env, write_space
 
 FAULTS = "  builtin.fault.kind: {type: categorical, choices: [none, hang]}\n"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from autotune.backends.base import BACKENDS, Backend, BackendOptions, get_backend
 from autotune.space.loader import load_space
 from autotune.study.storage import StudyInfo, StudyPaths, counted, load_study
+from autotune.sweep.backends.base import BACKENDS, Backend, BackendOptions, get_backend
 from autotune.sweep.driver import SweepOptions
 from autotune.trial.record import OUTCOMES, TrialRecord
 from tests.autotune.conftest import simulated_study
@@ -114,8 +114,8 @@ def test_a_result_recorded_before_the_driver_died_is_not_counted_and_the_trial_i
 
     import optuna
 
-    from autotune.backends.common import create_or_load, recover_interrupted
     from autotune.study.storage import open_storage, storage_url
+    from autotune.sweep.backends.lifecycle import create_or_load, recover_interrupted
     from autotune.trial.record import Worker
 
     paths = StudyPaths(tmp_path / "runs", "killed")

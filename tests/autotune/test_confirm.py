@@ -10,7 +10,7 @@ import pytest
 
 from autotune.space.loader import load_space
 from autotune.space.schema import Limit
-from autotune.study.confirmation import Candidate, compare, summarize
+from autotune.sweep.confirmation import Candidate, compare, summarize
 
 ROOT = Path(__file__).resolve().parents[2]
 

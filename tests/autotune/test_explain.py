@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from autotune.report import data
-from autotune.report.explain import ExplainOptions, configure, format_path, knobs, summarize_path
 from autotune.space.loader import load_space
 from autotune.study.storage import StudyPaths, load_study
+from autotune.sweep.explain import ExplainOptions, configure, format_path, knobs, summarize_path
 from tests.autotune.conftest import autotune
 
 DYN = "actor_rollout_ref.actor.use_dynamic_bsz"

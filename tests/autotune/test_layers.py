@@ -1,12 +1,11 @@
 """The controller's packages are floors: a module imports only from its own floor or those below.
 
     cli, api      the commands and the notebook API
-    sweep         what `autotune run` drives: backend -> confirmation -> report
-    report        the HTML report and `explain`
-    export        the winner as a verl config
-    backends      Optuna and Ray Tune sweeps
+    sweep         every phase that launches trials: backends (Optuna, Ray Tune), confirmation, explain
+    report        the HTML report (reads what the sweep wrote)
+    export        the winner as a verl config (reads what the sweep wrote)
     sim           the cost model (a trial fidelity) and its calibration
-    study         storage, tables, progress, confirmation
+    study         storage, tables, progress
     trial         run one configuration, score it, record it
     space         the search space
     adapters      the trainers a trial launches (built-in, verl)
@@ -23,7 +22,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "autotune"
-FLOORS = ["names", "adapters", "space", "trial", "study", "sim", "backends", "export", "report", "sweep", "cli", "api"]
+FLOORS = ["names", "adapters", "space", "trial", "study", "sim", "export", "report", "sweep", "cli", "api"]
 FLOOR = {name: i for i, name in enumerate(FLOORS)}
 FLOOR["api"] = FLOOR["cli"]
 

@@ -11,14 +11,14 @@ import pytest
 from optuna.trial import TrialState
 
 from autotune.adapters import get_adapter
-from autotune.backends.common import tell_outcome
-from autotune.backends.pruning import pruning_monitor
-from autotune.backends.samplers import make_sampler
 from autotune.space.grid import grid, sampler_problem
 from autotune.space.loader import SpaceError, load_space
 from autotune.space.sampling import suggest
 from autotune.space.schema import SAMPLERS, SamplerSettings, Space
 from autotune.study.frames import trials_frame
+from autotune.sweep.backends.lifecycle import tell_outcome
+from autotune.sweep.backends.pruning import pruning_monitor
+from autotune.sweep.backends.samplers import make_sampler
 from autotune.trial.record import TrialRecord
 
 STEPS, WARMUP = 12, 2
@@ -32,7 +32,7 @@ def space() -> Space:
 
 
 def _study(space: Space) -> optuna.Study:
-    from autotune.backends.pruning import make_pruner
+    from autotune.sweep.backends.pruning import make_pruner
 
     return optuna.create_study(
         direction="maximize", pruner=make_pruner(space), sampler=optuna.samplers.RandomSampler(0)

@@ -8,8 +8,8 @@ import math
 import optuna
 import pytest
 
-from autotune.backends.pruning import make_pruner, pruning_monitor
 from autotune.space.loader import load_space
+from autotune.sweep.backends.pruning import make_pruner, pruning_monitor
 from autotune.trial.scoring import key_metrics, resolve_metric, score
 
 

@@ -155,8 +155,8 @@ def test_sim_section_rules_and_loader(tmp_path):
 
 def test_knob_status_under_the_sim_and_freezing_unmodelled_knobs():
     from autotune.adapters import get_adapter
-    from autotune.sim.adapter import SimAdapter, freeze_unmodelled
     from autotune.sim.hardware import cluster
+    from autotune.sim.sim_fidelity import SimAdapter, freeze_unmodelled
 
     sim = SimAdapter(get_adapter("verl"), cluster("H100", 8))
     for knob in ("algorithm.kl_ctrl.kl_coef", "actor_rollout_ref.actor.clip_ratio_high", "env.NCCL_ALGO",

@@ -10,11 +10,11 @@ import pytest
 import yaml
 
 from autotune.adapters import get_adapter
-from autotune.backends.common import create_or_load
 from autotune.export.winner import export
 from autotune.space.freeze import freeze
 from autotune.space.loader import load_space
 from autotune.study.storage import StudyNotFound, StudyPaths, load_study, storage_url, stored_space
+from autotune.sweep.backends.lifecycle import create_or_load
 from tests.autotune.conftest import simulated_study
 from trainer.config.loader import to_flat_dict
 

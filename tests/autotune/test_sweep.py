@@ -8,11 +8,11 @@ from pathlib import Path
 import optuna
 
 from autotune.adapters import get_adapter
-from autotune.backends.base import BackendOptions
-from autotune.backends.common import create_or_load
-from autotune.backends.optuna_backend import OptunaBackend
 from autotune.space.loader import load_space
 from autotune.study.storage import StudyPaths, load_study, storage_url
+from autotune.sweep.backends.base import BackendOptions
+from autotune.sweep.backends.lifecycle import create_or_load
+from autotune.sweep.backends.optuna_backend import OptunaBackend
 from tests.autotune.conftest import autotune, write_space
 
 FAULTS = """\

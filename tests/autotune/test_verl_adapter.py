@@ -18,12 +18,12 @@ import yaml
 from autotune.adapters import InvalidConfig, get_adapter
 from autotune.adapters.verl_config import overrides, render_yaml
 from autotune.adapters.verl_console import ConsoleParser, parse_record
-from autotune.backends.base import BackendOptions
-from autotune.backends.common import create_or_load
-from autotune.backends.optuna_backend import OptunaBackend
 from autotune.export.winner import export_settings
 from autotune.space.loader import SpaceError, load_space
 from autotune.study.storage import StudyPaths, load_study, storage_url
+from autotune.sweep.backends.base import BackendOptions
+from autotune.sweep.backends.lifecycle import create_or_load
+from autotune.sweep.backends.optuna_backend import OptunaBackend
 from autotune.trial.evaluation import evaluate
 from tests.conftest import ROOT
 

@@ -6,26 +6,26 @@ skipped) trials, or when `timeout_s` has passed. `trials`, `report`, `export`, c
 resume read only the study storage and the trial folders, so they never know which backend ran a
 sweep. For that, every backend must:
 
-1. Open the study through `Backend.open_study()`: the shared set-up (`common.create_or_load`: the
+1. Open the study through `Backend.open_study()`: the shared set-up (`lifecycle.create_or_load`: the
    baseline enqueued once as trial 0, this worker's sampler seed, the study's `StudyInfo`) and the
-   recovery of trials a dead driver left running (`common.recover_interrupted`: killed, failed
+   recovery of trials a dead driver left running (`lifecycle.recover_interrupted`: killed, failed
    `interrupted`, retried once).
 2. Run the baseline first and let it finish before any other trial starts: relative limits compare
-   with its values (`common.baseline_limits`).
+   with its values (`lifecycle.baseline_limits`).
 3. Evaluate every trial with `autotune.trial.evaluation.evaluate` in `paths.trial_dir(number)`, with
    the sampled params (`space.sampling.suggest`), the baseline's limits, the monitor from
-   `common.trial_monitor` (the pruner's one decision) and the trial's heartbeat running
-   (`common.Heartbeat`, so a dead worker's trial is failed and retried).
+   `lifecycle.trial_monitor` (the pruner's one decision) and the trial's heartbeat running
+   (`lifecycle.Heartbeat`, so a dead worker's trial is failed and retried).
 4. Record where the trial runs (`record.set_worker` before launch, again with the process group from
    `evaluate`'s `on_start`), so a rerun can kill an orphaned trial.
-5. Tell every outcome through `common.tell_outcome` (constraints, penalties, pruned, failed), and a
-   failure of the backend itself through `record.fail` (`common.failed_on_error`).
+5. Tell every outcome through `lifecycle.tell_outcome` (constraints, penalties, pruned, failed), and a
+   failure of the backend itself through `record.fail` (`lifecycle.failed_on_error`).
 6. Stop at exactly `n_trials` counted trials, also with other workers on the same storage.
 7. Call each of `hooks(study, number)` after trials finish (the live report, wandb).
 8. Use only Optuna's public API: the storage object is `self.storage`, trial ids come from
-   `common.trial_id`.
+   `lifecycle.trial_id`.
 
-Adding a launcher (e.g. SLURM `srun` per trial) is one file, `autotune/backends/<name>_backend.py`,
+Adding a launcher (e.g. SLURM `srun` per trial) is one file, `autotune/sweep/backends/<name>_backend.py`,
 holding a `Backend` subclass decorated `@register("<name>")`: `BACKENDS` lists it from the file name
 (nothing is imported until it is chosen, so an optional dependency costs nothing), `--backend <name>`
 selects it, and `tests/autotune/test_backend_contract.py` runs the contract on every registered
@@ -49,13 +49,13 @@ import optuna
 from optuna.storages import BaseStorage
 
 from autotune.adapters.base import TrainerAdapter
-from autotune.backends.common import TrialHook, create_or_load, recover_interrupted
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyPaths, open_storage
+from autotune.sweep.backends.lifecycle import TrialHook, create_or_load, recover_interrupted
 
 MODULE_SUFFIX = "_backend"
-"""A backend named NAME lives in `autotune/backends/NAME_backend.py`."""
+"""A backend named NAME lives in `autotune/sweep/backends/NAME_backend.py`."""
 
 
 def backend_names() -> tuple[str, ...]:
@@ -156,7 +156,7 @@ def get_backend(name: str) -> type[Backend]:
         importlib.import_module(f"{__package__}.{name}{MODULE_SUFFIX}")
     if name not in _REGISTRY:
         raise ValueError(
-            f"autotune/backends/{name}{MODULE_SUFFIX}.py registers no backend: "
+            f"autotune/sweep/backends/{name}{MODULE_SUFFIX}.py registers no backend: "
             f'decorate its Backend subclass with @register("{name}")'
         )
     return _REGISTRY[name]

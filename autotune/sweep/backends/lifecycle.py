@@ -30,8 +30,6 @@ from optuna.storages import BaseStorage
 from optuna.trial import FrozenTrial, Trial, TrialState
 
 from autotune.adapters.base import device_kind
-from autotune.backends.pruning import make_pruner, pruning_monitor
-from autotune.backends.samplers import make_sampler, told_penalty
 from autotune.space.schema import Space
 from autotune.study.storage import (
     GRACE_S,
@@ -43,6 +41,8 @@ from autotune.study.storage import (
     running_trials,
     save_space,
 )
+from autotune.sweep.backends.pruning import make_pruner, pruning_monitor
+from autotune.sweep.backends.samplers import make_sampler, told_penalty
 from autotune.trial.record import SCORED, TrialRecord, Worker, baseline_attrs, fail, reuse_result, save_by_id
 from autotune.trial.record import outcome_of as outcome
 from autotune.trial.runner import Monitor, kill_group

@@ -5,7 +5,7 @@ folder lock, the baseline is enqueued once and finished before anyone samples, t
 a constant liar so parallel asks spread out, a sampled configuration that an earlier trial
 already ran is not run again (its result is copied), and each worker stops when the study holds
 the requested number of finished trials. What a trial's outcome tells the sampler is in
-`common` (shared with every backend).
+`lifecycle` (shared with every backend).
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial, Trial, TrialState
 
-from autotune.backends.base import Backend, BackendOptions, register
-from autotune.backends.common import (
+from autotune.space.sampling import suggest
+from autotune.study.storage import baseline_trial, counted, running_trials
+from autotune.sweep.backends.base import Backend, BackendOptions, register
+from autotune.sweep.backends.lifecycle import (
     Heartbeat,
     baseline_limits,
     failed_on_error,
@@ -28,8 +30,6 @@ from autotune.backends.common import (
     trial_id,
     trial_monitor,
 )
-from autotune.space.sampling import suggest
-from autotune.study.storage import baseline_trial, counted, running_trials
 from autotune.trial.evaluation import evaluate
 from autotune.trial.record import is_baseline, set_worker, skip
 

@@ -5,7 +5,7 @@ storage, same sampler settings, baseline enqueued as trial 0) for each Tune tria
 inside each trainable (Tune's scheduler stays FIFO), per-trial resources equal to the trial's world
 size (GPUs, or CPUs on a CPU cluster) and a cap on concurrent trials. Each Tune trial runs
 `evaluate()` — the same trial runner, watchdog and scoring as the local backend — inside a Ray
-worker, with the shared heartbeat and pruning monitor (`common`), and its outcome is told to Optuna
+worker, with the shared heartbeat and pruning monitor (`lifecycle`), and its outcome is told to Optuna
 by the same rules (`common.tell_outcome`). So `trials`, `report` and `export` do not know which
 backend ran a sweep, and a driver restart resumes from the storage like the local backend.
 
@@ -39,8 +39,11 @@ from optuna.trial import FrozenTrial, Trial, TrialState
 from ray.tune.search import Searcher
 
 from autotune.adapters.base import device_kind
-from autotune.backends.base import Backend, register
-from autotune.backends.common import (
+from autotune.space.sampling import suggest
+from autotune.space.schema import Space
+from autotune.study.storage import StudyPaths, baseline_trial, counted, open_storage, running_trials
+from autotune.sweep.backends.base import Backend, register
+from autotune.sweep.backends.lifecycle import (
     Heartbeat,
     baseline_limits,
     tell_outcome,
@@ -49,11 +52,8 @@ from autotune.backends.common import (
     trial_monitor,
     worker_index,
 )
-from autotune.backends.pruning import make_pruner
-from autotune.backends.samplers import make_sampler
-from autotune.space.sampling import suggest
-from autotune.space.schema import Space
-from autotune.study.storage import StudyPaths, baseline_trial, counted, open_storage, running_trials
+from autotune.sweep.backends.pruning import make_pruner
+from autotune.sweep.backends.samplers import make_sampler
 from autotune.trial.evaluation import Evaluation
 from autotune.trial.record import TrialRecord, fail, is_baseline, read_rows, set_worker
 from autotune.trial.scoring import key_metrics

@@ -14,7 +14,6 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autotune.space.data import SpaceDataError
 from autotune.space.freeze import freeze
 from autotune.space.loader import SPACE_DIR, SpaceError, load_space
 from autotune.space.schema import (
@@ -28,6 +27,7 @@ from autotune.space.schema import (
     Space,
     TrialSettings,
 )
+from autotune.space.serialize import SpaceDataError
 from autotune.space.sim_section import SimSettings
 from tests.autotune.conftest import write_space
 
