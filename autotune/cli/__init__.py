@@ -18,15 +18,17 @@ from autotune.cli import analysis  # noqa: F401
 
 # isort: on
 from autotune.cli.app import app, err
+from autotune.study.results import ResultsFileError
 from autotune.study.storage import StorageError, StudyNameError
 
 __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """The entry point: bad study names and storage URLs end in one line and exit 2, not a traceback."""
+    """The entry point: bad study names, storage URLs and unreadable result files end in one line and
+    exit 2, not a traceback."""
     try:
         app()
-    except (StorageError, StudyNameError) as exc:
+    except (StorageError, StudyNameError, ResultsFileError) as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
         sys.exit(2)

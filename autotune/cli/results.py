@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -23,6 +23,9 @@ from autotune.cli.app import (
 )
 from autotune.space.schema import Space
 from autotune.study.storage import StudyPaths
+
+if TYPE_CHECKING:
+    from autotune.study.results import Winner
 from autotune.trial.scoring import KEY_METRICS
 
 
@@ -80,12 +83,13 @@ def export_cmd(
 
 
 def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
-    from autotune.export.winner import ExportError, export_settings, find_winner
+    from autotune.export.winner import export_settings
+    from autotune.study.results import NoWinner, find_winner
 
     study = load_or_exit(paths, storage)
     try:
         winner = find_winner(study, paths, space)
-    except ExportError as exc:
+    except NoWinner as exc:
         err.print(f"[yellow]{exc}[/]")
         return
     speed = ""
@@ -95,7 +99,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
     console.print(
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), {space.objectives[0].metric} = {winner.value:.5g}"
     )
-    _say_why_not_confirmed(paths, winner.number, winner.source)
+    _say_why_not_confirmed(paths, winner)
     from autotune.report.data import summary
 
     s = summary(study, paths, space)
@@ -109,22 +113,19 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
             console.print(f"  {key} = {settings[key]}")
 
 
-def _say_why_not_confirmed(paths: StudyPaths, number: int, source: str) -> None:
+def _say_why_not_confirmed(paths: StudyPaths, winner: Winner) -> None:
     """A sweep winner although confirmation ran: no candidate stayed inside the limits on its round
     averages. Say so, and what this trial's confirmation rounds measured."""
-    from autotune.sweep.confirmation import load_confirmation
+    from autotune.study.results import Confirmation
 
-    confirmation = load_confirmation(paths)
-    if source != "sweep" or not confirmation:
+    if winner.source != "sweep" or Confirmation.read(paths) is None:
         return
-    row = confirmation.get("candidates", {}).get(str(number))
+    row = winner.confirmed
     err.print("[yellow]  confirmation found no candidate inside the limits; this is the sweep's best single run[/]")
     if row is not None:
-        over = {k: v for k, v in (row.get("violations_mean") or {}).items() if v > 0}
+        over = {k: v for k, v in (row.violations_mean or {}).items() if v > 0}
         shown = ", ".join(f"{k} over by {v:.3g}" for k, v in over.items()) or "a failed round"
-        err.print(
-            f"[yellow]  its confirmation rounds: {row.get('speedup_mean', math.nan):.2f}x the baseline; {shown}[/]"
-        )
+        err.print(f"[yellow]  its confirmation rounds: {row.speedup_mean:.2f}x the baseline; {shown}[/]")
 
 
 def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: bool) -> None:
@@ -166,13 +167,13 @@ def write_report_file(paths: StudyPaths, space: Space, out_dir: Path, storage: s
 
 
 def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Space) -> None:  # type: ignore[no-untyped-def]
-    from autotune.export.winner import ExportError, find_winner
+    from autotune.study.results import NoWinner, find_winner
 
     study = load_or_exit(paths, storage)
     try:
         w = find_winner(study, paths, space)
         winner = {"winner": w.number, "source": w.source, "objective": w.value, "speedup": w.speedup}
-    except ExportError:
+    except NoWinner:
         winner = {"winner": None}
     logger.log_summary(study, winner)
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from autotune.report import data
 from autotune.report.page import Page, table_html
+from autotune.study.results import Explanation
 
 
 def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
@@ -89,8 +89,8 @@ def importance_section(page: Page, frame: pd.DataFrame, objective: str, directio
     page.section("importance", "Parameter importances", note + page.figure(fig, 80 + 28 * len(frame)))
 
 
-def ablation_section(page: Page, frame: pd.DataFrame, info: dict[str, Any], study: str) -> None:
-    if frame.empty:
+def ablation_section(page: Page, frame: pd.DataFrame, info: Explanation | None, study: str) -> None:
+    if frame.empty or info is None:
         page.section(
             "ablation",
             "Which knobs made the winner faster",
@@ -99,45 +99,49 @@ def ablation_section(page: Page, frame: pd.DataFrame, info: dict[str, Any], stud
         )
         return
     fig = go.Figure()
-    colors = ["#c8c8c8" if v == "within noise" else "#2a9d8f" for v in frame["verdict"]]
+    steps = info.steps
+    labels = [s.label for s in steps]
     fig.add_trace(
         go.Bar(
-            x=frame["label"],
-            y=frame["gain"],
+            x=labels,
+            y=[s.gain for s in steps],
             name="step gain",
-            marker={"color": colors},
+            marker={"color": ["#c8c8c8" if s.verdict == "within noise" else "#2a9d8f" for s in steps]},
             error_y={
                 "type": "data",
                 "symmetric": False,
-                "array": (frame["speedup_max"] - frame["gain"]).tolist(),
-                "arrayminus": (frame["gain"] - frame["speedup_min"]).tolist(),
+                "array": [s.speedup_max - s.gain for s in steps],
+                "arrayminus": [s.gain - s.speedup_min for s in steps],
             },
         )
     )
-    fig.add_trace(go.Scatter(x=frame["label"], y=frame["cumulative"], mode="lines+markers", name="cumulative"))
+    fig.add_trace(go.Scatter(x=labels, y=[s.cumulative for s in steps], mode="lines+markers", name="cumulative"))
     fig.update_layout(yaxis_title="× the previous step (bars), × the baseline (line)", xaxis_tickangle=-20)
-    confirmed = info.get("confirmed") or {}
+    confirmed = info.confirmed
     compare = ""
     if confirmed:
         verdict = {True: "agrees with", False: "does not agree with", None: "cannot be compared with"}
         compare = (
-            f" The product of the step gains, {info['product']:.3f}×, {verdict[info.get('agrees')]} the confirmed speedup "
-            f"{confirmed['speedup_mean']:.3f}× (rounds {confirmed['speedup_min']:.3f}–{confirmed['speedup_max']:.3f})."
+            f" The product of the step gains, {info.product:.3f}×, {verdict[info.agrees]} the confirmed speedup "
+            f"{confirmed.speedup_mean:.3f}× (rounds {confirmed.speedup_min:.3f}–{confirmed.speedup_max:.3f})."
         )
     skipped = [
-        f"{text}: {', '.join(n.rsplit('.', 1)[-1] for n in info.get(key) or [])}"
-        for key, text in (("same_as_baseline", "Same as the baseline, not run"), ("inert", "inert here, not run"))
-        if info.get(key)
+        f"{text}: {', '.join(n.rsplit('.', 1)[-1] for n in names)}"
+        for names, text in (
+            (info.same_as_baseline, "Same as the baseline, not run"),
+            (info.inert, "inert here, not run"),
+        )
+        if names
     ]
-    end = info.get("end_to_end") or {}
+    end = info.end_to_end
     same_rounds = (
-        f" On the same runs the winner ran {end['speedup_geomean']:.3f}× the baseline (geometric mean over rounds)."
-        if end.get("speedup_geomean")
+        f" On the same runs the winner ran {end.speedup_geomean:.3f}× the baseline (geometric mean over rounds)."
+        if end and end.speedup_geomean
         else ""
     )
     note = (
         '<p class="note">The knobs were ordered greedily (each round applied the knob that gained most on top of '
-        f"the steps before it), then the whole path was run again in {info.get('repeats')} interleaved rounds: a "
+        f"the steps before it), then the whole path was run again in {info.repeats} interleaved rounds: a "
         "step's gain is its configuration over the one before, round by round. Grey steps are within noise (the "
         f"knob rides along).{same_rounds}{compare} {html.escape('; '.join(skipped))}</p>"
     )

@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import math
 import time
-from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -18,6 +17,7 @@ import plotly.graph_objects as go
 from autotune.report import data
 from autotune.report.knob_plots import ablation_section, importance_section, parallel_section
 from autotune.report.page import Page, fmt, table_html
+from autotune.study.results import Explanation
 
 __all__ = ["Page", "ablation_section", "importance_section", "parallel_section", "render"]
 
@@ -232,7 +232,7 @@ def render(
     exported: str,
     provenance: dict[str, str],
     predicted: pd.DataFrame | None = None,
-    ablation: tuple[pd.DataFrame, dict[str, Any]] | None = None,
+    ablation: tuple[pd.DataFrame, Explanation | None] | None = None,
     completed: int = 0,
     study: str = "STUDY",
 ) -> str:
@@ -243,7 +243,7 @@ def render(
     pareto_section(page, pareto)
     parallel_section(page, parameters, summary.objective)
     importance_section(page, importances, summary.objective, direction, completed)
-    ablation_section(page, *(ablation or (pd.DataFrame(), {})), study)
+    ablation_section(page, *(ablation or (pd.DataFrame(), None)), study)
     inert_section(page, inert)
     phases_section(page, phases, summary)
     health_section(page, health)

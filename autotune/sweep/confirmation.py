@@ -4,12 +4,13 @@ on the confirmed mean.
 A sweep's ranking is one noisy measurement per configuration; on a shared machine the noise
 drifts over time. Re-running every candidate once per round, in a rotated order, and comparing
 each with the baseline of the same round, gives a speedup with a spread that drift does not bias.
-The result is written to `runs/<study>/confirmation.json` and read by `best`, `export` and the report.
+The result is a `Confirmation` (study/results.py), written to `runs/<study>/confirmation.json` and
+read by `best`, `export` and the report.
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import math
 import statistics
 from dataclasses import dataclass, field
@@ -21,9 +22,10 @@ import optuna
 from autotune.adapters.base import TrainerAdapter
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
+from autotune.study.results import Confirmation, ConfirmedCandidate, Ratios
 from autotune.study.storage import StudyPaths, baseline_trial, feasible_trials
 from autotune.trial.evaluation import evaluate
-from autotune.trial.record import TrialRecord, is_baseline, write_json
+from autotune.trial.record import TrialRecord, is_baseline
 
 
 @dataclass
@@ -99,7 +101,7 @@ def run_confirmation(
     top_k: int,
     repeats: int,
     progress: SweepProgress,
-) -> dict[str, Any] | None:
+) -> Confirmation | None:
     base = baseline_trial(study)
     top = top_candidates(study, space, top_k)
     if base is None or not top or repeats <= 0:
@@ -109,11 +111,11 @@ def run_confirmation(
     baseline_limits = dict(TrialRecord.of(base).limits)
     measure_interleaved(space, adapter, candidates, paths.confirm_dir, repeats, baseline_limits, progress)
     summary = summarize(candidates, base.number, space.objectives[0].direction == "maximize", space)
-    write_json(paths.confirmation, summary)
+    summary.write(paths)
     return summary
 
 
-def compare(c: Candidate, ref: Candidate) -> dict[str, float]:
+def compare(c: Candidate, ref: Candidate) -> Ratios:
     """Per-round ratios of `c` to `ref` (objective, memory, peak RSS): mean, geometric mean, min, max and std
     of the speedup."""
     ratios = [v / b for v, b in zip(c.values, ref.values, strict=True) if b and not math.isnan(v) and not math.isnan(b)]
@@ -122,23 +124,22 @@ def compare(c: Candidate, ref: Candidate) -> dict[str, float]:
         pairs = zip(c.key_metrics, ref.key_metrics, strict=True)
         return _mean([m.get(key, math.nan) / bm[key] for m, bm in pairs if m and bm and bm.get(key)])
 
-    return {
-        "speedup_mean": _mean(ratios),
-        "speedup_geomean": math.exp(statistics.fmean(map(math.log, ratios)))
-        if ratios and min(ratios) > 0
-        else math.nan,
-        "speedup_min": min(ratios) if ratios else math.nan,
-        "speedup_max": max(ratios) if ratios else math.nan,
-        "speedup_std": statistics.stdev(ratios) if len(ratios) > 1 else 0.0,
-        "memory_ratio": ratio("memory_gb"),
-        "rss_ratio": ratio("rss_gb"),
-    }
+    return Ratios(
+        speedup_mean=_mean(ratios),
+        speedup_geomean=math.exp(statistics.fmean(map(math.log, ratios))) if ratios and min(ratios) > 0 else math.nan,
+        speedup_min=min(ratios) if ratios else math.nan,
+        speedup_max=max(ratios) if ratios else math.nan,
+        speedup_std=statistics.stdev(ratios) if len(ratios) > 1 else 0.0,
+        memory_ratio=ratio("memory_gb"),
+        rss_ratio=ratio("rss_gb"),
+    )
 
 
 def summarize(
     candidates: list[Candidate], baseline_number: int, maximize: bool, space: Space | None = None
-) -> dict[str, Any]:
-    """Winner = best confirmed mean among eligible candidates; ratios per round vs baseline.
+) -> Confirmation:
+    """Every candidate's rounds against the baseline's, and the winner (`Confirmation.decide`: the
+    best confirmed mean among eligible candidates).
 
     With `space` (and per-round limit values), a candidate is eligible when it finished its steps in
     every round and its limit values *averaged over the rounds* are inside the limits (ratio limits
@@ -151,32 +152,25 @@ def summarize(
     """
     base = next(c for c in candidates if c.number == baseline_number)
     base_limits = _mean_limits(base)
-    rows: dict[int, dict[str, Any]] = {}
+    rows = []
     for c in candidates:
-        rows[c.number] = {
-            "params": c.params,
-            "values": c.values,
-            "feasible_rounds": sum(c.feasible),
-            "rounds": len(c.values),
-            "mean": _mean(c.values),
-            **compare(c, base),
-            "kl": _mean([m.get("kl", math.nan) for m in c.key_metrics if m]),
-            "comm_share": _mean([m.get("comm_share", math.nan) for m in c.key_metrics if m]),
-            "mfu": _mean([m.get("mfu", math.nan) for m in c.key_metrics if m]),
-            "is_baseline": c.number == baseline_number,
-        }
+        row = ConfirmedCandidate(
+            **dataclasses.asdict(compare(c, base)),
+            number=c.number,
+            params=c.params,
+            values=c.values,
+            feasible_rounds=sum(c.feasible),
+            rounds=len(c.values),
+            mean=_mean(c.values),
+            kl=_mean([m.get("kl", math.nan) for m in c.key_metrics if m]),
+            comm_share=_mean([m.get("comm_share", math.nan) for m in c.key_metrics if m]),
+            mfu=_mean([m.get("mfu", math.nan) for m in c.key_metrics if m]),
+            is_baseline=c.number == baseline_number,
+        )
         if space is not None and c.limits:
-            rows[c.number].update(_judged_on_means(c, space, base_limits, c.number == baseline_number))
-    sign = 1.0 if maximize else -1.0
-
-    def eligible_row(r: dict[str, Any]) -> bool:
-        if "feasible_on_mean" in r:
-            return bool(r["feasible_on_mean"])
-        return bool(r["feasible_rounds"] == r["rounds"])
-
-    eligible = [n for n, r in rows.items() if not r["is_baseline"] and eligible_row(r) and not math.isnan(r["mean"])]
-    winner = max(eligible, key=lambda n: sign * rows[n]["mean"]) if eligible else None
-    return {"baseline": baseline_number, "winner": winner, "candidates": {str(n): r for n, r in rows.items()}}
+            _judge_on_means(row, c, space, base_limits)
+        rows.append(row)
+    return Confirmation.decide(rows, baseline_number, maximize)
 
 
 def _mean_limits(c: Candidate) -> dict[str, float]:
@@ -184,7 +178,7 @@ def _mean_limits(c: Candidate) -> dict[str, float]:
     return {name: _mean([limits.get(name, math.nan) for limits in c.limits]) for name in sorted(names)}
 
 
-def _judged_on_means(c: Candidate, space: Space, base_limits: dict[str, float], is_base: bool) -> dict[str, Any]:
+def _judge_on_means(row: ConfirmedCandidate, c: Candidate, space: Space, base_limits: dict[str, float]) -> None:
     """The candidate's limit values averaged over its rounds, each limit's violation (> 0: violated)
     and the verdict: finished every round and inside every limit on the averages."""
     from autotune.trial.scoring import violation
@@ -195,18 +189,11 @@ def _judged_on_means(c: Candidate, space: Space, base_limits: dict[str, float], 
         if limit.metric in space.unmeasured:
             continue
         value = means.get(limit.metric, math.nan)
-        violations[limit.metric] = violation(limit, value, means if is_base else base_limits)[0]
-    ok = bool(c.ran) and all(c.ran) and all(v <= 0 for v in violations.values())
-    return {"limits_mean": means, "violations_mean": violations, "feasible_on_mean": ok}
+        violations[limit.metric] = violation(limit, value, means if row.is_baseline else base_limits)[0]
+    row.limits_mean, row.violations_mean = means, violations
+    row.feasible_on_mean = bool(c.ran) and all(c.ran) and all(v <= 0 for v in violations.values())
 
 
 def _mean(values: list[float]) -> float:
     real = [v for v in values if not math.isnan(v)]
     return statistics.fmean(real) if real else math.nan
-
-
-def load_confirmation(paths: StudyPaths) -> dict[str, Any] | None:
-    try:
-        return json.loads(paths.confirmation.read_text())
-    except (OSError, ValueError):
-        return None

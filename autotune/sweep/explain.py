@@ -21,29 +21,30 @@ whatever is left as one final step, and `select_repeats` sets the rounds of the 
 
     runs/<study>/explain/order<k>/r<round>-<knob>/   ordering runs of step k
     runs/<study>/explain/path/r<round>-p<i>/         the path measured (p0 = the baseline)
-    runs/<study>/explain.json                        the path (read by `autotune explain` and the report)
+    runs/<study>/explain.json                        the path, an `Explanation` (study/results.py), read by
+                                                     `autotune explain` and the report
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import math
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import optuna
 
 from autotune.adapters.base import TrainerAdapter
-from autotune.export.winner import ExportError, find_winner, inert_params, sweep_device
+from autotune.export.winner import inert_params, sweep_device
 from autotune.space.sampling import FixedSuggester, suggest
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
+from autotune.study.results import Confirmation, ConfirmedSpeedup, ExplainStep, Explanation, NoWinner, find_winner
 from autotune.study.storage import StudyPaths, baseline_trial
-from autotune.sweep.confirmation import Candidate, compare, load_confirmation, measure_interleaved
-from autotune.trial.record import TrialRecord, write_json
+from autotune.sweep.confirmation import Candidate, compare, measure_interleaved
+from autotune.trial.record import TrialRecord
 
 
 class ExplainError(RuntimeError):
@@ -79,17 +80,6 @@ class ExplainOptions:
             raise ValueError(f"select_repeats must be at least 1, got {self.select_repeats}")
         if self.max_rounds is not None and self.max_rounds < 1:
             raise ValueError(f"max_rounds must be at least 1 (or None for no cap), got {self.max_rounds}")
-
-
-def explain_file(paths: StudyPaths) -> Path:
-    return paths.root / "explain.json"
-
-
-def load_explain(paths: StudyPaths) -> dict[str, Any] | None:
-    try:
-        return json.loads(explain_file(paths).read_text())
-    except (OSError, ValueError):
-        return None
 
 
 def knobs(
@@ -135,14 +125,14 @@ def explain(
     paths: StudyPaths,
     options: ExplainOptions,
     progress: SweepProgress,
-) -> dict[str, Any]:
+) -> Explanation:
     """Run the greedy path and write `explain.json`; returns what it wrote."""
     base = baseline_trial(study)
     if base is None:
         raise ExplainError(f"study `{paths.name}` has no finished baseline trial; run the sweep first")
     try:
         winner = find_winner(study, paths, space)
-    except ExportError as exc:
+    except NoWinner as exc:
         raise ExplainError(str(exc)) from None
     defaults = adapter.defaults(space.base_config)
     inert = inert_params(space, adapter, sweep_device(study))
@@ -158,39 +148,35 @@ def explain(
         measure_interleaved(
             space, adapter, path, paths.root / "explain" / "path", options.repeats, limits, progress, "explain path"
         )
+    folder = paths.root / "explain" / "path"
     steps = []
     for i, knob in enumerate(order, start=1):
         run, ref = path[i], path[i - 1]
+        stats = compare(run, ref)
         steps.append(
-            {
-                "step": i,
-                "knob": knob.name,
-                "label": knob.label,
-                "params": knob.params,
-                **(stats := compare(run, ref)),
-                "gain": stats["speedup_geomean"],
-                "value": _mean(run.values),
-                "reference": _mean(ref.values),
-                "feasible_rounds": sum(run.feasible),
-                "rounds": len(run.values),
-                "tried": tried[i - 1],
-                "runs": [str(paths.root / "explain" / "path" / f"r{r + 1}-{run.stem}") for r in range(options.repeats)],
-                "reference_runs": [
-                    str(paths.root / "explain" / "path" / f"r{r + 1}-{ref.stem}") for r in range(options.repeats)
-                ],
-            }
+            ExplainStep(
+                **dataclasses.asdict(stats),
+                step=i,
+                knob=knob.name,
+                label=knob.label,
+                params=knob.params,
+                gain=stats.speedup_geomean,
+                value=_mean(run.values),
+                reference=_mean(ref.values),
+                feasible_rounds=sum(run.feasible),
+                rounds=len(run.values),
+                tried=tried[i - 1],
+                runs=[str(folder / f"r{r + 1}-{run.stem}") for r in range(options.repeats)],
+                reference_runs=[str(folder / f"r{r + 1}-{ref.stem}") for r in range(options.repeats)],
+            )
         )
-    result = summarize_path(steps, load_confirmation(paths), winner.number, options)
+    result = summarize_path(steps, Confirmation.read(paths), winner.number, options)
     if len(path) > 1:
-        result["end_to_end"] = compare(path[-1], path[0])
-    result.update(
-        {"study": paths.name, "baseline": base.number, "objective": space.objectives[0].metric},
-        same_as_baseline=same,
-        inert=skipped,
-        winner_params=winner.params,
-        source=winner.source,
-    )
-    write_json(explain_file(paths), result)
+        result.end_to_end = compare(path[-1], path[0])
+    result.study, result.baseline, result.objective = paths.name, base.number, space.objectives[0].metric
+    result.same_as_baseline, result.inert = same, skipped
+    result.winner_params, result.source = winner.params, winner.source
+    result.write(paths)
     return result
 
 
@@ -236,7 +222,7 @@ def choose_order(
                 ctx.space, ctx.adapter, [reference, *tries], folder, ctx.options.select_repeats, ctx.limits,
                 ctx.progress, f"explain: order step {number}",
             )  # fmt: skip
-            gains = {k.name: compare(c, reference)["speedup_mean"] for k, c in zip(remaining, tries, strict=True)}
+            gains = {k.name: compare(c, reference).speedup_mean for k, c in zip(remaining, tries, strict=True)}
             ranked = [i for i, k in enumerate(remaining) if not math.isnan(gains[k.name])]
             if ranked:  # nothing measurable (every run failed): keep file order
                 pick = (max if maximize else min)(ranked, key=lambda i: gains[remaining[i].name])
@@ -249,8 +235,8 @@ def choose_order(
 
 
 def summarize_path(
-    steps: list[dict[str, Any]], confirmation: dict[str, Any] | None, winner: int, options: ExplainOptions
-) -> dict[str, Any]:
+    steps: list[ExplainStep], confirmation: Confirmation | None, winner: int, options: ExplainOptions
+) -> Explanation:
     """Cumulative gains, each step's verdict, and the product of gains against the confirmed speedup.
 
     A step's gain is the geometric mean of its per-round ratios, so the product of the gains is
@@ -262,66 +248,31 @@ def summarize_path(
     """
     product, low, high = 1.0, 1.0, 1.0
     for step in steps:
-        product *= step["gain"]
-        low *= step["speedup_min"]
-        high *= step["speedup_max"]
-        step["cumulative"] = product
-        spread = step["rounds"] > 1
-        noise = spread and step["speedup_min"] <= 1.0 <= step["speedup_max"]
-        step["verdict"] = "within noise" if noise else ("one run: no spread" if not spread else "matters")
-    row = ((confirmation or {}).get("candidates") or {}).get(str(winner))
-    confirmed = (
-        {k: row[k] for k in ("speedup_mean", "speedup_min", "speedup_max", "speedup_std", "rounds")} if row else None
-    )
+        product *= step.gain
+        low *= step.speedup_min
+        high *= step.speedup_max
+        step.cumulative = product
+        spread = step.rounds > 1
+        noise = spread and step.speedup_min <= 1.0 <= step.speedup_max
+        step.verdict = "within noise" if noise else ("one run: no spread" if not spread else "matters")
+    row = confirmation.row(winner) if confirmation else None
+    confirmed = ConfirmedSpeedup.of(row) if row else None
     agrees = None
-    if confirmed and steps and not math.isnan(confirmed["speedup_mean"]):
+    if confirmed and steps and not math.isnan(confirmed.speedup_mean):
         # within the confirmed speedup's spread: its range over the confirmation rounds
-        agrees = bool(confirmed["speedup_min"] <= product <= confirmed["speedup_max"])
-    return {
-        "winner": winner,
-        "repeats": options.repeats,
-        "max_rounds": options.max_rounds,
-        "select_repeats": options.select_repeats,
-        "steps": steps,
-        "product": product if steps else math.nan,
-        "product_min": low if steps else math.nan,
-        "product_max": high if steps else math.nan,
-        "confirmed": confirmed,
-        "agrees": agrees,
-    }
-
-
-def format_path(result: dict[str, Any]) -> list[str]:
-    """The path as plain text lines (the CLI and the benchmark print these)."""
-    lines = [f"ablation path of study `{result['study']}`: baseline #{result['baseline']} → winner #{result['winner']}"]
-    for s in result["steps"]:
-        lines.append(
-            f"  {s['step']}. {s['label']}: ×{s['gain']:.3f} (rounds {s['speedup_min']:.3f}–{s['speedup_max']:.3f})"
-            f" → {s['cumulative']:.3f}× the baseline  [{s['verdict']}]"
-        )
-    if result["steps"]:
-        lines.append(
-            f"product of step gains {result['product']:.3f}× (range {result['product_min']:.3f}–{result['product_max']:.3f})"
-        )
-    end = result.get("end_to_end")
-    if end:
-        lines.append(
-            f"winner over baseline in the same path rounds {end['speedup_geomean']:.3f}× (geometric mean) "
-            f"(rounds {end['speedup_min']:.3f}–{end['speedup_max']:.3f})"
-        )
-    confirmed = result.get("confirmed")
-    if confirmed:
-        verdict = {True: "agrees", False: "does NOT agree", None: "not compared"}[result.get("agrees")]
-        lines.append(
-            f"confirmed speedup {confirmed['speedup_mean']:.3f}× (rounds {confirmed['speedup_min']:.3f}–"
-            f"{confirmed['speedup_max']:.3f}): the path {verdict}"
-        )
-    else:
-        lines.append("no confirmation of the winner to compare with (run the sweep with --confirm 2)")
-    for key, text in (("same_as_baseline", "not run, same as the baseline"), ("inert", "not run, inert here")):
-        if result.get(key):
-            lines.append(f"{text}: {', '.join(n.rsplit('.', 1)[-1] for n in result[key])}")
-    return lines
+        agrees = bool(confirmed.speedup_min <= product <= confirmed.speedup_max)
+    return Explanation(
+        winner=winner,
+        repeats=options.repeats,
+        max_rounds=options.max_rounds,
+        select_repeats=options.select_repeats,
+        steps=steps,
+        product=product if steps else math.nan,
+        product_min=low if steps else math.nan,
+        product_max=high if steps else math.nan,
+        confirmed=confirmed,
+        agrees=agrees,
+    )
 
 
 def _merge(knobs_left: list[Knob]) -> Knob:

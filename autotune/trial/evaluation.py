@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from autotune.adapters.base import InvalidConfig, TrainerAdapter, TrialRun
-from autotune.space.sampling import ConstraintViolation, TrialConfig, check_constraints, materialize
+from autotune.space.sampling import ConstraintViolation, TrialConfig, check_constraints, trial_config
 from autotune.space.schema import Space
 from autotune.trial.record import Outcome, TrialRecord
 from autotune.trial.runner import Monitor, RunResult, run_trial_process
@@ -69,15 +69,6 @@ def write_trial_files(trial_dir: Path, config: TrialConfig, params: dict[str, An
     (trial_dir / "env").write_text("".join(f"{k}={v}\n" for k, v in sorted(config.env.items())))
     (trial_dir / "params.json").write_text(json.dumps(params, indent=2, sort_keys=True))
     return config_file
-
-
-def trial_config(
-    space: Space, adapter: TrainerAdapter, params: dict[str, Any], defaults: dict[str, Any] | None = None
-) -> TrialConfig:
-    """The trial's keys and environment from its params (`defaults`: the trainer's, when already resolved)."""
-    defaults = adapter.defaults(space.base_config) if defaults is None else defaults
-    key_types = {k: info.type for k, info in adapter.keys().items()}
-    return materialize(space, params, defaults, key_types)
 
 
 def evaluate(

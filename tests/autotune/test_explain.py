@@ -12,8 +12,9 @@ import pytest
 
 from autotune.report import data
 from autotune.space.loader import load_space
+from autotune.study.results import Confirmation, ConfirmedCandidate, ExplainStep, Explanation
 from autotune.study.storage import StudyPaths, load_study
-from autotune.sweep.explain import ExplainOptions, configure, format_path, knobs, summarize_path
+from autotune.sweep.explain import ExplainOptions, configure, knobs, summarize_path
 from tests.autotune.conftest import autotune
 
 DYN = "actor_rollout_ref.actor.use_dynamic_bsz"
@@ -53,35 +54,47 @@ def test_knobs_group_conditional_params_with_their_switch_and_skip_equal_and_ine
     assert [(u.name, u.params) for u in units] == [("actor_token_mult", {"actor_token_mult": 5.0})]
 
 
-def step(gains: list[float]) -> dict:
-    return {
-        "gain": math.exp(statistics.fmean(map(math.log, gains))),
-        "speedup_mean": statistics.fmean(gains),
-        "speedup_min": min(gains),
-        "speedup_max": max(gains),
-        "rounds": len(gains),
-        "label": "k",
-        "step": 1,
-    }
+def step(gains: list[float]) -> ExplainStep:
+    return ExplainStep(
+        gain=math.exp(statistics.fmean(map(math.log, gains))),
+        speedup_mean=statistics.fmean(gains),
+        speedup_min=min(gains),
+        speedup_max=max(gains),
+        rounds=len(gains),
+        label="k",
+        step=1,
+    )
+
+
+def confirmed(winner: int, **speedup: float) -> Confirmation:
+    row = ConfirmedCandidate(number=winner, params={}, values=[], feasible_rounds=2, rounds=2, mean=1.0, **speedup)
+    return Confirmation(0, winner, {winner: row})
 
 
 def test_path_product_verdicts_and_agreement_with_confirmation():
     steps = [step([1.20, 1.30]), step([1.10, 1.14]), step([0.97, 1.05])]
-    confirmation = {"candidates": {"7": {"speedup_mean": 1.47, "speedup_min": 1.40, "speedup_max": 1.55, "speedup_std": 0.05, "rounds": 2}}}  # fmt: skip
+    confirmation = confirmed(7, speedup_mean=1.47, speedup_min=1.40, speedup_max=1.55, speedup_std=0.05)
     result = summarize_path(steps, confirmation, 7, ExplainOptions(repeats=2))
     # gains are geometric means of the rounds: sqrt(1.2 x 1.3) x sqrt(1.1 x 1.14) x sqrt(0.97 x 1.05) = 1.4139
-    assert result["product"] == pytest.approx(math.sqrt(1.20 * 1.30 * 1.10 * 1.14 * 0.97 * 1.05))
-    assert result["product_min"] == pytest.approx(1.20 * 1.10 * 0.97)
-    assert result["product_max"] == pytest.approx(1.30 * 1.14 * 1.05)
+    assert result.product == pytest.approx(math.sqrt(1.20 * 1.30 * 1.10 * 1.14 * 0.97 * 1.05))
+    assert result.product_min == pytest.approx(1.20 * 1.10 * 0.97)
+    assert result.product_max == pytest.approx(1.30 * 1.14 * 1.05)
     g = [math.sqrt(1.20 * 1.30), math.sqrt(1.10 * 1.14), math.sqrt(0.97 * 1.05)]
-    assert [s["cumulative"] for s in steps] == pytest.approx([g[0], g[0] * g[1], g[0] * g[1] * g[2]])
-    assert [s["verdict"] for s in steps] == ["matters", "matters", "within noise"]
-    assert result["agrees"] is True  # 1.4139 lies within the confirmed rounds' 1.40-1.55
-    above = {"candidates": {"7": {**confirmation["candidates"]["7"], "speedup_min": 1.42, "speedup_max": 1.6}}}
-    assert summarize_path(steps, above, 7, ExplainOptions())["agrees"] is False  # 1.414 < 1.42
-    assert summarize_path(steps, None, 7, ExplainOptions())["agrees"] is None
+    assert [s.cumulative for s in steps] == pytest.approx([g[0], g[0] * g[1], g[0] * g[1] * g[2]])
+    assert [s.verdict for s in steps] == ["matters", "matters", "within noise"]
+    assert result.agrees is True  # 1.4139 lies within the confirmed rounds' 1.40-1.55
+    assert result.confirmed is not None and result.confirmed.speedup_mean == 1.47 and result.confirmed.rounds == 2
+    above = confirmed(7, speedup_mean=1.47, speedup_min=1.42, speedup_max=1.6)
+    assert summarize_path(steps, above, 7, ExplainOptions()).agrees is False  # 1.414 < 1.42
+    assert summarize_path(steps, None, 7, ExplainOptions()).agrees is None
     single = summarize_path([step([1.2])], None, 7, ExplainOptions(repeats=1))
-    assert single["steps"][0]["verdict"] == "one run: no spread"
+    assert single.steps[0].verdict == "one run: no spread"
+    # explain.json keeps its layout: the step's ratios and verdict at the top level of each step
+    written = result.to_json()
+    assert written["confirmed"] == {"speedup_mean": 1.47, "speedup_min": 1.40, "speedup_max": 1.55, "speedup_std": 0.05, "rounds": 2}  # fmt: skip
+    assert {"gain", "speedup_min", "speedup_max", "cumulative", "verdict", "rounds"} <= set(written["steps"][0])
+    again = Explanation.from_json(json.loads(json.dumps(written)))
+    assert "end_to_end" not in written and json.dumps(again.to_json()) == json.dumps(written)  # NaN != NaN
 
 
 def test_options_reject_nonsense():
@@ -104,7 +117,7 @@ def test_explain_on_the_small_study_walks_from_baseline_to_winner(small_study):
     proc = autotune("explain", "small", "--runs-dir", str(runs), "--repeats", "1", "--max-rounds", "1")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     paths = StudyPaths(runs, "small")
-    result = json.loads((paths.root / "explain.json").read_text())
+    result = json.loads((paths.root / "explain.json").read_text())  # the file itself: its layout is the contract
     study = load_study(paths)
     base = next(t for t in study.get_trials() if t.user_attrs.get("baseline"))
     winner = json.loads((paths.root / "confirmation.json").read_text())["winner"]
@@ -131,10 +144,11 @@ def test_explain_on_the_small_study_walks_from_baseline_to_winner(small_study):
     # a second call prints the stored path without running anything
     again = autotune("explain", "small", "--runs-dir", str(runs), "--repeats", "1", "--max-rounds", "1")
     assert "measured earlier" in again.stdout and again.stdout.count("×") >= len(result["steps"])
-    assert math.isfinite(result["product"]) and format_path(result)[0].startswith("ablation path")
+    read = Explanation.read(paths)
+    assert read is not None and math.isfinite(read.product) and read.lines()[0].startswith("ablation path")
     # the report reads the stored path: one row per step, and a plot in its section
     frame, info = data.ablation(paths)
-    assert frame["label"].tolist() == [s["label"] for s in result["steps"]] and info["product"] == result["product"]
+    assert frame["label"].tolist() == [s["label"] for s in result["steps"]] and info.product == result["product"]
     report = autotune("report", "small", "--runs-dir", str(runs), "-o", str(runs.parent / "explained"))
     assert report.returncode == 0, report.stderr
     section = (runs.parent / "explained" / "index.html").read_text().split('<section id="ablation">')[1]
