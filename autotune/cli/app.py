@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from autotune.adapters import device_kind
+from autotune.adapters import TRAINERS, device_kind
 from autotune.space.loader import SpaceError, load_space
 from autotune.space.schema import Space
 from autotune.study.storage import StorageError, StudyNotFound, StudyPaths, load_study, stored_space
@@ -38,7 +38,9 @@ StorageOpt = Annotated[
 ]
 TrainerOpt = Annotated[
     str | None,
-    typer.Option("--trainer", help="Run the space on this trainer instead of the file's `trainer`: builtin or verl."),
+    typer.Option(
+        "--trainer", help=f"Run the space on this trainer instead of the file's `trainer`: {' or '.join(TRAINERS)}."
+    ),
 ]
 StudyArg = Annotated[str, typer.Argument(help="Study name (the space's `name`, e.g. fsdp3d).")]
 

@@ -187,17 +187,17 @@ def _levels_or_exit(backend: str, fidelity: str | None) -> tuple[str, tuple[str,
     """(registered backend, fidelity levels). `--backend sim` is kept as the short way to say
     `--fidelity sim` (the cost model predicts every trial, on the optuna backend)."""
     from autotune.sweep.backends.base import BACKENDS
-    from autotune.sweep.driver import FIDELITIES
+    from autotune.sweep.fidelities import PLANS, SIM
 
-    if backend not in (*BACKENDS, "sim"):
+    if backend not in (*BACKENDS, SIM):
         err.print(f"[red]--backend must be one of {', '.join(BACKENDS)} (or sim), got {backend!r}[/]")
         raise typer.Exit(2)
     levels = tuple(fidelity.split(",")) if fidelity else ()
-    if levels not in FIDELITIES:
+    if levels not in PLANS:
         err.print(f"[red]--fidelity must be sim, real or sim,real, got {fidelity!r}[/]")
         raise typer.Exit(2)
-    if backend == "sim":
-        return "optuna", levels or ("sim",)
+    if backend == SIM:
+        return "optuna", levels or (SIM,)
     return backend, levels
 
 

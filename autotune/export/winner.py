@@ -27,6 +27,7 @@ import yaml
 
 from autotune.adapters.base import DeviceKind, TrainerAdapter
 from autotune.adapters.verl_config import ENV_PREFIX, overrides, render_yaml
+from autotune.space.freeze import inert_params
 from autotune.space.sampling import trial_config
 from autotune.space.schema import Space
 from autotune.study.results import NoWinner, Winner, find_winner
@@ -39,12 +40,6 @@ class ExportError(RuntimeError):
     pass
 
 
-def inert_params(space: Space, adapter: TrainerAdapter, device: DeviceKind) -> list[str]:
-    """Tuned knobs that could not act where the sweep ran (their sampled values were never measured)."""
-    world = space.trial.world_size
-    return [p.name for p in space.params if not p.is_variable and not adapter.knob_status(p.name, device, world)[0]]
-
-
 def export_settings(
     space: Space, adapter: TrainerAdapter, params: dict[str, Any], device: DeviceKind | None = None
 ) -> dict[str, Any]:
@@ -54,7 +49,7 @@ def export_settings(
     a random value the sweep could not measure is not a recommendation.
     """
     if device is not None:
-        fixed = {k: space.baseline[k] for k in inert_params(space, adapter, device) if k in space.baseline}
+        fixed = {k: space.baseline[k] for k in inert_params(space, adapter.knob_status, device) if k in space.baseline}
         params = {**params, **fixed}
     config = trial_config(space, adapter, params)
     keys = [*space.base, *(k for k in config.tuned if not k.startswith("env."))]
@@ -82,7 +77,7 @@ def export(
         raise ExportError(str(exc)) from None
     device = sweep_device(study)
     flat = export_settings(space, adapter, winner.params, device)
-    inert = inert_params(space, adapter, device)
+    inert = inert_params(space, adapter.knob_status, device)
     speed = ""
     if winner.speedup is not None:
         spread = (

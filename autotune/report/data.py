@@ -21,12 +21,13 @@ import pandas as pd
 
 from autotune.adapters import get_adapter
 from autotune.adapters.verl_config import render_yaml
-from autotune.export.winner import export_settings, inert_params, sweep_device
+from autotune.export.winner import export_settings, sweep_device
 from autotune.report.importance import (  # noqa: F401  (re-exported: the report's data lives here)
     MIN_TRIALS_FOR_IMPORTANCE,
     importance_intervals,
     importances,
 )
+from autotune.space.freeze import inert_params
 from autotune.space.schema import Space
 from autotune.study.frames import objective_names, step_frame, trials_frame
 from autotune.study.results import ExplainStep, Explanation, NoWinner, find_winner
@@ -34,10 +35,8 @@ from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial
 from autotune.trial.record import TrialRecord, read_rows
 from autotune.trial.scoring import resolve_metric
 
-PHASES = (
-    "gen", "reshard", "update_weights", "reward", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor",
-)  # fmt: skip
-"""Phases of `timing_s/*`: this trainer logs `reshard`, verl 0.9 logs `update_weights` and `reward`."""
+PHASE_FRAME = ("number", "baseline", "outcome")
+"""The columns of `phase_breakdown` before its phases (then `comm` and `step`)."""
 MFU_TARGET = 0.35
 """A healthy dense-model training MFU on H100-class GPUs (torchtitan Llama 3.1 8B: 33-39%)."""
 
@@ -260,7 +259,7 @@ def inert_knobs(study: optuna.Study, space: Space) -> pd.DataFrame:
     adapter = get_adapter(space.trainer, space.command)
     device = sweep_device(study)
     rows = []
-    for name in inert_params(space, adapter, device):
+    for name in inert_params(space, adapter.knob_status, device):
         rows.append({"knob": name, "why": adapter.knob_status(name, device, space.trial.world_size)[1]})
     listed = {row["knob"] for row in rows}
     for name in StudyInfo.of(study).sim_unmodelled:  # a simulated sweep froze these
@@ -270,7 +269,9 @@ def inert_knobs(study: optuna.Study, space: Space) -> pd.DataFrame:
 
 
 def phase_breakdown(study: optuna.Study, space: Space) -> pd.DataFrame:
-    """Median seconds per phase (and exposed comm) of every trial that ran steps, post warm-up."""
+    """Median seconds per phase of the study's trainer (and exposed comm) of every trial that ran steps,
+    post warm-up."""
+    phases = get_adapter(space.trainer, space.command).phases()
     rows = []
     frame = trials_frame(study)
     for _, trial in frame.iterrows():
@@ -283,12 +284,17 @@ def phase_breakdown(study: optuna.Study, space: Space) -> pd.DataFrame:
         if steps.empty:
             continue
         row: dict[str, Any] = {"number": trial["number"], "baseline": trial["baseline"], "outcome": trial["outcome"]}
-        for phase in PHASES:
+        for phase in phases:
             row[phase] = float(steps.get(f"timing_s/{phase}", pd.Series([0.0])).median())
         row["comm"] = float(steps.get("timing_s/comm", pd.Series([0.0])).median())
         row["step"] = float(steps.get("timing_s/step", pd.Series([math.nan])).median())
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def phase_names(frame: pd.DataFrame) -> list[str]:
+    """The phases a `phase_breakdown` frame holds, in the trainer's order."""
+    return [c for c in frame.columns if c not in (*PHASE_FRAME, "comm", "step")]
 
 
 def health_curves(study: optuna.Study, space: Space, top: int = 3) -> pd.DataFrame:

@@ -31,7 +31,7 @@ MEMORY_NAMES = {
 PHASE_COLORS = [
     "#264653", "#2a9d8f", "#457b9d", "#a8dadc", "#8ab17d", "#e9c46a", "#f4a261", "#e76f51", "#9c89b8", "#b56576",
 ]  # fmt: skip
-"""One colour per phase in `data.PHASES`, in order."""
+"""Colours of the phases, in the trainer's order (`data.phase_names`)."""
 
 
 def summary_section(page: Page, s: data.Summary) -> None:
@@ -139,7 +139,9 @@ def phases_section(page: Page, frame: pd.DataFrame, summary: data.Summary) -> No
         return
     labels = [f"#{n}" + (" base" if b else "") for n, b in zip(frame["number"], frame["baseline"], strict=True)]
     fig = go.Figure()
-    for phase, color in zip(data.PHASES, PHASE_COLORS, strict=True):
+    phases = data.phase_names(frame)
+    for i, phase in enumerate(phases):
+        color = PHASE_COLORS[i % len(PHASE_COLORS)]
         fig.add_trace(go.Bar(x=labels, y=frame[phase], name=phase, marker={"color": color}))
     fig.add_trace(
         go.Scatter(
@@ -155,7 +157,7 @@ def phases_section(page: Page, frame: pd.DataFrame, summary: data.Summary) -> No
     body = page.figure(fig, 420)
     if len(pick) == 2:
         side = go.Figure()
-        columns = [*data.PHASES, "comm", "step"]
+        columns = [*phases, "comm", "step"]
         for _, row in pick.sort_values("baseline", ascending=False).iterrows():
             name = ("baseline" if row["baseline"] else "winner") + f" #{row['number']}"
             color = "#8d99ae" if row["baseline"] else "#2a9d8f"

@@ -1,23 +1,26 @@
-"""The sim adapter: a trial is evaluated by the cost model instead of being run.
+"""The cost model as a fidelity: a trial is predicted instead of being run.
 
-It wraps the space's real trainer adapter (keys, defaults and export stay that trainer's) and
-writes the predicted per-step metrics to the trial folder's `metrics.jsonl`, so scoring, limits,
-the report and export work unchanged. A configuration whose predicted memory exceeds the device
+The space's trainer adapter stays in charge of keys, defaults and export; this fidelity writes the
+predicted per-step metrics to the trial folder's `metrics.jsonl`, so scoring, limits, the report
+and export work unchanged. A configuration whose predicted memory exceeds the device
 is a failed trial with reason `oom`, as a real one would be. Metrics a cost model cannot predict
 (KL, reward) are unmeasured: limits on them are skipped, and said so.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autotune.adapters.base import DeviceKind, KeyInfo, Launch, TrainerAdapter, TrialRun
-from autotune.sim.hardware import Cluster
+from autotune.adapters.base import DeviceKind, TrainerAdapter
+from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
 from autotune.sim.model import CostModel
 from autotune.sim.workload import find_shape, modelled_keys
-from autotune.space.freeze import fixed_at_baseline
+from autotune.space.freeze import fixed_at_baseline, inert_params
+from autotune.trial.fidelity import Fidelity, FidelitySettings, TrialJob
+from autotune.trial.record import metrics_path
 from autotune.trial.runner import RunResult
 
 if TYPE_CHECKING:
@@ -30,53 +33,64 @@ UNPREDICTED = (
 )  # fmt: skip
 
 
-class SimAdapter(TrainerAdapter):
-    simulated = True
+class CostModelFidelity(Fidelity):
+    """Every trial predicted by the cost model for `cluster` (seconds for hundreds of trials)."""
+
+    name = "sim"
+    deterministic = True
 
     def __init__(
         self,
-        inner: TrainerAdapter,
         cluster: Cluster,
         calibration: dict[str, Any] | None = None,
         model: str | None = None,
         sim: SimSettings | None = None,
     ) -> None:
-        self.inner = inner
-        self.name = inner.name
         self.cluster = cluster
         self.calibration = calibration or {}
         self.model = model
         self.sim = sim
 
-    def keys(self) -> dict[str, KeyInfo]:
-        return self.inner.keys()
+    @classmethod
+    def for_sweep(cls, space: Space, settings: FidelitySettings) -> CostModelFidelity:
+        """The hardware: a CPU calibration's own peak, else --gpu, else the space's sim.gpu, else the GPU
+        the calibration was fitted on, else an H100."""
+        world = space.trial.world_size
+        cal = settings.calibration
+        if cal and cal.get("device") == "cpu":
+            hardware = Cluster(cpu_device(float(cal["peak_flops"])), gpus_per_node=world, nodes=1)
+        else:
+            hardware = cluster(calibrated_device(settings.gpu or space.sim.gpu, cal), world)
+        return cls(hardware, cal, settings.model, space.sim)
 
-    def defaults(self, base_config: list[str]) -> dict[str, Any]:
-        return self.inner.defaults(base_config)
+    @property
+    def device(self) -> DeviceKind:
+        return "cpu" if self.calibration.get("device") == "cpu" else "cuda"
 
-    def metric_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        return self.inner.metric_names()
+    def prepare(self, adapter: TrainerAdapter) -> None:
+        """Nothing is launched: no trainer to prepare."""
 
-    def unmeasured_metrics(self) -> tuple[str, ...]:
+    def check(self, adapter: TrainerAdapter, base_config: list[str], flat: dict[str, Any], world: int) -> None:
+        """Keys were checked when the space loaded; a predicted trial needs no trainer-side check."""
+
+    def unmeasured_metrics(self, adapter: TrainerAdapter) -> tuple[str, ...]:
         return UNPREDICTED
 
-    def knob_status(self, key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
+    def knob_status(self, adapter: TrainerAdapter, key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
         """Whether the cost model reads the knob at all; a knob it never reads cannot change a prediction."""
-        if key in modelled_keys():
-            return True, "modelled by the cost model"
-        return False, "the cost model does not use it (a simulated sweep keeps it at its baseline value)"
+        return modelled_status(key, device, world)
 
-    def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
-        """Keys were checked when the space loaded; a simulated trial needs no trainer-side check."""
+    def space_for(self, space: Space, adapter: TrainerAdapter) -> tuple[Space, list[str]]:
+        """Limits on what the cost model cannot predict (KL, reward) are skipped, and knobs it does not
+        read are kept at their baseline values (returned, for the report)."""
+        unmeasured = {lim.metric for lim in space.limits} & set(UNPREDICTED)
+        space = dataclasses.replace(space, unmeasured=tuple(sorted(set(space.unmeasured) | unmeasured)))
+        return freeze_unmodelled(space)
 
-    def launch(self, run: TrialRun) -> Launch:
-        raise RuntimeError("a simulated trial is not launched")
-
-    def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
-        return "crash", stderr[-300:]
-
-    def exportable(self, key: str) -> bool:
-        return self.inner.exportable(key)
+    def measure(self, job: TrialJob) -> list[RunResult]:
+        flat = {**job.defaults, **job.config.flat}
+        trial = job.space.trial
+        return [self.simulate(flat, job.config.env, trial.world_size, trial.steps, job.trial_dir)]
 
     def cost_model(self, flat: dict[str, Any]) -> CostModel:
         shape = find_shape(self.model or flat.get("actor_rollout_ref.model.path"), flat)
@@ -113,16 +127,20 @@ class SimAdapter(TrainerAdapter):
         if prediction.oom:
             return RunResult("failed", "oom", prediction.oom, None, [], 0.0, None)
         rows = prediction.rows(steps)
-        with (trial_dir / "metrics.jsonl").open("w") as f:
+        with metrics_path(trial_dir).open("w") as f:
             for row in rows:
                 f.write(json.dumps(row) + "\n")
         return RunResult("complete", None, "", 0, rows, 0.0, 0.0)
 
 
-def freeze_unmodelled(space: Space, adapter: TrainerAdapter) -> tuple[Space, list[str]]:
+def modelled_status(key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
+    """(active, why) of a knob under the cost model: active when the model reads it."""
+    if key in modelled_keys():
+        return True, "modelled by the cost model"
+    return False, "the cost model does not use it (a simulated sweep keeps it at its baseline value)"
+
+
+def freeze_unmodelled(space: Space) -> tuple[Space, list[str]]:
     """The space with the knobs the cost model does not read fixed at their baseline values, and their names."""
-    world = space.trial.world_size
-    names = sorted(
-        p.name for p in space.params if not p.is_variable and not adapter.knob_status(p.name, "cuda", world)[0]
-    )
+    names = sorted(inert_params(space, modelled_status, "cuda"))
     return fixed_at_baseline(space, names), names

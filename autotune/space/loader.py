@@ -8,7 +8,7 @@ the baseline and every categorical choice can run on the trainer.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any
 
 from autotune.adapters.base import DeviceKind, TrainerAdapter
 from autotune.space import knobs, sections
@@ -106,7 +106,7 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
         name=name,
         path=str(path),
         text=path.read_text(),
-        trainer=cast(Literal["builtin", "verl"], adapter.name),
+        trainer=adapter.name,
         base_config=base_config,
         base=base,
         base_where=base_where,

@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from autotune.adapters.base import TRAINERS
 from autotune.names import study_name_problem
 from autotune.space import serialize
 from autotune.space.sim_section import SimSettings
@@ -342,8 +343,8 @@ class Space:
     """The space file it was read from (for messages; never re-read)."""
     text: str
     """The file's text as written."""
-    trainer: Literal["builtin", "verl"]
-    """The trainer it runs on, `--trainer` applied."""
+    trainer: str
+    """The trainer it runs on, `--trainer` applied: a registered one (`autotune.adapters.TRAINERS`)."""
     base_config: list[str]
     base: dict[str, Any]
     base_where: dict[str, str]
@@ -370,8 +371,8 @@ class Space:
         trouble = study_name_problem(self.name) or trials_problem(self.trials)
         if trouble:
             raise ValueError(trouble)
-        if self.trainer not in ("builtin", "verl"):
-            raise ValueError(f"`trainer` must be builtin or verl, got {self.trainer!r}")
+        if self.trainer not in TRAINERS:
+            raise ValueError(f"`trainer` must be one of {', '.join(TRAINERS)}, got {self.trainer!r}")
 
     @property
     def tuned_keys(self) -> list[str]:

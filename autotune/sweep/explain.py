@@ -37,7 +37,8 @@ from typing import Any
 import optuna
 
 from autotune.adapters.base import TrainerAdapter
-from autotune.export.winner import inert_params, sweep_device
+from autotune.export.winner import sweep_device
+from autotune.space.freeze import inert_params
 from autotune.space.sampling import FixedSuggester, suggest
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
@@ -135,7 +136,7 @@ def explain(
     except NoWinner as exc:
         raise ExplainError(str(exc)) from None
     defaults = adapter.defaults(space.base_config)
-    inert = inert_params(space, adapter, sweep_device(study))
+    inert = inert_params(space, adapter.knob_status, sweep_device(study))
     remaining, same, skipped = knobs(space, dict(base.params), winner.params, inert)
     limits = dict(TrialRecord.of(base).limits)
     ctx = _Context(space, adapter, paths, options, progress, defaults, limits)

@@ -16,7 +16,8 @@ from autotune.trial.record import OUTCOMES, TrialRecord
 from tests.autotune.conftest import simulated_study
 
 PACKAGE = Path(__file__).resolve().parents[2] / "autotune"
-CONTROLLER = sorted([*(PACKAGE / "backends").glob("*.py"), PACKAGE / "sweep" / "driver.py"])
+BACKENDS_DIR = PACKAGE / "sweep" / "backends"
+CONTROLLER = sorted([*BACKENDS_DIR.glob("*.py"), *(PACKAGE / "sweep").glob("*.py")])
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +26,7 @@ def space():
 
 
 def test_the_registry_lists_the_backend_files_and_loads_each_on_demand():
-    files = sorted(p.name[: -len("_backend.py")] for p in (PACKAGE / "backends").glob("*_backend.py"))
+    files = sorted(p.name[: -len("_backend.py")] for p in BACKENDS_DIR.glob("*_backend.py"))
     assert files == ["optuna", "ray"] and list(BACKENDS) == files
     for name in BACKENDS:
         cls = get_backend(name)
@@ -135,3 +136,25 @@ def test_a_result_recorded_before_the_driver_died_is_not_counted_and_the_trial_i
     retry = [t for t in study.get_trials() if t.system_attrs.get("failed_trial") == trial.number]
     assert len(retry) == 1 and retry[0].state == optuna.trial.TrialState.WAITING
     assert notes and f"trial #{trial.number} was interrupted" in notes[0]
+
+
+def test_fidelities_and_trainers_come_from_registries(space, tmp_path):
+    """How a trial is measured is an object found by name (not a flag on the trainer adapter), and a
+    trainer is found by name the way a backend is."""
+    from autotune.adapters import TRAINERS, get_adapter
+    from autotune.sim.sim_fidelity import CostModelFidelity
+    from autotune.sweep.fidelities import FIDELITIES, get_fidelity
+    from autotune.trial.fidelity import RealRun
+
+    assert {"real": RealRun, "sim": CostModelFidelity} == FIDELITIES
+    with pytest.raises(ValueError, match=r"unknown fidelity 'exact': choose one of real, sim"):
+        get_fidelity("exact", space)
+    sim = SweepOptions(space=space, paths=StudyPaths(tmp_path, "x"), n_trials=3, fidelity=("sim",)).make_fidelity()
+    assert isinstance(sim, CostModelFidelity) and (sim.device, sim.deterministic) == ("cuda", True)
+    real = SweepOptions(space=space, paths=StudyPaths(tmp_path, "y"), n_trials=3).make_fidelity()
+    assert isinstance(real, RealRun) and (real.device, real.deterministic) == (None, False)
+    assert TRAINERS == ("builtin", "verl")
+    assert [get_adapter(name).name for name in TRAINERS] == list(TRAINERS)
+    assert not any(hasattr(get_adapter(name), "simulated") for name in TRAINERS)
+    with pytest.raises(ValueError, match=r"unknown trainer 'trl' \(available: builtin, verl\)"):
+        get_adapter("trl")

@@ -140,10 +140,10 @@ def test_environment_values_must_be_scalars_without_nul(tmp_path):
 
 def test_values_with_shell_metacharacters_replay_literally(tmp_path):
     """The `command` file beside each trial replays the trial; a value must not execute."""
-    from autotune.trial.evaluation import _shell_line
+    from autotune.trial.fidelity import shell_line
 
     value = "$(touch pwned); `touch pwned2` 'q\" *"
-    line = _shell_line([sys.executable, "-c", "import os; print(os.environ['X'])"], {"X": value})
+    line = shell_line([sys.executable, "-c", "import os; print(os.environ['X'])"], {"X": value})
     out = subprocess.run(["bash", "-c", line], capture_output=True, text=True, cwd=tmp_path, check=True)
     assert out.stdout.rstrip("\n") == value
     assert not list(tmp_path.iterdir())

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from autotune.adapters import warm
 from autotune.adapters.base import Launch, crash_detail
-from autotune.adapters.builtin import BuiltinAdapter
+from autotune.adapters.builtin_trainer import BuiltinAdapter
 from autotune.trial import runner
 from autotune.trial.runner import Monitor, kill_group, run_trial_process
 

@@ -156,18 +156,19 @@ def test_sim_section_rules_and_loader(tmp_path):
 def test_knob_status_under_the_sim_and_freezing_unmodelled_knobs():
     from autotune.adapters import get_adapter
     from autotune.sim.hardware import cluster
-    from autotune.sim.sim_fidelity import SimAdapter, freeze_unmodelled
+    from autotune.sim.sim_fidelity import CostModelFidelity, freeze_unmodelled
 
-    sim = SimAdapter(get_adapter("verl"), cluster("H100", 8))
+    sim, verl = CostModelFidelity(cluster("H100", 8)), get_adapter("verl")
     for knob in ("algorithm.kl_ctrl.kl_coef", "actor_rollout_ref.actor.clip_ratio_high", "env.NCCL_ALGO",
                  "env.CUDA_DEVICE_MAX_CONNECTIONS"):  # fmt: skip
-        assert sim.knob_status(knob, "cuda", 8) == (
+        assert verl.knob_status(knob, "cuda", 8)[0]  # the trainer reads it; the cost model does not
+        assert sim.knob_status(verl, knob, "cuda", 8) == (
             False,
             "the cost model does not use it (a simulated sweep keeps it at its baseline value)",
         )
     for knob in ("actor_rollout_ref.rollout.tensor_model_parallel_size", "env.NCCL_PROTO",
                  "actor_rollout_ref.rollout.enforce_eager", "actor_rollout_ref.model.use_remove_padding"):  # fmt: skip
-        assert sim.knob_status(knob, "cuda", 8)[0]
+        assert sim.knob_status(verl, knob, "cuda", 8)[0]
     import dataclasses
 
     from autotune.space.schema import Param
@@ -178,7 +179,7 @@ def test_knob_status_under_the_sim_and_freezing_unmodelled_knobs():
     space = dataclasses.make_dataclass("S", ["params", "baseline", "base", "env", "trial", "warnings"])(
         [kl, tp], {kl.name: 0.001, tp.name: 2}, {}, {}, trial, []
     )  # what freezing reads
-    fixed, frozen = freeze_unmodelled(space, sim)
+    fixed, frozen = freeze_unmodelled(space)  # type: ignore[arg-type]
     assert frozen == ["algorithm.kl_ctrl.kl_coef"]
     assert fixed.base == {"algorithm.kl_ctrl.kl_coef": 0.001} and fixed.baseline == {tp.name: 2}
     assert [p.name for p in fixed.params] == [tp.name]

@@ -13,7 +13,7 @@ sweep. For that, every backend must:
 2. Run the baseline first and let it finish before any other trial starts: relative limits compare
    with its values (`lifecycle.baseline_limits`).
 3. Evaluate every trial with `autotune.trial.evaluation.evaluate` in `paths.trial_dir(number)`, with
-   the sampled params (`space.sampling.suggest`), the baseline's limits, the monitor from
+   `opts.fidelity`, the sampled params (`space.sampling.suggest`), the baseline's limits, the monitor from
    `lifecycle.trial_monitor` (the pruner's one decision) and the trial's heartbeat running
    (`lifecycle.Heartbeat`, so a dead worker's trial is failed and retried).
 4. Record where the trial runs (`record.set_worker` before launch, again with the process group from
@@ -31,8 +31,9 @@ holding a `Backend` subclass decorated `@register("<name>")`: `BACKENDS` lists i
 selects it, and `tests/autotune/test_backend_contract.py` runs the contract on every registered
 backend once it has one entry saying how to start this one.
 
-How a trial is *evaluated* (a real run, or the cost model's prediction) is the adapter's business,
-not the backend's: a simulated sweep is the optuna backend with the sim adapter.
+How a trial is *measured* (a real run, or the cost model's prediction) is the fidelity's business,
+not the backend's: a backend passes `opts.fidelity` to `evaluate`, and a simulated sweep is the
+optuna backend with the cost model's fidelity.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyPaths, open_storage
 from autotune.sweep.backends.lifecycle import TrialHook, create_or_load, recover_interrupted
+from autotune.trial.fidelity import Fidelity, RealRun
 
 MODULE_SUFFIX = "_backend"
 """A backend named NAME lives in `autotune/sweep/backends/NAME_backend.py`."""
@@ -77,7 +79,7 @@ class BackendOptions:
     space: Space
     """The resolved space (after --trainer, --sampler, freezing and the cost model's adjustments)."""
     adapter: TrainerAdapter
-    """What evaluates a trial: the space's trainer, or the cost model wrapping it (a simulated sweep)."""
+    """The space's trainer (keys, defaults, launch)."""
     paths: StudyPaths
     storage_url: str
     """The Optuna storage (`study.storage.storage_url`: SQLite in the study folder unless --storage)."""
@@ -90,6 +92,8 @@ class BackendOptions:
     hooks: list[TrialHook] = field(default_factory=list)
     device: str | None = None
     """The device recorded on a new study (cpu | cuda); None: this machine's. A simulated sweep says cuda."""
+    fidelity: Fidelity = field(default_factory=RealRun)
+    """How each trial is measured: a real run (default) or the cost model's prediction."""
     address: str | None = None
     """A cluster to submit trials to (Ray: `--address`); None starts a local one where that applies."""
     max_concurrent: int | None = None

@@ -43,7 +43,7 @@ class OptunaBackend(Backend):
         self._baseline_limits: dict[str, float] | None = None
 
     def run(self) -> optuna.Study:
-        self.opts.adapter.prepare()  # e.g. the warm parent of builtin trials, before any trial's clock starts
+        self.opts.fidelity.prepare(self.opts.adapter)  # e.g. builtin trials' warm parent, before any trial's clock
         study = self.open_study()
         self.wait_for_baseline(study)
         n_trials = self.opts.n_trials
@@ -112,6 +112,7 @@ class OptunaBackend(Backend):
                 monitor=trial_monitor(space, trial),
                 is_baseline=baseline,
                 on_start=lambda pgid: set_worker(trial, this_worker(pgid)),
+                fidelity=self.opts.fidelity,
             )
         tell_outcome(study, trial, space, evaluation.record(), evaluation.objectives)
         self.progress.finished(done + 1, trial.number, evaluation, time.monotonic() - started, baseline)

@@ -55,6 +55,7 @@ from autotune.sweep.backends.lifecycle import (
 from autotune.sweep.backends.pruning import make_pruner
 from autotune.sweep.backends.samplers import make_sampler
 from autotune.trial.evaluation import Evaluation
+from autotune.trial.fidelity import Fidelity
 from autotune.trial.record import TrialRecord, fail, is_baseline, read_rows, set_worker
 from autotune.trial.scoring import key_metrics
 
@@ -153,7 +154,9 @@ class TuneReport:
         return None
 
 
-def run_trial(config: dict[str, Any], space: Space, runs_dir: str, study_name: str, storage_url: str) -> None:
+def run_trial(
+    config: dict[str, Any], space: Space, runs_dir: str, study_name: str, storage_url: str, fidelity: Fidelity
+) -> None:
     """The Tune trainable: one trial, evaluated exactly as the local backend evaluates it.
 
     It receives the driver's resolved space (after `--trainer`, `--freeze-inert` and `--sampler`),
@@ -185,6 +188,7 @@ def run_trial(config: dict[str, Any], space: Space, runs_dir: str, study_name: s
             monitor=trial_monitor(space, trial, also=report),
             on_start=lambda pgid: set_worker(trial, this_worker(pgid)),
             is_baseline=is_baseline(trial),
+            fidelity=fidelity,
         )
     tune.report(final_result(ev, space, report.seen))
 
@@ -206,9 +210,7 @@ class RayBackend(Backend):
     def resources(self) -> dict[str, float]:
         space = self.opts.space
         world, threads = space.trial.world_size, space.trial.threads_per_rank
-        if device_kind() == "cuda" or space.trainer == "verl":
-            return {"gpu": world, "cpu": 1}
-        return {"cpu": world * threads}
+        return self.opts.adapter.cluster_resources(world, threads, device_kind())
 
     def start_ray(self) -> None:
         import ray
@@ -267,6 +269,7 @@ class RayBackend(Backend):
             runs_dir=str(opts.paths.runs_dir.resolve()),
             study_name=opts.paths.name,
             storage_url=opts.storage_url,
+            fidelity=opts.fidelity,
         )
         self.progress.note(f"ray: {samples} trial(s), {concurrent or 'unlimited'} at a time, {self.resources()} each")
         tuner = tune.Tuner(

@@ -29,7 +29,16 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter, TrialRun, crash_detail
+from autotune.adapters.base import (
+    DeviceKind,
+    InvalidConfig,
+    KeyInfo,
+    Launch,
+    TrainerAdapter,
+    TrialRun,
+    crash_detail,
+    register,
+)
 from autotune.adapters.verl_config import ENV_PREFIX, hydra_value, overrides
 from autotune.adapters.verl_console import ConsoleParser
 
@@ -173,11 +182,11 @@ def _key_type(value: Any) -> Any:
     return str if isinstance(value, str) else Any
 
 
+@register("verl")
 class VerlAdapter(TrainerAdapter):
-    name = "verl"
-
     def __init__(self, command: list[str] | None = None) -> None:
-        self.command = command or [sys.executable, "-m", "verl.trainer.main_ppo"]
+        super().__init__(command)
+        self.command: list[str] = command or [sys.executable, "-m", "verl.trainer.main_ppo"]
 
     def keys(self) -> dict[str, KeyInfo]:
         raw, resolved = verl_tree()
@@ -191,8 +200,15 @@ class VerlAdapter(TrainerAdapter):
         phases = tuple(f"timing_s/{p}" for p in names.phases)
         return (names.throughput, names.mfu, *names.memory, *phases, "timing_s/reshard"), VERL_PREFIXES
 
+    def phases(self) -> tuple[str, ...]:
+        return tuple(p for p in version_metrics().phases if p != "step")
+
     def unmeasured_metrics(self) -> tuple[str, ...]:
         return UNMEASURED
+
+    def cluster_resources(self, world: int, threads_per_rank: int, device: DeviceKind) -> dict[str, float]:
+        """verl's own Ray workers ask for the ranks' GPUs, whatever the controller's device."""
+        return {"gpu": world, "cpu": 1}
 
     def knob_status(self, key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
         if key.startswith("env."):

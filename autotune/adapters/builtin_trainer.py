@@ -7,10 +7,20 @@ import sys
 from typing import Any
 
 from autotune.adapters import warm
-from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter, TrialRun, crash_detail
+from autotune.adapters.base import (
+    DeviceKind,
+    InvalidConfig,
+    KeyInfo,
+    Launch,
+    TrainerAdapter,
+    TrialRun,
+    crash_detail,
+    metrics_path,
+    register,
+)
 from trainer.config.loader import ConfigError, build, collect, is_builtin_only, raw_defaults, schema_keys, to_flat
 from trainer.config.yaml_lines import Located
-from trainer.metric_names import METRIC_NAMES, METRIC_PREFIXES, REASON_PREFIX
+from trainer.metric_names import METRIC_NAMES, METRIC_PREFIXES, PHASES, REASON_PREFIX
 from trainer.platform import knob_status
 
 _REASON_LINE = re.compile(re.escape(REASON_PREFIX) + r"(\w+) rank=(\d+) step=(-?\d+): (.*)")
@@ -26,9 +36,8 @@ VERL_REQUIRED = (
 trainer derives from the actor's when unset; exported at the values the trial used."""
 
 
+@register("builtin")
 class BuiltinAdapter(TrainerAdapter):
-    name = "builtin"
-
     def keys(self) -> dict[str, KeyInfo]:
         return {k: KeyInfo(k, s.type, s.default, s.doc) for k, s in schema_keys().items()}
 
@@ -37,6 +46,9 @@ class BuiltinAdapter(TrainerAdapter):
 
     def metric_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return tuple(METRIC_NAMES), METRIC_PREFIXES
+
+    def phases(self) -> tuple[str, ...]:
+        return PHASES
 
     def knob_status(self, key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
         return knob_status(key, device, world)
@@ -62,7 +74,7 @@ class BuiltinAdapter(TrainerAdapter):
             "--config",
             str(run.config_file),
             f"trainer.total_training_steps={run.steps}",
-            f"trainer.metrics_file={trial_dir / 'metrics.jsonl'}",
+            f"trainer.metrics_file={metrics_path(trial_dir)}",
         ]
         zygote = warm.socket_path() if warm.enabled() else None
         if zygote is not None:  # the ranks fork from a parent that has already imported torch
