@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from autotune.adapters.base import TRAINERS
 from autotune.names import study_name_problem
@@ -37,7 +37,7 @@ from autotune.space.sim_section import SimSettings
 ParamType = Literal["categorical", "int", "float", "bool"]
 Direction = Literal["maximize", "minimize"]
 Reducer = Literal["median", "mean", "min", "max", "last"]
-REDUCERS: tuple[Reducer, ...] = ("median", "mean", "min", "max", "last")
+REDUCERS: tuple[Reducer, ...] = get_args(Reducer)
 METRIC_ALIASES = {
     "memory": (
         "perf/max_memory_allocated_gb",
@@ -63,9 +63,9 @@ class SpaceRuleError(ValueError):
         self.field = field
 
 
-PARAM_TYPES: tuple[ParamType, ...] = ("categorical", "int", "float", "bool")
-CONSTRAINT_KINDS = ("divides", "at_least", "at_most")
+PARAM_TYPES: tuple[ParamType, ...] = get_args(ParamType)
 ConstraintKind = Literal["divides", "at_least", "at_most"]
+CONSTRAINT_KINDS: tuple[ConstraintKind, ...] = get_args(ConstraintKind)
 
 
 def _number(value: Any) -> bool:
@@ -293,7 +293,7 @@ class ConfirmSettings:
 
 
 SamplerName = Literal["tpe", "gp", "cmaes", "nsga2", "nsga3", "qmc", "random", "grid"]
-SAMPLERS: tuple[SamplerName, ...] = ("tpe", "gp", "cmaes", "nsga2", "nsga3", "qmc", "random", "grid")
+SAMPLERS: tuple[SamplerName, ...] = get_args(SamplerName)
 CONSTRAINT_AWARE: tuple[SamplerName, ...] = ("tpe", "gp", "nsga2", "nsga3")
 """Samplers that read the limits as Optuna constraints; qmc, random and grid do not learn at all."""
 

@@ -17,7 +17,6 @@ import copy
 import dataclasses
 import fcntl
 import json
-import math
 import sqlite3
 import warnings
 from collections.abc import Iterator
@@ -266,15 +265,6 @@ def baseline_trial(study: optuna.Study) -> FrozenTrial | None:
 
 def feasible_trials(study: optuna.Study) -> list[FrozenTrial]:
     return [t for t in study.get_trials(deepcopy=False) if outcome_of(t) == "complete" and t.values is not None]
-
-
-def best_trial(study: optuna.Study, directions: list[str]) -> FrozenTrial | None:
-    """The best feasible trial on the first objective (the Pareto front's pick for several objectives)."""
-    candidates = feasible_trials(study)
-    if not candidates:
-        return None
-    sign = 1.0 if directions[0] == "maximize" else -1.0
-    return max(candidates, key=lambda t: sign * t.values[0] if not math.isnan(t.values[0]) else -math.inf)
 
 
 def running_trials(study: optuna.Study) -> list[FrozenTrial]:
