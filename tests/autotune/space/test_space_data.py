@@ -163,7 +163,7 @@ def _set(data: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
         ("params.0.when", {"k": {1, 2}}, r"`params\[0\].when.k` must be plain data"),
         ("trials", 0, r"`space`: `trials` must be a whole number >= 1"),
         ("name", "../x", r"`space`: study name '../x' must be letters"),
-        ("trainer", "slurm", r"`trainer` must be one of 'builtin', 'verl', got 'slurm'"),
+        ("trainer", "slurm", r"`space`: `trainer` must be one of builtin, verl, got 'slurm'"),
         ("objectives", {"metric": "x"}, r"`objectives` must be a list, got \{'metric': 'x'\}"),
         ("constraints.0.kind", "divide", r"`constraints\[0\].kind` must be one of 'divides', 'at_least', 'at_most'"),
     ],
