@@ -19,9 +19,9 @@ from autotune.adapters.base import (
     register,
 )
 from trainer.config.loader import ConfigError, build, collect, is_builtin_only, raw_defaults, schema_keys, to_flat
-from trainer.config.yaml_lines import Located
 from trainer.metric_names import METRIC_NAMES, METRIC_PREFIXES, PHASES, REASON_PREFIX
 from trainer.platform import knob_status
+from verl_keys.yaml_lines import Located
 
 _REASON_LINE = re.compile(re.escape(REASON_PREFIX) + r"(\w+) rank=(\d+) step=(-?\d+): (.*)")
 _REASON_PRIORITY = {"nan": 0, "oom": 1, "crash": 2, "peer_lost": 3}

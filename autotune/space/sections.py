@@ -17,8 +17,9 @@ from autotune.adapters.base import TrainerAdapter
 from autotune.names import env_name_problem, env_value_problem, study_name_problem
 from autotune.space.schema import METRIC_ALIASES, Limit, Objective, Param, SpaceRuleError, trials_problem
 from autotune.space.yaml_reader import Reader
-from trainer.config.loader import ConfigError, coerce, resolve_preset, suggest_key
-from trainer.config.yaml_lines import flatten
+from trainer.config.loader import ConfigError, resolve_preset
+from verl_keys.keys import coerce, suggest_key
+from verl_keys.yaml_lines import flatten
 
 
 def parse_name(r: Reader, raw: Any, path: Path) -> str:

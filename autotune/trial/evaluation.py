@@ -24,7 +24,7 @@ from autotune.trial.fidelity import REAL_RUN, Fidelity, TrialJob
 from autotune.trial.record import Outcome, TrialRecord
 from autotune.trial.runner import Monitor, RunResult
 from autotune.trial.scoring import Score, alarm, score
-from trainer.config.loader import to_nested
+from verl_keys.keys import to_nested
 
 
 @dataclass

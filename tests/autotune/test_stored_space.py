@@ -16,7 +16,7 @@ from autotune.space.loader import load_space
 from autotune.study.storage import StudyNotFound, StudyPaths, load_study, storage_url, stored_space
 from autotune.sweep.backends.lifecycle import create_or_load
 from tests.autotune.conftest import simulated_study
-from trainer.config.loader import to_flat_dict
+from verl_keys.keys import to_flat_dict
 
 
 def test_the_stored_space_is_the_frozen_one_and_never_rereads_the_file(tmp_path):
