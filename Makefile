@@ -33,7 +33,7 @@ typecheck: venv
 
 # two workers: most tests wait on real trainer processes, not on the CPU
 unit: venv
-	$(VENV)/bin/pytest -q -n 2 --dist loadgroup
+	$(VENV)/bin/pytest -q -n 2 --dist loadgroup --durations=20
 
 # the report's browser test needs a real Chromium (Debian package `chromium`)
 browser:

@@ -2,7 +2,7 @@
 
 Rendering is thin on purpose: every number comes from `data.py`. Each plot marks its div with
 `data-rendered="1"` once Plotly has drawn it, and page errors are collected in `#js-errors`,
-so a headless browser can check the page (tests/autotune/test_report.py).
+so a headless browser can check the page (tests/autotune/report/test_report.py).
 """
 
 from __future__ import annotations

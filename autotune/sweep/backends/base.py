@@ -28,7 +28,7 @@ sweep. For that, every backend must:
 Adding a launcher (e.g. SLURM `srun` per trial) is one file, `autotune/sweep/backends/<name>_backend.py`,
 holding a `Backend` subclass decorated `@register("<name>")`: `BACKENDS` lists it from the file name
 (nothing is imported until it is chosen, so an optional dependency costs nothing), `--backend <name>`
-selects it, and `tests/autotune/test_backend_contract.py` runs the contract on every registered
+selects it, and `tests/autotune/sweep/test_backend_contract.py` runs the contract on every registered
 backend once it has one entry saying how to start this one.
 
 How a trial is *measured* (a real run, or the cost model's prediction) is the fidelity's business,

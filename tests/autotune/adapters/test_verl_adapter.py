@@ -27,7 +27,7 @@ from autotune.sweep.backends.optuna_backend import OptunaBackend
 from autotune.trial.evaluation import evaluate
 from tests.conftest import ROOT
 
-LOGS = Path(__file__).parent / "verl_logs"
+LOGS = Path(__file__).parents[1] / "verl_logs"
 V04 = "step:12 - actor/pg_loss:-0.012 - actor/entropy:1.25 - critic/score/mean:0.5 - perf/throughput:1234.5 - timing_s/gen:3.2"
 V05 = (
     "step:7 - actor/pg_loss:np.float64(-0.012345678901234) - actor/entropy:np.float32(1.25) - "

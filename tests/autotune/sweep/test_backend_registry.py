@@ -15,7 +15,7 @@ from autotune.sweep.driver import SweepOptions
 from autotune.trial.record import OUTCOMES, TrialRecord
 from tests.autotune.conftest import simulated_study
 
-PACKAGE = Path(__file__).resolve().parents[2] / "autotune"
+PACKAGE = Path(__file__).resolve().parents[3] / "autotune"
 BACKENDS_DIR = PACKAGE / "sweep" / "backends"
 CONTROLLER = sorted([*BACKENDS_DIR.glob("*.py"), *(PACKAGE / "sweep").glob("*.py")])
 

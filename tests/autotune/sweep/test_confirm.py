@@ -13,7 +13,7 @@ from autotune.space.loader import load_space
 from autotune.space.schema import Limit
 from autotune.sweep.confirmation import Candidate, compare, summarize
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def cand(number: int, values: list[float], feasible: list[bool] | None = None, memory=None, rss=None) -> Candidate:
