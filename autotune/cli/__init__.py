@@ -1,6 +1,6 @@
 """The `autotune` command line: validate, run, trials, best, export, report, explain, calibrate.
 
-Each module registers its commands on the shared Typer app (common.py); importing them here builds
+Each module registers its commands on the shared Typer app (app.py); importing them here builds
 the whole CLI.
 """
 
@@ -13,7 +13,7 @@ from rich.markup import escape
 # Each module registers its commands; the order of these imports is the order of --help.
 # isort: off
 from autotune.cli import run  # noqa: F401
-from autotune.cli import results  # noqa: F401
+from autotune.cli import reading  # noqa: F401
 from autotune.cli import analysis  # noqa: F401
 
 # isort: on

@@ -228,7 +228,7 @@ def _wandb_logger(project: str | None, paths: StudyPaths, hooks: list, progress)
 
 def _after_sweep(paths, storage, space, reports, progress, logger, export_to) -> None:  # type: ignore[no-untyped-def]
     """The final report, the winner, the wandb summary and the export asked for."""
-    from autotune.cli.results import export_winner, log_wandb_summary, print_best, write_report_file
+    from autotune.cli.reading import export_winner, log_wandb_summary, print_best, write_report_file
 
     try:
         progress.note(f"report: {write_report_file(paths, space, reports, storage)}")

@@ -17,6 +17,7 @@ import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
 
 import optuna
@@ -118,14 +119,18 @@ class Confirmation:
         winner = data.get("winner")
         return cls(int(data["baseline"]), int(winner) if winner is not None else None, rows)
 
+    @staticmethod
+    def file(paths: StudyPaths) -> Path:
+        return paths.root / "confirmation.json"
+
     def write(self, paths: StudyPaths) -> None:
-        write_json(paths.confirmation, self.to_json())
+        write_json(self.file(paths), self.to_json())
 
     @classmethod
     def read(cls, paths: StudyPaths) -> Confirmation | None:
         """The study's confirmation, or None when it has not run."""
         how = "run the sweep again (`autotune run --space ...`): finished trials are kept and confirmation re-runs"
-        return _read(paths.confirmation, cls.from_json, how)
+        return _read(cls.file(paths), cls.from_json, how)
 
 
 @dataclass(kw_only=True)
@@ -227,7 +232,7 @@ class Explanation:
         return _build(cls, values)
 
     @staticmethod
-    def file(paths: StudyPaths) -> Any:
+    def file(paths: StudyPaths) -> Path:
         return paths.root / "explain.json"
 
     def write(self, paths: StudyPaths) -> None:
@@ -342,7 +347,7 @@ def _build(cls: type[T], data: dict[str, Any]) -> T:
     return cls(**{k: v for k, v in data.items() if k in known})
 
 
-def _read(path: Any, parse: Any, how: str) -> Any:
+def _read(path: Path, parse: Any, how: str) -> Any:
     try:
         text = path.read_text()
     except FileNotFoundError:

@@ -84,7 +84,7 @@ def test_a_confirmed_winner_is_exported_with_its_rounds_even_when_another_run_wa
     try:
         winner, yaml_path, _ = export(load_study(paths), paths, space, get_adapter(space.trainer), tmp_path / "c.yaml")
     finally:
-        paths.confirmation.unlink()
+        Confirmation.file(paths).unlink()
     assert (winner.number, winner.source, winner.speedup_spread) == (second.number, "confirmed", (1.2, 1.3))
     assert f"trial #{second.number} (confirmed, 1.25x the baseline (rounds: 1.20-1.30))" in yaml_path.read_text()
 
@@ -98,7 +98,7 @@ def test_confirmation_without_a_qualifying_candidate_falls_back_to_the_sweep(stu
     try:
         winner, _, _ = export(load_study(paths), paths, space, get_adapter(space.trainer), tmp_path / "d.yaml")
     finally:
-        paths.confirmation.unlink()
+        Confirmation.file(paths).unlink()
     assert (winner.number, winner.source) == (best.number, "sweep")
     assert winner.confirmed is not None and (winner.confirmed.number, winner.confirmed.feasible_rounds) == (
         best.number,

@@ -122,7 +122,7 @@ def test_the_file_keeps_the_layout_earlier_versions_wrote_and_reads_back(tmp_pat
     paths = StudyPaths(tmp_path, "s")
     result = summarize([cand(0, [100.0, 120.0]), cand(3, [150.0, 156.0])], 0, maximize=True)
     result.write(paths)
-    written = json.loads(paths.confirmation.read_text())
+    written = json.loads(Confirmation.file(paths).read_text())
     assert written["winner"] == 3 and written["baseline"] == 0 and set(written["candidates"]) == {"0", "3"}
     assert set(written["candidates"]["3"]) == {
         "params", "values", "feasible_rounds", "rounds", "mean", "speedup_mean", "speedup_geomean", "speedup_min",
@@ -132,9 +132,9 @@ def test_the_file_keeps_the_layout_earlier_versions_wrote_and_reads_back(tmp_pat
     assert again is not None and json.dumps(again.to_json()) == json.dumps(result.to_json())  # NaN != NaN
     # a file written before `rss_ratio` existed still loads; its missing ratio reads as not measured
     del written["candidates"]["3"]["rss_ratio"]
-    paths.confirmation.write_text(json.dumps(written))
+    Confirmation.file(paths).write_text(json.dumps(written))
     assert math.isnan(Confirmation.read(paths).candidates[3].rss_ratio)  # type: ignore[union-attr]
-    paths.confirmation.write_text('{"winner": 3}')
+    Confirmation.file(paths).write_text('{"winner": 3}')
     with pytest.raises(ResultsFileError, match=r"confirmation.json: cannot be read .*run the sweep again"):
         Confirmation.read(paths)
     assert Confirmation.read(StudyPaths(tmp_path, "never-ran")) is None
