@@ -13,9 +13,9 @@ sweep. For that, every backend must:
 2. Run the baseline first and let it finish before any other trial starts: relative limits compare
    with its values (`lifecycle.baseline_limits`).
 3. Evaluate every trial with `autotune.trial.evaluation.evaluate` in `paths.trial_dir(number)`, with
-   `opts.fidelity`, the sampled params (`space.sampling.suggest`), the baseline's limits, the monitor from
-   `lifecycle.trial_monitor` (the pruner's one decision) and the trial's heartbeat running
-   (`lifecycle.Heartbeat`, so a dead worker's trial is failed and retried).
+   `opts.fidelity`, the sampled params (`space.sampling.suggest`), the baseline's limits, the
+   monitor from `lifecycle.trial_monitor` (the pruner's one decision) and the trial's heartbeat
+   running (`lifecycle.Heartbeat`, so a dead worker's trial is failed and retried).
 4. Record where the trial runs (`record.set_worker` before launch, again with the process group from
    `evaluate`'s `on_start`), so a rerun can kill an orphaned trial.
 5. Tell every outcome through `lifecycle.tell_outcome` (constraints, penalties, pruned, failed), and a
@@ -25,8 +25,8 @@ sweep. For that, every backend must:
 8. Use only Optuna's public API: the storage object is `self.storage`, trial ids come from
    `lifecycle.trial_id`.
 
-Adding a launcher (e.g. SLURM `srun` per trial) is one file, `autotune/sweep/backends/<name>_backend.py`,
-holding a `Backend` subclass decorated `@register("<name>")`: `BACKENDS` lists it from the file name
+Adding a launcher (e.g. SLURM `srun` per trial) is one file,
+`autotune/sweep/backends/<name>_backend.py`, holding a `Backend` subclass decorated `@register("<name>")`: `BACKENDS` lists it from the file name
 (nothing is imported until it is chosen, so an optional dependency costs nothing), `--backend <name>`
 selects it, and `tests/autotune/sweep/test_backend_contract.py` runs the contract on every registered
 backend once it has one entry saying how to start this one.
