@@ -115,6 +115,12 @@ class TrainerAdapter(ABC):
         """Called once before a sweep's first trial (default: nothing to prepare)."""
         return None
 
+    def base_config(self, names: list[str] | None, folder: Path) -> list[str]:
+        """The config files a space's `base_config` names for this trainer, checked (`folder`: the space
+        file's, for relative paths); InvalidConfig names one that cannot be used. Default: this trainer
+        takes none, and the setting is ignored."""
+        return []
+
     def failure_reported(self, output: str) -> bool:
         """Whether the run's output holds the trainer's own report of a failure (an error line it
         prints when it fails). A run that logged every step and reported no failure but exited

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 from autotune.adapters import warm
@@ -18,7 +19,17 @@ from autotune.adapters.base import (
     metrics_path,
     register,
 )
-from trainer.config.loader import ConfigError, build, collect, is_builtin_only, raw_defaults, schema_keys, to_flat
+from trainer.config.loader import (
+    DEFAULT_PRESET,
+    ConfigError,
+    build,
+    collect,
+    is_builtin_only,
+    raw_defaults,
+    resolve_preset,
+    schema_keys,
+    to_flat,
+)
 from trainer.metric_names import METRIC_NAMES, METRIC_PREFIXES, PHASES, REASON_PREFIX
 from trainer.platform import knob_status
 from verl_keys.yaml_lines import Located
@@ -42,7 +53,23 @@ class BuiltinAdapter(TrainerAdapter):
         return {k: KeyInfo(k, s.type, s.default, s.doc) for k, s in schema_keys().items()}
 
     def defaults(self, base_config: list[str]) -> dict[str, Any]:
-        return raw_defaults(base_config)
+        try:
+            return raw_defaults(base_config)
+        except ConfigError as exc:  # a preset file with problems of its own
+            raise InvalidConfig(str(exc)) from None
+
+    def base_config(self, names: list[str] | None, folder: Path) -> list[str]:
+        """This trainer's presets (bare names such as `cpu_tiny`, the default) or YAML files beside the space."""
+        out = []
+        for name in [DEFAULT_PRESET] if names is None else names:
+            beside = folder / name
+            candidate = str(beside) if beside.is_file() else name
+            try:
+                resolve_preset(candidate)
+            except ConfigError as exc:
+                raise InvalidConfig(str(exc)) from None
+            out.append(candidate)
+        return out
 
     def metric_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return tuple(METRIC_NAMES), METRIC_PREFIXES

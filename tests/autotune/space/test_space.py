@@ -140,3 +140,19 @@ def test_validate_accepts_a_good_space(tmp_path):
     proc = autotune("validate", "--space", str(write_space(tmp_path)))
     assert proc.returncode == 0, proc.stderr
     assert "ok" in proc.stdout and "maximize perf/throughput" in proc.stdout
+
+
+def test_base_config_presets_are_the_trainers_to_check(tmp_path):
+    """`base_config` names the builtin trainer's presets (or YAML files beside the space); the adapter
+    checks them, and a name it cannot find is refused with the presets it has."""
+    path = write_space(tmp_path)
+    text = path.read_text()
+    assert load_space(str(path), device="cpu").base_config == ["cpu_tiny"]
+    (tmp_path / "mine.yaml").write_text("data.train_batch_size: 8\n")
+    path.write_text(text.replace("base_config: [cpu_tiny]", "base_config: [cpu_tiny, mine.yaml]"))
+    assert load_space(str(path), device="cpu").base_config == ["cpu_tiny", str(tmp_path / "mine.yaml")]
+    path.write_text(text.replace("base_config: [cpu_tiny]", "base_config: [cpu_tiny, nope]"))
+    with pytest.raises(
+        SpaceError, match=r"small.yaml:\d+: `base_config`: config file 'nope' not found \(packaged presets: cpu_tiny"
+    ):
+        load_space(str(path), device="cpu")

@@ -94,7 +94,7 @@ def test_from_data_reads_no_file_and_needs_no_trainer(tmp_path: Path, monkeypatc
         raise AssertionError("from_data must not read files or build adapters")
 
     monkeypatch.setattr("autotune.adapters.get_adapter", refuse)
-    monkeypatch.setattr("trainer.config.loader.resolve_preset", refuse)
+    monkeypatch.setattr("autotune.adapters.builtin_trainer.resolve_preset", refuse)
     monkeypatch.setattr(Path, "read_text", refuse)
     monkeypatch.setattr(Path, "read_bytes", refuse)
     monkeypatch.setitem(sys.modules, "verl", None)  # `import verl` now fails
