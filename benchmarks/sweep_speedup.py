@@ -39,8 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autotune.report.data import memory_metric  # noqa: E402
-from autotune.report.explain import format_path, load_explain  # noqa: E402
-from autotune.study.confirmation import load_confirmation  # noqa: E402
+from autotune.study.results import Confirmation, ConfirmedCandidate, Explanation  # noqa: E402
 from autotune.study.storage import StudyPaths, counted, load_study  # noqa: E402
 
 RECIPE = {"speedup": 1.4, "memory_ratio": 1.2, "kl": 0.05}
@@ -76,10 +75,11 @@ def main() -> None:
     train_s = sum(sum(step_times(f)) for f in [*(paths.root / "trials").glob("*"), *paths.confirm_dir.glob("*")])
     breakdown = overhead_breakdown(paths, started_at, ended_at)
     path = explain_path(name, runs, args.explain_repeats, args.explain_max_rounds)
-    confirmation = load_confirmation(paths) or {}
-    winner_id = confirmation.get("winner")
-    row = confirmation.get("candidates", {}).get(str(winner_id), {}) if winner_id is not None else {}
-    base = confirmation.get("candidates", {}).get(str(confirmation.get("baseline")), {})
+    confirmation = Confirmation.read(paths)
+    winner_id = confirmation.winner if confirmation else None
+    none = ConfirmedCandidate(number=-1, params={}, values=[], feasible_rounds=0, rounds=0, mean=math.nan)
+    row = (confirmation.row(winner_id) if confirmation else None) or none
+    base = (confirmation.row(confirmation.baseline) if confirmation else None) or none
     result = {
         "space": args.space,
         "trials": len(trials),
@@ -94,19 +94,19 @@ def main() -> None:
         "overhead_breakdown_s": breakdown,
         "load_average": {"before": load_before, "after": load_after},
         "winner": winner_id,
-        "winner_params": row.get("params"),
-        "speedup_mean": row.get("speedup_mean", math.nan),
-        "speedup_min": row.get("speedup_min", math.nan),
-        "speedup_max": row.get("speedup_max", math.nan),
-        "speedup_std": row.get("speedup_std", math.nan),
-        "memory_ratio": row.get("memory_ratio", math.nan),
+        "winner_params": row.params if winner_id is not None else None,
+        "speedup_mean": row.speedup_mean,
+        "speedup_min": row.speedup_min,
+        "speedup_max": row.speedup_max,
+        "speedup_std": row.speedup_std,
+        "memory_ratio": row.memory_ratio,
         "memory_metric": memory_metric(study),
-        "rss_ratio": row.get("rss_ratio", math.nan),
-        "kl": row.get("kl", math.nan),
-        "baseline_kl": base.get("kl", math.nan),
-        "comm_share": row.get("comm_share", math.nan),
+        "rss_ratio": row.rss_ratio,
+        "kl": row.kl,
+        "baseline_kl": base.kl,
+        "comm_share": row.comm_share,
         "recipe_claim": RECIPE,
-        "explain": path,
+        "explain": path.to_json() if path else None,
     }
     meets = (
         result["speedup_mean"] >= RECIPE["speedup"]
@@ -130,7 +130,7 @@ def main() -> None:
     print(f"  load average: {load_before[0]:.1f} before, {load_after[0]:.1f} after")
     print(f"FSDP3D recipe: 1.4x at memory < 1.2x and KL < 0.05 -> {'met' if meets else 'not met'} here")
     if path:
-        print("\n".join(format_path(path)))
+        print("\n".join(path.lines()))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, default=str))
     print(f"wrote {args.out}")
@@ -180,7 +180,7 @@ def step_times(folder: Path) -> list[float]:
     return [json.loads(line)["metrics"].get("timing_s/step", 0.0) for line in metrics.read_text().splitlines()]
 
 
-def explain_path(study: str, runs: Path, repeats: int, max_rounds: int | None) -> dict | None:
+def explain_path(study: str, runs: Path, repeats: int, max_rounds: int | None) -> Explanation | None:
     """Run `autotune explain` on the finished sweep; its stored path (None when skipped or failed)."""
     if repeats <= 0:
         return None
@@ -190,7 +190,7 @@ def explain_path(study: str, runs: Path, repeats: int, max_rounds: int | None) -
     if subprocess.run(cmd, cwd=ROOT, text=True).returncode != 0:
         print("explain failed: no ablation path")
         return None
-    return load_explain(StudyPaths(runs, study))
+    return Explanation.read(StudyPaths(runs, study))
 
 
 if __name__ == "__main__":

@@ -1,19 +1,36 @@
 """The trainer adapter contract: turn a trial config into a command line, say which keys act here,
-and read failures back."""
+and read failures back; and the registry of trainers.
+
+A trainer named NAME is one file, `autotune/adapters/NAME_trainer.py`, holding a `TrainerAdapter`
+subclass decorated `@register("NAME")`: `TRAINERS` lists it from the file name (nothing is imported
+until it is chosen, so verl's config libraries cost nothing to a builtin sweep), a space's
+`trainer: NAME` and `--trainer NAME` select it. How a trial is measured (run, or predicted by the
+cost model) is not the adapter's business: that is the fidelity (`autotune/trial/fidelity.py`).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import importlib
+import pkgutil
 import re
 import signal
 import sys
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 DeviceKind = Literal["cpu", "cuda"]
+METRICS_FILE = "metrics.jsonl"
+"""What every trainer writes (or the runner writes from its console) in a run's folder: one JSON step per line."""
+
+
+def metrics_path(trial_dir: str | Path) -> Path:
+    """A run folder's metrics stream (`trial/record.py` holds its one reader)."""
+    return Path(trial_dir) / METRICS_FILE
 
 
 class InvalidConfig(ValueError):
@@ -55,9 +72,12 @@ class TrialRun:
 
 
 class TrainerAdapter(ABC):
-    name: str
-    simulated: bool = False
-    """Trials are predicted by a cost model (`simulate`) instead of launched."""
+    name: ClassVar[str]
+    """The trainer's name (set by `register`): what a space's `trainer:` says."""
+
+    def __init__(self, command: list[str] | None = None) -> None:
+        self.command = command
+        """The space's `command:`, a launcher prefix (for trainers that take one)."""
 
     @abstractmethod
     def keys(self) -> dict[str, KeyInfo]:
@@ -72,6 +92,10 @@ class TrainerAdapter(ABC):
         """(exact metric names, prefixes of metric families) this trainer emits."""
 
     @abstractmethod
+    def phases(self) -> tuple[str, ...]:
+        """The phases of a step this trainer times (`timing_s/<phase>`, `step` and `comm` aside), in order."""
+
+    @abstractmethod
     def knob_status(self, key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
         """(active, why) for a config key or `env.NAME` on this platform."""
 
@@ -81,7 +105,7 @@ class TrainerAdapter(ABC):
 
     @abstractmethod
     def launch(self, run: TrialRun) -> Launch:
-        """The command (and extra environment) that runs one trial writing `run.trial_dir/metrics.jsonl`."""
+        """The command (and extra environment) that runs one trial writing `metrics_path(run.trial_dir)`."""
 
     @abstractmethod
     def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
@@ -90,6 +114,12 @@ class TrainerAdapter(ABC):
     def prepare(self) -> None:
         """Called once before a sweep's first trial (default: nothing to prepare)."""
         return None
+
+    def base_config(self, names: list[str] | None, folder: Path) -> list[str]:
+        """The config files a space's `base_config` names for this trainer, checked (`folder`: the space
+        file's, for relative paths); InvalidConfig names one that cannot be used. Default: this trainer
+        takes none, and the setting is ignored."""
+        return []
 
     def failure_reported(self, output: str) -> bool:
         """Whether the run's output holds the trainer's own report of a failure (an error line it
@@ -100,10 +130,6 @@ class TrainerAdapter(ABC):
     def quick_check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
         """A cheaper `check` for many variations of an already checked config (default: the full one)."""
         self.check(base_config, flat, world)
-
-    def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> Any:
-        """A predicted RunResult (simulated adapters only)."""
-        raise NotImplementedError(f"the {self.name} trainer runs real trials")
 
     def console_parser(self) -> Any:
         """A parser of the trainer's console metrics (adapters whose Launch sets parse_console)."""
@@ -121,6 +147,56 @@ class TrainerAdapter(ABC):
         """Keys verl requires that this trainer fills in itself when unset, at the values it used
         (so an export states what ran, and verl's validation finds every required key)."""
         return {}
+
+    def cluster_resources(self, world: int, threads_per_rank: int, device: DeviceKind) -> dict[str, float]:
+        """What one trial asks a cluster for (Ray Tune): its ranks' GPUs, else their cores."""
+        if device == "cuda":
+            return {"gpu": world, "cpu": 1}
+        return {"cpu": world * threads_per_rank}
+
+
+MODULE_SUFFIX = "_trainer"
+"""A trainer named NAME lives in `autotune/adapters/NAME_trainer.py`."""
+
+
+def trainer_names() -> tuple[str, ...]:
+    """Every trainer in this package, found by file name without importing it."""
+    here = [str(Path(__file__).parent)]
+    return tuple(
+        sorted(m.name[: -len(MODULE_SUFFIX)] for m in pkgutil.iter_modules(here) if m.name.endswith(MODULE_SUFFIX))
+    )
+
+
+TRAINERS: tuple[str, ...] = trainer_names()
+"""The registered trainers' names (`builtin`, `verl`)."""
+
+A = TypeVar("A", bound=type[TrainerAdapter])
+_REGISTRY: dict[str, type[TrainerAdapter]] = {}
+
+
+def register(name: str) -> Callable[[A], A]:
+    """Class decorator: the trainer a space's `trainer: NAME` selects (its file must be NAME_trainer.py)."""
+
+    def add(cls: A) -> A:
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return add
+
+
+def get_adapter(name: str, command: list[str] | None = None) -> TrainerAdapter:
+    """The adapter for `trainer:` in a space; `command` is the space's launcher prefix."""
+    if name not in TRAINERS:
+        raise ValueError(f"unknown trainer {name!r} (available: {', '.join(TRAINERS)})")
+    if name not in _REGISTRY:
+        importlib.import_module(f"{__package__}.{name}{MODULE_SUFFIX}")
+    if name not in _REGISTRY:
+        raise ValueError(
+            f"autotune/adapters/{name}{MODULE_SUFFIX}.py registers no trainer: "
+            f'decorate its TrainerAdapter subclass with @register("{name}")'
+        )
+    return _REGISTRY[name](command)
 
 
 def device_kind() -> DeviceKind:

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from trainer.config.loader import to_nested
+from verl_keys.keys import to_nested
 
 ENV_PREFIX = "ray_kwargs.ray_init.runtime_env.env_vars."
 """Where a trial's environment variables go in a verl config (Ray's runtime env of every worker)."""

@@ -1,6 +1,6 @@
 """The `autotune` command line: validate, run, trials, best, export, report, explain, calibrate.
 
-Each module registers its commands on the shared Typer app (common.py); importing them here builds
+Each module registers its commands on the shared Typer app (app.py); importing them here builds
 the whole CLI.
 """
 
@@ -13,20 +13,22 @@ from rich.markup import escape
 # Each module registers its commands; the order of these imports is the order of --help.
 # isort: off
 from autotune.cli import run  # noqa: F401
-from autotune.cli import results  # noqa: F401
+from autotune.cli import reading  # noqa: F401
 from autotune.cli import analysis  # noqa: F401
 
 # isort: on
-from autotune.cli.common import app, err
+from autotune.cli.app import app, err
+from autotune.study.results import ResultsFileError
 from autotune.study.storage import StorageError, StudyNameError
 
 __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """The entry point: bad study names and storage URLs end in one line and exit 2, not a traceback."""
+    """The entry point: bad study names, storage URLs and unreadable result files end in one line and
+    exit 2, not a traceback."""
     try:
         app()
-    except (StorageError, StudyNameError) as exc:
+    except (StorageError, StudyNameError, ResultsFileError) as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
         sys.exit(2)

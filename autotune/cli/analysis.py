@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from autotune.adapters import get_adapter
-from autotune.cli.common import (
+from autotune.cli.app import (
     RunsDirOpt,
     StorageOpt,
     StudyArg,
@@ -48,24 +48,22 @@ def explain_cmd(
     interleaved rounds, each step's gain against the step before. Knobs equal to the baseline or
     inert here are not run.
     """
-    from autotune.report.explain import ExplainError, ExplainOptions, explain, format_path, load_explain
     from autotune.study.progress import SweepProgress
+    from autotune.study.results import Explanation, NoWinner, find_winner
+    from autotune.sweep.explain import ExplainError, ExplainOptions, explain
 
     paths = StudyPaths(runs_dir, study)
     space = study_space(paths)
     options = ExplainOptions(repeats=repeats, max_rounds=max_rounds, select_repeats=select_repeats)
     study_ = load_or_exit(paths, storage)
-    result = load_explain(paths)
-    asked = (repeats, max_rounds, select_repeats)
-    stale = result is None or (result.get("repeats"), result.get("max_rounds"), result.get("select_repeats")) != asked
+    result = None if rerun else Explanation.read(paths)
+    stale = result is None or not result.measured_with(repeats, max_rounds, select_repeats)
     if result is not None and not stale:  # the sweep went on and another configuration won since
-        from autotune.export.winner import ExportError, find_winner
-
         try:
-            stale = result.get("winner_params") != find_winner(study_, paths, space).params
-        except ExportError:
+            stale = result.winner_params != find_winner(study_, paths, space).params
+        except NoWinner:
             stale = True
-    if rerun or stale:
+    if stale:
         first = space.objectives[0]
         progress = SweepProgress(0, first.metric, first.direction == "maximize", console)
         try:
@@ -74,9 +72,9 @@ def explain_cmd(
             err.print(f"[red]{escape(str(exc))}[/]")
             raise typer.Exit(1) from None
     else:
-        console.print(f"(measured earlier: {paths.root / 'explain.json'}; --rerun measures it again)")
+        console.print(f"(measured earlier: {Explanation.file(paths)}; --rerun measures it again)")
     assert result is not None
-    for line in format_path(result):
+    for line in result.lines():
         console.print(line, markup=False)
 
 

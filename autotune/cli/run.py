@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from autotune.adapters import device_kind
-from autotune.cli.common import (
+from autotune.cli.app import (
     RunsDirOpt,
     SpaceOpt,
     StorageOpt,
@@ -186,18 +186,18 @@ def run(
 def _levels_or_exit(backend: str, fidelity: str | None) -> tuple[str, tuple[str, ...]]:
     """(registered backend, fidelity levels). `--backend sim` is kept as the short way to say
     `--fidelity sim` (the cost model predicts every trial, on the optuna backend)."""
-    from autotune.backends.base import BACKENDS
-    from autotune.sweep.driver import FIDELITIES
+    from autotune.sweep.backends.base import BACKENDS
+    from autotune.sweep.fidelities import PLANS, SIM
 
-    if backend not in (*BACKENDS, "sim"):
+    if backend not in (*BACKENDS, SIM):
         err.print(f"[red]--backend must be one of {', '.join(BACKENDS)} (or sim), got {backend!r}[/]")
         raise typer.Exit(2)
     levels = tuple(fidelity.split(",")) if fidelity else ()
-    if levels not in FIDELITIES:
+    if levels not in PLANS:
         err.print(f"[red]--fidelity must be sim, real or sim,real, got {fidelity!r}[/]")
         raise typer.Exit(2)
-    if backend == "sim":
-        return "optuna", levels or ("sim",)
+    if backend == SIM:
+        return "optuna", levels or (SIM,)
     return backend, levels
 
 
@@ -228,7 +228,7 @@ def _wandb_logger(project: str | None, paths: StudyPaths, hooks: list, progress)
 
 def _after_sweep(paths, storage, space, reports, progress, logger, export_to) -> None:  # type: ignore[no-untyped-def]
     """The final report, the winner, the wandb summary and the export asked for."""
-    from autotune.cli.results import export_winner, log_wandb_summary, print_best, write_report_file
+    from autotune.cli.reading import export_winner, log_wandb_summary, print_best, write_report_file
 
     try:
         progress.note(f"report: {write_report_file(paths, space, reports, storage)}")

@@ -19,7 +19,6 @@ config and runs verl's own `validate_config` on the result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,56 +27,17 @@ import yaml
 
 from autotune.adapters.base import DeviceKind, TrainerAdapter
 from autotune.adapters.verl_config import ENV_PREFIX, overrides, render_yaml
+from autotune.space.freeze import inert_params
+from autotune.space.sampling import trial_config
 from autotune.space.schema import Space
-from autotune.study.confirmation import load_confirmation
-from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, best_trial
-from autotune.trial.evaluation import trial_config
-from autotune.trial.record import outcome_of
+from autotune.study.results import NoWinner, Winner, find_winner
+from autotune.study.storage import StudyInfo, StudyPaths
 
 NOT_EXPORTED = ("trainer.total_training_steps",)
 
 
 class ExportError(RuntimeError):
     pass
-
-
-@dataclass
-class Winner:
-    number: int
-    params: dict[str, Any]
-    source: str
-    """"confirmed" (chosen on the confirmed mean) or "sweep" (best single measurement)."""
-    value: float
-    speedup: float | None
-    speedup_spread: tuple[float, float] | None
-
-
-def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
-    confirmation = load_confirmation(paths)
-    base = baseline_trial(study)
-    if confirmation and confirmation.get("winner") is not None:
-        row = confirmation["candidates"][str(confirmation["winner"])]
-        return Winner(
-            int(confirmation["winner"]),
-            row["params"],
-            "confirmed",
-            row["mean"],
-            row["speedup_mean"],
-            (row["speedup_min"], row["speedup_max"]),
-        )
-    best = best_trial(study, [o.direction for o in space.objectives])
-    if best is None:
-        raise ExportError(f"study `{paths.name}` has no feasible trial yet; see `autotune trials {paths.name}`")
-    speedup = None
-    if base is not None and base.values and outcome_of(base) == "complete" and base.values[0]:
-        speedup = best.values[0] / base.values[0]
-    return Winner(best.number, dict(best.params), "sweep", best.values[0], speedup, None)
-
-
-def inert_params(space: Space, adapter: TrainerAdapter, device: DeviceKind) -> list[str]:
-    """Tuned knobs that could not act where the sweep ran (their sampled values were never measured)."""
-    world = space.trial.world_size
-    return [p.name for p in space.params if not p.is_variable and not adapter.knob_status(p.name, device, world)[0]]
 
 
 def export_settings(
@@ -89,7 +49,7 @@ def export_settings(
     a random value the sweep could not measure is not a recommendation.
     """
     if device is not None:
-        fixed = {k: space.baseline[k] for k in inert_params(space, adapter, device) if k in space.baseline}
+        fixed = {k: space.baseline[k] for k in inert_params(space, adapter.knob_status, device) if k in space.baseline}
         params = {**params, **fixed}
     config = trial_config(space, adapter, params)
     keys = [*space.base, *(k for k in config.tuned if not k.startswith("env."))]
@@ -111,10 +71,13 @@ def sweep_device(study: optuna.Study) -> DeviceKind:
 def export(
     study: optuna.Study, paths: StudyPaths, space: Space, adapter: TrainerAdapter, out: Path
 ) -> tuple[Winner, Path, Path]:
-    winner = find_winner(study, paths, space)
+    try:
+        winner = find_winner(study, paths, space)
+    except NoWinner as exc:
+        raise ExportError(str(exc)) from None
     device = sweep_device(study)
     flat = export_settings(space, adapter, winner.params, device)
-    inert = inert_params(space, adapter, device)
+    inert = inert_params(space, adapter.knob_status, device)
     speed = ""
     if winner.speedup is not None:
         spread = (

@@ -1,8 +1,8 @@
 """The report's data, computed before anything is drawn (tests assert on these).
 
 Every function takes what `autotune report` can always reach — the Optuna study, the study's
-folder (trial folders, confirmation.json) and the space the sweep ran — and returns plain
-DataFrames or named tuples.
+folder (trial folders, and what the sweep concluded: `study.results`) and the space the sweep
+ran — and returns plain DataFrames or named tuples. Nothing here runs a trial.
 """
 
 from __future__ import annotations
@@ -21,23 +21,22 @@ import pandas as pd
 
 from autotune.adapters import get_adapter
 from autotune.adapters.verl_config import render_yaml
-from autotune.export.winner import ExportError, export_settings, find_winner, inert_params, sweep_device
+from autotune.export.winner import export_settings, sweep_device
 from autotune.report.importance import (  # noqa: F401  (re-exported: the report's data lives here)
     MIN_TRIALS_FOR_IMPORTANCE,
     importance_intervals,
     importances,
 )
+from autotune.space.freeze import inert_params
 from autotune.space.schema import Space
-from autotune.study.confirmation import load_confirmation
 from autotune.study.frames import objective_names, step_frame, trials_frame
+from autotune.study.results import ExplainStep, Explanation, NoWinner, find_winner
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial
 from autotune.trial.record import TrialRecord, read_rows
 from autotune.trial.scoring import resolve_metric
 
-PHASES = (
-    "gen", "reshard", "update_weights", "reward", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor",
-)  # fmt: skip
-"""Phases of `timing_s/*`: this trainer logs `reshard`, verl 0.9 logs `update_weights` and `reward`."""
+PHASE_FRAME = ("number", "baseline", "outcome")
+"""The columns of `phase_breakdown` before its phases (then `comm` and `step`)."""
 MFU_TARGET = 0.35
 """A healthy dense-model training MFU on H100-class GPUs (torchtitan Llama 3.1 8B: 33-39%)."""
 
@@ -105,16 +104,14 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
     base = baseline_trial(study)
     try:
         winner = find_winner(study, paths, space)
-    except ExportError:
+    except NoWinner:
         winner = None
-    confirmation = load_confirmation(paths) or {}
-    row = confirmation.get("candidates", {}).get(str(winner.number)) if winner else None
+    row = winner.confirmed if winner else None
     trial = study.trials[winner.number] if winner else None
     base_rec = TrialRecord.of(base) if base else TrialRecord()
     if row is not None:
-        memory, kl, comm, mfu = row["memory_ratio"], row["kl"], row["comm_share"], row["mfu"]
-        rss = row.get("rss_ratio", math.nan)
-        spread = (row["speedup_min"], row["speedup_max"], row["speedup_std"])
+        memory, kl, comm, mfu, rss = row.memory_ratio, row.kl, row.comm_share, row.mfu, row.rss_ratio
+        spread = (row.speedup_min, row.speedup_max, row.speedup_std)
     else:
         rec = TrialRecord.of(trial) if trial else TrialRecord()
         base_mem, base_rss = _metric(base_rec, "memory_gb"), _metric(base_rec, "rss_gb")
@@ -122,9 +119,9 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         rss = _metric(rec, "rss_gb") / base_rss if base_rss else math.nan
         kl, comm, mfu = _metric(rec, "kl"), _metric(rec, "comm_share"), _metric(rec, "mfu")
         spread = (math.nan, math.nan, math.nan)
-    base_row = confirmation.get("candidates", {}).get(str(base.number)) if base and row is not None else None
+    base_row = winner.baseline_confirmed if winner and base else None
     if base_row is not None:  # the confirmed means, side by side (the winner's value is its confirmed mean)
-        base_value = base_row["mean"]
+        base_value = base_row.mean
     else:  # an infeasible baseline (e.g. over a comm-share limit) was still measured
         measured = base and base.values and base_rec.scored
         base_value = base.values[0] if base and measured else math.nan
@@ -250,23 +247,19 @@ def short_labels(keys: list[str], width: int = 16) -> dict[str, str]:
     return labels
 
 
-def ablation(paths: StudyPaths) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The path `autotune explain` measured (empty frame when it has not run): steps and the comparison."""
-    from autotune.report.explain import load_explain
-
-    result = load_explain(paths)
-    if not result or not result.get("steps"):
-        return pd.DataFrame(), result or {}
-    columns = ["step", "label", "gain", "speedup_min", "speedup_max", "cumulative", "verdict"]
-    frame = pd.DataFrame(result["steps"])[columns]
-    return frame, {k: v for k, v in result.items() if k != "steps"}
+def ablation(paths: StudyPaths) -> tuple[pd.DataFrame, Explanation | None]:
+    """The path `autotune explain` measured (empty frame when it has not run): its steps, and the whole."""
+    result = Explanation.read(paths)
+    if result is None or not result.steps:
+        return pd.DataFrame(), result
+    return pd.DataFrame([s.table_row() for s in result.steps], columns=list(ExplainStep.TABLE)), result
 
 
 def inert_knobs(study: optuna.Study, space: Space) -> pd.DataFrame:
     adapter = get_adapter(space.trainer, space.command)
     device = sweep_device(study)
     rows = []
-    for name in inert_params(space, adapter, device):
+    for name in inert_params(space, adapter.knob_status, device):
         rows.append({"knob": name, "why": adapter.knob_status(name, device, space.trial.world_size)[1]})
     listed = {row["knob"] for row in rows}
     for name in StudyInfo.of(study).sim_unmodelled:  # a simulated sweep froze these
@@ -276,7 +269,9 @@ def inert_knobs(study: optuna.Study, space: Space) -> pd.DataFrame:
 
 
 def phase_breakdown(study: optuna.Study, space: Space) -> pd.DataFrame:
-    """Median seconds per phase (and exposed comm) of every trial that ran steps, post warm-up."""
+    """Median seconds per phase of the study's trainer (and exposed comm) of every trial that ran steps,
+    post warm-up."""
+    phases = get_adapter(space.trainer, space.command).phases()
     rows = []
     frame = trials_frame(study)
     for _, trial in frame.iterrows():
@@ -289,12 +284,17 @@ def phase_breakdown(study: optuna.Study, space: Space) -> pd.DataFrame:
         if steps.empty:
             continue
         row: dict[str, Any] = {"number": trial["number"], "baseline": trial["baseline"], "outcome": trial["outcome"]}
-        for phase in PHASES:
+        for phase in phases:
             row[phase] = float(steps.get(f"timing_s/{phase}", pd.Series([0.0])).median())
         row["comm"] = float(steps.get("timing_s/comm", pd.Series([0.0])).median())
         row["step"] = float(steps.get("timing_s/step", pd.Series([math.nan])).median())
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def phase_names(frame: pd.DataFrame) -> list[str]:
+    """The phases a `phase_breakdown` frame holds, in the trainer's order."""
+    return [c for c in frame.columns if c not in (*PHASE_FRAME, "comm", "step")]
 
 
 def health_curves(study: optuna.Study, space: Space, top: int = 3) -> pd.DataFrame:
@@ -358,7 +358,7 @@ def trial_table(study: optuna.Study) -> pd.DataFrame:
 def exported_yaml(study: optuna.Study, paths: StudyPaths, space: Space) -> str:
     try:
         winner = find_winner(study, paths, space)
-    except ExportError as exc:
+    except NoWinner as exc:
         return f"# {exc}"
     flat = export_settings(space, get_adapter(space.trainer, space.command), winner.params, sweep_device(study))
     return render_yaml(flat, [f"autotune winner of study `{paths.name}`: trial #{winner.number} ({winner.source})"])

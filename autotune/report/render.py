@@ -2,7 +2,7 @@
 
 Rendering is thin on purpose: every number comes from `data.py`. Each plot marks its div with
 `data-rendered="1"` once Plotly has drawn it, and page errors are collected in `#js-errors`,
-so a headless browser can check the page (tests/autotune/test_report.py).
+so a headless browser can check the page (tests/autotune/report/test_report.py).
 """
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from __future__ import annotations
 import html
 import math
 import time
-from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from autotune.report import data
-from autotune.report.knobs import ablation_section, importance_section, parallel_section
+from autotune.report.knob_plots import ablation_section, importance_section, parallel_section
 from autotune.report.page import Page, fmt, table_html
+from autotune.study.results import Explanation
 
 __all__ = ["Page", "ablation_section", "importance_section", "parallel_section", "render"]
 
@@ -31,7 +31,7 @@ MEMORY_NAMES = {
 PHASE_COLORS = [
     "#264653", "#2a9d8f", "#457b9d", "#a8dadc", "#8ab17d", "#e9c46a", "#f4a261", "#e76f51", "#9c89b8", "#b56576",
 ]  # fmt: skip
-"""One colour per phase in `data.PHASES`, in order."""
+"""Colours of the phases, in the trainer's order (`data.phase_names`)."""
 
 
 def summary_section(page: Page, s: data.Summary) -> None:
@@ -139,7 +139,9 @@ def phases_section(page: Page, frame: pd.DataFrame, summary: data.Summary) -> No
         return
     labels = [f"#{n}" + (" base" if b else "") for n, b in zip(frame["number"], frame["baseline"], strict=True)]
     fig = go.Figure()
-    for phase, color in zip(data.PHASES, PHASE_COLORS, strict=True):
+    phases = data.phase_names(frame)
+    for i, phase in enumerate(phases):
+        color = PHASE_COLORS[i % len(PHASE_COLORS)]
         fig.add_trace(go.Bar(x=labels, y=frame[phase], name=phase, marker={"color": color}))
     fig.add_trace(
         go.Scatter(
@@ -155,7 +157,7 @@ def phases_section(page: Page, frame: pd.DataFrame, summary: data.Summary) -> No
     body = page.figure(fig, 420)
     if len(pick) == 2:
         side = go.Figure()
-        columns = [*data.PHASES, "comm", "step"]
+        columns = [*phases, "comm", "step"]
         for _, row in pick.sort_values("baseline", ascending=False).iterrows():
             name = ("baseline" if row["baseline"] else "winner") + f" #{row['number']}"
             color = "#8d99ae" if row["baseline"] else "#2a9d8f"
@@ -232,7 +234,7 @@ def render(
     exported: str,
     provenance: dict[str, str],
     predicted: pd.DataFrame | None = None,
-    ablation: tuple[pd.DataFrame, dict[str, Any]] | None = None,
+    ablation: tuple[pd.DataFrame, Explanation | None] | None = None,
     completed: int = 0,
     study: str = "STUDY",
 ) -> str:
@@ -243,7 +245,7 @@ def render(
     pareto_section(page, pareto)
     parallel_section(page, parameters, summary.objective)
     importance_section(page, importances, summary.objective, direction, completed)
-    ablation_section(page, *(ablation or (pd.DataFrame(), {})), study)
+    ablation_section(page, *(ablation or (pd.DataFrame(), None)), study)
     inert_section(page, inert)
     phases_section(page, phases, summary)
     health_section(page, health)

@@ -30,7 +30,7 @@ from autotune.sim.workload import find_shape, spread_from_longest, workload
 from autotune.space.schema import Space
 from autotune.study.storage import StudyPaths
 from autotune.trial.record import TrialRecord, read_rows
-from trainer.config.loader import to_flat_dict
+from verl_keys.keys import to_flat_dict
 
 
 @dataclass

@@ -84,7 +84,7 @@ def read_env(path: str | Path) -> dict[str, str]:
 
 def read_config(path: str | Path) -> dict[str, Any]:
     """A run's config: YAML (nested or dotted keys) or Hydra overrides (`key=value`), as flat verl keys."""
-    from trainer.config.loader import to_flat_dict
+    from verl_keys.keys import to_flat_dict
 
     text = Path(path).read_text()
     if _is_overrides(text):

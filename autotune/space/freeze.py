@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from autotune.adapters import DeviceKind, get_adapter
 from autotune.space.schema import Space
+
+KnobStatus = Callable[[str, DeviceKind, int], tuple[bool, str]]
+"""(key, device, world) -> (active, why): a trainer adapter's `knob_status`, or a fidelity's view of it."""
+
+
+def inert_params(space: Space, knob_status: KnobStatus, device: DeviceKind) -> list[str]:
+    """The tuned knobs (not variables) that cannot act on `device`, in the space's order."""
+    world = space.trial.world_size
+    return [p.name for p in space.params if not p.is_variable and not knob_status(p.name, device, world)[0]]
 
 
 def freeze(space: Space, device: DeviceKind) -> Space:
     """The space with the knobs that cannot act on `device` fixed at their baseline values."""
     adapter = get_adapter(space.trainer, space.command)
-    world = space.trial.world_size
-    inert = [p.name for p in space.params if not p.is_variable and not adapter.knob_status(p.name, device, world)[0]]
-    return fixed_at_baseline(space, inert)
+    return fixed_at_baseline(space, inert_params(space, adapter.knob_status, device))
 
 
 def fixed_at_baseline(space: Space, names: list[str]) -> Space:

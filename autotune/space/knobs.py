@@ -23,7 +23,7 @@ from autotune.space.schema import (
     TrialSettings,
 )
 from autotune.space.yaml_reader import Reader
-from trainer.config.loader import coerce, suggest_key
+from verl_keys.keys import coerce, suggest_key
 
 PARAM_FIELDS = ("type", "choices", "low", "high", "log", "step", "when")
 NO_PARAMS = (

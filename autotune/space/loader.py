@@ -8,7 +8,7 @@ the baseline and every categorical choice can run on the trainer.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any
 
 from autotune.adapters.base import DeviceKind, TrainerAdapter
 from autotune.space import knobs, sections
@@ -16,7 +16,6 @@ from autotune.space.grid import sampler_problem
 from autotune.space.schema import ConfirmSettings, SamplerSettings, Space, TrialSettings
 from autotune.space.sim_section import SimSettings
 from autotune.space.yaml_reader import TOP_LEVEL, Reader, SpaceError, read_space_file
-from trainer.config.loader import ConfigError
 
 __all__ = ["SPACE_DIR", "TOP_LEVEL", "SpaceError", "find_space", "load_space"]
 
@@ -83,7 +82,7 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
         raise SpaceError([f"{r.at('trainer')}: {exc}"]) from None
     base, base_where = sections.parse_base(r, top.get("base"), keys)
     env = sections.parse_env(r, top.get("env"))
-    base_config = sections.parse_base_config(r, top.get("base_config"), adapter.name, path)
+    base_config = sections.parse_base_config(r, top.get("base_config"), adapter, path)
     trial = r.settings(TrialSettings, top.get("trial"), "trial")
     params = knobs.parse_params(r, top.get("params"), adapter)
     declared = set(top["params"]) if isinstance(top.get("params"), dict) else set()
@@ -106,7 +105,7 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
         name=name,
         path=str(path),
         text=path.read_text(),
-        trainer=cast(Literal["builtin", "verl"], adapter.name),
+        trainer=adapter.name,
         base_config=base_config,
         base=base,
         base_where=base_where,
@@ -146,7 +145,7 @@ def _check_feasible_choices(r: Reader, space: Space, adapter: TrainerAdapter) ->
 
     try:
         defaults = adapter.defaults(space.base_config)
-    except ConfigError as exc:  # a preset file with problems of its own
+    except InvalidConfig as exc:  # a preset file with problems of its own
         r.error(r.at("base_config"), f"`base_config`: {exc}")
         return
     key_types = {k: info.type for k, info in adapter.keys().items()}

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from autotune.adapters.base import TrainerAdapter
 from autotune.space import expr
 from autotune.space.schema import Constraint, Param, Space
 
@@ -138,3 +139,12 @@ class FixedSuggester:
         self, name: str, low: float, high: float, *, step: float | None = None, log: bool = False
     ) -> float:
         return float(self.values[name])
+
+
+def trial_config(
+    space: Space, adapter: TrainerAdapter, params: dict[str, Any], defaults: dict[str, Any] | None = None
+) -> TrialConfig:
+    """The trial's keys and environment from its params (`defaults`: the trainer's, when already resolved)."""
+    defaults = adapter.defaults(space.base_config) if defaults is None else defaults
+    key_types = {k: info.type for k, info in adapter.keys().items()}
+    return materialize(space, params, defaults, key_types)

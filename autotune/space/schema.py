@@ -27,16 +27,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
+from autotune.adapters.base import TRAINERS
 from autotune.names import study_name_problem
-from autotune.space import data
+from autotune.space import serialize
 from autotune.space.sim_section import SimSettings
 
 ParamType = Literal["categorical", "int", "float", "bool"]
 Direction = Literal["maximize", "minimize"]
 Reducer = Literal["median", "mean", "min", "max", "last"]
-REDUCERS: tuple[Reducer, ...] = ("median", "mean", "min", "max", "last")
+REDUCERS: tuple[Reducer, ...] = get_args(Reducer)
 METRIC_ALIASES = {
     "memory": (
         "perf/max_memory_allocated_gb",
@@ -62,9 +63,9 @@ class SpaceRuleError(ValueError):
         self.field = field
 
 
-PARAM_TYPES: tuple[ParamType, ...] = ("categorical", "int", "float", "bool")
-CONSTRAINT_KINDS = ("divides", "at_least", "at_most")
+PARAM_TYPES: tuple[ParamType, ...] = get_args(ParamType)
 ConstraintKind = Literal["divides", "at_least", "at_most"]
+CONSTRAINT_KINDS: tuple[ConstraintKind, ...] = get_args(ConstraintKind)
 
 
 def _number(value: Any) -> bool:
@@ -292,7 +293,7 @@ class ConfirmSettings:
 
 
 SamplerName = Literal["tpe", "gp", "cmaes", "nsga2", "nsga3", "qmc", "random", "grid"]
-SAMPLERS: tuple[SamplerName, ...] = ("tpe", "gp", "cmaes", "nsga2", "nsga3", "qmc", "random", "grid")
+SAMPLERS: tuple[SamplerName, ...] = get_args(SamplerName)
 CONSTRAINT_AWARE: tuple[SamplerName, ...] = ("tpe", "gp", "nsga2", "nsga3")
 """Samplers that read the limits as Optuna constraints; qmc, random and grid do not learn at all."""
 
@@ -342,8 +343,8 @@ class Space:
     """The space file it was read from (for messages; never re-read)."""
     text: str
     """The file's text as written."""
-    trainer: Literal["builtin", "verl"]
-    """The trainer it runs on, `--trainer` applied."""
+    trainer: str
+    """The trainer it runs on, `--trainer` applied: a registered one (`autotune.adapters.TRAINERS`)."""
     base_config: list[str]
     base: dict[str, Any]
     base_where: dict[str, str]
@@ -370,8 +371,8 @@ class Space:
         trouble = study_name_problem(self.name) or trials_problem(self.trials)
         if trouble:
             raise ValueError(trouble)
-        if self.trainer not in ("builtin", "verl"):
-            raise ValueError(f"`trainer` must be builtin or verl, got {self.trainer!r}")
+        if self.trainer not in TRAINERS:
+            raise ValueError(f"`trainer` must be one of {', '.join(TRAINERS)}, got {self.trainer!r}")
 
     @property
     def tuned_keys(self) -> list[str]:
@@ -389,12 +390,12 @@ class Space:
 
     def to_data(self) -> dict[str, Any]:
         """The space as plain data (str, int, float, bool, None, list, dict): what a study stores."""
-        return data.to_stored(self)
+        return serialize.to_stored(self)
 
     @classmethod
     def from_data(cls, stored: Any) -> Space:
         """The space `to_data` wrote, rebuilt without reading a file or asking the trainer; a
-        malformed value raises `data.SpaceDataError` naming the field."""
-        space = data.from_stored(cls, stored)
+        malformed value raises `serialize.SpaceDataError` naming the field."""
+        space = serialize.from_stored(cls, stored)
         assert isinstance(space, Space)
         return space

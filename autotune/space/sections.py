@@ -13,12 +13,12 @@ import difflib
 from pathlib import Path
 from typing import Any
 
-from autotune.adapters.base import TrainerAdapter
+from autotune.adapters.base import InvalidConfig, TrainerAdapter
 from autotune.names import env_name_problem, env_value_problem, study_name_problem
 from autotune.space.schema import METRIC_ALIASES, Limit, Objective, Param, SpaceRuleError, trials_problem
 from autotune.space.yaml_reader import Reader
-from trainer.config.loader import ConfigError, coerce, resolve_preset, suggest_key
-from trainer.config.yaml_lines import flatten
+from verl_keys.keys import coerce, suggest_key
+from verl_keys.yaml_lines import flatten
 
 
 def parse_name(r: Reader, raw: Any, path: Path) -> str:
@@ -64,26 +64,20 @@ def parse_base(r: Reader, raw: Any, keys: dict[str, Any]) -> tuple[dict[str, Any
     return base, base_where
 
 
-def parse_base_config(r: Reader, raw: Any, trainer: str, path: Path) -> list[str]:
-    """The builtin trainer's presets (bare names, or files relative to the space file)."""
-    if trainer != "builtin":
-        return []  # presets of the builtin trainer only
-    names = ["cpu_tiny"] if raw is None else [raw] if isinstance(raw, str) else raw
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+def parse_base_config(r: Reader, raw: Any, adapter: TrainerAdapter, path: Path) -> list[str]:
+    """The config files the trainer layers the base on (its presets, or files relative to the space file)."""
+    names = None if raw is None else [raw] if isinstance(raw, str) else raw
+    if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
         r.error(
             r.at("base_config"), f"`base_config` must be a preset name or a list of them (e.g. [cpu_tiny]), got {raw!r}"
         )
-        return ["cpu_tiny"]
+        names = None
     out = []
-    for name in names:
-        beside = path.parent / name
-        candidate = str(beside) if beside.is_file() else name
+    for name in names if names is not None else [None]:
         try:
-            resolve_preset(candidate)
-        except ConfigError as exc:
+            out += adapter.base_config(None if name is None else [name], path.parent)
+        except InvalidConfig as exc:
             r.error(r.at("base_config"), f"`base_config`: {exc}")
-            continue
-        out.append(candidate)
     return out
 
 

@@ -14,8 +14,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from trainer.config.loader import coerce
-from trainer.config.yaml_lines import YamlError, load_tree
+from verl_keys.keys import coerce
+from verl_keys.yaml_lines import YamlError, load_tree
 
 TOP_LEVEL = (
     "name", "trainer", "command", "base_config", "base", "env", "trial", "params", "derived", "constraints",

@@ -1,1 +1,35 @@
-"""A sweep's study: its storage and folders, its tables, its progress line and its confirmation phase."""
+"""A sweep's study: its storage and folders, what its phases concluded (`results`), its progress line
+and its tables (`frames`, imported on use: it needs pandas)."""
+
+from __future__ import annotations
+
+from autotune.study.progress import SweepProgress
+from autotune.study.results import (
+    Confirmation,
+    ConfirmedCandidate,
+    ExplainStep,
+    Explanation,
+    NoWinner,
+    ResultsFileError,
+    Winner,
+    find_winner,
+)
+from autotune.study.storage import StudyInfo, StudyNotFound, StudyPaths, baseline_trial, load_study, stored_space
+
+__all__ = [
+    "Confirmation",
+    "ConfirmedCandidate",
+    "ExplainStep",
+    "Explanation",
+    "NoWinner",
+    "ResultsFileError",
+    "StudyInfo",
+    "StudyNotFound",
+    "StudyPaths",
+    "SweepProgress",
+    "Winner",
+    "baseline_trial",
+    "find_winner",
+    "load_study",
+    "stored_space",
+]

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 
-from autotune.trial.evaluation import Evaluation
+if TYPE_CHECKING:  # the type only: reading a study never loads what launches trials
+    from autotune.trial.evaluation import Evaluation
 
 STYLE = {"complete": "green", "infeasible": "yellow", "pruned": "cyan", "failed": "red"}
 

@@ -4,7 +4,7 @@
     runs/<study>/space.json        the space that ran (resolved: --trainer, freezing), as data
     runs/<study>/space.yaml        the space file's text, as the user wrote it
     runs/<study>/trials/0007/      config.yaml, env, command, metrics.jsonl, stdout.log, stderr.log, outcome.json
-    runs/<study>/confirm/          confirmation re-runs; confirmation.json
+    runs/<study>/confirm/          confirmation re-runs (what they concluded: `autotune.study.results`)
 
 Each trial carries its `TrialRecord` (autotune.trial.record) as user attributes, and the study its
 `StudyInfo`. Report, export and `trials` read only the storage and these folders.
@@ -17,7 +17,6 @@ import copy
 import dataclasses
 import fcntl
 import json
-import math
 import sqlite3
 import warnings
 from collections.abc import Iterator
@@ -101,10 +100,6 @@ class StudyPaths:
     @property
     def confirm_dir(self) -> Path:
         return self.root / "confirm"
-
-    @property
-    def confirmation(self) -> Path:
-        return self.root / "confirmation.json"
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
@@ -266,15 +261,6 @@ def baseline_trial(study: optuna.Study) -> FrozenTrial | None:
 
 def feasible_trials(study: optuna.Study) -> list[FrozenTrial]:
     return [t for t in study.get_trials(deepcopy=False) if outcome_of(t) == "complete" and t.values is not None]
-
-
-def best_trial(study: optuna.Study, directions: list[str]) -> FrozenTrial | None:
-    """The best feasible trial on the first objective (the Pareto front's pick for several objectives)."""
-    candidates = feasible_trials(study)
-    if not candidates:
-        return None
-    sign = 1.0 if directions[0] == "maximize" else -1.0
-    return max(candidates, key=lambda t: sign * t.values[0] if not math.isnan(t.values[0]) else -math.inf)
 
 
 def running_trials(study: optuna.Study) -> list[FrozenTrial]:

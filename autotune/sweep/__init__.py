@@ -1,1 +1,21 @@
-"""What `autotune run` drives: the backend, the confirmation, the report refreshes and the wandb mirror."""
+"""Every phase that launches trials: the search (`driver`, over a registered backend in `backends/`
+and a registered fidelity in `fidelities`), confirmation, and the explain ablation. What they
+conclude is written through `autotune.study.results`; report and export only read it."""
+
+from __future__ import annotations
+
+from autotune.sweep.confirmation import run_confirmation
+from autotune.sweep.driver import SweepOptions, run_sweep
+from autotune.sweep.explain import ExplainError, ExplainOptions, explain
+from autotune.sweep.fidelities import FIDELITIES, get_fidelity
+
+__all__ = [
+    "FIDELITIES",
+    "ExplainError",
+    "ExplainOptions",
+    "SweepOptions",
+    "explain",
+    "get_fidelity",
+    "run_confirmation",
+    "run_sweep",
+]

@@ -18,13 +18,12 @@ import optuna
 
 from autotune.adapters import get_adapter
 from autotune.adapters.base import TrainerAdapter
-from autotune.backends import base as registry
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyInfo, StudyPaths, storage_url
-
-SIM = "sim"
-FIDELITIES = ((), ("real",), (SIM,), (SIM, "real"))
+from autotune.sweep.backends import base as registry
+from autotune.sweep.fidelities import PLANS, REAL, SIM, get_fidelity
+from autotune.trial.fidelity import Fidelity, FidelitySettings
 
 
 @dataclass
@@ -35,7 +34,7 @@ class SweepOptions:
     storage: str | None = None
     timeout_s: float | None = None
     backend: str = "optuna"
-    """A registered backend (`autotune.backends.base.BACKENDS`)."""
+    """A registered backend (`autotune.sweep.backends.base.BACKENDS`)."""
     address: str | None = None
     max_concurrent: int | None = None
     confirm: int = 0
@@ -52,7 +51,7 @@ class SweepOptions:
     def __post_init__(self) -> None:
         if self.backend not in registry.BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(registry.BACKENDS)}, got {self.backend!r}")
-        if self.fidelity not in FIDELITIES:
+        if self.fidelity not in PLANS:
             raise ValueError(f"fidelity must be sim, real or sim,real, got {','.join(self.fidelity)!r}")
 
     @property
@@ -64,22 +63,10 @@ class SweepOptions:
     def url(self) -> str:
         return storage_url(self.paths, self.storage)
 
-
-def make_adapter(opts: SweepOptions) -> TrainerAdapter:
-    """The space's trainer, wrapped by the cost model for simulated sweeps."""
-    adapter = get_adapter(opts.space.trainer, opts.space.command)
-    if not opts.simulated:
-        return adapter
-    from autotune.sim.adapter import SimAdapter
-    from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
-
-    world = opts.space.trial.world_size
-    cal = opts.calibration
-    if cal and cal.get("device") == "cpu":
-        hardware = Cluster(cpu_device(float(cal["peak_flops"])), gpus_per_node=world, nodes=1)
-    else:  # --gpu, else the space's sim.gpu, else the GPU the calibration was fitted on, else H100
-        hardware = cluster(calibrated_device(opts.gpu or opts.space.sim.gpu, cal), world)
-    return SimAdapter(adapter, hardware, cal, opts.model, opts.space.sim)
+    def make_fidelity(self) -> Fidelity:
+        """How this sweep's trials are measured (a one-level plan: `sim`, or trials run)."""
+        settings = FidelitySettings(gpu=self.gpu, model=self.model, calibration=self.calibration)
+        return get_fidelity(self.fidelity[0] if self.fidelity else REAL, self.space, settings)
 
 
 def report_hook(
@@ -100,21 +87,23 @@ def report_hook(
     return hook
 
 
-def run_backend(opts: SweepOptions, adapter: TrainerAdapter, progress: SweepProgress) -> optuna.Study:
+def run_backend(
+    opts: SweepOptions, adapter: TrainerAdapter, fidelity: Fidelity, progress: SweepProgress
+) -> optuna.Study:
     """The sweep's trials, by the backend the registry holds under `opts.backend`."""
-    simulated_gpu = opts.simulated and (opts.calibration or {}).get("device") != "cpu"
     backend = registry.get_backend(opts.backend)
     return backend(
         registry.BackendOptions(
             space=opts.space,
             adapter=adapter,
+            fidelity=fidelity,
             paths=opts.paths,
             storage_url=opts.url,
             n_trials=opts.n_trials,
             timeout_s=opts.timeout_s,
             progress=progress,
             hooks=opts.hooks,
-            device="cuda" if simulated_gpu else None,
+            device=fidelity.device,
             address=opts.address,
             max_concurrent=opts.max_concurrent,
         )
@@ -123,42 +112,29 @@ def run_backend(opts: SweepOptions, adapter: TrainerAdapter, progress: SweepProg
 
 def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """One sweep (real or simulated) with its confirmation; returns the study."""
-    from autotune.study.confirmation import run_confirmation
+    from autotune.sweep.confirmation import run_confirmation
 
-    if opts.fidelity == (SIM, "real"):
+    if opts.fidelity == (SIM, REAL):
         return run_multi_fidelity(opts, progress)
-    adapter = make_adapter(opts)
-    frozen: list[str] = []
-    if adapter.simulated:
-        opts, frozen = simulated_space(opts, adapter, progress)
-    study = run_backend(opts, adapter, progress)
-    StudyInfo(backend=opts.backend, fidelity=SIM if opts.simulated else "real").save(study, "backend", "fidelity")
-    if adapter.simulated:  # for the report: knobs the cost model kept at their baseline
+    adapter = get_adapter(opts.space.trainer, opts.space.command)
+    fidelity = opts.make_fidelity()
+    space, frozen = fidelity.space_for(opts.space, adapter)
+    if frozen:
+        progress.note(f"not modelled by the cost model, kept at their baseline values: {', '.join(frozen)}")
+    opts = dataclasses.replace(opts, space=space)
+    study = run_backend(opts, adapter, fidelity, progress)
+    StudyInfo(backend=opts.backend, fidelity=fidelity.name).save(study, "backend", "fidelity")
+    if frozen:  # for the report: knobs the cost model kept at their baseline
         StudyInfo(sim_unmodelled=frozen).save(study, "sim_unmodelled")
-    if opts.confirm > 0 and not opts.simulated:
+    if opts.confirm > 0 and not fidelity.deterministic:
         run_confirmation(study, opts.space, adapter, opts.paths, opts.top_k, opts.confirm, progress)
     return study
 
 
-def simulated_space(
-    opts: SweepOptions, adapter: TrainerAdapter, progress: SweepProgress
-) -> tuple[SweepOptions, list[str]]:
-    """The space the cost model sweeps: limits on what it cannot predict (KL, reward) are skipped, and
-    knobs it does not read are kept at their baseline values (returned, for the report)."""
-    from autotune.sim.adapter import freeze_unmodelled
-
-    unmeasured = {lim.metric for lim in opts.space.limits} & set(adapter.unmeasured_metrics())
-    space = dataclasses.replace(opts.space, unmeasured=tuple(sorted(set(opts.space.unmeasured) | unmeasured)))
-    space, frozen = freeze_unmodelled(space, adapter)
-    if frozen:
-        progress.note(f"not modelled by the cost model, kept at their baseline values: {', '.join(frozen)}")
-    return dataclasses.replace(opts, space=space), frozen
-
-
 def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """The cost model ranks the space; real trials run only for its top-k and the baseline."""
-    from autotune.backends.common import create_or_load
-    from autotune.study.confirmation import top_candidates
+    from autotune.sweep.backends.lifecycle import create_or_load
+    from autotune.sweep.confirmation import top_candidates
     from autotune.trial.record import predicted_attrs
 
     sim_paths = StudyPaths(opts.paths.runs_dir, opts.paths.name + "-sim")
@@ -177,7 +153,7 @@ def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.St
     for trial in chosen:
         if tuple(sorted(trial.params.items())) not in already:
             study.enqueue_trial(trial.params, user_attrs=predicted_attrs(trial.number))
-    real_opts = dataclasses.replace(opts, fidelity=(), n_trials=len(chosen) + 1)
+    real_opts = dataclasses.replace(opts, fidelity=(REAL,), n_trials=len(chosen) + 1)
     progress.total = real_opts.n_trials
     study = run_sweep(real_opts, progress)
     StudyInfo(sim_study=sim_paths.name).save(study, "sim_study")

@@ -1,7 +1,9 @@
-"""Evaluate one configuration: write its folder, check it, run it (repeats), score it.
+"""Evaluate one configuration: write its folder, check it, measure it (its fidelity), score it.
 
 Backend-independent: the Optuna loop, the Ray Tune trainable and the confirmation phase all call
-`evaluate`, so every backend runs, classifies and scores trials the same way.
+`evaluate`, so every backend runs, classifies and scores trials the same way. How the trial is
+measured (a real run, or the cost model's prediction) is the `Fidelity` it is given; the scoring
+after it is the same for every fidelity.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from typing import Any
 
 import yaml
 
-from autotune.adapters.base import InvalidConfig, TrainerAdapter, TrialRun
-from autotune.space.sampling import ConstraintViolation, TrialConfig, check_constraints, materialize
+from autotune.adapters.base import InvalidConfig, TrainerAdapter
+from autotune.space.sampling import ConstraintViolation, TrialConfig, check_constraints, trial_config
 from autotune.space.schema import Space
+from autotune.trial.fidelity import REAL_RUN, Fidelity, TrialJob
 from autotune.trial.record import Outcome, TrialRecord
-from autotune.trial.runner import Monitor, RunResult, run_trial_process
+from autotune.trial.runner import Monitor, RunResult
 from autotune.trial.scoring import Score, alarm, score
-from trainer.config.loader import to_nested
+from verl_keys.keys import to_nested
 
 
 @dataclass
@@ -71,15 +74,6 @@ def write_trial_files(trial_dir: Path, config: TrialConfig, params: dict[str, An
     return config_file
 
 
-def trial_config(
-    space: Space, adapter: TrainerAdapter, params: dict[str, Any], defaults: dict[str, Any] | None = None
-) -> TrialConfig:
-    """The trial's keys and environment from its params (`defaults`: the trainer's, when already resolved)."""
-    defaults = adapter.defaults(space.base_config) if defaults is None else defaults
-    key_types = {k: info.type for k, info in adapter.keys().items()}
-    return materialize(space, params, defaults, key_types)
-
-
 def evaluate(
     space: Space,
     adapter: TrainerAdapter,
@@ -89,32 +83,33 @@ def evaluate(
     monitor: Monitor | None = None,
     on_start: Callable[[int], None] | None = None,
     is_baseline: bool = False,
+    fidelity: Fidelity = REAL_RUN,
 ) -> Evaluation:
-    """Check, run and score one configuration in `trial_dir`."""
+    """Check, measure and score one configuration in `trial_dir`."""
     defaults = adapter.defaults(space.base_config)  # resolved once per trial, used by every step below
-    checked = _checked_config(space, adapter, params, trial_dir, defaults)
+    checked = _checked_config(space, adapter, fidelity, params, trial_dir, defaults)
     if isinstance(checked, Evaluation):
         return _finish(checked)
     config, config_file = checked
-    if adapter.simulated:
-        return _finish(_simulated(space, adapter, config, defaults, trial_dir, baseline_limits, is_baseline))
 
     def watch(step: int, metrics: dict[str, Any]) -> str | None:
         return alarm(space, step, metrics) or (monitor(step, metrics) if monitor else None)
 
-    runs = []
-    for repeat in range(space.trial.repeats):
-        run_dir = trial_dir if repeat == 0 else trial_dir / f"repeat-{repeat + 1}"
-        result = _run_once(space, adapter, config, config_file, run_dir, watch, on_start)
-        runs.append(result)
-        if result.state != "complete":
-            partial = score(space, result.rows, baseline_limits, is_baseline) if result.rows else None
-            return _finish(Evaluation(result.state, result.reason, result.detail, config, trial_dir, partial, runs))
+    runs = fidelity.measure(TrialJob(space, adapter, config, config_file, defaults, trial_dir, watch, on_start))
+    last = runs[-1]
+    if last.state != "complete":
+        partial = score(space, last.rows, baseline_limits, is_baseline) if last.rows else None
+        return _finish(Evaluation(last.state, last.reason, last.detail, config, trial_dir, partial, runs))
     return _finish(_scored(space, runs, config, trial_dir, baseline_limits, is_baseline))
 
 
 def _checked_config(
-    space: Space, adapter: TrainerAdapter, params: dict[str, Any], trial_dir: Path, defaults: dict[str, Any]
+    space: Space,
+    adapter: TrainerAdapter,
+    fidelity: Fidelity,
+    params: dict[str, Any],
+    trial_dir: Path,
+    defaults: dict[str, Any],
 ) -> tuple[TrialConfig, Path] | Evaluation:
     """The trial's config written to its folder and checked, or the `invalid` evaluation that stops it."""
     try:
@@ -125,65 +120,10 @@ def _checked_config(
     config_file = write_trial_files(trial_dir, config, params)
     try:
         check_constraints(space, config, defaults)
-        adapter.check(space.base_config, config.flat, space.trial.world_size)
+        fidelity.check(adapter, space.base_config, config.flat, space.trial.world_size)
     except (ConstraintViolation, InvalidConfig) as exc:
         return Evaluation("failed", "invalid", str(exc), config, trial_dir)
     return config, config_file
-
-
-def _simulated(
-    space: Space,
-    adapter: TrainerAdapter,
-    config: TrialConfig,
-    defaults: dict[str, Any],
-    trial_dir: Path,
-    baseline_limits: dict[str, float] | None,
-    is_baseline: bool,
-) -> Evaluation:
-    """The cost model's prediction, scored like a run."""
-    flat = {**defaults, **config.flat}
-    result = adapter.simulate(flat, config.env, space.trial.world_size, space.trial.steps, trial_dir)
-    if result.state != "complete":
-        return Evaluation(result.state, result.reason, result.detail, config, trial_dir, None, [result])
-    predicted = score(space, result.rows, baseline_limits, is_baseline)
-    if predicted.feasible:
-        return Evaluation("complete", None, "", config, trial_dir, predicted, [result])
-    detail = "outside limits: " + ", ".join(predicted.violated())
-    return Evaluation("infeasible", "limits", detail, config, trial_dir, predicted, [result])
-
-
-def _run_once(
-    space: Space,
-    adapter: TrainerAdapter,
-    config: TrialConfig,
-    config_file: Path,
-    run_dir: Path,
-    watch: Monitor,
-    on_start: Callable[[int], None] | None,
-) -> RunResult:
-    """One launch of the trial (one repeat), watched until it ends."""
-    trial_env = {k: v for k, v in config.env.items() if k != "TORCHELASTIC_ERROR_FILE"}  # errors are the runner's
-    process_env = {"OMP_NUM_THREADS": str(space.trial.threads_per_rank), "PYTHONUNBUFFERED": "1"}
-    run = TrialRun(
-        space.base_config, config_file, config.flat, trial_env, process_env, run_dir, space.trial.steps,
-        space.trial.world_size,
-    )  # fmt: skip
-    launch = adapter.launch(run)
-    env = {**trial_env, **process_env}
-    launch.env.update(env)
-    (run_dir / "command").parent.mkdir(parents=True, exist_ok=True)
-    (run_dir / "command").write_text(_shell_line(launch.argv, env) + "\n")
-    return run_trial_process(
-        launch,
-        run_dir,
-        adapter,
-        expected_steps=space.trial.steps,
-        timeout_s=space.trial.timeout_s,
-        hang_timeout_s=space.trial.hang_timeout_s,
-        startup_grace_s=space.trial.startup_grace_s,
-        monitor=watch,
-        on_start=on_start,
-    )
 
 
 def _scored(
@@ -220,10 +160,3 @@ def _average(scores: list[Score]) -> Score:
 def _finish(evaluation: Evaluation) -> Evaluation:
     evaluation.record().write_file(evaluation.trial_dir / "outcome.json")
     return evaluation
-
-
-def _shell_line(argv: list[str], env: dict[str, str]) -> str:
-    import shlex
-
-    prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items()))
-    return f"{prefix} {shlex.join(argv)}".strip()

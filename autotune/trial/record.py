@@ -20,13 +20,14 @@ from typing import Any, Literal, get_args
 from optuna.storages import BaseStorage
 from optuna.trial import FrozenTrial, Trial
 
+from autotune.adapters.base import metrics_path
+
 Outcome = Literal["complete", "infeasible", "pruned", "failed"]
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
 SKIPPED = "skipped"
 """A surplus trial another worker's ask made unnecessary: given back, never counted or shown."""
 SCORED = ("complete", "infeasible")
 """Outcomes whose objective values are finished measurements."""
-METRICS_FILE = "metrics.jsonl"
 
 
 @dataclass
@@ -164,10 +165,6 @@ def write_json(path: Path, data: Any) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str))
     tmp.replace(path)
-
-
-def metrics_path(trial_dir: str | Path) -> Path:
-    return Path(trial_dir) / METRICS_FILE
 
 
 def read_rows(trial_dir: str | Path) -> list[dict[str, Any]]:

@@ -1,29 +1,36 @@
 """The controller's packages are floors: a module imports only from its own floor or those below.
 
     cli, api      the commands and the notebook API
-    sweep         what `autotune run` drives: backend -> confirmation -> report
-    report        the HTML report and `explain`
-    export        the winner as a verl config
-    backends      Optuna and Ray Tune sweeps
+    sweep         every phase that launches trials: backends (Optuna, Ray Tune), confirmation, explain
+    report        the HTML report (reads what the sweep wrote)
+    export        the winner as a verl config (reads what the sweep wrote)
     sim           the cost model (a trial fidelity) and its calibration
-    study         storage, tables, progress, confirmation
+    study         storage, tables, progress
     trial         run one configuration, score it, record it
     space         the search space
     adapters      the trainers a trial launches (built-in, verl)
     names         study-name rules
 
 Imports are read from the source (also those inside functions), so a lazy import cannot hide a cycle.
+
+Beyond the floors: `report` and `export` only read what the sweep wrote (they import nothing that
+launches a trial, not even at run time); one module (`study/results.py`) knows the keys and names of
+the files the sweep's phases conclude in; no module name means two things; how a trial is measured
+is a fidelity object, never a `simulated` flag on a trainer adapter.
 """
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "autotune"
-FLOORS = ["names", "adapters", "space", "trial", "study", "sim", "backends", "export", "report", "sweep", "cli", "api"]
+FLOORS = ["names", "adapters", "space", "trial", "study", "sim", "export", "report", "sweep", "cli", "api"]
 FLOOR = {name: i for i, name in enumerate(FLOORS)}
 FLOOR["api"] = FLOOR["cli"]
 
@@ -77,3 +84,82 @@ def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
     bad.write_text("def f():\n    from autotune.report.data import summary\n")
     assert imports_of(bad) == [(2, "autotune.report.data")]
     assert floor_of("autotune.report.data") > floor_of("autotune.trial.runner")  # type: ignore[operator]
+
+
+READERS = ("report", "export")
+"""Packages named for reading: they take what the sweep wrote and never run a trial."""
+LAUNCHING = ("autotune.sweep", "autotune.trial.evaluation", "autotune.trial.runner", "autotune.trial.fidelity")
+"""Modules that launch (or measure) trials: every phase that does lives in `sweep/`, over these."""
+RESULTS = "autotune.study.results"
+RESULT_NAMES = (
+    "confirmation.json", "explain.json", "speedup_mean", "speedup_geomean", "speedup_min", "speedup_max",
+    "speedup_std", "feasible_on_mean", "limits_mean", "violations_mean", "feasible_rounds", "product_min",
+    "product_max", "end_to_end", "same_as_baseline", "winner_params",
+)  # fmt: skip
+"""File names and keys only the results' owner may spell (attributes of its types are read elsewhere)."""
+
+
+def launching(name: str) -> bool:
+    return any(name == m or name.startswith(m + ".") for m in LAUNCHING)
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if module_name(p).split(".")[1] in READERS], ids=module_name)
+def test_report_and_export_import_nothing_that_launches_trials(path: Path) -> None:
+    found = [f"{module_name(path)}:{line} imports {name}" for line, name in imports_of(path) if launching(name)]
+    found += [
+        f"{module_name(path)}:{node.lineno} uses {node.id if isinstance(node, ast.Name) else node.attr}"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if (isinstance(node, ast.Name) and node.id == "measure_interleaved")
+        or (isinstance(node, ast.Attribute) and node.attr == "measure_interleaved")
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_reading_a_study_loads_no_module_that_launches_trials() -> None:
+    """Also at run time: a package's `__init__` must not pull in what launches trials for a reader."""
+    code = (
+        "import sys, autotune.report, autotune.export, autotune.api\n"
+        f"print(sorted(m for m in sys.modules if any(m == x or m.startswith(x + '.') for x in {LAUNCHING!r})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PACKAGE.parent)
+    assert out.stdout.strip() == "[]"
+
+
+def test_only_the_results_module_spells_the_result_files_and_keys() -> None:
+    found = [
+        f"{module_name(p)}:{node.lineno} {node.value!r}"
+        for p in MODULES
+        if module_name(p) != RESULTS
+        for node in ast.walk(ast.parse(p.read_text()))
+        if isinstance(node, ast.Constant) and node.value in RESULT_NAMES
+    ]
+    assert not found, "read them through autotune.study.results:\n" + "\n".join(found)
+
+
+def test_no_two_modules_share_a_name() -> None:
+    names = Counter(p.name for p in MODULES if p.name not in ("__init__.py", "base.py"))
+    assert [name for name, n in names.items() if n > 1] == []
+
+
+def test_no_simulated_flag_on_adapters() -> None:
+    """A cost model's prediction is a fidelity (autotune/trial/fidelity.py), not a kind of trainer."""
+    found = [
+        f"{module_name(p)}:{node.lineno}"
+        for p in MODULES
+        for node in ast.walk(ast.parse(p.read_text()))
+        if (isinstance(node, ast.Attribute) and node.attr in ("simulated", "simulate") and "adapter" in ast.unparse(node.value))
+        or (isinstance(node, (ast.AnnAssign, ast.Assign)) and module_name(p).startswith("autotune.adapters")
+            and "simulated" in ast.unparse(node))
+    ]  # fmt: skip
+    assert not found
+
+
+def test_the_checks_see_a_reader_that_launches_and_a_key_read_elsewhere(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from autotune.sweep.confirmation import measure_interleaved\n"
+        "def f(row):\n    return row['speedup_min'], adapter.simulated\n"
+    )
+    assert [name for _, name in imports_of(bad) if launching(name)] == ["autotune.sweep.confirmation"]
+    keys = [n.value for n in ast.walk(ast.parse(bad.read_text())) if isinstance(n, ast.Constant)]
+    assert "speedup_min" in RESULT_NAMES and "speedup_min" in keys

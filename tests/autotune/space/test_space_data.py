@@ -14,7 +14,6 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autotune.space.data import SpaceDataError
 from autotune.space.freeze import freeze
 from autotune.space.loader import SPACE_DIR, SpaceError, load_space
 from autotune.space.schema import (
@@ -28,6 +27,7 @@ from autotune.space.schema import (
     Space,
     TrialSettings,
 )
+from autotune.space.serialize import SpaceDataError
 from autotune.space.sim_section import SimSettings
 from tests.autotune.conftest import write_space
 
@@ -94,7 +94,7 @@ def test_from_data_reads_no_file_and_needs_no_trainer(tmp_path: Path, monkeypatc
         raise AssertionError("from_data must not read files or build adapters")
 
     monkeypatch.setattr("autotune.adapters.get_adapter", refuse)
-    monkeypatch.setattr("trainer.config.loader.resolve_preset", refuse)
+    monkeypatch.setattr("autotune.adapters.builtin_trainer.resolve_preset", refuse)
     monkeypatch.setattr(Path, "read_text", refuse)
     monkeypatch.setattr(Path, "read_bytes", refuse)
     monkeypatch.setitem(sys.modules, "verl", None)  # `import verl` now fails
@@ -163,7 +163,7 @@ def _set(data: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
         ("params.0.when", {"k": {1, 2}}, r"`params\[0\].when.k` must be plain data"),
         ("trials", 0, r"`space`: `trials` must be a whole number >= 1"),
         ("name", "../x", r"`space`: study name '../x' must be letters"),
-        ("trainer", "slurm", r"`trainer` must be one of 'builtin', 'verl', got 'slurm'"),
+        ("trainer", "slurm", r"`space`: `trainer` must be one of builtin, verl, got 'slurm'"),
         ("objectives", {"metric": "x"}, r"`objectives` must be a list, got \{'metric': 'x'\}"),
         ("constraints.0.kind", "divide", r"`constraints\[0\].kind` must be one of 'divides', 'at_least', 'at_most'"),
     ],

@@ -1,0 +1,321 @@
+"""The verl adapter: each trial runs `python -m verl.trainer.main_ppo` (or a launcher prefix) with
+the trial's overrides, and its console lines are parsed back into the same metrics stream.
+
+* Overrides are checked before launch by composing verl's own hydra config (the installed verl):
+  a key verl does not declare never reaches the cluster; values are type-checked against the type
+  of verl's default.
+* Environment variables travel as `+ray_kwargs.ray_init.runtime_env.env_vars.NAME=value` (verl
+  hands them to every Ray worker) and are also set for the launcher process.
+* Each trial is short and side-effect free: `trainer.total_training_steps`, console logging only,
+  no checkpoints, no validation, no resume.
+* verl does not log communication time, so `perf/comm_share` is missing for verl trials; limits
+  on it are skipped (and said so) rather than failing every trial.
+* Before launch the composed config also goes through verl's own `validate_config` (what main_ppo
+  runs before Ray starts): a config it rejects is recorded `invalid` with verl's message.
+* Paths starting with `~` are expanded (trials run without a shell; verl does not expand them).
+* A trial with `trainer.device: cpu` runs on this repository's CPU platform plugin (`verl_cpu`):
+  its overrides and environment (`VERL_USE_EXTERNAL_MODULES`, `VERL_PLATFORM=cpu`, ...) are added
+  for the trial's rank count (`trainer.n_gpus_per_node` x `trainer.nnodes`), keys the trial sets
+  itself win. GPU trials get nothing of it.
+* Environment values are strings and quoted in the overrides (hydra reads `16` as a number and
+  Ray refuses it); the trial's `command` file carries the plugin's environment through `env`.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from autotune.adapters.base import (
+    DeviceKind,
+    InvalidConfig,
+    KeyInfo,
+    Launch,
+    TrainerAdapter,
+    TrialRun,
+    crash_detail,
+    register,
+)
+from autotune.adapters.verl_config import ENV_PREFIX, hydra_value, overrides
+from autotune.adapters.verl_console import ConsoleParser
+
+VERL_PREFIXES = (
+    "timing_s/", "timing_per_token_ms/", "perf/", "actor/", "critic/", "response_length/", "prompt_length/",
+    "training/", "val-core/", "val-aux/", "rollout_corr/", "global_seqlen/", "response/",
+)  # fmt: skip
+UNMEASURED = ("perf/comm_share", "timing_s/comm")
+"""Metrics the builtin trainer logs and verl does not."""
+
+
+@dataclass(frozen=True)
+class VersionMetrics:
+    """Where a verl version logs the numbers autotune scores (read from that version's code)."""
+
+    memory: tuple[str, ...]
+    throughput: str
+    mfu: str
+    phases: tuple[str, ...]
+    """`timing_s/<phase>` names the trainer's step timer emits."""
+
+
+METRICS_BY_VERSION = {
+    # verl <= 0.8 (ray_trainer.py, dp_actor.py): memory logged unprefixed by the trainer.
+    "0.8": VersionMetrics(
+        memory=("perf/max_memory_allocated_gb", "perf/max_memory_reserved_gb", "perf/cpu_memory_used_gb"),
+        throughput="perf/throughput",
+        mfu="perf/mfu/actor",
+        phases=("gen", "reshard", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor", "step"),
+    ),
+    # verl 0.9 (engine_workers.py: final_metrics["perf/max_memory_allocated_gb"] under the role's prefix;
+    # trainer/ppo/v1/trainer_base.py + trainer_sync.py: marked_timer names; metric_utils.py: throughput).
+    "0.9": VersionMetrics(
+        memory=(
+            "actor/perf/max_memory_allocated_gb",
+            "critic/perf/max_memory_allocated_gb",
+            "actor/perf/max_memory_reserved_gb",
+            "actor/perf/cpu_memory_used_gb",
+            "critic/perf/cpu_memory_used_gb",
+        ),
+        throughput="perf/throughput",
+        mfu="perf/mfu/actor",
+        phases=("gen", "reward", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor",
+                "update_weights", "step"),
+    ),
+}  # fmt: skip
+
+TRIAL_OVERRIDES = {
+    "trainer.logger": "[console]",
+    "trainer.save_freq": "-1",
+    "trainer.test_freq": "-1",
+    "trainer.val_before_train": "false",
+    "trainer.resume_mode": "disable",
+}
+"""Every trial is short and side-effect free."""
+
+OOM = (
+    r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory"
+    r"|cumem_allocator.*out of memory|No available memory for the cache blocks"
+    r"|less than desired GPU memory utilization|To serve at least one request with the models's max seq len"
+)
+NCCL = (
+    r"NCCL (?:error|timeout)|Watchdog caught collective operation timeout|ProcessGroupNCCL.*(?:timeout|error)"
+    r"|nccl(?:UnhandledCudaError|InvalidUsage|SystemError|InternalError|RemoteError|InvalidArgument)"
+)
+INVALID = (
+    r"Could not override|ConfigCompositionException|Error merging override|MissingMandatoryValue"
+    r"|validate_config rejects|runtime_env\['env_vars'\] must be of type|Please set at least one of"
+    r"|must be divisible by|real_train_batch_size"
+)
+CONFIG_FRAMES = re.compile(r"verl/(?:utils/config\.py|workers/config/|trainer/config/)")
+ERROR_LINE = re.compile(r"^\s*(?:\S+\s+)?(?:ValueError|AssertionError|TypeError): .+")
+FAILURES = (
+    ("oom", re.compile(OOM)),
+    ("nccl", re.compile(NCCL, re.I)),
+    ("invalid", re.compile(INVALID)),
+    ("actor_died", re.compile(r"RayActorError|ActorDiedError|The actor died|actor died unexpectedly|Worker exit type: SYSTEM_ERROR")),
+    ("nan", re.compile(r"NaN or Inf found|loss (?:is|became) (?:nan|inf)|non-finite loss|detected nan", re.I)),
+)  # fmt: skip
+"""(reason, pattern) in priority order, matched against the output's non-metric lines."""
+METRIC_LINE = re.compile(r"(?:^|\s)step:\d+\s+-\s")
+
+
+def version_metrics(version: str | None = None) -> VersionMetrics:
+    """The metric names of the installed (or given) verl version."""
+    if version is None:
+        try:
+            import verl
+
+            version = str(verl.__version__)
+        except ImportError:
+            version = "0.9"
+    major_minor = tuple(int(x) for x in re.findall(r"\d+", version)[:2])
+    return METRICS_BY_VERSION["0.9" if major_minor >= (0, 9) else "0.8"]
+
+
+def _flatten(node: Any, prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if isinstance(node, dict) and node:
+        for key, value in node.items():
+            out.update(_flatten(value, f"{prefix}{key}."))
+    else:
+        out[prefix[:-1]] = node
+    return out
+
+
+@cache
+def verl_tree() -> tuple[dict[str, Any], dict[str, Any]]:
+    """(raw values with interpolations, resolved values) of verl's default ppo_trainer config."""
+    from omegaconf import OmegaConf
+
+    from autotune.adapters.verl_config import compose
+
+    cfg = compose([])
+    raw = _flatten(OmegaConf.to_container(cfg, resolve=False))
+    try:
+        resolved = _flatten(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=False))
+    except Exception:  # an interpolation that needs runtime context: keep what resolves
+        resolved = {}
+        for key in raw:
+            try:
+                resolved[key] = OmegaConf.select(cfg, key, throw_on_missing=False)
+            except Exception:
+                resolved[key] = None
+    return raw, resolved
+
+
+def _key_type(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith("${"):
+        return Any
+    if value is None or value == "???":
+        return Any
+    if isinstance(value, bool):
+        return bool
+    if isinstance(value, int):
+        return int
+    if isinstance(value, float):
+        return float
+    if isinstance(value, list):
+        return list
+    return str if isinstance(value, str) else Any
+
+
+@register("verl")
+class VerlAdapter(TrainerAdapter):
+    def __init__(self, command: list[str] | None = None) -> None:
+        super().__init__(command)
+        self.command: list[str] = command or [sys.executable, "-m", "verl.trainer.main_ppo"]
+
+    def keys(self) -> dict[str, KeyInfo]:
+        raw, resolved = verl_tree()
+        return {k: KeyInfo(k, _key_type(v), resolved.get(k)) for k, v in raw.items() if not k.endswith("._target_")}
+
+    def defaults(self, base_config: list[str]) -> dict[str, Any]:
+        return dict(verl_tree()[1])
+
+    def metric_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        names = version_metrics()
+        phases = tuple(f"timing_s/{p}" for p in names.phases)
+        return (names.throughput, names.mfu, *names.memory, *phases, "timing_s/reshard"), VERL_PREFIXES
+
+    def phases(self) -> tuple[str, ...]:
+        return tuple(p for p in version_metrics().phases if p != "step")
+
+    def unmeasured_metrics(self) -> tuple[str, ...]:
+        return UNMEASURED
+
+    def cluster_resources(self, world: int, threads_per_rank: int, device: DeviceKind) -> dict[str, float]:
+        """verl's own Ray workers ask for the ranks' GPUs, whatever the controller's device."""
+        return {"gpu": world, "cpu": 1}
+
+    def knob_status(self, key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
+        if key.startswith("env."):
+            return True, "passed to every Ray worker through ray_kwargs.ray_init.runtime_env.env_vars"
+        return True, "verl config key"
+
+    def trial_overrides(
+        self, flat: dict[str, Any], world: int, steps: int | None = None
+    ) -> tuple[list[str], dict[str, str]]:
+        """(hydra overrides, launcher environment) of one trial: the trial's keys (`~` expanded, env
+        under ray_kwargs as strings), the trial settings, and the CPU plugin's when it asks for it."""
+        from autotune.adapters.verl_config import coerce_ints, expand_home
+
+        try:
+            settings = {k: expand_home(v) for k, v in coerce_ints(flat).items()}
+        except ValueError as exc:
+            raise InvalidConfig(str(exc)) from None
+        lines = dict(_split(line) for line in overrides(settings))
+        lines.update({k: v for k, v in TRIAL_OVERRIDES.items() if k not in lines or k == "trainer.logger"})
+        if steps is not None:
+            lines["trainer.total_training_steps"] = str(steps)
+        env: dict[str, str] = {}
+        if str(flat.get("trainer.device", "")) == "cpu":
+            plugin_lines, env = cpu_plugin(flat, world)
+            for key, value in plugin_lines:
+                if key.lstrip("+") not in lines and key not in lines:
+                    lines[key] = value
+        return [f"{k}={v}" for k, v in lines.items()], env
+
+    def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
+        from autotune.adapters.verl_config import VerlRejected, check_types, compose, env_problems, validate
+
+        lines, _ = self.trial_overrides(flat, world)
+        try:
+            cfg = compose(lines)
+        except VerlRejected as exc:
+            raise InvalidConfig(f"verl rejects the overrides: {exc}") from None
+        problems = check_types(compose([]), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
+        problems += env_problems(cfg)
+        if problems:
+            raise InvalidConfig("; ".join(problems))
+        try:
+            validate(cfg)
+        except VerlRejected as exc:
+            raise InvalidConfig(str(exc)) from None
+
+    def quick_check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
+        """Types against verl's defaults, keys against verl's tree: no hydra compose (about a second each)."""
+        from autotune.adapters.verl_config import check_types, compose
+
+        known = verl_tree()[0]
+        unknown = [k for k in flat if not k.startswith(ENV_PREFIX) and k not in known]
+        if unknown:
+            raise InvalidConfig(f"verl has no key {unknown[0]!r}")
+        problems = check_types(compose([]), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
+        if problems:
+            raise InvalidConfig("; ".join(problems))
+
+    def launch(self, run: TrialRun) -> Launch:
+        flat = {
+            **run.flat,
+            **{ENV_PREFIX + k: str(v) for k, v in run.env.items()},
+        }  # the trial's env reaches every Ray worker
+        lines, plugin_env = self.trial_overrides(flat, run.world, run.steps)
+        prefix = ["env", *(f"{k}={v}" for k, v in plugin_env.items())] if plugin_env else []
+        hydra_dir = f"hydra.run.dir={hydra_value(str(run.trial_dir / 'hydra'))}"  # not ./outputs of the caller
+        argv = [*prefix, *self.command, *lines, hydra_dir]
+        return Launch(argv, {**run.env, **run.process_env}, parse_console=True)
+
+    def console_parser(self) -> ConsoleParser:
+        return ConsoleParser()
+
+    def failure_reported(self, output: str) -> bool:
+        return "Error executing job with overrides" in output  # hydra's report of main_ppo raising
+
+    def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
+        lines = [ln for ln in stderr.splitlines() if ln.strip() and not METRIC_LINE.search(ln)]
+        text = "\n".join(lines)
+        for reason, pattern in FAILURES:
+            if pattern.search(text):
+                line = next(ln for ln in lines if pattern.search(ln))
+                mapped = {"nccl": "crash", "actor_died": "crash"}.get(reason, reason)
+                label = {"nccl": "NCCL error: ", "actor_died": "Ray actor died: "}.get(reason, "")
+                if reason == "invalid":
+                    line = next((ln for ln in lines if ERROR_LINE.match(ln)), line)
+                return mapped, (label + line.strip())[:300]
+        if CONFIG_FRAMES.search(text):  # a ValueError/AssertionError raised by verl's config classes
+            error = next((ln for ln in reversed(lines) if ERROR_LINE.match(ln)), None)
+            if error is not None:
+                return "invalid", error.strip()[:300]
+        return "crash", crash_detail(text, exit_code)  # the last exception, not hydra's HYDRA_FULL_ERROR hint
+
+
+def _split(line: str) -> tuple[str, str]:
+    key, _, value = line.partition("=")
+    return key, value
+
+
+def cpu_plugin(flat: dict[str, Any], world: int) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """The `verl_cpu` plugin's (overrides, environment) for this trial's rank count."""
+    try:
+        from verl_cpu import plugin_settings
+    except ImportError as exc:
+        raise InvalidConfig(
+            f"trainer.device=cpu runs verl on this repository's CPU plugin, which does not import: {exc}; "
+            "install the repository (`pip install -e .[verl]`)"
+        ) from None
+    ranks = int(flat.get("trainer.n_gpus_per_node", world)) * int(flat.get("trainer.nnodes", 1))
+    settings = plugin_settings(ranks)
+    return [_split(line) for line in settings.overrides], settings.env

@@ -1,0 +1,75 @@
+"""What every command shares: the Typer app, the consoles, the option types, loading a space or a study."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from autotune.adapters import TRAINERS, device_kind
+from autotune.space.loader import SpaceError, load_space
+from autotune.space.schema import Space
+from autotune.study.storage import StorageError, StudyNotFound, StudyPaths, load_study, stored_space
+
+app = typer.Typer(
+    help="Tune a verl KL-PPO job: sweep a search space with short real trials, read the result, export the winner.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+_WIDTH = None if sys.stdout.isatty() else 160  # rich assumes 80 columns when piped; tables need more
+console = Console(highlight=False, soft_wrap=True, width=_WIDTH)
+err = Console(stderr=True, highlight=False, soft_wrap=True, width=_WIDTH)
+
+SpaceOpt = Annotated[
+    str, typer.Option("--space", "-s", help="Search-space YAML, or a shipped name: fsdp3d, fsdp3d-8gpu.")
+]
+RunsDirOpt = Annotated[Path, typer.Option("--runs-dir", help="Folder holding one subfolder per study.")]
+StorageOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--storage",
+        help="Optuna RDB URL shared by several workers (default: SQLite in runs/<study>/study.db).",
+    ),
+]
+TrainerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--trainer", help=f"Run the space on this trainer instead of the file's `trainer`: {' or '.join(TRAINERS)}."
+    ),
+]
+StudyArg = Annotated[str, typer.Argument(help="Study name (the space's `name`, e.g. fsdp3d).")]
+
+
+def space_or_exit(space: str, trainer: str | None = None, sampler: str | None = None) -> Space:
+    try:
+        return load_space(space, device=device_kind(), trainer=trainer, sampler=sampler)
+    except SpaceError as exc:
+        err.print(f"[red]invalid search space[/] ({len(exc.problems)} problem{'s' if len(exc.problems) > 1 else ''}):")
+        for problem in exc.problems:
+            err.print(f"  {escape(problem)}")
+        raise typer.Exit(2) from None
+
+
+def study_space(paths: StudyPaths) -> Space:
+    """The space a study ran (resolved, as stored when it was created)."""
+    try:
+        return stored_space(paths)
+    except StudyNotFound as exc:
+        err.print(f"[red]{escape(str(exc))}[/]")
+        raise typer.Exit(2) from None
+    except SpaceError as exc:  # a study from before the space was stored as data, whose file no longer loads
+        err.print(f"[red]{paths.space_copy}: the study's space no longer loads:[/] {escape('; '.join(exc.problems))}")
+        raise typer.Exit(2) from None
+
+
+def load_or_exit(paths: StudyPaths, storage: str | None):  # type: ignore[no-untyped-def]
+    try:
+        return load_study(paths, storage)
+    except (StudyNotFound, StorageError) as exc:
+        err.print(f"[red]{escape(str(exc))}[/]")
+        raise typer.Exit(2) from None

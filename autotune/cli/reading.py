@@ -1,0 +1,215 @@
+"""Reading a finished (or running) study: `trials`, `best`, `export`, `report`."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from autotune.adapters import get_adapter
+from autotune.cli.app import (
+    RunsDirOpt,
+    StorageOpt,
+    StudyArg,
+    app,
+    console,
+    err,
+    load_or_exit,
+    study_space,
+)
+from autotune.space.schema import Space
+from autotune.study.storage import StudyPaths
+
+if TYPE_CHECKING:
+    from autotune.study.results import Winner
+from autotune.trial.scoring import KEY_METRICS
+
+
+@app.command("trials")
+def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: StorageOpt = None) -> None:
+    """A table of the study's trials: outcome, reason, objectives and key metrics."""
+    from autotune.study.frames import trials_frame
+
+    frame = trials_frame(load_or_exit(StudyPaths(runs_dir, study), storage))
+    table = Table(title=f"study {study}")
+    objectives = [c for c in frame.columns if c.startswith("objective:")]
+    shown = [k for k, (metric, _) in KEY_METRICS.items() if k != "score" and f"objective:{metric}" not in objectives]
+    columns = ["number", "outcome", "reason", *objectives, *shown, "wall_s"]
+    for col in columns:
+        table.add_column(
+            col.removeprefix("objective:"), justify="right" if col not in ("outcome", "reason") else "left"
+        )
+    for _, row in frame.iterrows():
+        cells = []
+        for col in columns:
+            value = row.get(col)
+            if col == "number" and row.get("baseline"):
+                cells.append(f"{value} (baseline)")
+            elif isinstance(value, float):
+                cells.append("" if math.isnan(value) else f"{value:.4g}")
+            else:
+                cells.append("" if value is None else str(value))
+        table.add_row(*cells)
+    console.print(table)
+
+
+@app.command()
+def best(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: StorageOpt = None) -> None:
+    """The winner: confirmed speedup over the baseline when confirmation ran, and its tuned settings."""
+    paths = StudyPaths(runs_dir, study)
+    print_best(paths, storage, study_space(paths))
+
+
+@app.command("export")
+def export_cmd(
+    study: StudyArg,
+    output: Annotated[
+        Path,
+        typer.Option("--output", "-o", help="Where to write the verl YAML (a .overrides file goes next to it)."),
+    ] = Path("best.yaml"),
+    check: Annotated[
+        bool,
+        typer.Option(help="Compose the result with verl's own hydra config and fail on any key verl rejects."),
+    ] = False,
+    runs_dir: RunsDirOpt = Path("runs"),
+    storage: StorageOpt = None,
+) -> None:
+    """Write the winner as nested verl YAML plus `key=value` overrides for verl.trainer.main_ppo."""
+    export_winner(StudyPaths(runs_dir, study), storage, output, check)
+
+
+def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
+    from autotune.export.winner import export_settings
+    from autotune.study.results import NoWinner, find_winner
+
+    study = load_or_exit(paths, storage)
+    try:
+        winner = find_winner(study, paths, space)
+    except NoWinner as exc:
+        err.print(f"[yellow]{exc}[/]")
+        return
+    speed = ""
+    if winner.speedup is not None:
+        spread = f" [{winner.speedup_spread[0]:.2f}, {winner.speedup_spread[1]:.2f}]" if winner.speedup_spread else ""
+        speed = f", {winner.speedup:.2f}x the baseline{spread}"
+    console.print(
+        f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), {space.objectives[0].metric} = {winner.value:.5g}"
+    )
+    _say_why_not_confirmed(paths, winner)
+    from autotune.report.data import summary
+
+    s = summary(study, paths, space)
+    rss = f", peak RSS {s.rss_ratio:.3g}x" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
+    console.print(f"  memory {s.memory_ratio:.3g}x the baseline ({s.memory_metric}){rss}")
+    from autotune.export.winner import sweep_device
+
+    settings = export_settings(space, get_adapter(space.trainer, space.command), winner.params, sweep_device(study))
+    for key in dict.fromkeys([*winner.params, *(k for k in settings if k not in space.base)]):
+        if key in settings:
+            console.print(f"  {key} = {settings[key]}")
+
+
+def _say_why_not_confirmed(paths: StudyPaths, winner: Winner) -> None:
+    """A sweep winner although confirmation ran: no candidate stayed inside the limits on its round
+    averages. Say so, and what this trial's confirmation rounds measured."""
+    from autotune.study.results import Confirmation
+
+    if winner.source != "sweep" or Confirmation.read(paths) is None:
+        return
+    row = winner.confirmed
+    err.print("[yellow]  confirmation found no candidate inside the limits; this is the sweep's best single run[/]")
+    if row is not None:
+        over = {k: v for k, v in (row.violations_mean or {}).items() if v > 0}
+        shown = ", ".join(f"{k} over by {v:.3g}" for k, v in over.items()) or "a failed round"
+        err.print(f"[yellow]  its confirmation rounds: {row.speedup_mean:.2f}x the baseline; {shown}[/]")
+
+
+def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: bool) -> None:
+    from autotune.export.winner import ExportError, export
+
+    space = study_space(paths)
+    try:
+        winner, yaml_path, overrides_path = export(
+            load_or_exit(paths, storage), paths, space, get_adapter(space.trainer, space.command), output
+        )
+    except ExportError as exc:
+        err.print(f"[red]{escape(str(exc))}[/]")
+        raise typer.Exit(1) from None
+    console.print(f"wrote {yaml_path} and {overrides_path} (trial #{winner.number}, {winner.source})")
+    if check:
+        from autotune.adapters.verl_config import VerlNotInstalled
+        from autotune.export.winner import check_export
+
+        try:
+            problems, count = check_export(yaml_path, overrides_path)
+        except VerlNotInstalled as exc:
+            err.print(f"[red]--check: {exc}[/]")
+            raise typer.Exit(1) from None
+        for problem in problems:
+            err.print(f"[red]verl rejects the export:[/] {problem}")
+        if problems:
+            raise typer.Exit(1)
+        console.print(f"[green]verl accepts it[/]: {count} overrides compose with verl's ppo_trainer config")
+
+
+def write_report_file(paths: StudyPaths, space: Space, out_dir: Path, storage: str | None) -> Path:
+    import warnings
+
+    from autotune.report import write_report
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PED-ANOVA's reminder about minimisation: the data layer orients it
+        return write_report(load_or_exit(paths, storage), paths, space, out_dir)
+
+
+def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Space) -> None:  # type: ignore[no-untyped-def]
+    from autotune.study.results import NoWinner, find_winner
+
+    study = load_or_exit(paths, storage)
+    try:
+        w = find_winner(study, paths, space)
+        winner = {"winner": w.number, "source": w.source, "objective": w.value, "speedup": w.speedup}
+    except NoWinner:
+        winner = {"winner": None}
+    logger.log_summary(study, winner)
+
+
+@app.command()
+def report(
+    study: StudyArg,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Folder for index.html (default: reports/<study>/).")
+    ] = None,
+    check: Annotated[
+        bool,
+        typer.Option(help="Open it in headless Chromium: fail on page errors or unrendered plots; save a screenshot."),
+    ] = False,
+    runs_dir: RunsDirOpt = Path("runs"),
+    storage: StorageOpt = None,
+) -> None:
+    """Write the sweep report: summary and health checklist, history, importances, phases, failures, trials."""
+    paths = StudyPaths(runs_dir, study)
+    space = study_space(paths)
+    path = write_report_file(paths, space, output or Path("reports") / study, storage)
+    console.print(f"wrote {path}")
+    if check:
+        from autotune.report.browser import inspect
+
+        result = inspect(path, path.parent / "screenshot.png")
+        console.print(
+            f"browser: {result.rendered}/{result.plots} plots rendered, sections: {', '.join(result.sections)}"
+        )
+        for problem in [*result.page_errors, *result.console_errors, *result.external]:
+            err.print(f"[red]{escape(str(problem))}[/]")
+        if result.label_overlaps:
+            err.print(f"[red]{result.label_overlaps} pairs of parallel-coordinates axis titles overlap[/]")
+        if result.plots != result.rendered:
+            err.print(f"[red]{result.plots - result.rendered} of {result.plots} plots did not render[/]")
+        if result.screenshot:
+            console.print(f"screenshot: {result.screenshot}")
+        if not result.ok:
+            raise typer.Exit(1)

@@ -1,0 +1,150 @@
+"""Report sections about the knobs: parallel coordinates, importances with their noise, and the
+ablation path from the baseline to the winner."""
+
+from __future__ import annotations
+
+import html
+import json
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from autotune.report import data
+from autotune.report.page import Page, table_html
+from autotune.study.results import Explanation
+
+
+def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
+    if len(frame) < 2:
+        page.section("parallel", "Parallel coordinates", '<p class="note">Needs at least two completed trials.</p>')
+        return
+    columns = [c for c in frame.columns[1:] if not frame[c].isna().all()]
+    labels = data.short_labels(columns)
+    dims = []
+    for column in columns:
+        series = frame[column]
+        if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+            dims.append({"label": labels[column], "values": series.fillna(series.min()).astype(float).tolist()})
+        else:
+            texts = sorted({str(v) for v in series})
+            codes = [texts.index(str(v)) for v in series]
+            dims.append(
+                {"label": labels[column], "values": codes, "tickvals": list(range(len(texts))), "ticktext": texts}
+            )
+    angled = len(dims) > 8  # beyond ~8 axes level labels run into each other
+    fig = go.Figure(
+        go.Parcoords(
+            line={"color": frame["objective"].astype(float), "colorscale": "Viridis", "showscale": True},
+            dimensions=dims,
+            labelangle=-60 if angled else 0,
+            labelfont={"size": 11},
+        )
+    )
+    keys = html.escape(json.dumps({labels[c]: c for c in columns}), quote=True)
+    plot = page.figure(fig, 520 if angled else 440, top=150 if angled else 40, attrs=f' data-axis-keys="{keys}"')
+    legend = pd.DataFrame([{"axis": labels[c], "key": c} for c in columns if labels[c] != c])
+    note = '<p class="note">Hover an axis title for its full key.</p>'
+    body = plot + (note + "<details><summary>axis keys</summary>" + table_html(legend, False) + "</details>")
+    page.section("parallel", f"Parallel coordinates (colour: {objective})", body)
+
+
+def importance_section(page: Page, frame: pd.DataFrame, objective: str, direction: str, completed: int) -> None:
+    if frame.empty:
+        need = data.MIN_TRIALS_FOR_IMPORTANCE
+        page.section(
+            "importance",
+            "Parameter importances",
+            f'<p class="note">Shown from {need} completed trials on ({completed} so far): below that the ranking is noise.</p>',
+        )
+        return
+    rows = frame.iloc[::-1]
+    names = [
+        k.rsplit(".", 1)[-1] + (" (noise)" if n else "") for k, n in zip(rows["param"], rows["noise"], strict=True)
+    ]
+    fig = go.Figure(
+        go.Bar(
+            x=rows["excess"],
+            y=names,
+            orientation="h",
+            marker={"color": ["#c8c8c8" if n else "#2a9d8f" for n in rows["noise"]]},
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": (rows["high"] - rows["excess"]).tolist(),
+                "arrayminus": (rows["excess"] - rows["low"]).tolist(),
+            },
+            hovertext=rows["param"],
+        )
+    )
+    fig.update_layout(xaxis_title="PED-ANOVA importance above noise (90% bootstrap interval)")
+    goal = "maximising" if direction == "maximize" else "minimising"
+    noisy = ", ".join(k.rsplit(".", 1)[-1] for k in frame[frame["noise"]]["param"])
+    note = (
+        f'<p class="note">For {goal} {html.escape(objective)}, over {completed} completed trials: each bar is how '
+        "much more a knob separates the best trials than it does with the objective values shuffled; grey "
+        "bars, whose interval includes zero, are <b>not distinguishable from noise</b>"
+        + (f": {html.escape(noisy)}." if noisy else ".")
+        + "</p>"
+    )
+    page.section("importance", "Parameter importances", note + page.figure(fig, 80 + 28 * len(frame)))
+
+
+def ablation_section(page: Page, frame: pd.DataFrame, info: Explanation | None, study: str) -> None:
+    if frame.empty or info is None:
+        page.section(
+            "ablation",
+            "Which knobs made the winner faster",
+            f'<p class="note">Not measured yet: <code>autotune explain {html.escape(study)}</code> walks from the '
+            "baseline to the winner one knob at a time, re-measuring each step.</p>",
+        )
+        return
+    fig = go.Figure()
+    steps = info.steps
+    labels = [s.label for s in steps]
+    fig.add_trace(
+        go.Bar(
+            x=labels,
+            y=[s.gain for s in steps],
+            name="step gain",
+            marker={"color": ["#c8c8c8" if s.verdict == "within noise" else "#2a9d8f" for s in steps]},
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [s.speedup_max - s.gain for s in steps],
+                "arrayminus": [s.gain - s.speedup_min for s in steps],
+            },
+        )
+    )
+    fig.add_trace(go.Scatter(x=labels, y=[s.cumulative for s in steps], mode="lines+markers", name="cumulative"))
+    fig.update_layout(yaxis_title="× the previous step (bars), × the baseline (line)", xaxis_tickangle=-20)
+    confirmed = info.confirmed
+    compare = ""
+    if confirmed:
+        verdict = {True: "agrees with", False: "does not agree with", None: "cannot be compared with"}
+        compare = (
+            f" The product of the step gains, {info.product:.3f}×, {verdict[info.agrees]} the confirmed speedup "
+            f"{confirmed.speedup_mean:.3f}× (rounds {confirmed.speedup_min:.3f}–{confirmed.speedup_max:.3f})."
+        )
+    skipped = [
+        f"{text}: {', '.join(n.rsplit('.', 1)[-1] for n in names)}"
+        for names, text in (
+            (info.same_as_baseline, "Same as the baseline, not run"),
+            (info.inert, "inert here, not run"),
+        )
+        if names
+    ]
+    end = info.end_to_end
+    same_rounds = (
+        f" On the same runs the winner ran {end.speedup_geomean:.3f}× the baseline (geometric mean over rounds)."
+        if end and end.speedup_geomean
+        else ""
+    )
+    note = (
+        '<p class="note">The knobs were ordered greedily (each round applied the knob that gained most on top of '
+        f"the steps before it), then the whole path was run again in {info.repeats} interleaved rounds: a "
+        "step's gain is its configuration over the one before, round by round. Grey steps are within noise (the "
+        f"knob rides along).{same_rounds}{compare} {html.escape('; '.join(skipped))}</p>"
+    )
+    page.section(
+        "ablation", "Which knobs made the winner faster", note + page.figure(fig, 380) + table_html(frame, False)
+    )

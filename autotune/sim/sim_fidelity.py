@@ -1,0 +1,146 @@
+"""The cost model as a fidelity: a trial is predicted instead of being run.
+
+The space's trainer adapter stays in charge of keys, defaults and export; this fidelity writes the
+predicted per-step metrics to the trial folder's `metrics.jsonl`, so scoring, limits, the report
+and export work unchanged. A configuration whose predicted memory exceeds the device
+is a failed trial with reason `oom`, as a real one would be. Metrics a cost model cannot predict
+(KL, reward) are unmeasured: limits on them are skipped, and said so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from autotune.adapters.base import DeviceKind, TrainerAdapter
+from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
+from autotune.sim.model import CostModel
+from autotune.sim.workload import find_shape, modelled_keys
+from autotune.space.freeze import fixed_at_baseline, inert_params
+from autotune.trial.fidelity import Fidelity, FidelitySettings, TrialJob
+from autotune.trial.record import metrics_path
+from autotune.trial.runner import RunResult
+
+if TYPE_CHECKING:
+    from autotune.space.schema import Space
+    from autotune.space.sim_section import SimSettings
+
+UNPREDICTED = (
+    "actor/kl_loss", "actor/reward_kl_penalty", "actor/ppo_kl", "actor/entropy", "actor/pg_loss", "actor/grad_norm",
+    "critic/score/mean", "critic/rewards/mean", "critic/vf_loss",
+)  # fmt: skip
+
+
+class CostModelFidelity(Fidelity):
+    """Every trial predicted by the cost model for `cluster` (seconds for hundreds of trials)."""
+
+    name = "sim"
+    deterministic = True
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        calibration: dict[str, Any] | None = None,
+        model: str | None = None,
+        sim: SimSettings | None = None,
+    ) -> None:
+        self.cluster = cluster
+        self.calibration = calibration or {}
+        self.model = model
+        self.sim = sim
+
+    @classmethod
+    def for_sweep(cls, space: Space, settings: FidelitySettings) -> CostModelFidelity:
+        """The hardware: a CPU calibration's own peak, else --gpu, else the space's sim.gpu, else the GPU
+        the calibration was fitted on, else an H100."""
+        world = space.trial.world_size
+        cal = settings.calibration
+        if cal and cal.get("device") == "cpu":
+            hardware = Cluster(cpu_device(float(cal["peak_flops"])), gpus_per_node=world, nodes=1)
+        else:
+            hardware = cluster(calibrated_device(settings.gpu or space.sim.gpu, cal), world)
+        return cls(hardware, cal, settings.model, space.sim)
+
+    @property
+    def device(self) -> DeviceKind:
+        return "cpu" if self.calibration.get("device") == "cpu" else "cuda"
+
+    def prepare(self, adapter: TrainerAdapter) -> None:
+        """Nothing is launched: no trainer to prepare."""
+
+    def check(self, adapter: TrainerAdapter, base_config: list[str], flat: dict[str, Any], world: int) -> None:
+        """Keys were checked when the space loaded; a predicted trial needs no trainer-side check."""
+
+    def unmeasured_metrics(self, adapter: TrainerAdapter) -> tuple[str, ...]:
+        return UNPREDICTED
+
+    def knob_status(self, adapter: TrainerAdapter, key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
+        """Whether the cost model reads the knob at all; a knob it never reads cannot change a prediction."""
+        return modelled_status(key, device, world)
+
+    def space_for(self, space: Space, adapter: TrainerAdapter) -> tuple[Space, list[str]]:
+        """Limits on what the cost model cannot predict (KL, reward) are skipped, and knobs it does not
+        read are kept at their baseline values (returned, for the report)."""
+        unmeasured = {lim.metric for lim in space.limits} & set(UNPREDICTED)
+        space = dataclasses.replace(space, unmeasured=tuple(sorted(set(space.unmeasured) | unmeasured)))
+        return freeze_unmodelled(space)
+
+    def measure(self, job: TrialJob) -> list[RunResult]:
+        flat = {**job.defaults, **job.config.flat}
+        trial = job.space.trial
+        return [self.simulate(flat, job.config.env, trial.world_size, trial.steps, job.trial_dir)]
+
+    def cost_model(self, flat: dict[str, Any]) -> CostModel:
+        shape = find_shape(self.model or flat.get("actor_rollout_ref.model.path"), flat)
+        cal = self.calibration
+        stated = self.sim.lengths() if self.sim is not None else {}
+
+        def length(key: str) -> float | None:  # the space's `sim:` section, else the calibration runs' means
+            value = stated.get(key)
+            return value if value is not None else cal.get(key)
+
+        return CostModel(
+            self.cluster,
+            shape,
+            weights=cal.get("weights", {}),
+            param_bytes=int(cal.get("param_bytes", 2)),
+            prompt_tokens=length("prompt_tokens"),
+            response_tokens=length("response_tokens"),
+            response_spread=length("response_spread"),
+            source=cal.get("source", "defaults from public figures"),
+        )
+
+    def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> RunResult:
+        cost = self.cost_model(flat)
+        prediction = cost.predict(flat, env, world)
+        record = {
+            "phases": prediction.phases,
+            "comm": prediction.comm,
+            "memory_gib": prediction.memory.peak / 2**30,
+            "device": self.cluster.device.name,  # what the numbers are predicted for, and with which weights
+            "gpus": world,
+            "weights": cost.source,
+        }
+        (trial_dir / "prediction.json").write_text(json.dumps(record, indent=1))
+        if prediction.oom:
+            return RunResult("failed", "oom", prediction.oom, None, [], 0.0, None)
+        rows = prediction.rows(steps)
+        with metrics_path(trial_dir).open("w") as f:
+            for row in rows:
+                f.write(json.dumps(row) + "\n")
+        return RunResult("complete", None, "", 0, rows, 0.0, 0.0)
+
+
+def modelled_status(key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
+    """(active, why) of a knob under the cost model: active when the model reads it."""
+    if key in modelled_keys():
+        return True, "modelled by the cost model"
+    return False, "the cost model does not use it (a simulated sweep keeps it at its baseline value)"
+
+
+def freeze_unmodelled(space: Space) -> tuple[Space, list[str]]:
+    """The space with the knobs the cost model does not read fixed at their baseline values, and their names."""
+    names = sorted(inert_params(space, modelled_status, "cuda"))
+    return fixed_at_baseline(space, names), names

@@ -1,0 +1,358 @@
+"""What the sweep's phases conclude, typed: a confirmation, an explanation, and the winner.
+
+    runs/<study>/confirmation.json   `Confirmation`: the top-k and the baseline re-run, interleaved
+    runs/<study>/explain.json        `Explanation`: the ablation path from the baseline to the winner
+
+`trial/record.py` is the one module that knows how a trial's result is stored; this is the one
+module that knows how the study's conclusions are: only it reads or writes these files, and
+`find_winner` is the one place that decides which trial won (`Confirmation.decide` is the rule
+among confirmed candidates). Everything else (best, export, the report, explain, benchmarks,
+notebooks) uses the fields. The files keep the layout earlier versions wrote, so theirs load
+unchanged; a file that cannot be read says how to measure it again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal, TypeVar
+
+import optuna
+
+from autotune.space.schema import Space
+from autotune.study.storage import StudyPaths, baseline_trial, feasible_trials
+from autotune.trial.record import outcome_of, write_json
+
+WinnerSource = Literal["confirmed", "sweep"]
+
+
+class ResultsFileError(ValueError):
+    """A conclusions file that exists but cannot be read: the message says how to measure it again."""
+
+
+class NoWinner(LookupError):
+    """The study has no feasible trial yet."""
+
+
+@dataclass(kw_only=True)
+class Ratios:
+    """Per-round ratios of one configuration to a reference measured in the same rounds."""
+
+    speedup_mean: float = math.nan
+    speedup_geomean: float = math.nan
+    speedup_min: float = math.nan
+    speedup_max: float = math.nan
+    speedup_std: float = math.nan
+    """Sample standard deviation of the per-round speedups (0.0 with one round)."""
+    memory_ratio: float = math.nan
+    rss_ratio: float = math.nan
+    """Peak host RSS over the reference's."""
+
+
+@dataclass(kw_only=True)
+class ConfirmedCandidate(Ratios):
+    """One configuration's confirmation rounds, against the baseline's rounds (`Ratios`)."""
+
+    number: int
+    """Its trial number (the key of its row in the file)."""
+    params: dict[str, Any]
+    values: list[float]
+    """First objective per round (NaN when the run failed)."""
+    feasible_rounds: int
+    rounds: int
+    mean: float
+    """Mean of `values` over the rounds that produced one."""
+    kl: float = math.nan
+    comm_share: float = math.nan
+    mfu: float = math.nan
+    is_baseline: bool = False
+    limits_mean: dict[str, float] | None = None
+    """Each limit's metric averaged over the rounds (None: judged without the space's limits)."""
+    violations_mean: dict[str, float] | None = None
+    """Each limit's violation of those averages (> 0: violated)."""
+    feasible_on_mean: bool | None = None
+    """Finished every round and inside every limit on the averages."""
+
+    @property
+    def eligible(self) -> bool:
+        """Can win: not the baseline, inside the limits (on the round means, or in every round), measured."""
+        inside = self.feasible_on_mean if self.feasible_on_mean is not None else self.feasible_rounds == self.rounds
+        return not self.is_baseline and bool(inside) and not math.isnan(self.mean)
+
+
+@dataclass
+class Confirmation:
+    """The confirmation phase's result: every candidate's rounds and the winner among them."""
+
+    baseline: int
+    winner: int | None
+    """The eligible candidate with the best confirmed mean (None: no candidate qualified)."""
+    candidates: dict[int, ConfirmedCandidate]
+
+    @classmethod
+    def decide(cls, rows: list[ConfirmedCandidate], baseline: int, maximize: bool) -> Confirmation:
+        """The winner is the best confirmed mean among the eligible candidates (never a single round)."""
+        sign = 1.0 if maximize else -1.0
+        eligible = [r for r in rows if r.eligible]
+        winner = max(eligible, key=lambda r: sign * r.mean).number if eligible else None
+        return cls(baseline, winner, {r.number: r for r in rows})
+
+    def row(self, number: int | None) -> ConfirmedCandidate | None:
+        return self.candidates.get(number) if number is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        rows = {}
+        for number, row in self.candidates.items():
+            data = _fields(row, skip=("number",))
+            if row.limits_mean is None:  # judged without the space: the file has no verdict on means
+                for key in ("limits_mean", "violations_mean", "feasible_on_mean"):
+                    data.pop(key)
+            rows[str(number)] = data
+        return {"baseline": self.baseline, "winner": self.winner, "candidates": rows}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Confirmation:
+        rows = {int(n): _build(ConfirmedCandidate, {**row, "number": int(n)}) for n, row in data["candidates"].items()}
+        winner = data.get("winner")
+        return cls(int(data["baseline"]), int(winner) if winner is not None else None, rows)
+
+    @staticmethod
+    def file(paths: StudyPaths) -> Path:
+        return paths.root / "confirmation.json"
+
+    def write(self, paths: StudyPaths) -> None:
+        write_json(self.file(paths), self.to_json())
+
+    @classmethod
+    def read(cls, paths: StudyPaths) -> Confirmation | None:
+        """The study's confirmation, or None when it has not run."""
+        how = "run the sweep again (`autotune run --space ...`): finished trials are kept and confirmation re-runs"
+        return _read(cls.file(paths), cls.from_json, how)
+
+
+@dataclass(kw_only=True)
+class ConfirmedSpeedup:
+    """The winner's confirmed speedup, as the explanation compares its path with it."""
+
+    speedup_mean: float
+    speedup_min: float
+    speedup_max: float
+    speedup_std: float
+    rounds: int
+
+    @classmethod
+    def of(cls, row: ConfirmedCandidate) -> ConfirmedSpeedup:
+        return cls(
+            speedup_mean=row.speedup_mean,
+            speedup_min=row.speedup_min,
+            speedup_max=row.speedup_max,
+            speedup_std=row.speedup_std,
+            rounds=row.rounds,
+        )
+
+
+@dataclass(kw_only=True)
+class ExplainStep(Ratios):
+    """One step of the ablation path: a knob applied on top of the steps before it (`Ratios` against
+    the configuration before, per round)."""
+
+    step: int
+    gain: float
+    """Geometric mean over rounds of this step's configuration over the one before."""
+    rounds: int
+    knob: str = ""
+    label: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    value: float = math.nan
+    reference: float = math.nan
+    feasible_rounds: int = 0
+    tried: dict[str, float] = field(default_factory=dict)
+    """The gain every candidate knob showed in the ordering round that chose this one."""
+    runs: list[str] = field(default_factory=list)
+    reference_runs: list[str] = field(default_factory=list)
+    cumulative: float = math.nan
+    """Product of the gains up to this step: × the baseline."""
+    verdict: str = ""
+    """matters | within noise (its rounds straddle 1.0) | one run: no spread."""
+
+    TABLE: ClassVar[tuple[str, ...]] = ("step", "label", "gain", "speedup_min", "speedup_max", "cumulative", "verdict")
+    """The fields the report's table of the path shows, in order."""
+
+    def table_row(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.TABLE}
+
+
+@dataclass(kw_only=True)
+class Explanation:
+    """The explain phase's result: the path from the baseline to the winner, each step re-measured."""
+
+    study: str = ""
+    baseline: int | None = None
+    winner: int
+    objective: str = ""
+    repeats: int
+    max_rounds: int | None = None
+    select_repeats: int = 1
+    steps: list[ExplainStep]
+    product: float
+    product_min: float
+    product_max: float
+    confirmed: ConfirmedSpeedup | None = None
+    agrees: bool | None = None
+    """Whether the product of the gains lies within the confirmed speedup's range over its rounds."""
+    end_to_end: Ratios | None = None
+    """The winner over the baseline on the path's own runs."""
+    same_as_baseline: list[str] = field(default_factory=list)
+    inert: list[str] = field(default_factory=list)
+    winner_params: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+    def measured_with(self, repeats: int, max_rounds: int | None, select_repeats: int) -> bool:
+        return (self.repeats, self.max_rounds, self.select_repeats) == (repeats, max_rounds, select_repeats)
+
+    def to_json(self) -> dict[str, Any]:
+        data = _fields(self)
+        data["steps"] = [_fields(s) for s in self.steps]
+        data["confirmed"] = _fields(self.confirmed) if self.confirmed else None
+        if self.end_to_end is None:
+            data.pop("end_to_end")
+        else:
+            data["end_to_end"] = _fields(self.end_to_end)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Explanation:
+        values = dict(data)
+        values["steps"] = [_build(ExplainStep, s) for s in data["steps"]]
+        values["confirmed"] = _build(ConfirmedSpeedup, data["confirmed"]) if data.get("confirmed") else None
+        values["end_to_end"] = _build(Ratios, data["end_to_end"]) if data.get("end_to_end") else None
+        return _build(cls, values)
+
+    @staticmethod
+    def file(paths: StudyPaths) -> Path:
+        return paths.root / "explain.json"
+
+    def write(self, paths: StudyPaths) -> None:
+        write_json(self.file(paths), self.to_json())
+
+    @classmethod
+    def read(cls, paths: StudyPaths) -> Explanation | None:
+        """The study's explanation, or None when `autotune explain` has not run."""
+        how = f"measure it again with `autotune explain {paths.name} --rerun`"
+        return _read(cls.file(paths), cls.from_json, how)
+
+    def lines(self) -> list[str]:
+        """The path as plain text lines (the CLI, the benchmark and the notebook print these)."""
+        out = [f"ablation path of study `{self.study}`: baseline #{self.baseline} → winner #{self.winner}"]
+        for s in self.steps:
+            out.append(
+                f"  {s.step}. {s.label}: ×{s.gain:.3f} (rounds {s.speedup_min:.3f}–{s.speedup_max:.3f})"
+                f" → {s.cumulative:.3f}× the baseline  [{s.verdict}]"
+            )
+        if self.steps:
+            out.append(
+                f"product of step gains {self.product:.3f}× (range {self.product_min:.3f}–{self.product_max:.3f})"
+            )
+        end = self.end_to_end
+        if end:
+            out.append(
+                f"winner over baseline in the same path rounds {end.speedup_geomean:.3f}× (geometric mean) "
+                f"(rounds {end.speedup_min:.3f}–{end.speedup_max:.3f})"
+            )
+        confirmed = self.confirmed
+        if confirmed:
+            verdict = {True: "agrees", False: "does NOT agree", None: "not compared"}[self.agrees]
+            out.append(
+                f"confirmed speedup {confirmed.speedup_mean:.3f}× (rounds {confirmed.speedup_min:.3f}–"
+                f"{confirmed.speedup_max:.3f}): the path {verdict}"
+            )
+        else:
+            out.append("no confirmation of the winner to compare with (run the sweep with --confirm 2)")
+        for names, text in (
+            (self.same_as_baseline, "not run, same as the baseline"),
+            (self.inert, "not run, inert here"),
+        ):
+            if names:
+                out.append(f"{text}: {', '.join(n.rsplit('.', 1)[-1] for n in names)}")
+        return out
+
+
+@dataclass
+class Winner:
+    """The study's winner: the confirmed one when confirmation found one, else the sweep's best single run."""
+
+    number: int
+    params: dict[str, Any]
+    source: WinnerSource
+    """"confirmed" (chosen on the confirmed mean) or "sweep" (best single measurement)."""
+    value: float
+    speedup: float | None
+    speedup_spread: tuple[float, float] | None
+    """(min, max) of the per-round speedups (confirmed winners only)."""
+    confirmed: ConfirmedCandidate | None = None
+    """Its confirmation rounds (also for a sweep winner that was a candidate)."""
+    baseline_confirmed: ConfirmedCandidate | None = None
+    """The baseline's confirmation rounds, beside `confirmed`."""
+
+
+def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
+    """The one rule for the winner: confirmation's, else the best feasible trial on the first objective."""
+    confirmation = Confirmation.read(paths)
+    base = baseline_trial(study)
+    if confirmation is not None and confirmation.winner is not None:
+        row = confirmation.candidates[confirmation.winner]
+        return Winner(
+            row.number,
+            row.params,
+            "confirmed",
+            row.mean,
+            row.speedup_mean,
+            (row.speedup_min, row.speedup_max),
+            row,
+            confirmation.row(confirmation.baseline),
+        )
+    best = _best_trial(study, [o.direction for o in space.objectives])
+    if best is None:
+        raise NoWinner(f"study `{paths.name}` has no feasible trial yet; see `autotune trials {paths.name}`")
+    speedup = None
+    if base is not None and base.values and outcome_of(base) == "complete" and base.values[0]:
+        speedup = best.values[0] / base.values[0]
+    tried = confirmation.row(best.number) if confirmation else None
+    base_row = confirmation.row(base.number) if confirmation and base and tried else None
+    return Winner(best.number, dict(best.params), "sweep", best.values[0], speedup, None, tried, base_row)
+
+
+def _best_trial(study: optuna.Study, directions: list[str]) -> optuna.trial.FrozenTrial | None:
+    """The best feasible trial on the first objective (the Pareto front's pick for several objectives)."""
+    candidates = feasible_trials(study)
+    if not candidates:
+        return None
+    sign = 1.0 if directions[0] == "maximize" else -1.0
+    return max(candidates, key=lambda t: sign * t.values[0] if not math.isnan(t.values[0]) else -math.inf)
+
+
+T = TypeVar("T")
+
+
+def _fields(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if f.name not in skip}
+
+
+def _build(cls: type[T], data: dict[str, Any]) -> T:
+    """`cls` from a file's mapping: keys it does not know are left out (a newer writer's additions)."""
+    known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def _read(path: Path, parse: Any, how: str) -> Any:
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return None
+    try:
+        return parse(json.loads(text))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ResultsFileError(f"{path}: cannot be read ({type(exc).__name__}: {exc}); {how}") from None

@@ -1,0 +1,248 @@
+"""What every backend shares, so a trial means the same to the sampler, the storage and the report
+whichever backend ran it.
+
+Outcomes reach the sampler as follows (`tell_outcome`): complete and infeasible trials are COMPLETE
+with their objective values and one Optuna constraint per limit (> 0 = violated), so TPE learns
+where the feasible region is; a trial that ran out of memory, produced NaN, timed out or was invalid
+is COMPLETE with the worst values seen and a violated `run_failed` constraint, so its region is not
+proposed again and again; crashes and hangs (possibly transient) are FAIL; alarms and the pruner
+give PRUNED.
+
+Only Optuna's public API is used: a trial's storage id comes from `trial_id` (the storage's lookup
+by study name and trial number), and the storage object is the one `open_storage` returned, passed
+along rather than read back from a study.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import math
+import os
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import optuna
+import psutil
+from optuna.storages import BaseStorage
+from optuna.trial import FrozenTrial, Trial, TrialState
+
+from autotune.adapters.base import device_kind
+from autotune.space.schema import Space
+from autotune.study.storage import (
+    GRACE_S,
+    HEARTBEAT_S,
+    StudyInfo,
+    StudyPaths,
+    baseline_trial,
+    open_storage,
+    running_trials,
+    save_space,
+)
+from autotune.sweep.backends.pruning import make_pruner, pruning_monitor
+from autotune.sweep.backends.samplers import make_sampler, told_penalty
+from autotune.trial.record import SCORED, TrialRecord, Worker, baseline_attrs, fail, reuse_result, save_by_id
+from autotune.trial.record import outcome_of as outcome
+from autotune.trial.runner import Monitor, kill_group
+
+INFEASIBLE_FAILURES = ("oom", "nan", "timeout", "invalid")
+"""Failures fed back as infeasible (the configuration itself is at fault); other failures are FAIL."""
+TrialHook = Callable[[optuna.Study, int], None]
+"""Called with the study and a trial's number after trials finish (report refresh, wandb)."""
+
+
+def create_or_load(
+    space: Space, paths: StudyPaths, storage: str | BaseStorage, device: str | None = None
+) -> optuna.Study:
+    """The study, created on first use with the baseline enqueued as trial 0 (once, under a lock).
+
+    Each call joins the study as one more worker: its sampler's seed is offset by the workers before it.
+    """
+    with paths.lock():
+        if isinstance(storage, str):
+            storage = open_storage(storage)
+        try:
+            worker = StudyInfo.of(optuna.load_study(study_name=paths.name, storage=storage)).workers
+        except KeyError:
+            worker = 0
+        study = optuna.create_study(
+            study_name=paths.name,
+            storage=storage,
+            directions=[o.direction for o in space.objectives],
+            sampler=make_sampler(space, worker),
+            pruner=make_pruner(space),
+            load_if_exists=True,
+        )
+        if not StudyInfo.of(study).baseline_enqueued:
+            study.enqueue_trial(space.baseline, user_attrs=baseline_attrs())
+            StudyInfo(
+                objectives=[[o.metric, o.direction, o.reducer] for o in space.objectives],
+                trainer=space.trainer,
+                device=device or device_kind(),
+                world_size=space.trial.world_size,
+                baseline_enqueued=True,
+            ).save(study, "baseline_enqueued", "objectives", "trainer", "device", "world_size")
+        StudyInfo(workers=worker + 1).save(study, "workers")
+        save_space(paths, space)
+    return study
+
+
+def worker_index(study: optuna.Study) -> int:
+    """This process's place among the study's workers (0 for the first), after `create_or_load`."""
+    return max(StudyInfo.of(study).workers - 1, 0)
+
+
+def trial_id(storage: BaseStorage, study_name: str, number: int) -> int:
+    """A trial's id in the storage (what heartbeats and attribute writes address)."""
+    study_id = storage.get_study_id_from_name(study_name)
+    return storage.get_trial_id_from_study_id_trial_number(study_id, number)
+
+
+def this_worker(pgid: int | None = None) -> Worker:
+    """This process as a trial's worker, with the trial's process group once it is launched."""
+    return Worker(host=socket.gethostname(), pid=os.getpid(), pgid=pgid)
+
+
+class Heartbeat:
+    """Records a running trial's heartbeat in the storage every HEARTBEAT_S seconds, from a thread,
+    so a trial between steps (start-up, a long step) is still seen alive; when its worker dies the
+    beats stop and Optuna fails the trial after the grace period (another worker retries it)."""
+
+    def __init__(self, storage: BaseStorage, trial_id: int) -> None:
+        self.storage = storage
+        self.trial_id = trial_id
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, daemon=True)
+
+    def _beat(self) -> None:
+        while not self.stop.wait(HEARTBEAT_S):
+            with contextlib.suppress(Exception):  # a missed beat is retried on the next tick
+                self.storage.record_heartbeat(self.trial_id)  # type: ignore[attr-defined]
+
+    def __enter__(self) -> Heartbeat:
+        self.storage.record_heartbeat(self.trial_id)  # type: ignore[attr-defined]
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+
+
+@contextlib.contextmanager
+def failed_on_error(study: optuna.Study, trial: Trial) -> Iterator[None]:
+    """An error in the controller itself fails the trial before it propagates: a trial left
+    RUNNING would make every rerun retry the same configuration and hit the same error. (Ctrl-C
+    leaves it to the interrupted-trial recovery, which retries it.)"""
+    try:
+        yield
+    except Exception as exc:
+        fail(trial, "error", f"controller error: {type(exc).__name__}: {exc}"[:500])
+        study.tell(trial, state=TrialState.FAIL)
+        raise
+
+
+def recover_interrupted(study: optuna.Study, storage: BaseStorage, note: Callable[[str], None]) -> None:
+    """Trials left RUNNING by a dead worker: kill their processes, fail them, retry them once.
+
+    On this host a dead worker is known at once (its pid is gone); elsewhere Optuna's heartbeat
+    grace period decides. A trial that never got a worker (asked, then the driver died) is
+    abandoned once it is older than the grace period.
+    """
+    host = socket.gethostname()
+    now = datetime.datetime.now()
+    for t in running_trials(study):
+        worker = TrialRecord.of(t).worker
+        if worker is not None:
+            if worker.host != host or psutil.pid_exists(worker.pid):
+                continue
+        elif t.datetime_start is None or (now - t.datetime_start).total_seconds() < GRACE_S:
+            continue
+        if worker is not None and worker.pgid:
+            kill_group(worker.pgid)
+        tid = trial_id(storage, study.study_name, t.number)
+        # no outcome: a driver killed between recording a result and telling Optuna leaves one behind,
+        # and an interrupted trial must neither count towards --trials nor pass for a finished duplicate
+        save_by_id(TrialRecord(outcome=None, reason="interrupted"), storage, tid, ("outcome", "reason"))
+        if storage.set_trial_state_values(tid, state=TrialState.FAIL):
+            callback = storage.get_heartbeat_stale_trial_callback()  # type: ignore[attr-defined]
+            if callback is not None:
+                callback(study, storage.get_trial(tid))
+            pid = worker.pid if worker is not None else None
+            note(f"[yellow]trial #{t.number} was interrupted (worker pid {pid} is gone): retrying it[/]")
+    optuna.storages.fail_stale_trials(study)
+
+
+def baseline_limits(study: optuna.Study) -> dict[str, float] | None:
+    """The baseline's limit values once it has finished (relative limits compare with them), else None."""
+    base = baseline_trial(study)
+    return dict(TrialRecord.of(base).limits) if base is not None else None
+
+
+def chain(*monitors: Monitor | None) -> Monitor | None:
+    """One monitor calling each given one at every step; the first stop reason wins."""
+    active = [m for m in monitors if m is not None]
+    if not active:
+        return None
+
+    def monitor(step: int, metrics: dict[str, Any]) -> str | None:
+        verdicts = [m(step, metrics) for m in active]
+        return next((v for v in verdicts if v), None)
+
+    return monitor
+
+
+def trial_monitor(space: Space, trial: Trial, also: Monitor | None = None) -> Monitor | None:
+    """The monitor a trial runs with: `also` (a backend's own per-step report), then the pruner's
+    one decision (`pruning.pruning_monitor`), the same on every backend."""
+    return chain(also, pruning_monitor(space, trial))
+
+
+def tell_outcome(
+    study: optuna.Study, trial: Trial, space: Space, record: TrialRecord, objectives: list[float] | None
+) -> None:
+    """Record a trial's outcome on it and tell the sampler (the rules in this module's docstring)."""
+    record.save(trial, TrialRecord.RESULT)
+    result, reason = record.outcome, record.reason
+    if result in SCORED and objectives and not any(map(math.isnan, objectives)):
+        set_constraints(trial, space, record.violations, None)
+        study.tell(trial, penalty(study, space) if result == "infeasible" and told_penalty(space) else objectives)
+    elif result == "pruned":
+        if objectives and not any(map(math.isnan, objectives)):
+            TrialRecord(partial_objectives=objectives).save(trial, ("partial_objectives",))  # shown, not told
+        study.tell(trial, state=TrialState.PRUNED)
+    elif reason in INFEASIBLE_FAILURES:
+        set_constraints(trial, space, {}, reason)
+        study.tell(trial, penalty(study, space))
+    else:
+        study.tell(trial, state=TrialState.FAIL)
+
+
+def tell_reused(study: optuna.Study, trial: Trial, space: Space, source: FrozenTrial) -> None:
+    """Give a trial the result of an earlier one with the same params, and tell the sampler the same."""
+    record = reuse_result(trial, source)
+    if source.state == TrialState.COMPLETE:
+        failure = record.reason if record.reason in INFEASIBLE_FAILURES else None
+        set_constraints(trial, space, record.violations, failure)
+        study.tell(trial, source.values)
+    else:
+        study.tell(trial, state=source.state)
+
+
+def set_constraints(trial: Trial, space: Space, violations: dict[str, float], failure: str | None) -> None:
+    """One Optuna constraint per limit (> 0 = violated) and `run_failed` for infeasible failures."""
+    for limit in space.limits:
+        trial.set_constraint(limit.metric, float(violations.get(limit.metric, 0.0 if failure else -1.0)))
+    trial.set_constraint("run_failed", 1.0 if failure else -1.0)
+
+
+def penalty(study: optuna.Study, space: Space) -> list[float]:
+    """The worst value seen per objective (0 if none yet): a failed config ranks with the worst."""
+    values = [t.values for t in study.get_trials(deepcopy=False) if outcome(t) in SCORED and t.values]
+    out = []
+    for i, o in enumerate(space.objectives):
+        seen = [v[i] for v in values if not math.isnan(v[i])]
+        out.append((min(seen) if o.direction == "maximize" else max(seen)) if seen else 0.0)
+    return out

@@ -1,0 +1,140 @@
+"""The local backend: an Optuna study driven by ask/tell, one trial at a time per worker.
+
+Several `autotune run` workers may share one study (same storage): set-up is serialised by a
+folder lock, the baseline is enqueued once and finished before anyone samples, the sampler uses
+a constant liar so parallel asks spread out, a sampled configuration that an earlier trial
+already ran is not run again (its result is copied), and each worker stops when the study holds
+the requested number of finished trials. What a trial's outcome tells the sampler is in
+`lifecycle` (shared with every backend).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import optuna
+from optuna.trial import FrozenTrial, Trial, TrialState
+
+from autotune.space.sampling import suggest
+from autotune.study.storage import baseline_trial, counted, running_trials
+from autotune.sweep.backends.base import Backend, BackendOptions, register
+from autotune.sweep.backends.lifecycle import (
+    Heartbeat,
+    baseline_limits,
+    failed_on_error,
+    tell_outcome,
+    tell_reused,
+    this_worker,
+    trial_id,
+    trial_monitor,
+)
+from autotune.trial.evaluation import evaluate
+from autotune.trial.record import is_baseline, set_worker, skip
+
+
+@register("optuna")
+class OptunaBackend(Backend):
+    def __init__(self, opts: BackendOptions) -> None:
+        super().__init__(opts)
+        self.deadline = time.monotonic() + opts.timeout_s if opts.timeout_s else math.inf
+        self.defaults = opts.adapter.defaults(opts.space.base_config)
+        self._baseline_limits: dict[str, float] | None = None
+
+    def run(self) -> optuna.Study:
+        self.opts.fidelity.prepare(self.opts.adapter)  # e.g. builtin trials' warm parent, before any trial's clock
+        study = self.open_study()
+        self.wait_for_baseline(study)
+        n_trials = self.opts.n_trials
+        while time.monotonic() < self.deadline:
+            snapshot = study.get_trials(deepcopy=False)  # one read per trial: this loop runs hundreds of times in sims
+            done = sum(1 for t in snapshot if counted(t))
+            running = sum(1 for t in snapshot if t.state == TrialState.RUNNING)
+            if done >= n_trials or done + running >= n_trials:
+                break  # finished, or the remaining trials are running in other workers
+            trial = study.ask()
+            if self.surplus(study, trial, done):
+                continue
+            self.run_one(study, trial, done, snapshot)
+        return study
+
+    def surplus(self, study: optuna.Study, trial: Trial, done: int) -> bool:
+        """Another worker asked at the same moment and the study would exceed --trials: give it back."""
+        running = sorted(t.number for t in running_trials(study))
+        if done + running.index(trial.number) + 1 <= self.opts.n_trials:
+            return False
+        skip(trial)
+        study.tell(trial, state=TrialState.FAIL)
+        return True
+
+    def wait_for_baseline(self, study: optuna.Study) -> None:
+        """Everyone's limits compare with the baseline: let it finish first (another worker may run it)."""
+        while True:
+            waiting = [t for t in study.get_trials(deepcopy=False, states=(TrialState.WAITING,)) if is_baseline(t)]
+            if waiting or baseline_trial(study) is not None:
+                return
+            if not any(is_baseline(t) for t in running_trials(study)):
+                return
+            time.sleep(1.0)
+
+    def run_one(self, study: optuna.Study, trial: Trial, done: int, snapshot: list[FrozenTrial]) -> None:
+        set_worker(trial, this_worker())
+        params = suggest(trial, self.opts.space, self.defaults)
+        copy_of = self.finished_duplicate(study, trial, params, snapshot)
+        if copy_of is not None:
+            tell_reused(study, trial, self.opts.space, copy_of)
+            if not self.progress.quiet:
+                self.progress.note(
+                    f"trial {done + 1}/{self.opts.n_trials} (#{trial.number}) repeats #{copy_of.number}: result reused"
+                )
+            return
+        self.evaluate_one(study, trial, done, params)
+        for hook in self.opts.hooks:
+            hook(study, trial.number)
+
+    def evaluate_one(self, study: optuna.Study, trial: Trial, done: int, params: dict[str, Any]) -> None:
+        """Run the trial with its heartbeat and the pruner, then tell its outcome."""
+        assert self.storage is not None  # opened by run()
+        space, baseline = self.opts.space, is_baseline(trial)
+        self.progress.started(done, trial.number, params, "baseline" if baseline else "")
+        started = time.monotonic()
+        with (
+            Heartbeat(self.storage, trial_id(self.storage, study.study_name, trial.number)),
+            failed_on_error(study, trial),
+        ):
+            evaluation = evaluate(
+                space,
+                self.opts.adapter,
+                params,
+                self.opts.paths.trial_dir(trial.number),
+                self.baseline_limits(study),
+                monitor=trial_monitor(space, trial),
+                is_baseline=baseline,
+                on_start=lambda pgid: set_worker(trial, this_worker(pgid)),
+                fidelity=self.opts.fidelity,
+            )
+        tell_outcome(study, trial, space, evaluation.record(), evaluation.objectives)
+        self.progress.finished(done + 1, trial.number, evaluation, time.monotonic() - started, baseline)
+
+    def baseline_limits(self, study: optuna.Study) -> dict[str, float] | None:
+        """The baseline's limit values (read once it has finished; they never change after)."""
+        if self._baseline_limits is None:
+            self._baseline_limits = baseline_limits(study)
+        return self._baseline_limits
+
+    def finished_duplicate(
+        self, study: optuna.Study, trial: Trial, params: dict[str, Any], snapshot: list[FrozenTrial]
+    ) -> FrozenTrial | None:
+        """An earlier trial with these params; one still running elsewhere is waited for."""
+        trials = snapshot
+        while True:
+            same = [t for t in trials if t.number < trial.number and t.params == params]
+            done = [t for t in same if counted(t)]
+            if done:
+                return done[0]
+            if not any(t.state == TrialState.RUNNING for t in same):
+                return None
+            time.sleep(1.0)
+            optuna.storages.fail_stale_trials(study)  # its worker may have died meanwhile
+            trials = study.get_trials(deepcopy=False)

@@ -1,0 +1,305 @@
+"""The Ray Tune backend: the same sweep on a Ray cluster.
+
+A Ray Tune `Tuner` drives the trials with a searcher that asks the *same* Optuna study (same
+storage, same sampler settings, baseline enqueued as trial 0) for each Tune trial, the pruner
+inside each trainable (Tune's scheduler stays FIFO), per-trial resources equal to the trial's world
+size (GPUs, or CPUs on a CPU cluster) and a cap on concurrent trials. Each Tune trial runs
+`evaluate()` — the same trial runner, watchdog and scoring as the local backend — inside a Ray
+worker, with the shared heartbeat and pruning monitor (`lifecycle`), and its outcome is told to Optuna
+by the same rules (`common.tell_outcome`). So `trials`, `report` and `export` do not know which
+backend ran a sweep, and a driver restart resumes from the storage like the local backend.
+
+Departures from a plain Tune setup, on purpose:
+* The searcher is Ray's public `Searcher` base over ask/tell, not `OptunaSearch`: it needs the
+  Optuna trial behind each Tune trial, which `OptunaSearch` keeps private, and it must not report
+  Tune's iterations as the trial's steps (the trainable reports the real steps, as the local
+  backend does, so the pruner compares like with like).
+* A trial's torchrun runs as a child process of the Ray worker (no nested Ray, no placement
+  group inside the trial); Ray's `RAY_*` variables are removed from its environment and
+  `OMP_NUM_THREADS` is set to the space's threads per rank (Ray sets it to the trial's CPUs).
+* Ray Tune has no hard per-trial timeout or hang detection; the runner's watchdog provides both.
+* Ray Tune's own experiment state is not used for resuming: the Optuna storage is the record.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import statistics
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.storages import BaseStorage
+from optuna.trial import FrozenTrial, Trial, TrialState
+from ray.tune.search import Searcher
+
+from autotune.adapters.base import device_kind
+from autotune.space.sampling import suggest
+from autotune.space.schema import Space
+from autotune.study.storage import StudyPaths, baseline_trial, counted, open_storage, running_trials
+from autotune.sweep.backends.base import Backend, register
+from autotune.sweep.backends.lifecycle import (
+    Heartbeat,
+    baseline_limits,
+    tell_outcome,
+    this_worker,
+    trial_id,
+    trial_monitor,
+    worker_index,
+)
+from autotune.sweep.backends.pruning import make_pruner
+from autotune.sweep.backends.samplers import make_sampler
+from autotune.trial.evaluation import Evaluation
+from autotune.trial.fidelity import Fidelity
+from autotune.trial.record import TrialRecord, fail, is_baseline, read_rows, set_worker
+from autotune.trial.scoring import key_metrics
+
+NUMBER = "__autotune_trial_number"
+"""The Optuna trial number, passed to the trainable in its Tune config beside the params."""
+
+
+class StudySearch(Searcher):  # type: ignore[misc]
+    """Tune's searcher on the sweep's study: an Optuna ask per Tune trial, the outcome told by the
+    shared rules. Tune's searcher checkpoints are switched off: the Optuna storage is the record."""
+
+    def __init__(
+        self,
+        space: Space,
+        defaults: dict[str, Any],
+        storage: BaseStorage,
+        paths: StudyPaths,
+        worker: int,
+        note: Callable[[str], None] | None = None,
+    ) -> None:
+        modes = ["max" if o.direction == "maximize" else "min" for o in space.objectives]
+        # one name and mode per objective; Searcher documents lists though it annotates str
+        metric: Any = "objective" if len(modes) == 1 else [f"objective_{i}" for i in range(len(modes))]
+        super().__init__(metric=metric, mode=modes[0] if len(modes) == 1 else modes)  # type: ignore[arg-type]
+        self.space = space
+        self.defaults = defaults
+        self.paths = paths
+        self.note = note
+        self.study = optuna.load_study(study_name=paths.name, storage=storage, sampler=make_sampler(space, worker))
+        self.asked: dict[str, Trial] = {}
+        """The Optuna trial behind each Tune trial id."""
+        self.told: set[str] = set()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["note"] = None  # the console printer stays with the driver
+        return state
+
+    def save_to_dir(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def restore_from_dir(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def suggest(self, trial_id: str) -> dict[str, Any] | None:
+        trial = self.study.ask()
+        params = suggest(trial, self.space, self.defaults)
+        set_worker(trial, this_worker())
+        TrialRecord(dir=str(self.paths.trial_dir(trial.number))).save(trial, ("dir",))
+        self.asked[trial_id] = trial
+        return {**params, NUMBER: trial.number}
+
+    def on_trial_complete(self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False) -> None:
+        if trial_id in self.told or trial_id not in self.asked:
+            return
+        trial, result = self.asked[trial_id], result or {}
+        raw = result.get("autotune_record")
+        if raw is not None:
+            objectives = json.loads(result.get("autotune_objectives") or "null")
+            tell_outcome(self.study, trial, self.space, TrialRecord.from_attrs(json.loads(raw)), objectives)
+        elif error:
+            fail(trial, "crash", "the Ray trial raised an error (see the Ray logs)")
+            self.study.tell(trial, state=TrialState.FAIL)
+        else:
+            self.stopped(trial, result.get("step"))
+        self.told.add(trial_id)
+        if self.note is not None:
+            self.note(describe(self.study.get_trials(deepcopy=False)[trial.number], self.space))
+
+    def stopped(self, trial: Trial, step: Any) -> None:
+        """Tune stopped the trial without its final result: pruned, with the key metrics of its steps."""
+        record = TrialRecord(outcome="pruned", reason="stopped", detail=f"stopped by Ray Tune at step {step}")
+        names: tuple[str, ...] = ("outcome", "reason", "detail")
+        rows = read_rows(self.paths.trial_dir(trial.number))
+        if rows:
+            record.key_metrics = key_metrics(rows, self.space.trial.warmup_steps)
+            names += ("key_metrics",)
+        record.save(trial, names)
+        self.study.tell(trial, state=TrialState.PRUNED)
+
+
+class TuneReport:
+    """Reports the running median of the first objective to Tune at every step after warm-up."""
+
+    def __init__(self, space: Space) -> None:
+        self.metric = space.objectives[0].metric
+        self.warmup = space.trial.warmup_steps
+        self.seen: list[float] = []
+
+    def __call__(self, step: int, metrics: dict[str, Any]) -> str | None:
+        from ray import tune
+
+        if step > self.warmup and self.metric in metrics:
+            self.seen.append(float(metrics[self.metric]))
+            tune.report({"objective": statistics.median(self.seen), "step": step})
+        return None
+
+
+def run_trial(
+    config: dict[str, Any], space: Space, runs_dir: str, study_name: str, storage_url: str, fidelity: Fidelity
+) -> None:
+    """The Tune trainable: one trial, evaluated exactly as the local backend evaluates it.
+
+    It receives the driver's resolved space (after `--trainer`, `--freeze-inert` and `--sampler`),
+    not the space file: re-reading the file would undo what the driver resolved.
+    """
+    from ray import tune
+
+    from autotune.adapters import get_adapter
+    from autotune.trial.evaluation import evaluate
+
+    for name in [k for k in os.environ if k.startswith("RAY_") and k != "RAY_AUTH_MODE"]:
+        os.environ.pop(name, None)  # the trial's trainer must not join this Ray cluster
+    os.environ["AUTOTUNE_WARM_TRIALS"] = "0"  # one trial per Ray worker: a warm parent would not pay off
+    number = int(config[NUMBER])
+    params = {k: v for k, v in config.items() if k != NUMBER}
+    storage = open_storage(storage_url)
+    study = optuna.load_study(study_name=study_name, storage=storage, pruner=make_pruner(space))
+    tid = trial_id(storage, study_name, number)
+    trial = Trial(study, tid)  # the driver's trial, seen from this worker: its pruner reports and worker record
+    report = TuneReport(space)
+    set_worker(trial, this_worker())
+    with Heartbeat(storage, tid):
+        ev = evaluate(
+            space,
+            get_adapter(space.trainer, space.command),
+            params,
+            StudyPaths(Path(runs_dir), study_name).trial_dir(number),
+            baseline_limits(study),
+            monitor=trial_monitor(space, trial, also=report),
+            on_start=lambda pgid: set_worker(trial, this_worker(pgid)),
+            is_baseline=is_baseline(trial),
+            fidelity=fidelity,
+        )
+    tune.report(final_result(ev, space, report.seen))
+
+
+def final_result(ev: Evaluation, space: Space, seen: list[float]) -> dict[str, Any]:
+    """The trial's last Tune result: its record for the searcher to tell, one step past the last real
+    step (so the scheduler's max_t is reached only by this result)."""
+    objectives = ev.objectives if ev.objectives and not any(map(math.isnan, ev.objectives)) else None
+    return {
+        "autotune_record": json.dumps(ev.record().attrs(), default=str),  # a string: Tune flattens nested results
+        "autotune_objectives": json.dumps(objectives),
+        "step": space.trial.steps + 1,
+        "objective": objectives[0] if objectives else (seen[-1] if seen else 0.0),
+    }
+
+
+@register("ray")
+class RayBackend(Backend):
+    def resources(self) -> dict[str, float]:
+        space = self.opts.space
+        world, threads = space.trial.world_size, space.trial.threads_per_rank
+        return self.opts.adapter.cluster_resources(world, threads, device_kind())
+
+    def start_ray(self) -> None:
+        import ray
+
+        os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")  # no Tune tables on the console: autotune prints its own
+
+        if ray.is_initialized():
+            return
+        if self.opts.address:
+            ray.init(
+                address=self.opts.address, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING
+            )
+            return
+        os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a private local cluster needs no token
+        temp = Path(tempfile.gettempdir()) / f"ray-autotune-{os.getuid()}"
+        ray.init(
+            num_cpus=os.cpu_count(),
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=logging.WARNING,
+            _temp_dir=str(temp),
+        )
+
+    def run(self) -> optuna.Study:
+        study = self.open_study()
+        assert self.storage is not None
+        remaining = self.opts.n_trials - sum(1 for t in study.get_trials(deepcopy=False) if counted(t))
+        remaining -= len(running_trials(study))
+        if remaining <= 0:
+            return study
+        self.start_ray()
+        if baseline_trial(study) is None:
+            self.progress.note("ray: the baseline first, alone (every limit compares with it)")
+            self._fit(study, 1, 1)
+            remaining -= 1
+        if remaining > 0:
+            self._fit(study, remaining, self.opts.max_concurrent)
+        study = optuna.load_study(study_name=self.opts.paths.name, storage=self.storage)
+        for hook in self.opts.hooks:
+            hook(study, max((t.number for t in study.get_trials(deepcopy=False)), default=0))
+        done = [t for t in study.get_trials(deepcopy=False) if counted(t)]
+        self.progress.note(f"ray: the study holds {len(done)} finished trials")
+        return study
+
+    def _fit(self, study: optuna.Study, samples: int, concurrent: int | None) -> None:
+        from ray import tune
+        from ray.tune.schedulers import FIFOScheduler
+
+        opts = self.opts
+        assert self.storage is not None
+        defaults = opts.adapter.defaults(opts.space.base_config)
+        searcher = StudySearch(opts.space, defaults, self.storage, opts.paths, worker_index(study), self.progress.note)
+        trainable = tune.with_parameters(
+            run_trial,
+            space=opts.space,
+            runs_dir=str(opts.paths.runs_dir.resolve()),
+            study_name=opts.paths.name,
+            storage_url=opts.storage_url,
+            fidelity=opts.fidelity,
+        )
+        self.progress.note(f"ray: {samples} trial(s), {concurrent or 'unlimited'} at a time, {self.resources()} each")
+        tuner = tune.Tuner(
+            tune.with_resources(trainable, self.resources()),
+            tune_config=tune.TuneConfig(
+                search_alg=searcher,
+                scheduler=FIFOScheduler(),  # pruning happens inside the trainable, as in the local backend
+                num_samples=samples,
+                max_concurrent_trials=concurrent,
+                metric="objective",
+                mode="max" if opts.space.objectives[0].direction == "maximize" else "min",
+                time_budget_s=opts.timeout_s,
+            ),
+            run_config=tune.RunConfig(
+                name=f"autotune-{opts.paths.name}",
+                storage_path=str((opts.paths.root / "ray").resolve()),
+                verbose=0,
+                progress_reporter=None,
+            ),
+        )
+        tuner.fit()
+
+
+def describe(trial: FrozenTrial, space: Space) -> str:
+    """One progress line for a finished trial."""
+    from rich.markup import escape
+
+    rec = TrialRecord.of(trial)
+    value = trial.values[0] if trial.values else math.nan
+    shown = f" {space.objectives[0].metric}={value:.4g}" if not math.isnan(value) else ""
+    reason = f" ({escape(str(rec.detail or rec.reason))})" if rec.reason else ""
+    label = " (baseline)" if rec.baseline else ""
+    return f"trial #{trial.number}{label}: {rec.outcome or 'failed'}{reason}{shown}"

@@ -1,0 +1,199 @@
+"""Confirmation: re-run the top-k configurations and the baseline, interleaved, and pick the winner
+on the confirmed mean.
+
+A sweep's ranking is one noisy measurement per configuration; on a shared machine the noise
+drifts over time. Re-running every candidate once per round, in a rotated order, and comparing
+each with the baseline of the same round, gives a speedup with a spread that drift does not bias.
+The result is a `Confirmation` (study/results.py), written to `runs/<study>/confirmation.json` and
+read by `best`, `export` and the report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import optuna
+
+from autotune.adapters.base import TrainerAdapter
+from autotune.space.schema import Space
+from autotune.study.progress import SweepProgress
+from autotune.study.results import Confirmation, ConfirmedCandidate, Ratios
+from autotune.study.storage import StudyPaths, baseline_trial, feasible_trials
+from autotune.trial.evaluation import evaluate
+from autotune.trial.record import TrialRecord, is_baseline
+
+
+@dataclass
+class Candidate:
+    number: int
+    """Trial number (confirmation) or position in an ablation round."""
+    params: dict[str, Any]
+    values: list[float] = field(default_factory=list)
+    """First objective per round (NaN when the run failed)."""
+    feasible: list[bool] = field(default_factory=list)
+    """Per round: the run completed inside every limit."""
+    ran: list[bool] = field(default_factory=list)
+    """Per round: the run finished its steps (complete or infeasible; not crashed, timed out or stopped)."""
+    limits: list[dict[str, float]] = field(default_factory=list)
+    """Per round: each limit's metric value (empty when the run produced none)."""
+    key_metrics: list[dict[str, float]] = field(default_factory=list)
+    label: str = ""
+    """Folder stem of its runs (default `t<number>`)."""
+    is_baseline: bool = False
+    """Run as the study's baseline: its ratio limits compare with itself."""
+
+    @property
+    def stem(self) -> str:
+        return self.label or f"t{self.number:04d}"
+
+
+def top_candidates(study: optuna.Study, space: Space, k: int) -> list[optuna.trial.FrozenTrial]:
+    sign = 1.0 if space.objectives[0].direction == "maximize" else -1.0
+    ranked = sorted(
+        (t for t in feasible_trials(study) if not is_baseline(t) and TrialRecord.of(t).duplicate_of is None),
+        key=lambda t: -sign * t.values[0],
+    )
+    return ranked[:k]
+
+
+def measure_interleaved(
+    space: Space,
+    adapter: TrainerAdapter,
+    candidates: list[Candidate],
+    folder: Path,
+    repeats: int,
+    baseline_limits: dict[str, float] | None,
+    progress: SweepProgress,
+    title: str = "confirm",
+) -> None:
+    """Run every candidate once per round, in an order rotated each round, into `folder/r<round>-<stem>`.
+
+    Results are appended to each candidate; comparing candidates round by round cancels the drift
+    of a shared machine.
+    """
+    for round_ in range(repeats):
+        shift = round_ % len(candidates)
+        for c in candidates[shift:] + candidates[:shift]:
+            name = "baseline" if c.is_baseline else (c.label or f"#{c.number}")
+            progress.note(f"{title} round {round_ + 1}/{repeats}: {name}")
+            ev = evaluate(
+                space, adapter, c.params, folder / f"r{round_ + 1}-{c.stem}", baseline_limits, is_baseline=c.is_baseline
+            )
+            c.values.append(
+                ev.objectives[0] if ev.objectives and ev.outcome in ("complete", "infeasible") else math.nan
+            )
+            c.feasible.append(ev.outcome == "complete")
+            c.ran.append(ev.outcome in ("complete", "infeasible"))
+            c.limits.append(dict(ev.score.limits) if ev.score else {})
+            c.key_metrics.append(ev.score.key_metrics if ev.score else {})
+
+
+def run_confirmation(
+    study: optuna.Study,
+    space: Space,
+    adapter: TrainerAdapter,
+    paths: StudyPaths,
+    top_k: int,
+    repeats: int,
+    progress: SweepProgress,
+) -> Confirmation | None:
+    base = baseline_trial(study)
+    top = top_candidates(study, space, top_k)
+    if base is None or not top or repeats <= 0:
+        progress.note("[yellow]confirmation skipped: it needs a finished baseline and at least one feasible trial[/]")
+        return None
+    candidates = [Candidate(t.number, dict(t.params), is_baseline=t.number == base.number) for t in [base, *top]]
+    baseline_limits = dict(TrialRecord.of(base).limits)
+    measure_interleaved(space, adapter, candidates, paths.confirm_dir, repeats, baseline_limits, progress)
+    summary = summarize(candidates, base.number, space.objectives[0].direction == "maximize", space)
+    summary.write(paths)
+    return summary
+
+
+def compare(c: Candidate, ref: Candidate) -> Ratios:
+    """Per-round ratios of `c` to `ref` (objective, memory, peak RSS): mean, geometric mean, min, max and std
+    of the speedup."""
+    ratios = [v / b for v, b in zip(c.values, ref.values, strict=True) if b and not math.isnan(v) and not math.isnan(b)]
+
+    def ratio(key: str) -> float:
+        pairs = zip(c.key_metrics, ref.key_metrics, strict=True)
+        return _mean([m.get(key, math.nan) / bm[key] for m, bm in pairs if m and bm and bm.get(key)])
+
+    return Ratios(
+        speedup_mean=_mean(ratios),
+        speedup_geomean=math.exp(statistics.fmean(map(math.log, ratios))) if ratios and min(ratios) > 0 else math.nan,
+        speedup_min=min(ratios) if ratios else math.nan,
+        speedup_max=max(ratios) if ratios else math.nan,
+        speedup_std=statistics.stdev(ratios) if len(ratios) > 1 else 0.0,
+        memory_ratio=ratio("memory_gb"),
+        rss_ratio=ratio("rss_gb"),
+    )
+
+
+def summarize(
+    candidates: list[Candidate], baseline_number: int, maximize: bool, space: Space | None = None
+) -> Confirmation:
+    """Every candidate's rounds against the baseline's, and the winner (`Confirmation.decide`: the
+    best confirmed mean among eligible candidates).
+
+    With `space` (and per-round limit values), a candidate is eligible when it finished its steps in
+    every round and its limit values *averaged over the rounds* are inside the limits (ratio limits
+    against the baseline's averages over the same rounds): the rule `evaluate` applies to a trial's
+    repeats. One noisy round over a limit (a comm share pushed up by another process on a shared
+    machine) no longer disqualifies a candidate whose rounds are inside on average, and more rounds
+    make the verdict more certain instead of more likely to fail. Deterministic metrics (KL, tensor
+    memory) are equal in every round, so their verdict is unchanged. Without `space`: feasible in
+    every round.
+    """
+    base = next(c for c in candidates if c.number == baseline_number)
+    base_limits = _mean_limits(base)
+    rows = []
+    for c in candidates:
+        row = ConfirmedCandidate(
+            **dataclasses.asdict(compare(c, base)),
+            number=c.number,
+            params=c.params,
+            values=c.values,
+            feasible_rounds=sum(c.feasible),
+            rounds=len(c.values),
+            mean=_mean(c.values),
+            kl=_mean([m.get("kl", math.nan) for m in c.key_metrics if m]),
+            comm_share=_mean([m.get("comm_share", math.nan) for m in c.key_metrics if m]),
+            mfu=_mean([m.get("mfu", math.nan) for m in c.key_metrics if m]),
+            is_baseline=c.number == baseline_number,
+        )
+        if space is not None and c.limits:
+            _judge_on_means(row, c, space, base_limits)
+        rows.append(row)
+    return Confirmation.decide(rows, baseline_number, maximize)
+
+
+def _mean_limits(c: Candidate) -> dict[str, float]:
+    names = {name for limits in c.limits for name in limits}
+    return {name: _mean([limits.get(name, math.nan) for limits in c.limits]) for name in sorted(names)}
+
+
+def _judge_on_means(row: ConfirmedCandidate, c: Candidate, space: Space, base_limits: dict[str, float]) -> None:
+    """The candidate's limit values averaged over its rounds, each limit's violation (> 0: violated)
+    and the verdict: finished every round and inside every limit on the averages."""
+    from autotune.trial.scoring import violation
+
+    means = _mean_limits(c)
+    violations = {}
+    for limit in space.limits:
+        if limit.metric in space.unmeasured:
+            continue
+        value = means.get(limit.metric, math.nan)
+        violations[limit.metric] = violation(limit, value, means if row.is_baseline else base_limits)[0]
+    row.limits_mean, row.violations_mean = means, violations
+    row.feasible_on_mean = bool(c.ran) and all(c.ran) and all(v <= 0 for v in violations.values())
+
+
+def _mean(values: list[float]) -> float:
+    real = [v for v in values if not math.isnan(v)]
+    return statistics.fmean(real) if real else math.nan

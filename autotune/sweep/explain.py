@@ -1,0 +1,293 @@
+"""Which knobs made the winner faster: a greedy ablation path from the baseline to the winner.
+
+Two phases, both real runs:
+
+1. Order. Starting from the baseline, each round tries every knob the winner still changes on top
+   of the current configuration, in interleaved runs beside it, and applies the knob that gains
+   most. The last knob needs no round.
+2. Measure. The path (baseline, after step 1, after step 2, ..., the winner) is then run again,
+   every configuration once per round, interleaved (as confirmation does). A step's gain is the
+   geometric mean over rounds of the ratio of consecutive configurations in the same round, so
+   the gains are measured apart from the noisy choice that ordered them (picking the best of
+   several noisy runs overstates it), and their product is exactly the winner over the baseline
+   on the same runs.
+
+The product of the step gains is set against the confirmed speedup of the winner; a step whose
+per-round gains straddle 1.0 is within noise (its knob rides along).
+
+Cost stays bounded: knobs equal to the baseline and knobs inert on the platform are not run,
+a knob that only exists under another knob's `when` travels with it, `max_rounds` applies
+whatever is left as one final step, and `select_repeats` sets the rounds of the ordering phase.
+
+    runs/<study>/explain/order<k>/r<round>-<knob>/   ordering runs of step k
+    runs/<study>/explain/path/r<round>-p<i>/         the path measured (p0 = the baseline)
+    runs/<study>/explain.json                        the path, an `Explanation` (study/results.py), read by
+                                                     `autotune explain` and the report
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+import optuna
+
+from autotune.adapters.base import TrainerAdapter
+from autotune.export.winner import sweep_device
+from autotune.space.freeze import inert_params
+from autotune.space.sampling import FixedSuggester, suggest
+from autotune.space.schema import Space
+from autotune.study.progress import SweepProgress
+from autotune.study.results import Confirmation, ConfirmedSpeedup, ExplainStep, Explanation, NoWinner, find_winner
+from autotune.study.storage import StudyPaths, baseline_trial
+from autotune.sweep.confirmation import Candidate, compare, measure_interleaved
+from autotune.trial.record import TrialRecord
+
+
+class ExplainError(RuntimeError):
+    pass
+
+
+@dataclass
+class Knob:
+    """One step's change: a tuned param at the winner's value, with the conditional params it switches on."""
+
+    name: str
+    """The param's key (`a + b` for the remaining knobs applied together once `max_rounds` is reached)."""
+    params: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        return " ".join(f"{k.rsplit('.', 1)[-1]}={_short(v)}" for k, v in self.params.items())
+
+
+@dataclass
+class ExplainOptions:
+    repeats: int = 2
+    """Rounds of the path measurement: every configuration on the path once per round (2+ give a spread)."""
+    max_rounds: int | None = None
+    """Greedy rounds before the remaining knobs are applied together as one last step (None: no cap)."""
+    select_repeats: int = 1
+    """Rounds of each ordering step (runs of the current configuration and of every candidate knob)."""
+
+    def __post_init__(self) -> None:
+        if self.repeats < 1:
+            raise ValueError(f"repeats must be at least 1, got {self.repeats}")
+        if self.select_repeats < 1:
+            raise ValueError(f"select_repeats must be at least 1, got {self.select_repeats}")
+        if self.max_rounds is not None and self.max_rounds < 1:
+            raise ValueError(f"max_rounds must be at least 1 (or None for no cap), got {self.max_rounds}")
+
+
+def knobs(
+    space: Space, baseline: dict[str, Any], winner: dict[str, Any], inert: Collection[str] = ()
+) -> tuple[list[Knob], list[str], list[str]]:
+    """(the winner's changes as knobs, params equal to the baseline, inert params that differ).
+
+    A param active only under another param's `when` joins that param's knob when the winner
+    changes the condition (alone it could not act); otherwise it is a knob of its own.
+    """
+    names = {p.name for p in space.params}
+    differs = {n for n, v in winner.items() if n in names and v != baseline.get(n) and n not in inert}
+
+    def owner(name: str) -> str:
+        parent = next((k for k in space.param(name).when if k in differs), None)
+        return owner(parent) if parent is not None else name
+
+    units: dict[str, Knob] = {}
+    same, skipped = [], []
+    for p in space.params:
+        if p.name not in winner:
+            continue
+        if winner[p.name] == baseline.get(p.name):
+            same.append(p.name)
+        elif p.name in inert:
+            skipped.append(p.name)
+    for p in space.params:  # file order: a condition comes before the params it switches on
+        if p.name in differs:
+            head = owner(p.name)
+            units.setdefault(head, Knob(head, {head: winner[head]})).params[p.name] = winner[p.name]
+    return list(units.values()), same, skipped
+
+
+def configure(space: Space, defaults: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """The params of a configuration, re-applied through the space (drops params whose `when` no longer holds)."""
+    return suggest(FixedSuggester(values), space, defaults)
+
+
+def explain(
+    study: optuna.Study,
+    space: Space,
+    adapter: TrainerAdapter,
+    paths: StudyPaths,
+    options: ExplainOptions,
+    progress: SweepProgress,
+) -> Explanation:
+    """Run the greedy path and write `explain.json`; returns what it wrote."""
+    base = baseline_trial(study)
+    if base is None:
+        raise ExplainError(f"study `{paths.name}` has no finished baseline trial; run the sweep first")
+    try:
+        winner = find_winner(study, paths, space)
+    except NoWinner as exc:
+        raise ExplainError(str(exc)) from None
+    defaults = adapter.defaults(space.base_config)
+    inert = inert_params(space, adapter.knob_status, sweep_device(study))
+    remaining, same, skipped = knobs(space, dict(base.params), winner.params, inert)
+    limits = dict(TrialRecord.of(base).limits)
+    ctx = _Context(space, adapter, paths, options, progress, defaults, limits)
+    order, tried = choose_order(ctx, dict(base.params), remaining)
+    configs = [dict(base.params)]
+    for knob in order:
+        configs.append(configure(space, defaults, {**configs[-1], **knob.params}))
+    path = [Candidate(i, c, label=f"p{i}", is_baseline=i == 0) for i, c in enumerate(configs)]
+    if len(path) > 1:
+        measure_interleaved(
+            space, adapter, path, paths.root / "explain" / "path", options.repeats, limits, progress, "explain path"
+        )
+    folder = paths.root / "explain" / "path"
+    steps = []
+    for i, knob in enumerate(order, start=1):
+        run, ref = path[i], path[i - 1]
+        stats = compare(run, ref)
+        steps.append(
+            ExplainStep(
+                **dataclasses.asdict(stats),
+                step=i,
+                knob=knob.name,
+                label=knob.label,
+                params=knob.params,
+                gain=stats.speedup_geomean,
+                value=_mean(run.values),
+                reference=_mean(ref.values),
+                feasible_rounds=sum(run.feasible),
+                rounds=len(run.values),
+                tried=tried[i - 1],
+                runs=[str(folder / f"r{r + 1}-{run.stem}") for r in range(options.repeats)],
+                reference_runs=[str(folder / f"r{r + 1}-{ref.stem}") for r in range(options.repeats)],
+            )
+        )
+    result = summarize_path(steps, Confirmation.read(paths), winner.number, options)
+    if len(path) > 1:
+        result.end_to_end = compare(path[-1], path[0])
+    result.study, result.baseline, result.objective = paths.name, base.number, space.objectives[0].metric
+    result.same_as_baseline, result.inert = same, skipped
+    result.winner_params, result.source = winner.params, winner.source
+    result.write(paths)
+    return result
+
+
+@dataclass
+class _Context:
+    space: Space
+    adapter: TrainerAdapter
+    paths: StudyPaths
+    options: ExplainOptions
+    progress: SweepProgress
+    defaults: dict[str, Any]
+    limits: dict[str, float]
+
+
+def choose_order(
+    ctx: _Context, start: dict[str, Any], remaining: list[Knob]
+) -> tuple[list[Knob], list[dict[str, float]]]:
+    """Greedy: each round applies the knob whose runs gained most over the current configuration's.
+
+    Returns the knobs in order and, per step, the gain each candidate showed in its round (empty
+    for a forced last step)."""
+    maximize = ctx.space.objectives[0].direction == "maximize"
+    order: list[Knob] = []
+    tried: list[dict[str, float]] = []
+    current = start
+    while remaining:
+        number = len(order) + 1
+        if ctx.options.max_rounds is not None and number > ctx.options.max_rounds and len(remaining) > 1:
+            remaining = [_merge(remaining)]
+        pick, gains = 0, {}
+        if len(remaining) > 1:
+            reference = Candidate(0, current, label="current", is_baseline=number == 1)
+            tries = [
+                Candidate(
+                    i + 1,
+                    configure(ctx.space, ctx.defaults, {**current, **k.params}),
+                    label=f"k{i + 1}-{_slug(k.name)}",
+                )
+                for i, k in enumerate(remaining)
+            ]
+            folder = ctx.paths.root / "explain" / f"order{number}"
+            measure_interleaved(
+                ctx.space, ctx.adapter, [reference, *tries], folder, ctx.options.select_repeats, ctx.limits,
+                ctx.progress, f"explain: order step {number}",
+            )  # fmt: skip
+            gains = {k.name: compare(c, reference).speedup_mean for k, c in zip(remaining, tries, strict=True)}
+            ranked = [i for i, k in enumerate(remaining) if not math.isnan(gains[k.name])]
+            if ranked:  # nothing measurable (every run failed): keep file order
+                pick = (max if maximize else min)(ranked, key=lambda i: gains[remaining[i].name])
+        chosen = remaining[pick]
+        order.append(chosen)
+        tried.append(gains)
+        current = configure(ctx.space, ctx.defaults, {**current, **chosen.params})
+        remaining = [k for k in remaining if k is not chosen]
+    return order, tried
+
+
+def summarize_path(
+    steps: list[ExplainStep], confirmation: Confirmation | None, winner: int, options: ExplainOptions
+) -> Explanation:
+    """Cumulative gains, each step's verdict, and the product of gains against the confirmed speedup.
+
+    A step's gain is the geometric mean of its per-round ratios, so the product of the gains is
+    exactly the geometric mean over rounds of the winner over the baseline measured on the path.
+    A step whose per-round gains straddle 1.0 is "within noise" (the knob rides along). The path
+    agrees with confirmation when the product of the step gains lies within the confirmed
+    speedup's range over its rounds (`product_min`/`product_max` multiply the step extremes: a
+    pessimistic range, shown for scale).
+    """
+    product, low, high = 1.0, 1.0, 1.0
+    for step in steps:
+        product *= step.gain
+        low *= step.speedup_min
+        high *= step.speedup_max
+        step.cumulative = product
+        spread = step.rounds > 1
+        noise = spread and step.speedup_min <= 1.0 <= step.speedup_max
+        step.verdict = "within noise" if noise else ("one run: no spread" if not spread else "matters")
+    row = confirmation.row(winner) if confirmation else None
+    confirmed = ConfirmedSpeedup.of(row) if row else None
+    agrees = None
+    if confirmed and steps and not math.isnan(confirmed.speedup_mean):
+        # within the confirmed speedup's spread: its range over the confirmation rounds
+        agrees = bool(confirmed.speedup_min <= product <= confirmed.speedup_max)
+    return Explanation(
+        winner=winner,
+        repeats=options.repeats,
+        max_rounds=options.max_rounds,
+        select_repeats=options.select_repeats,
+        steps=steps,
+        product=product if steps else math.nan,
+        product_min=low if steps else math.nan,
+        product_max=high if steps else math.nan,
+        confirmed=confirmed,
+        agrees=agrees,
+    )
+
+
+def _merge(knobs_left: list[Knob]) -> Knob:
+    return Knob(" + ".join(k.name for k in knobs_left), {k: v for knob in knobs_left for k, v in knob.params.items()})
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_=-]+", "_", name.rsplit(".", 1)[-1] if " + " not in name else "rest")[:60]
+
+
+def _short(value: Any) -> str:
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def _mean(values: list[float]) -> float:
+    real = [v for v in values if not math.isnan(v)]
+    return sum(real) / len(real) if real else math.nan

@@ -1,0 +1,258 @@
+"""Hostile but realistic input: every malformed space, name, environment variable or storage URL
+ends in exit 2 with file:line, the rule and the fix, quickly, with nothing launched or written."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autotune.names import env_name_problem, study_name_problem
+from autotune.space.loader import SpaceError, load_space
+from autotune.study.storage import StorageError, StudyNameError, StudyPaths, open_storage
+from tests.autotune.conftest import autotune, write_space
+
+LOCATED = re.compile(r"^\S+\.yaml:\d+: ")
+
+
+def _problems(path: Path) -> list[str]:
+    start = time.process_time()  # this process's CPU time: other jobs on the machine do not count
+    with pytest.raises(SpaceError) as info:
+        load_space(str(path), device="cpu")
+    assert time.process_time() - start < 1.0, "a malformed file must be refused in under a CPU second"
+    for problem in info.value.problems:
+        assert LOCATED.match(problem), problem
+    return info.value.problems
+
+
+def _write(tmp_path: Path, text: str | bytes, name: str = "space.yaml") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+def _bomb() -> str:
+    lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+    for prev, cur in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{cur}: &{cur} [{', '.join(['*' + prev] * 9)}]")  # 9**9 strings once expanded
+    return "\n".join(lines) + "\n"
+
+
+def test_alias_bomb_is_refused_quickly_without_expanding(tmp_path):
+    (problem,) = _problems(_write(tmp_path, _bomb()))
+    assert "expands to more than" in problem and "alias" in problem
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (bytes(range(256)), r"space.yaml:1: not a text file"),
+        (b"name: \xff\xfe\n", r"space.yaml:1: not UTF-8 text .* save the file as UTF-8"),
+        ("a: " + "[" * 5000 + "]" * 5000 + "\n", r"space.yaml:1: nested more than 64 levels deep"),
+        ("name: !!python/name:os.system x\n", r"space.yaml:1: not valid YAML: .*fix: only plain YAML"),
+        ("name: x\ntrial:\n\tsteps: 3\n", r"space.yaml:3: not valid YAML: .*fix: indent with spaces"),
+        ("name: x\nparams: {a: 1\n", r"space.yaml:\d+: not valid YAML: .*fix: check the indentation"),
+        ("- a\n- b\n", r"space.yaml:1: a search space is a mapping of sections .* got a list"),
+        ("", r"space.yaml:1: the file is empty"),
+        ("~\n", r"space.yaml:1: the file is empty"),
+        ("? [a, b]\n: 1\n", r"space.yaml:1: a key must be a plain name"),
+        ("base: &b {data.train_batch_size: 8}\nx:\n  <<: *b\n", r"space.yaml:3: `<<` merge keys are not supported"),
+    ],
+)
+def test_malformed_files_are_located_and_fixable(tmp_path, text, expected):
+    problems = _problems(_write(tmp_path, text))
+    assert any(re.search(expected, p) for p in problems), problems
+
+
+def test_a_space_without_params_is_refused(tmp_path):
+    problems = _problems(_write(tmp_path, "name: nothing\ntrials: 3\n"))
+    assert any("tunes nothing" in p and "params" in p for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ("trials: many", r":\d+: `trials` must be a whole number >= 1 .* got 'many'"),
+        ("trials: 0", r":\d+: `trials` must be a whole number >= 1"),
+        ("trials: -3", r":\d+: `trials` must be a whole number >= 1"),
+        ("name: ../../etc/x", r":\d+: `name`: study name '../../etc/x' must be letters"),
+        ("name: .", r":\d+: `name`: study name '.' must be"),
+    ],
+)
+def test_bad_top_level_values(tmp_path, change, expected):
+    text = write_space(tmp_path).read_text().replace("trials: 4", "trials: 4" if "trials" not in change else change)
+    if change.startswith("name:"):
+        text = text.replace("name: small", change)
+    problems = _problems(_write(tmp_path, text, "bad.yaml"))
+    assert any(re.search(expected, p) for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("warmup_steps: 1", "warmup_steps: -1", r"`trial.warmup_steps` must be >= 0 and < `trial.steps`"),
+        ("warmup_steps: 1", "warmup_steps: 3", r"`trial.warmup_steps` must be >= 0 and < `trial.steps` \(3\)"),
+        ("world_size: 1", "world_size: 0", r"`trial.world_size` must be > 0"),
+        ("confirm: {top_k: 1, repeats: 1}", "confirm: {top_k: 1, repeats: -1}", r"`confirm.repeats` must be >= 0"),
+    ],
+)
+def test_bad_settings_name_their_line(tmp_path, old, new, expected):
+    path = write_space(tmp_path)
+    text = path.read_text()
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if old in ln)
+    problems = _problems(_write(tmp_path, text.replace(old, new), "bad.yaml"))
+    assert any(re.search(expected, p) and p.startswith(f"{tmp_path / 'bad.yaml'}:{line}:") for p in problems), problems
+
+
+def test_confirm_repeats_zero_is_the_documented_default_and_valid(tmp_path):
+    text = write_space(tmp_path).read_text().replace("repeats: 1}", "repeats: 0}")
+    space = load_space(str(_write(tmp_path, text, "ok.yaml")), device="cpu")
+    assert space.confirm.repeats == 0
+
+
+@pytest.mark.parametrize("name", ["A=B", "A\0B", "X;touch pwned", "$(id)", "A.B", "1ABC", "", "A B"])
+def test_bad_environment_variable_names_are_refused(tmp_path, name):
+    assert env_name_problem(name)
+    quoted = '"' + name.replace("\0", "\\0") + '"'
+    base = write_space(tmp_path).read_text()
+    for text in (
+        base.replace("trials: 4", f"trials: 4\nenv:\n  {quoted}: 1"),
+        base.replace("{extra_params}", "").replace(
+            "  algorithm.kl_ctrl.kl_coef: {type: float",
+            f'  "env.{quoted[1:-1]}": {{type: categorical, choices: [a, b]}}\n  algorithm.kl_ctrl.kl_coef: {{type: float',
+        ),
+    ):
+        problems = _problems(_write(tmp_path, text, "env.yaml"))
+        assert any("must match [A-Za-z_][A-Za-z0-9_]*" in p for p in problems), problems
+
+
+def test_environment_values_must_be_scalars_without_nul(tmp_path):
+    base = write_space(tmp_path).read_text()
+    for value, expected in (("null", "must be a string or number"), ('"a\\0b"', "NUL character")):
+        problems = _problems(_write(tmp_path, base.replace("trials: 4", f"trials: 4\nenv:\n  GOOD: {value}"), "e.yaml"))
+        assert any(expected in p for p in problems), problems
+
+
+def test_values_with_shell_metacharacters_replay_literally(tmp_path):
+    """The `command` file beside each trial replays the trial; a value must not execute."""
+    from autotune.trial.fidelity import shell_line
+
+    value = "$(touch pwned); `touch pwned2` 'q\" *"
+    line = shell_line([sys.executable, "-c", "import os; print(os.environ['X'])"], {"X": value})
+    out = subprocess.run(["bash", "-c", line], capture_output=True, text=True, cwd=tmp_path, check=True)
+    assert out.stdout.rstrip("\n") == value
+    assert not list(tmp_path.iterdir())
+
+
+def test_study_names_stay_inside_the_runs_folder(tmp_path):
+    for bad in ("../x", "../../etc/x", ".", "..", "a/b", "/abs", "", "-x", "a\0b"):
+        assert study_name_problem(bad)
+        with pytest.raises(StudyNameError, match="must be letters, digits"):
+            StudyPaths(tmp_path, bad)
+    for good in ("fsdp3d", "fsdp3d-8gpu", "a.b_c-2", "fsdp3d-sim"):
+        assert StudyPaths(tmp_path, good).root.parent == tmp_path
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("foo://", r"not a database URL Optuna can use"),
+        ("sqlite:////nonexistent-dir/sub/x.db", r"cannot open the SQLite file .* folder exists and is writable"),
+        ("postgresql://u:secret@127.0.0.1:1/db", r"postgresql://u:\*\*\*@127.0.0.1:1/db: cannot connect"),
+    ],
+)
+def test_bad_storage_urls_say_why(url, expected):
+    with pytest.raises(StorageError, match=expected) as info:
+        open_storage(url)
+    assert "secret" not in str(info.value)
+
+
+def test_cli_refuses_bad_input_with_exit_2_and_writes_nothing(tmp_path):
+    space = write_space(tmp_path)
+    runs = tmp_path / "runs"
+    bomb = _write(tmp_path, _bomb(), "bomb.yaml")
+    cases = [
+        (("validate", "--space", str(bomb)), "bomb.yaml:1: the file expands to more than"),
+        (("run", "--space", str(space), "--runs-dir", str(runs), "--study", "../../escape"), "must be letters"),
+        (("run", "--space", str(space), "--runs-dir", str(runs), "--storage", "foo://"), "not a database URL"),
+        (("trials", "../../etc/x", "--runs-dir", str(runs)), "must be letters"),
+        (("run", "--space", str(space), "--runs-dir", str(runs), "--fidelity", "sim", "--gpu", "V100"), "unknown GPU"),
+        (("run", "--space", str(space), "--runs-dir", str(runs), "--backend", "slurm"), "one of optuna, ray"),
+    ]
+    for args, expected in cases:
+        proc = autotune(*args, timeout=120)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert expected in proc.stderr, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr + proc.stdout
+    assert not runs.exists()
+    assert not (tmp_path.parent / "escape").exists()
+
+
+def test_world_size_beyond_this_machine_is_refused_before_launch(tmp_path):
+    cores = os.cpu_count() or 1
+    text = write_space(tmp_path).read_text().replace("world_size: 1", f"world_size: 1\n  threads_per_rank: {cores + 1}")
+    space = _write(tmp_path, text, "big.yaml")
+    runs = tmp_path / "runs"
+    proc = autotune("run", "--space", str(space), "--runs-dir", str(runs), timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert f"needs {cores + 1} cores; this machine has {cores} cores" in proc.stderr
+    assert "--backend sim" in proc.stderr
+    assert not runs.exists()
+
+
+def test_a_ray_address_nobody_answers_is_refused_in_seconds(tmp_path):
+    """`ray.init` retries such an address for minutes (measured: still waiting after 200 s); the run
+    must say what is wrong before it makes a study."""
+    import socket
+
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    runs = tmp_path / "runs"
+    started = time.monotonic()
+    args = ("--space", str(write_space(tmp_path)), "--runs-dir", str(runs), "--backend", "ray")
+    proc = autotune("run", *args, "--address", f"127.0.0.1:{port}", timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert f"--address 127.0.0.1:{port}: no Ray head answers there" in proc.stderr
+    assert f"ray start --head --port {port}" in proc.stderr
+    assert time.monotonic() - started < 60
+    assert not runs.exists()
+
+
+def test_ctrl_c_says_how_to_resume_and_leaves_no_trainer_behind(tmp_path):
+    import signal
+
+    import psutil
+
+    from tests.conftest import ROOT, trainer_env
+
+    space = write_space(tmp_path, steps=60, timeout=300)
+    runs = tmp_path / "runs"
+    args = ["run", "--space", str(space), "--runs-dir", str(runs), "--report-dir", str(tmp_path / "r")]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autotune.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=trainer_env(),
+        cwd=ROOT,
+    )
+    log = runs / "small" / "trials" / "0000" / "metrics.jsonl"
+    deadline = time.monotonic() + 180
+    while not (log.exists() and log.read_text().strip()) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.5)
+    assert log.exists(), "the baseline trial never started training"
+    descendants = psutil.Process(proc.pid).children(recursive=True)  # trial ranks, their launcher, the zygote
+    assert len(descendants) >= 2
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "run the same command again to resume" in stderr
+    assert "Traceback" not in stderr
+    _, alive = psutil.wait_procs(descendants, timeout=15)
+    assert not alive, [p.cmdline() for p in alive]

@@ -1,0 +1,123 @@
+"""Export of a study's winner: which trial it is (confirmed, else the sweep's best run), what its header
+says, what it leaves out, and the refusal when there is none. On a cost-model study (seconds)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+import yaml
+
+from autotune.adapters import get_adapter
+from autotune.adapters.verl_config import ENV_PREFIX
+from autotune.export import ExportError, export, export_settings
+from autotune.export.winner import NOT_EXPORTED
+from autotune.study.results import Confirmation, ConfirmedCandidate
+from autotune.study.storage import StudyPaths, load_study, storage_url, stored_space
+from autotune.sweep.backends.lifecycle import create_or_load
+from tests.autotune.conftest import simulated_study
+from verl_keys.keys import to_flat_dict
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    """A finished 8-trial cost-model study: (its folder, the space that ran)."""
+    runs = tmp_path_factory.mktemp("export") / "runs"
+    _, paths = simulated_study(runs, "exp", 8)
+    return paths, stored_space(paths)
+
+
+def complete(paths: StudyPaths) -> list:
+    trials = [t for t in load_study(paths).get_trials() if t.user_attrs.get("outcome") == "complete"]
+    return sorted(trials, key=lambda t: -t.values[0])
+
+
+def row(number: int, params: dict, speedups: list[float], baseline: bool = False) -> ConfirmedCandidate:
+    return ConfirmedCandidate(
+        number=number,
+        params=params,
+        values=[100.0 * s for s in speedups],
+        feasible_rounds=len(speedups),
+        rounds=len(speedups),
+        mean=100.0 * sum(speedups) / len(speedups),
+        speedup_mean=sum(speedups) / len(speedups),
+        speedup_min=min(speedups),
+        speedup_max=max(speedups),
+        is_baseline=baseline,
+    )
+
+
+def test_without_confirmation_the_sweeps_best_run_is_exported(study, tmp_path):
+    paths, space = study
+    best = complete(paths)[0]
+    winner, yaml_path, overrides_path = export(
+        load_study(paths), paths, space, get_adapter(space.trainer), tmp_path / "best.yaml"
+    )
+    assert (winner.number, winner.source) == (best.number, "sweep")
+    base = load_study(paths).trials[0]
+    assert winner.speedup == pytest.approx(best.values[0] / base.values[0])
+    text = yaml_path.read_text()
+    assert text.startswith(
+        f"# autotune winner of study `exp`: trial #{best.number} (sweep, {winner.speedup:.2f}x the baseline)"
+    )
+    exported = to_flat_dict(yaml.safe_load(text))
+    for key, value in best.params.items():
+        if "." in key and not key.startswith("env."):  # a config key the trial tuned (not a variable)
+            assert exported[key] == value
+    assert not set(NOT_EXPORTED) & set(exported)
+    settings = export_settings(space, get_adapter(space.trainer), dict(best.params), "cuda")
+    keys = [line.split("=", 1)[0].lstrip("+") for line in overrides_path.read_text().splitlines()]
+    assert keys == list(settings)  # the same settings, one `key=value` line each
+
+
+def test_a_confirmed_winner_is_exported_with_its_rounds_even_when_another_run_was_faster(study, tmp_path):
+    paths, space = study
+    best = complete(paths)[0]
+    second = next(t for t in reversed(load_study(paths).get_trials()) if t.number not in (0, best.number))
+    base = load_study(paths).trials[0]
+    Confirmation.decide(
+        [row(0, dict(base.params), [1.0, 1.0], baseline=True), row(second.number, dict(second.params), [1.2, 1.3])],
+        baseline=0,
+        maximize=True,
+    ).write(paths)
+    try:
+        winner, yaml_path, _ = export(load_study(paths), paths, space, get_adapter(space.trainer), tmp_path / "c.yaml")
+    finally:
+        Confirmation.file(paths).unlink()
+    assert (winner.number, winner.source, winner.speedup_spread) == (second.number, "confirmed", (1.2, 1.3))
+    assert f"trial #{second.number} (confirmed, 1.25x the baseline (rounds: 1.20-1.30))" in yaml_path.read_text()
+
+
+def test_confirmation_without_a_qualifying_candidate_falls_back_to_the_sweep(study, tmp_path):
+    paths, space = study
+    best = complete(paths)[0]
+    failed = row(best.number, dict(best.params), [1.5, math.nan])
+    failed.feasible_rounds = 1  # one round failed: not eligible
+    Confirmation.decide([row(0, {}, [1.0, 1.0], baseline=True), failed], baseline=0, maximize=True).write(paths)
+    try:
+        winner, _, _ = export(load_study(paths), paths, space, get_adapter(space.trainer), tmp_path / "d.yaml")
+    finally:
+        Confirmation.file(paths).unlink()
+    assert (winner.number, winner.source) == (best.number, "sweep")
+    assert winner.confirmed is not None and (winner.confirmed.number, winner.confirmed.feasible_rounds) == (
+        best.number,
+        1,
+    )
+
+
+def test_settings_put_env_under_rays_env_vars_as_strings(study):
+    _, space = study
+    space = dataclasses.replace(space, env={"NCCL_IB_HCA": "mlx5", "NCCL_BUFFSIZE": "16"})
+    params = {**space.baseline, "env.NCCL_PROTO": "LL"}  # a tuned env knob; its baseline (null) leaves it unset
+    settings = export_settings(space, get_adapter(space.trainer), params, "cuda")
+    env = {k.removeprefix(ENV_PREFIX): v for k, v in settings.items() if k.startswith(ENV_PREFIX)}
+    assert env == {"NCCL_BUFFSIZE": "16", "NCCL_IB_HCA": "mlx5", "NCCL_PROTO": "LL"}  # strings: Ray refuses others
+
+
+def test_a_study_without_a_feasible_trial_is_refused_with_the_fix(study, tmp_path):
+    _, space = study
+    empty = StudyPaths(tmp_path / "runs", "empty")
+    create_or_load(space, empty, storage_url(empty, None))  # the baseline enqueued, nothing ran
+    with pytest.raises(ExportError, match=r"study `empty` has no feasible trial yet; see `autotune trials empty`"):
+        export(load_study(empty), empty, space, get_adapter(space.trainer), tmp_path / "e.yaml")

@@ -1,0 +1,360 @@
+"""The sweep report: section data on a study with every kind of outcome, then the page in Chromium."""
+
+from __future__ import annotations
+
+import dataclasses
+import socket
+import warnings
+from pathlib import Path
+
+import numpy as np
+import optuna
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from autotune.adapters import get_adapter
+from autotune.report import data, render, write_report
+from autotune.report.browser import inspect
+from autotune.space.loader import load_space
+from autotune.study.storage import StudyPaths, load_study, storage_url
+from autotune.sweep.backends.base import BackendOptions
+from autotune.sweep.backends.lifecycle import create_or_load
+from autotune.sweep.backends.optuna_backend import OptunaBackend
+from tests.autotune.conftest import autotune
+
+MIXED = """\
+name: mixed
+trainer: builtin
+base_config: [cpu_tiny]
+base:
+  data.train_batch_size: 8
+  actor_rollout_ref.actor.ppo_mini_batch_size: 8
+  builtin.fault.at_step: 2
+trial: {steps: 4, warmup_steps: 1, world_size: 1, timeout_s: 120, hang_timeout_s: 30}
+params:
+  builtin.fault.kind: {type: categorical, choices: [none, crash, oom, slow]}
+  actor_rollout_ref.actor.optim.lr: {type: categorical, choices: [2.0e-4, 5.0e-2]}
+  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: {type: categorical, choices: [4, 8]}
+objectives:
+  - {metric: perf/throughput, direction: maximize, reducer: median}
+limits:
+  - {metric: perf/time_per_step, reducer: median, max_ratio_to_baseline: 3.0}  # the slow fault: 10x
+  - {metric: actor/kl_loss, reducer: last, max: 1.0, alarm_above: 0.05}
+baseline:
+  builtin.fault.kind: none
+  actor_rollout_ref.actor.optim.lr: 2.0e-4
+  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 4
+sampler: {seed: 0, n_startup_trials: 10}
+trials: 7
+"""
+
+
+@pytest.fixture(scope="session")
+def mixed(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("mixed")
+    path = tmp / "mixed.yaml"
+    path.write_text(MIXED)
+    space = load_space(str(path))
+    paths = StudyPaths(tmp / "runs", "mixed")
+    url = storage_url(paths, None)
+    study = create_or_load(space, paths, url)
+    base = dict(space.baseline)
+    for extra in (
+        {"builtin.fault.kind": "crash"},
+        {"builtin.fault.kind": "oom"},
+        {"builtin.fault.kind": "slow"},
+        {"actor_rollout_ref.actor.optim.lr": 5.0e-2},
+        {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 8},
+        {
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 8,
+            "actor_rollout_ref.actor.optim.lr": 5.0e-2,
+            "builtin.fault.kind": "none",
+        },
+    ):
+        study.enqueue_trial({**base, **extra})
+    OptunaBackend(BackendOptions(space, get_adapter("builtin"), paths, url, n_trials=7)).run()
+    return load_study(paths), paths, space, tmp
+
+
+def test_failures_section_lists_every_kind_with_its_config(mixed):
+    study, _, _, _ = mixed
+    frame = data.failures(study)
+    kinds = set(frame["kind"])
+    assert {"crash", "oom", "infeasible", "pruned"} <= kinds, frame
+    crash = frame[frame["kind"] == "crash"].iloc[0]
+    assert "kind=crash" in crash["config"]
+    infeasible = frame[frame["kind"] == "infeasible"].iloc[0]
+    assert "perf/time_per_step" in infeasible["detail"]
+    pruned = frame[frame["kind"] == "pruned"].iloc[0]
+    assert "alarm: actor/kl_loss" in pruned["detail"]
+
+
+def test_section_data(mixed):
+    study, paths, space, _ = mixed
+    summary = data.summary(study, paths, space)
+    assert summary.winner is not None and summary.baseline == 0
+    # no confirmation ran: the speedup is the winner's sweep value over the baseline's, by hand from the trials
+    trials = {t.number: t for t in study.get_trials()}
+    complete = [t for t in trials.values() if t.user_attrs.get("outcome") == "complete"]
+    best = max(complete, key=lambda t: t.values[0])
+    assert summary.winner == best.number and summary.source == "sweep"
+    assert summary.speedup == pytest.approx(best.values[0] / trials[0].values[0])
+    assert summary.objective == "perf/throughput"
+    # memory on CPU is the trainer's tensor memory, and the report's ratio is the winner's figure over the
+    # baseline's; peak RSS stays its own number
+    assert summary.memory_metric == "perf/tensor_memory_gb"
+    memory = {n: t.user_attrs["key_metrics"]["memory_gb"] for n, t in trials.items() if t.user_attrs.get("key_metrics")}
+    assert summary.memory_ratio == pytest.approx(memory[best.number] / memory[0])
+    rss = trials[0].user_attrs["key_metrics"]["rss_gb"]
+    assert rss > 10 * memory[0]  # the process, not the model: why RSS cannot be the memory figure on CPU
+    assert [c.name for c in summary.checks] == ["KL to reference", "comm share", "memory vs baseline", "MFU"]
+    history = data.history(study, space)
+    assert len(history) == 7 and history["best_so_far"].notna().any()
+    assert history["best_so_far"].dropna().is_monotonic_increasing
+    phases = data.phase_breakdown(study, space)
+    # the builtin trainer's phases (it reshards; verl's `update_weights` is not one of them), then comm and step
+    assert data.phase_names(phases) == ["gen", "reshard", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor"]  # fmt: skip
+    assert list(phases.columns)[-2:] == ["comm", "step"]
+    assert (phases["step"] > 0).all()
+    health = data.health_curves(study, space)
+    assert "#0 (baseline)" in set(health["trial"])
+    assert data.pareto(study).empty  # one objective
+    assert len(data.parameters(study)) >= 2
+    completed = sum(1 for t in study.get_trials() if t.user_attrs.get("outcome") == "complete")
+    assert completed < data.MIN_TRIALS_FOR_IMPORTANCE  # too few to rank knobs: nothing is shown
+    assert data.importance_intervals(study, space).empty
+    assert "ppo_trainer" in data.exported_yaml(study, paths, space)
+    prov = data.provenance(study, space)
+    assert prov["world size"] == "1" and prov["torch"].startswith("2.")
+    host = socket.gethostname()  # every trial ran here, by this test's own sweep
+    assert (
+        prov["trials ran on"] == f"{host} ({len([t for t in trials.values() if t.user_attrs.get('outcome')])} trials)"
+    )
+
+
+def test_report_opens_in_chromium_without_errors_and_renders_every_plot(mixed):
+    study, paths, space, tmp = mixed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        path = write_report(study, paths, space, tmp / "report")
+    text = path.read_text()
+    assert "https://" not in text.split("<script>", 1)[0]  # no external stylesheet or script before the inline bundle
+    check = inspect(path, tmp / "report" / "screenshot.png")
+    print(f"{check.rendered}/{check.plots} plots rendered; sections {check.sections}")
+    assert check.page_errors == [] and check.console_errors == []
+    assert check.external == []
+    assert check.plots >= 6 and check.rendered == check.plots
+    for section in (
+        "summary",
+        "history",
+        "pareto",
+        "parallel",
+        "importance",
+        "inert",
+        "phases",
+        "health",
+        "failures",
+        "trials",
+        "export",
+        "provenance",
+    ):
+        assert section in check.sections
+    assert check.screenshot is not None and check.screenshot.stat().st_size > 50_000
+
+
+def test_run_writes_the_report_and_report_command_checks_it(small_study, tmp_path):
+    runs, _, proc = small_study
+    report = Path(proc.stdout.split("report: ")[1].split()[0])
+    assert report.exists() and report.name == "index.html"
+    checked = autotune("report", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "r"), "--check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert (tmp_path / "r" / "screenshot.png").exists()
+
+
+def test_wandb_offline_runs_hold_every_trial(small_study):
+    runs, _, _ = small_study
+    offline = sorted((runs / "small" / "wandb" / "wandb").glob("offline-run-*"))
+    trials = [t for t in load_study(StudyPaths(runs, "small")).get_trials() if t.user_attrs.get("outcome")]
+    assert len(offline) == len(trials) + 1  # one run per trial and the study summary
+    for run in offline:
+        assert list(run.glob("*.wandb")), run
+
+
+def crafted_study(n: int, seed: int = 0) -> optuna.Study:
+    """n completed trials over four knobs; throughput = 100 + 50 x `signal` + N(0, 1): the others are noise."""
+    rng = np.random.default_rng(seed)
+    names = ["a.signal", "b.noise_one", "c.noise_two", "d.noise_three"]
+    dists = {k: optuna.distributions.FloatDistribution(0.0, 1.0) for k in names}
+    study = optuna.create_study(direction="maximize")
+    for _ in range(n):
+        params = {k: float(rng.random()) for k in names}
+        value = 100.0 + 50.0 * params["a.signal"] + float(rng.normal())
+        study.add_trial(
+            optuna.trial.create_trial(
+                params=params, distributions=dists, values=[value], user_attrs={"outcome": "complete"}
+            )
+        )
+    return study
+
+
+def test_importances_are_oriented_for_the_objectives_direction():
+    """A narrow peak: the fastest trials all sit near `a.signal` = 0.5, the slowest anywhere else. For a
+    maximised objective PED-ANOVA must look at the fastest (concentrated: important); read as minimised,
+    the best trials are spread out and the knob looks far less important."""
+    rng = np.random.default_rng(3)
+    dists = {k: optuna.distributions.FloatDistribution(0.0, 1.0) for k in ("a.signal", "b.noise_one")}
+    study = optuna.create_study(direction="maximize")
+    for _ in range(40):
+        params = {k: float(rng.random()) for k in dists}
+        value = 100.0 + 50.0 * float(np.exp(-(((params["a.signal"] - 0.5) / 0.08) ** 2))) + float(rng.normal())
+        study.add_trial(
+            optuna.trial.create_trial(
+                params=params, distributions=dists, values=[value], user_attrs={"outcome": "complete"}
+            )
+        )
+    space = load_space("fsdp3d")
+    as_max = data.importance_intervals(study, space).set_index("param")
+    minimised = dataclasses.replace(space, objectives=[dataclasses.replace(space.objectives[0], direction="minimize")])
+    as_min = data.importance_intervals(study, minimised).set_index("param")
+    assert not as_max.loc["a.signal", "noise"]
+    assert as_max.loc["a.signal", "excess"] > 3 * as_min.loc["a.signal", "excess"], (as_max, as_min)
+
+
+def test_importance_intervals_separate_the_knob_that_matters_from_noise():
+    space = load_space("fsdp3d")  # maximises perf/throughput
+    frame = data.importance_intervals(crafted_study(40), space).set_index("param")
+    assert not frame.loc["a.signal", "noise"] and frame.loc["a.signal", "low"] > 0
+    for name in ("b.noise_one", "c.noise_two", "d.noise_three"):
+        assert frame.loc[name, "noise"] and frame.loc[name, "low"] <= 0 <= frame.loc[name, "high"], frame
+    assert frame.index[0] == "a.signal"
+    # oriented for maximisation: minimising the same numbers makes `signal` separate the *worst* trials,
+    # which PED-ANOVA scores just as high; the interval logic must not depend on the direction's sign
+    assert (frame["low"] <= frame["excess"]).all() and (frame["excess"] <= frame["high"]).all()
+    assert data.importance_intervals(crafted_study(data.MIN_TRIALS_FOR_IMPORTANCE - 1), space).empty
+
+
+def test_short_axis_labels_are_unique_short_and_widen_on_a_clash():
+    keys = [
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+        "actor_rollout_ref.actor.fsdp_config.param_offload",
+        "actor_rollout_ref.ref.fsdp_config.param_offload",
+        "env.NCCL_PROTO",
+        "actor_token_mult",
+        "x.prefix_one_middle_suffix",  # these two cut to the same text: the second is numbered
+        "x.prefix_two_middle_suffix",
+    ]
+    labels = data.short_labels(keys, width=14)
+    assert labels["x.prefix_one_middle_suffix"] == "prefix…_suffix"
+    assert labels["x.prefix_two_middle_suffix"] == "prefix…_suff~2"
+    assert len(set(labels.values())) == len(keys)
+    assert all(len(v) <= 14 for v in labels.values())
+    assert labels["env.NCCL_PROTO"] == "NCCL_PROTO" and labels["actor_token_mult"] == "actor_…en_mult"
+    assert labels["actor_rollout_ref.actor.fsdp_config.param_offload"].startswith("actor.")
+
+
+def wide_frame(knobs: int = 16) -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    columns = {f"actor_rollout_ref.actor.fsdp_config.some_long_knob_name_{i}": rng.random(12) for i in range(knobs)}
+    return pd.DataFrame({"number": range(12), **columns, "objective": rng.random(12)})
+
+
+def test_parallel_coordinates_stay_readable_at_16_knobs(tmp_path):
+    """The browser measures the axis titles' boxes: none overlap with short angled labels, while the same
+    16 axes titled with full keys, level, do overlap (so the check can fail)."""
+    page = render.Page()
+    render.parallel_section(page, wide_frame(), "perf/throughput")
+    good = tmp_path / "good.html"
+    good.write_text(page.html("16 knobs", "readable"))
+    check = inspect(good, tmp_path / "parallel.png", height=900)
+    assert check.page_errors == [] and check.rendered == check.plots == 1
+    assert check.label_overlaps == 0 and check.ok
+    assert "some_long_knob_name_3" in good.read_text()  # the full key travels with the plot (hover, key table)
+
+    frame = wide_frame()
+    dims = [{"label": c, "values": frame[c].tolist()} for c in frame.columns[1:]]
+    bad = render.Page()
+    bad.section("parallel", "unreadable", bad.figure(go.Figure(go.Parcoords(dimensions=dims)), 440))
+    path = tmp_path / "bad.html"
+    path.write_text(bad.html("16 knobs", "level full keys"))
+    overlapping = inspect(path)
+    assert overlapping.label_overlaps > 10 and not overlapping.ok
+
+
+PARETO = """\
+name: pareto
+trainer: builtin
+base_config: [cpu_tiny]
+base:
+  data.train_batch_size: 8
+  builtin.fault.kind: hang
+trial: {steps: 3, warmup_steps: 1, world_size: 1, timeout_s: 30, hang_timeout_s: 120, startup_grace_s: 60}
+params:
+  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: {type: categorical, choices: [2, 4, 8]}
+  actor_rollout_ref.actor.ppo_mini_batch_size: {type: categorical, choices: [4, 8]}
+  builtin.fault.at_step: {type: int, low: 2, high: 1000}   # hangs at that step: only 2 and 3 fire in 3 steps
+  algorithm.kl_ctrl.kl_coef: {type: float, low: 1.0e-4, high: 1.0e-1, log: true}
+constraints:
+  - divides: [actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu, actor_rollout_ref.actor.ppo_mini_batch_size]
+objectives:
+  - {metric: perf/throughput, direction: maximize, reducer: median}
+  - {metric: actor/kl_loss, direction: minimize, reducer: last}
+limits:
+  - {metric: memory, reducer: max, max_ratio_to_baseline: 3.0}
+baseline:
+  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 4
+  actor_rollout_ref.actor.ppo_mini_batch_size: 8
+  builtin.fault.at_step: 1000
+  algorithm.kl_ctrl.kl_coef: 0.001
+sampler: {seed: 0, n_startup_trials: 10}
+trials: 5
+"""
+
+
+def dominated(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """`a` is dominated by `b` (throughput maximised, KL minimised)."""
+    return b[0] >= a[0] and b[1] <= a[1] and b != a
+
+
+@pytest.mark.slow  # a 30 s timeout and two real runs
+def test_two_objective_sweep_with_invalid_and_timeout_trials_and_its_pareto_plot(tmp_path):
+    path = tmp_path / "pareto.yaml"
+    path.write_text(PARETO)
+    space = load_space(str(path))
+    paths = StudyPaths(tmp_path / "runs", "pareto")
+    url = storage_url(paths, None)
+    study = create_or_load(space, paths, url)
+    invalid = {
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 8,
+        "actor_rollout_ref.actor.ppo_mini_batch_size": 4,
+    }
+    study.enqueue_trial({**space.baseline, **invalid})  # 8 does not divide 4: never launched
+    study.enqueue_trial({**space.baseline, "builtin.fault.at_step": 2})  # hangs at step 2: hard timeout at 30 s
+    OptunaBackend(BackendOptions(space, get_adapter("builtin"), paths, url, n_trials=4)).run()
+    study = load_study(paths)
+    assert [d.name for d in study.directions] == ["MAXIMIZE", "MINIMIZE"]
+    trials = [t for t in study.get_trials() if t.user_attrs.get("outcome")]
+    assert len(trials) == 4 and not [t for t in trials if t.state == optuna.trial.TrialState.PRUNED]
+    invalid, timeout = trials[1].user_attrs, trials[2].user_attrs
+    assert (invalid["outcome"], invalid["reason"]) == ("failed", "invalid")
+    assert "must divide" in invalid["detail"] and not (Path(invalid["dir"]) / "metrics.jsonl").exists()
+    assert (timeout["outcome"], timeout["reason"]) == ("failed", "timeout"), timeout
+    assert "30 s trial timeout" in timeout["detail"] and timeout["wall_s"] >= 30
+    for t in trials[1:3]:  # fed back as infeasible: COMPLETE with the run_failed constraint violated
+        assert t.state == optuna.trial.TrialState.COMPLETE and t.system_attrs["constraints:run_failed"] == 1.0
+    sampled = [t for t in trials if "fixed_params" not in t.system_attrs]
+    assert len(sampled) == 1  # drawn by the multi-objective sampler, not enqueued
+    # the Pareto front, by hand from the completed trials' two objectives
+    points = {t.number: tuple(t.values) for t in trials if t.user_attrs["outcome"] == "complete"}
+    front = {n for n, p in points.items() if not any(dominated(p, q) for q in points.values())}
+    assert front and set(data.pareto(study)["number"]) == front
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = write_report(study, paths, space, tmp_path / "report")
+    check = inspect(report, tmp_path / "report" / "screenshot.png")
+    assert check.ok and "pareto" in check.sections, check
+    pareto_html = report.read_text().split('<section id="pareto">')[1].split("</section>")[0]
+    assert 'class="plot"' in pareto_html  # a plot, not the one-objective note
+    failures = data.failures(study)
+    assert {"invalid", "timeout"} <= set(failures["kind"])

@@ -1,0 +1,185 @@
+"""Fitting the cost model to real verl runs (logs + configs), the space's `sim:` section, and knob status."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from autotune.sim.fit import Observation, fit_weights, leave_one_out, log_fit, published_prediction
+from autotune.sim.verl_log import calibrate_logs_to_file, logged_run, parse_steps, read_config, read_env, step_medians
+from autotune.space.sim_section import SimSettings, parse_sim_section
+
+LOG = """(TaskRunner pid=1) step:1 - timing_s/gen:30.0 - timing_s/update_actor:12.0 - response_length/mean:200.0 - prompt_length/mean:100.0
+(TaskRunner pid=1) step:2 - timing_s/gen:np.float64(20.0) - timing_s/update_actor:10.0 - response_length/mean:190.0 - prompt_length/mean:98.0
+(TaskRunner pid=1) step:3 - timing/gen:22.0 - timing/update_actor:11.0 - response_length/mean:210.0 - prompt_length/mean:102.0
+(TaskRunner pid=1) step:0 - val-core/openai/gsm8k/acc/mean@1:0.5
+"""
+
+
+def test_parse_verl_console_steps_old_and_new_formats():
+    rows = parse_steps(LOG)
+    assert [r["step"] for r in rows] == [1, 2, 3]  # the validation-only step:0 line has no timings
+    assert rows[1]["timing_s/gen"] == 20.0 and rows[2]["timing_s/gen"] == 22.0  # np.float64(...), timing/...
+    medians = step_medians(rows)  # step 1 is warm-up
+    assert medians["timing_s/gen"] == 21.0 and medians["response_length/mean"] == 200.0
+
+
+def test_read_config_overrides_and_yaml(tmp_path):
+    overrides = tmp_path / "run.sh"
+    overrides.write_text(
+        "python3 -m verl.trainer.main_ppo \\\n  data.train_batch_size=512 \\\n"
+        "  +actor_rollout_ref.model.dtype=bfloat16 trainer.logger='[console]' \\\n  algorithm.adv_estimator=grpo\n"
+    )
+    flat = read_config(overrides)
+    assert flat["data.train_batch_size"] == 512 and flat["algorithm.adv_estimator"] == "grpo"
+    assert flat["actor_rollout_ref.model.dtype"] == "bfloat16"
+    config = tmp_path / "run.yaml"
+    config.write_text("data:\n  train_batch_size: 256\nactor_rollout_ref.rollout.n: 4\n")
+    assert read_config(config) == {"data.train_batch_size": 256, "actor_rollout_ref.rollout.n": 4}
+    assert read_env(config) == {}
+
+
+def test_run_script_environment_and_vllm_version_from_the_log(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text(
+        "set -x\nexport VLLM_ATTENTION_BACKEND=XFORMERS\npython3 -m verl.trainer.main_ppo data.train_batch_size=64 \\\n"
+        "  data.max_prompt_length=512 data.max_response_length=256 actor_rollout_ref.actor.ppo_mini_batch_size=16 \\\n"
+        "  actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct\n"
+    )
+    assert read_env(script) == {"VLLM_ATTENTION_BACKEND": "XFORMERS"}
+    assert "VLLM_ATTENTION_BACKEND" not in read_config(script) and read_config(script)["data.train_batch_size"] == 64
+    log = tmp_path / "run.log"
+    log.write_text(
+        "INFO 12-10 06:50:55 llm_engine.py:237] Initializing an LLM engine (v0.5.4) with config: model=...\n" + LOG
+    )
+    run = logged_run(log, script, {})
+    assert run.env == {"VLLM_ATTENTION_BACKEND": "XFORMERS"} and run.vllm_version == "0.5.4"
+    log.write_text("INFO llm_engine.py:240] Initializing a V1 LLM engine (v0.9.1) with config: ...\n" + LOG)
+    assert logged_run(log, script, {}).vllm_version == "0.9.1"
+    log.write_text(LOG)
+    assert logged_run(log, script, {}).vllm_version is None
+    with pytest.raises(ValueError, match=r"--verl-log .*nope.log: no such file"):
+        logged_run(tmp_path / "nope.log", script, {})
+
+
+def test_log_fit_recovers_known_multipliers():
+    rng = np.random.default_rng(0)
+    a = rng.uniform(0.1, 1.0, (12, 2))
+    truth = np.array([1.5, 0.5])
+    v = log_fit(a, a @ truth, ridge=0.0)
+    assert np.allclose(np.exp(v), truth, rtol=1e-4)
+    shrunk = np.exp(log_fit(a, a @ truth, ridge=10.0))  # a strong ridge keeps multipliers near 1
+    assert abs(shrunk[0] - 1) < abs(truth[0] - 1) and abs(shrunk[1] - 1) < abs(truth[1] - 1)
+
+
+def test_fit_composite_phase_on_its_remainder():
+    """`gen` timed with the weight sync inside: the sync's part is subtracted before gen's weights are fitted."""
+    defaults = {"gen": {"decode_kv_s": 1.0}, "update_weights": {"sync_gather_s": 1.0}, "update_actor": {"flops_s": 1.0}}
+    observations = []
+    for i, (kv, sync, flops) in enumerate([(10.0, 2.0, 5.0), (20.0, 1.0, 8.0), (5.0, 4.0, 3.0), (8.0, 2.0, 6.0)]):
+        features = {
+            "gen": {"decode_kv_s": kv},
+            "update_weights": {"sync_gather_s": sync},
+            "update_actor": {"flops_s": flops},
+        }
+        # truth: decode at 2× its default cost, the sync as the default, training at 1.5×
+        measured = {"gen": 2 * kv + sync, "update_actor": 1.5 * flops}
+        observations.append(Observation(f"run{i}", features, measured, {"gen": ("gen", "update_weights")}))
+    weights = fit_weights(observations, defaults, ridge=1e-6)
+    assert weights["gen"]["decode_kv_s"] == pytest.approx(2.0, rel=1e-3)
+    assert weights["update_actor"]["flops_s"] == pytest.approx(1.5, rel=1e-3)
+    assert published_prediction(weights, observations[0])["gen"] == pytest.approx(22.0, rel=1e-3)
+    loo = leave_one_out(observations, defaults, ridge=1e-6)
+    assert loo["run3"]["update_actor"] == pytest.approx(9.0, rel=1e-3)  # exact data: held-out runs are exact too
+
+
+def test_calibrate_from_verl_logs_keeps_the_runs_gpu(tmp_path):
+    logs, configs = [], []
+    for i, batch in enumerate((256, 512, 1024)):
+        log = tmp_path / f"run{i}.log"
+        scale = batch / 256
+        log.write_text("".join(
+            f"step:{s} - timing_s/gen:{20 * scale} - timing_s/old_log_prob:{2 * scale} - timing_s/update_actor:{8 * scale}"
+            f" - timing_s/update_weights:1.0 - response_length/mean:200 - prompt_length/mean:100\\n"
+            for s in (1, 2, 3)
+        ))  # fmt: skip
+        config = tmp_path / f"run{i}.txt"
+        config.write_text(
+            f"data.train_batch_size={batch} data.max_prompt_length=512 data.max_response_length=1024 "
+            "actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct algorithm.adv_estimator=grpo "
+            "actor_rollout_ref.actor.ppo_mini_batch_size=64 actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8 "
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8 trainer.n_gpus_per_node=8\n"
+        )
+        logs.append(log)
+        configs.append(config)
+    out, lines = calibrate_logs_to_file(logs, configs, "H20", None, tmp_path / "cal.json")
+    data = json.loads(out.read_text())
+    assert data["gpu"] == "H20" and data["device"]["peak_flops"] == 148e12
+    assert data["prompt_tokens"] == 100 and data["response_tokens"] == 200
+    assert "leave-one-out" in lines[1] and set(data["holdout_errors"]) == {"run0", "run1", "run2"}
+    assert all(math.isfinite(e) for errs in data["holdout_errors"].values() for e in errs.values())
+    _, lines = calibrate_logs_to_file(logs, configs, None, None, tmp_path / "cal2.json")
+    assert lines[0].startswith("no --gpu: taking the runs to be on H100 SXM")
+    assert json.loads((tmp_path / "cal2.json").read_text())["gpu"] == "H100 SXM"
+    with pytest.raises(ValueError, match="pair up: got 3 log"):
+        calibrate_logs_to_file(logs, configs[:1], "H20", None, None)
+
+
+def test_sim_section_rules_and_loader(tmp_path):
+    assert parse_sim_section({"prompt_tokens": 100, "response_tokens": 200}).lengths() == {
+        "prompt_tokens": 100, "response_tokens": 200, "response_spread": None,
+    }  # fmt: skip
+    with pytest.raises(ValueError, match=r"`sim.response_tokens` must be a positive number of tokens, got -5"):
+        SimSettings(response_tokens=-5)
+    with pytest.raises(ValueError, match=r"`sim.response_spread` must be a number of tokens >= 0"):
+        SimSettings(response_spread="wide")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"unknown setting\(s\) `sim.tokens`"):
+        parse_sim_section({"tokens": 5})
+    from autotune.space.loader import SpaceError, load_space
+
+    space = tmp_path / "s.yaml"
+    space.write_text(
+        "name: s\ntrainer: builtin\nparams:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 2}\n"
+        "objectives:\n  - {metric: perf/throughput, direction: maximize}\nbaseline: {actor_rollout_ref.actor.ppo_epochs: 1}\n"
+        "sim: {prompt_tokens: 90, response_tokens: 300, gpu: H20}\n"
+    )
+    loaded = load_space(str(space))
+    assert loaded.sim == SimSettings(prompt_tokens=90, response_tokens=300, gpu="H20")
+    space.write_text(space.read_text().replace("prompt_tokens: 90", "prompt_tokens: 0"))
+    with pytest.raises(SpaceError, match=r"sim.prompt_tokens` must be a positive number"):
+        load_space(str(space))
+
+
+def test_knob_status_under_the_sim_and_freezing_unmodelled_knobs():
+    from autotune.adapters import get_adapter
+    from autotune.sim.hardware import cluster
+    from autotune.sim.sim_fidelity import CostModelFidelity, freeze_unmodelled
+
+    sim, verl = CostModelFidelity(cluster("H100", 8)), get_adapter("verl")
+    for knob in ("algorithm.kl_ctrl.kl_coef", "actor_rollout_ref.actor.clip_ratio_high", "env.NCCL_ALGO",
+                 "env.CUDA_DEVICE_MAX_CONNECTIONS"):  # fmt: skip
+        assert verl.knob_status(knob, "cuda", 8)[0]  # the trainer reads it; the cost model does not
+        assert sim.knob_status(verl, knob, "cuda", 8) == (
+            False,
+            "the cost model does not use it (a simulated sweep keeps it at its baseline value)",
+        )
+    for knob in ("actor_rollout_ref.rollout.tensor_model_parallel_size", "env.NCCL_PROTO",
+                 "actor_rollout_ref.rollout.enforce_eager", "actor_rollout_ref.model.use_remove_padding"):  # fmt: skip
+        assert sim.knob_status(verl, knob, "cuda", 8)[0]
+    import dataclasses
+
+    from autotune.space.schema import Param
+
+    kl = Param("algorithm.kl_ctrl.kl_coef", "float", low=1e-4, high=0.1, log=True)
+    tp = Param("actor_rollout_ref.rollout.tensor_model_parallel_size", "categorical", choices=(1, 2))
+    trial = dataclasses.make_dataclass("Trial", ["world_size"])(8)
+    space = dataclasses.make_dataclass("S", ["params", "baseline", "base", "env", "trial", "warnings"])(
+        [kl, tp], {kl.name: 0.001, tp.name: 2}, {}, {}, trial, []
+    )  # what freezing reads
+    fixed, frozen = freeze_unmodelled(space)  # type: ignore[arg-type]
+    assert frozen == ["algorithm.kl_ctrl.kl_coef"]
+    assert fixed.base == {"algorithm.kl_ctrl.kl_coef": 0.001} and fixed.baseline == {tp.name: 2}
+    assert [p.name for p in fixed.params] == [tp.name]

@@ -1,0 +1,158 @@
+"""Search-space files: the shipped ones load; bad ones are refused with file:line, rule and fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from autotune.adapters import get_adapter
+from autotune.space.loader import SpaceError, load_space
+from autotune.space.sampling import ConstraintViolation, FixedSuggester, check_constraints, materialize, suggest
+from tests.autotune.conftest import autotune, write_space
+
+
+def test_shipped_fsdp3d_space_loads_and_warns_about_inert_nccl_knobs():
+    space = load_space("fsdp3d", device="cpu")
+    names = {p.name for p in space.params}
+    for key in (
+        "actor_rollout_ref.rollout.tensor_model_parallel_size",
+        "actor_rollout_ref.actor.fsdp_config.forward_prefetch",
+        "actor_rollout_ref.actor.fsdp_config.reshard_after_forward",
+        "actor_rollout_ref.actor.use_dynamic_bsz",
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+        "env.NCCL_PROTO",
+        "env.NCCL_ALGO",
+        "env.NCCL_MAX_NCHANNELS",
+        "env.CUDA_DEVICE_MAX_CONNECTIONS",
+        "algorithm.kl_ctrl.kl_coef",
+        "actor_rollout_ref.actor.clip_ratio_high",
+        "actor_rollout_ref.actor.ppo_epochs",
+    ):
+        assert key in names, key
+    assert space.param("algorithm.kl_ctrl.kl_coef").log
+    assert any("NCCL_PROTO" in w and "inert" in w for w in space.warnings)
+    assert space.baseline["actor_rollout_ref.rollout.tensor_model_parallel_size"] == 2  # verl's default
+
+
+def test_derived_token_budgets_and_conditional_params():
+    space = load_space("fsdp3d", device="cpu")
+    adapter = get_adapter("builtin")
+    defaults = adapter.defaults(space.base_config)
+    types = {k: v.type for k, v in adapter.keys().items()}
+    params = dict(space.baseline)
+    params.update({"actor_rollout_ref.actor.use_dynamic_bsz": True, "actor_token_mult": 2.5, "logprob_token_mult": 3.0})
+    params.pop("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu")
+    values = suggest(FixedSuggester(params), space, defaults)
+    assert "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu" not in values  # `when` is false
+    config = materialize(space, values, defaults, types)
+    assert config.flat["actor_rollout_ref.actor.ppo_max_token_len_per_gpu"] == 40  # 2.5 × (8 + 8)
+    assert config.flat["actor_rollout_ref.ref.log_prob_max_token_len_per_gpu"] == 48
+    assert "actor_token_mult" not in config.flat  # variables are not config keys
+    values["actor_token_mult"] = 0.5
+    config = materialize(space, values, defaults, types)
+    with pytest.raises(ConstraintViolation, match=r"fsdp3d.yaml:\d+: constraint violated: .* must be at least"):
+        check_constraints(space, config, defaults)
+
+
+def test_env_params_set_or_unset_variables():
+    space = load_space("fsdp3d", device="cpu")
+    adapter = get_adapter("builtin")
+    defaults = adapter.defaults(space.base_config)
+    types = {k: v.type for k, v in adapter.keys().items()}
+    config = materialize(space, {**space.baseline, "env.NCCL_PROTO": "Simple"}, defaults, types)
+    assert config.env == {"NCCL_PROTO": "Simple"}
+
+
+BAD = {
+    "unknown key": (
+        "params:\n  actor_rollout_ref.actor.ppo_epoch: {type: int, low: 1, high: 2}\n",
+        r"small.yaml:\d+: unknown key `actor_rollout_ref.actor.ppo_epoch`; did you mean `actor_rollout_ref.actor.ppo_epochs`",
+    ),
+    "bad range": (
+        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 3, high: 2}\n",
+        r"small.yaml:\d+: param `actor_rollout_ref.actor.ppo_epochs`: bad range, `low` \(3\) must be < `high` \(2\)",
+    ),
+    "unknown metric": (
+        "objectives:\n  - {metric: perf/througput}\n",
+        r"small.yaml:\d+: unknown metric `perf/througput` .*did you mean `perf/throughput`",
+    ),
+    "tp not dividing the world": (
+        "params:\n  actor_rollout_ref.rollout.tensor_model_parallel_size: {type: categorical, choices: [1, 2]}\n"
+        "constraints:\n  - divides: [actor_rollout_ref.rollout.tensor_model_parallel_size, trial.world_size]\n"
+        "baseline:\n  actor_rollout_ref.rollout.tensor_model_parallel_size: 1\n",
+        r"small.yaml:\d+: param `actor_rollout_ref.rollout.tensor_model_parallel_size`: choice 2 can never run here: .*must divide trial.world_size \(2 vs 1\)",
+    ),
+    "log range with zero": (
+        "params:\n  algorithm.kl_ctrl.kl_coef: {type: float, low: 0, high: 1, log: true}\n",
+        r"a log-scale range needs low > 0",
+    ),
+    "unknown section": ("paramz: {}\n", r"unknown section `paramz`; did you mean `params`"),
+    # once tracebacks, or accepted and failing mid-sweep:
+    "limit without a metric": ("limits:\n  - {max: 1}\n", r"small.yaml:\d+: `metric` must be a metric name, got None"),
+    "limit bound not a number": (
+        "limits:\n  - {metric: memory, max: many}\n",
+        r"small.yaml:\d+: limit `memory`: `max` must be a number, got 'many'",
+    ),
+    "objectives not a list": ("objectives: 5\n", r"small.yaml:\d+: `objectives` must be a list, got int"),
+    "NaN bound": (
+        "params:\n  algorithm.kl_ctrl.kl_coef: {type: float, low: .nan, high: 1}\n",
+        r"small.yaml:\d+: param `algorithm.kl_ctrl.kl_coef`: `low` and `high` must be finite numbers, got low=nan",
+    ),
+    "infinite bound": (
+        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: .inf}\n",
+        r"small.yaml:\d+: param `actor_rollout_ref.actor.ppo_epochs`: `low` and `high` must be finite numbers",
+    ),
+    "a date no study can store": (
+        "params:\n  env.X: {type: categorical, choices: [2001-01-01, b]}\n",
+        r"small.yaml:\d+: `params.env.X.choices.0`: a date \(datetime.date\(2001, 1, 1\)\) is not a setting",
+    ),
+}
+
+MINIMAL = """\
+name: small
+trainer: builtin
+trial: {steps: 3, warmup_steps: 1, world_size: 1}
+"""
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_spaces_are_refused_with_file_and_line(tmp_path, case):
+    body, message = BAD[case]
+    path = tmp_path / "small.yaml"
+    path.write_text(MINIMAL + body)
+    with pytest.raises(SpaceError, match=message):
+        load_space(str(path))
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_cli_refuses_a_bad_space_with_exit_2_and_launches_nothing(tmp_path, command):
+    path = tmp_path / "small.yaml"
+    path.write_text(MINIMAL + BAD["unknown key"][0] + BAD["bad range"][0].replace("params:\n", ""))
+    runs = tmp_path / "runs"
+    args = ["--space", str(path)] + (["--runs-dir", str(runs)] if command == "run" else [])
+    proc = autotune(command, *args)
+    assert proc.returncode == 2
+    assert "unknown key `actor_rollout_ref.actor.ppo_epoch`" in proc.stderr
+    assert "small.yaml:" in proc.stderr
+    assert not runs.exists()
+
+
+def test_validate_accepts_a_good_space(tmp_path):
+    proc = autotune("validate", "--space", str(write_space(tmp_path)))
+    assert proc.returncode == 0, proc.stderr
+    assert "ok" in proc.stdout and "maximize perf/throughput" in proc.stdout
+
+
+def test_base_config_presets_are_the_trainers_to_check(tmp_path):
+    """`base_config` names the builtin trainer's presets (or YAML files beside the space); the adapter
+    checks them, and a name it cannot find is refused with the presets it has."""
+    path = write_space(tmp_path)
+    text = path.read_text()
+    assert load_space(str(path), device="cpu").base_config == ["cpu_tiny"]
+    (tmp_path / "mine.yaml").write_text("data.train_batch_size: 8\n")
+    path.write_text(text.replace("base_config: [cpu_tiny]", "base_config: [cpu_tiny, mine.yaml]"))
+    assert load_space(str(path), device="cpu").base_config == ["cpu_tiny", str(tmp_path / "mine.yaml")]
+    path.write_text(text.replace("base_config: [cpu_tiny]", "base_config: [cpu_tiny, nope]"))
+    with pytest.raises(
+        SpaceError, match=r"small.yaml:\d+: `base_config`: config file 'nope' not found \(packaged presets: cpu_tiny"
+    ):
+        load_space(str(path), device="cpu")

@@ -1,0 +1,104 @@
+"""A study keeps the space that ran (after --trainer, freezing and the cost model's adjustments) as data,
+and everything that reads a study afterwards (report, export, best, calibrate, the API) uses it."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+import yaml
+
+from autotune.adapters import get_adapter
+from autotune.export.winner import export
+from autotune.space.freeze import freeze
+from autotune.space.loader import load_space
+from autotune.study.storage import StudyNotFound, StudyPaths, load_study, storage_url, stored_space
+from autotune.sweep.backends.lifecycle import create_or_load
+from tests.autotune.conftest import simulated_study
+from verl_keys.keys import to_flat_dict
+
+
+def test_the_stored_space_is_the_frozen_one_and_never_rereads_the_file(tmp_path):
+    space = freeze(load_space("fsdp3d", device="cpu"), "cpu")
+    assert "env.NCCL_ALGO" not in {p.name for p in space.params}  # inert on a CPU: frozen out
+    paths = StudyPaths(tmp_path / "runs", "frozen")
+    create_or_load(space, paths, storage_url(paths, None))
+    paths.space_copy.write_text("this: [is not, a space")  # the human copy is not what the study runs
+    again = stored_space(paths)
+    assert again == space
+    assert "env.NCCL_ALGO" not in {p.name for p in again.params}
+    assert again.env.get("NCCL_ALGO") == space.env.get("NCCL_ALGO")
+
+
+def test_a_damaged_stored_space_names_the_file(tmp_path):
+    space = load_space("fsdp3d", device="cpu")
+    paths = StudyPaths(tmp_path / "runs", "damaged")
+    create_or_load(space, paths, storage_url(paths, None))
+    data = json.loads(paths.space_data.read_text())
+    del data["trial"]
+    paths.space_data.write_text(json.dumps(data))
+    with pytest.raises(StudyNotFound, match=r"space\.json: stored space: `trial` is missing"):
+        stored_space(paths)
+
+
+def test_a_study_without_stored_data_reads_its_space_file(tmp_path):
+    space = load_space("fsdp3d", device="cpu")
+    paths = StudyPaths(tmp_path / "runs", "old")
+    create_or_load(space, paths, storage_url(paths, None))
+    paths.space_data.unlink()  # a study written before the space was stored as data
+    assert [p.name for p in stored_space(paths).params] == [p.name for p in space.params]
+
+
+def test_a_simulated_sweep_exports_the_knobs_it_froze_at_their_baseline_values(tmp_path):
+    """The cost model does not read the KL coefficient: the sim sweep keeps it at the baseline, and the
+    export must say so (the stored space holds it in the base config, not as a tuned param)."""
+    space, paths = simulated_study(tmp_path / "runs", "sim8", 8)
+    ran = stored_space(paths)
+    assert "algorithm.kl_ctrl.kl_coef" not in {p.name for p in ran.params}
+    assert ran.base["algorithm.kl_ctrl.kl_coef"] == space.baseline["algorithm.kl_ctrl.kl_coef"] == 0.001
+    _, yaml_path, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "best.yaml")
+    exported = to_flat_dict(yaml.safe_load(yaml_path.read_text()))
+    assert exported["algorithm.kl_ctrl.kl_coef"] == 0.001
+
+
+def test_export_best_and_report_work_without_verl_installed(tmp_path, monkeypatch):
+    """verl is an optional extra: a study of the built-in trainer (or the cost model) must export, show
+    its winner and write its report without it, with the same YAML (token budgets as ints, from the
+    built-in trainer's schema instead of verl's defaults). verl's absence is made by hiding its modules."""
+    from autotune.report import write_report
+
+    _, paths = simulated_study(tmp_path / "runs", "noverl", 6)
+    ran = stored_space(paths)
+    _, with_verl, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "a.yaml")
+    for name in ("verl", "hydra", "omegaconf"):
+        monkeypatch.setitem(sys.modules, name, None)  # `import omegaconf` now raises ImportError
+    _, without, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "b.yaml")
+    assert yaml.safe_load(without.read_text()) == yaml.safe_load(with_verl.read_text())
+    assert write_report(load_study(paths), paths, ran, tmp_path / "report").exists()
+
+
+@pytest.mark.parametrize("verl_installed", [True, False])
+def test_whole_float_token_budgets_are_exported_as_ints_with_or_without_verl(verl_installed, monkeypatch):
+    """A budget from `product: [3.0, 1024]` is 3072.0; verl passes it to `range()`, so it must be 3072.
+    The KL coefficient stays a float; a key neither verl nor the built-in trainer declares is left alone."""
+    from autotune.adapters.verl_config import coerce_ints
+
+    if not verl_installed:
+        for name in ("verl", "hydra", "omegaconf"):
+            monkeypatch.setitem(sys.modules, name, None)
+    flat = {
+        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": 3072.0,
+        "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu": 4096.0,
+        "data.train_batch_size": 32.0,
+        "algorithm.kl_ctrl.kl_coef": 1.0,
+        "custom.not_a_key": 3.0,
+        "actor_rollout_ref.actor.clip_ratio_high": 0.28,
+    }
+    out = coerce_ints(flat)
+    assert out == flat
+    assert [k for k, v in out.items() if type(v) is int] == [
+        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu",
+        "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu",
+        "data.train_batch_size",
+    ]

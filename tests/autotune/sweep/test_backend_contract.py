@@ -1,0 +1,259 @@
+"""One contract, every registered backend: the local Optuna loop and Ray Tune (on a local Ray the
+test starts, 2 CPUs) run the same sweep, classify the same failures, report the same steps to the
+pruner, resume after the driver is killed, and leave a study that `report` and `export` read the
+same way. A new backend needs one entry in LAUNCH."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import optuna
+import psutil
+import pytest
+
+from autotune.space.loader import load_space
+from autotune.study.storage import StudyPaths, counted, load_study, storage_url
+from autotune.sweep.backends.base import BACKENDS
+from autotune.sweep.backends.lifecycle import create_or_load
+from tests.autotune.conftest import ROOT, autotune, trainer_env, write_space
+
+FAULTS = "  builtin.fault.kind: {type: categorical, choices: [none, hang]}\n"
+
+
+class RayHead:
+    """A local Ray head with 2 CPUs, as a user's cluster would be (its own processes, an address),
+    owned by this test module alone: its own port and temp folder, started with `ray start --block`
+    so every Ray process of this head descends from one process this fixture holds, and stopped by
+    ending exactly that process tree. Never Ray's own stop command, which ends every Ray process on the machine,
+    among them another xdist worker's head and the local Ray of a `--backend ray` run."""
+
+    def __init__(self) -> None:
+        self.ray = str(Path(sys.executable).with_name("ray"))
+        self.temp = Path(tempfile.mkdtemp(prefix="rt", dir="/tmp"))  # short: Ray's socket paths are limited
+        self.env = {**trainer_env(), "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+        self.address = ""
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        start = [self.ray, "start", "--head", "--block", "--num-cpus=2", "--num-gpus=0", f"--port={port}",
+                 f"--temp-dir={self.temp}", "--include-dashboard=false", "--disable-usage-stats"]  # fmt: skip
+        log = (self.temp / "ray-start.log").open("wb")
+        self.proc = subprocess.Popen(start, stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
+        self.address = f"127.0.0.1:{port}"
+        deadline = time.monotonic() + 180
+        while not self.alive():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError(f"ray start --head failed: {(self.temp / 'ray-start.log').read_text()[-3000:]}")
+            time.sleep(1)
+
+    def alive(self) -> bool:
+        if self.proc is None or self.proc.poll() is not None:
+            return False
+        try:
+            check = [self.ray, "status", "--address", self.address]
+            return subprocess.run(check, capture_output=True, env=self.env, timeout=60).returncode == 0
+        except subprocess.TimeoutExpired:
+            return False
+
+    def stop(self) -> None:
+        """End this head's processes, found from the `ray start --block` process this fixture started."""
+        if self.proc is None:
+            return
+        try:
+            tree = [psutil.Process(self.proc.pid), *psutil.Process(self.proc.pid).children(recursive=True)]
+        except psutil.NoSuchProcess:
+            tree = []
+        for p in tree:  # a test cluster has nothing to save: no graceful shutdown to wait out
+            with contextlib.suppress(psutil.NoSuchProcess):
+                p.kill()
+        psutil.wait_procs(tree, timeout=30)
+        self.proc.wait()
+        self.proc = None
+
+
+@pytest.fixture(scope="module")
+def ray_head():
+    head = RayHead()
+    head.start()
+    yield head
+    head.stop()
+    shutil.rmtree(head.temp, ignore_errors=True)
+
+
+@pytest.fixture
+def ray_cluster(ray_head):
+    """The module's Ray head, restarted if it died since the last test (a raylet that misses its
+    heartbeats on an overloaded machine is declared dead by the GCS, which would fail every later test)."""
+    if not ray_head.alive():
+        ray_head.stop()
+        ray_head.start()
+    return ray_head.address
+
+
+LAUNCH: dict[str, Callable[[pytest.FixtureRequest], list[str]]] = {
+    "optuna": lambda request: [],
+    "ray": lambda request: ["--address", request.getfixturevalue("ray_cluster"), "--max-concurrent", "2"],
+}
+"""How each registered backend runs here: its extra `autotune run` arguments (fixtures it needs come
+from `request`)."""
+
+
+ON_ONE_WORKER = {"ray": "ray_head"}
+"""Backends whose tests share a module fixture they reach through `request` (so pytest cannot see
+it): their tests run on one xdist worker, where it is built once."""
+BACKEND_PARAMS = [
+    pytest.param(b, marks=[pytest.mark.xdist_group(ON_ONE_WORKER[b])] if b in ON_ONE_WORKER else []) for b in BACKENDS
+]
+
+
+def test_every_registered_backend_has_a_launch_entry():
+    assert set(LAUNCH) == set(BACKENDS), "add the backend to LAUNCH (or remove a stale entry)"
+
+
+def backend_args(backend: str, request) -> list[str]:
+    return ["--backend", backend, *LAUNCH[backend](request)]
+
+
+def running_medians(trial_dir: Path, metric: str, warmup: int) -> dict[int, float]:
+    """What the pruner must have been told, recomputed from the trial's metrics.jsonl: the running
+    median of the objective at every step after warm-up."""
+    seen: list[float] = []
+    out = {}
+    for line in (trial_dir / "metrics.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        if row["step"] > warmup and metric in row["metrics"]:
+            seen.append(row["metrics"][metric])
+            out[row["step"]] = statistics.median(seen)
+    return out
+
+
+def run_env() -> dict[str, str]:
+    return {**trainer_env(), "RAY_AUTH_MODE": "disabled"}
+
+
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
+    path = write_space(tmp_path, steps=4, hang=6, extra_params=FAULTS, extra_baseline="  builtin.fault.kind: none\n")
+    path.write_text(
+        path.read_text().replace(
+            "  builtin.warm_start.steps: 15\n", "  builtin.warm_start.steps: 15\n  builtin.fault.at_step: 2\n"
+        )
+    )
+    runs = tmp_path / "runs"
+    paths = StudyPaths(runs, "small")
+    space = load_space(str(path))
+    study = create_or_load(space, paths, storage_url(paths, None))
+    study.enqueue_trial({**space.baseline, "builtin.fault.kind": "hang"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "autotune.cli", "run", "--space", str(path), "--runs-dir", str(runs), "--trials", "4", "--confirm", "0",
+         "--report-dir", str(tmp_path / "report"), *backend_args(backend, request)],
+        capture_output=True, text=True, env=run_env(), cwd=ROOT, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    trials = load_study(paths).get_trials()
+    finished = [t for t in trials if counted(t)]
+    assert len(finished) == 4
+    baseline = next(t for t in finished if t.user_attrs.get("baseline"))
+    assert baseline.number == 0 and baseline.user_attrs["outcome"] == "complete"
+    hang = next(t for t in finished if t.params.get("builtin.fault.kind") == "hang")
+    assert (hang.user_attrs["outcome"], hang.user_attrs["reason"]) == ("failed", "hang"), hang.user_attrs
+    assert load_study(paths).user_attrs.get("backend") == backend  # recorded by whichever backend ran it
+    ran = [t for t in finished if t.user_attrs["outcome"] == "complete" and "duplicate_of" not in t.user_attrs]
+    sampled = [t for t in ran if not t.user_attrs.get("baseline")]
+    assert sampled, [t.user_attrs for t in finished]
+    for t in sampled:  # the pruner saw the real steps after warm-up, and nothing else (no Tune iterations)
+        expected = running_medians(Path(t.user_attrs["dir"]), "perf/throughput", warmup=1)
+        assert sorted(expected) == [2, 3, 4]
+        assert t.intermediate_values == pytest.approx(expected), t.number
+    assert (tmp_path / "report" / "index.html").exists()
+    exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "best.yaml"), "--check")
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    table = autotune("trials", "small", "--runs-dir", str(runs))
+    assert "hang" in table.stdout and "(baseline)" in table.stdout
+
+
+def wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+def test_killing_the_driver_then_rerunning_resumes_without_losing_a_trial(tmp_path, backend, request):
+    space = write_space(tmp_path, steps=8)
+    runs = tmp_path / "runs"
+    args = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs), "--trials", "4", "--confirm", "0",
+            "--report-dir", str(tmp_path / "report"), *backend_args(backend, request)]  # fmt: skip
+    driver = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=run_env(), cwd=ROOT)
+    metrics = runs / "small" / "trials" / "0001" / "metrics.jsonl"
+    wait_for(lambda: metrics.exists() and metrics.read_text().count("\n") >= 2, 240, "trial #1 to be mid-run")
+    paths = StudyPaths(runs, "small")
+    before = {t.number for t in load_study(paths).get_trials() if counted(t)}
+    running = [t for t in load_study(paths).get_trials() if t.state == optuna.trial.TrialState.RUNNING]
+    pgids = [t.user_attrs.get("worker", {}).get("pgid") for t in running]
+    os.kill(driver.pid, signal.SIGKILL)
+    driver.wait()
+    for pgid in filter(None, pgids):  # the trial's processes die with their driver (no orphan keeps the cores)
+        wait_for(
+            lambda pgid=pgid: not any(p.pid == pgid for p in psutil.process_iter()), 60, "the orphaned trial to exit"
+        )
+
+    resumed = subprocess.run(args, capture_output=True, text=True, env=run_env(), cwd=ROOT, timeout=600)
+    assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
+    assert "was interrupted" in resumed.stdout
+    trials = load_study(paths).get_trials()
+    assert sum(1 for t in trials if counted(t)) == 4
+    assert before <= {t.number for t in trials if counted(t)}  # nothing finished before the kill was lost
+    interrupted = [t for t in trials if t.user_attrs.get("reason") == "interrupted"]
+    assert interrupted and all(t.state == optuna.trial.TrialState.FAIL for t in interrupted)
+    retried = {t.system_attrs.get("failed_trial") for t in trials if counted(t)}
+    assert {t.number for t in interrupted} <= retried
+
+
+FROZEN = (
+    "  env.NCCL_PROTO: {type: categorical, choices: [LL, Simple]}\n"
+    "  actor_rollout_ref.actor.fsdp_config.param_offload: {type: bool}\n"
+)
+
+
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+def test_freeze_inert_runs_frozen_knobs_at_their_baseline_values(tmp_path, backend, request):
+    """Knobs inert on CPU (an NCCL variable, parameter offload) are fixed at their baseline values —
+    which differ from the trainer's defaults here — in every trial, on every backend."""
+    path = write_space(
+        tmp_path,
+        steps=2,
+        extra_params=FROZEN,
+        extra_baseline="  env.NCCL_PROTO: LL\n  actor_rollout_ref.actor.fsdp_config.param_offload: true\n",
+    )
+    runs = tmp_path / "runs"
+    proc = subprocess.run(
+        [sys.executable, "-m", "autotune.cli", "run", "--space", str(path), "--runs-dir", str(runs), "--trials", "2",
+         "--confirm", "0", "--freeze-inert", "--report-dir", str(tmp_path / "report"), *backend_args(backend, request)],
+        capture_output=True, text=True, env=run_env(), cwd=ROOT, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    trials = sorted((runs / "small" / "trials").iterdir())
+    assert len(trials) == 2
+    for trial in trials:
+        assert "NCCL_PROTO=LL\n" in (trial / "env").read_text(), trial
+        assert "param_offload: true" in (trial / "config.yaml").read_text(), trial

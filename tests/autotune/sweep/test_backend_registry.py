@@ -1,0 +1,160 @@
+"""The backend registry and options, the cost model as a fidelity (not a backend), and the rules the
+controller's backends keep: Optuna's public API only, trial results through the trial record."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from autotune.space.loader import load_space
+from autotune.study.storage import StudyInfo, StudyPaths, counted, load_study
+from autotune.sweep.backends.base import BACKENDS, Backend, BackendOptions, get_backend
+from autotune.sweep.driver import SweepOptions
+from autotune.trial.record import OUTCOMES, TrialRecord
+from tests.autotune.conftest import simulated_study
+
+PACKAGE = Path(__file__).resolve().parents[3] / "autotune"
+BACKENDS_DIR = PACKAGE / "sweep" / "backends"
+CONTROLLER = sorted([*BACKENDS_DIR.glob("*.py"), *(PACKAGE / "sweep").glob("*.py")])
+
+
+@pytest.fixture(scope="module")
+def space():
+    return load_space("fsdp3d", device="cpu")
+
+
+def test_the_registry_lists_the_backend_files_and_loads_each_on_demand():
+    files = sorted(p.name[: -len("_backend.py")] for p in BACKENDS_DIR.glob("*_backend.py"))
+    assert files == ["optuna", "ray"] and list(BACKENDS) == files
+    for name in BACKENDS:
+        cls = get_backend(name)
+        assert issubclass(cls, Backend) and cls.name == name
+
+
+def test_an_unknown_backend_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match=r"unknown backend 'slurm': choose one of optuna, ray"):
+        get_backend("slurm")
+
+
+def test_backend_options_state_the_rule_and_the_fix(space, tmp_path):
+    paths = StudyPaths(tmp_path, "x")
+    adapter = object()
+    with pytest.raises(ValueError, match=r"n_trials must be 0 or more, got -1; pass --trials N"):
+        BackendOptions(space, adapter, paths, "sqlite://", -1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"max_concurrent must be 1 or more, got 0; pass --max-concurrent"):
+        BackendOptions(space, adapter, paths, "sqlite://", 3, max_concurrent=0)  # type: ignore[arg-type]
+
+
+def test_sim_is_a_fidelity_of_the_optuna_backend(space, tmp_path):
+    paths = StudyPaths(tmp_path, "x")
+    new = SweepOptions(space=space, paths=paths, n_trials=3, fidelity=("sim",))
+    assert (new.backend, new.simulated) == ("optuna", True)
+    staged = SweepOptions(space=space, paths=paths, n_trials=3, backend="ray", fidelity=("sim", "real"))
+    assert (staged.backend, staged.simulated) == ("ray", False)
+    with pytest.raises(ValueError, match=r"backend must be one of optuna, ray, got 'sim'"):
+        SweepOptions(space=space, paths=paths, n_trials=3, backend="sim")  # a fidelity, not a backend
+    with pytest.raises(ValueError, match=r"backend must be one of optuna, ray, got 'slurm'"):
+        SweepOptions(space=space, paths=paths, n_trials=3, backend="slurm")
+    with pytest.raises(ValueError, match=r"fidelity must be sim, real or sim,real, got 'real,sim'"):
+        SweepOptions(space=space, paths=paths, n_trials=3, fidelity=("real", "sim"))
+
+
+def test_a_simulated_sweep_runs_on_the_optuna_backend_and_says_sim(tmp_path):
+    _, paths = simulated_study(tmp_path / "runs", "sim8", 6)
+    study = load_study(paths)
+    info = StudyInfo.of(study)
+    assert (info.backend, info.fidelity, info.device) == ("optuna", "sim", "cuda")
+    assert "algorithm.kl_ctrl.kl_coef" in info.sim_unmodelled  # the cost model does not read the KL coefficient
+    finished = [t for t in study.get_trials() if counted(t)]
+    assert len(finished) == 6 and all(TrialRecord.of(t).outcome in OUTCOMES for t in finished)
+    assert TrialRecord.of(finished[0]).baseline
+
+
+def private_uses(path: Path) -> list[str]:
+    """`x._name` where x is not `self`: an attribute some library keeps to itself."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Attribute) or not node.attr.startswith("_") or node.attr.startswith("__"):
+            continue
+        if not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+            found.append(f"{path.name}:{node.lineno} .{node.attr}")
+    return found
+
+
+def string_key_uses(path: Path) -> list[str]:
+    """Reads or writes of trial/study user attributes by name, instead of TrialRecord / StudyInfo."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr in ("user_attrs", "set_user_attr", "set_trial_user_attr"):
+            found.append(f"{path.name}:{node.lineno} .{node.attr}")
+    return found
+
+
+def test_backends_use_only_public_optuna_api_and_the_trial_record(tmp_path):
+    assert len(CONTROLLER) >= 6
+    assert [u for p in CONTROLLER for u in private_uses(p)] == []
+    assert [u for p in CONTROLLER for u in string_key_uses(p)] == []
+    old = tmp_path / "old.py"  # what the backends did before: the checks see it
+    old.write_text(
+        "def f(study, trial, self):\n"
+        "    study._storage.record_heartbeat(trial._trial_id)\n"
+        "    self._own = trial.user_attrs.get('baseline')\n"
+    )
+    assert sorted(private_uses(old)) == ["old.py:2 ._storage", "old.py:2 ._trial_id"]
+    assert string_key_uses(old) == ["old.py:3 .user_attrs"]
+
+
+def test_a_result_recorded_before_the_driver_died_is_not_counted_and_the_trial_is_retried(space, tmp_path):
+    """The driver was killed between recording a trial's result and telling Optuna: the trial is
+    RUNNING with `outcome: complete` and a dead worker. Recovery must fail it without an outcome, so it
+    neither counts towards --trials nor passes for a finished duplicate of its own retry."""
+    import subprocess
+    import sys
+
+    import optuna
+
+    from autotune.study.storage import open_storage, storage_url
+    from autotune.sweep.backends.lifecycle import create_or_load, recover_interrupted
+    from autotune.trial.record import Worker
+
+    paths = StudyPaths(tmp_path / "runs", "killed")
+    paths.root.mkdir(parents=True)
+    storage = open_storage(storage_url(paths, None))
+    study = create_or_load(space, paths, storage)
+    trial = study.ask()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    worker = Worker(host=__import__("socket").gethostname(), pid=int(dead.stdout))
+    TrialRecord(outcome="complete", reason=None, worker=worker).save(trial, ("outcome", "reason", "worker"))
+    notes: list[str] = []
+    recover_interrupted(study, storage, notes.append)
+    frozen = study.trials[trial.number]
+    assert frozen.state == optuna.trial.TrialState.FAIL
+    assert (TrialRecord.of(frozen).outcome, TrialRecord.of(frozen).reason) == (None, "interrupted")
+    assert not counted(frozen)
+    retry = [t for t in study.get_trials() if t.system_attrs.get("failed_trial") == trial.number]
+    assert len(retry) == 1 and retry[0].state == optuna.trial.TrialState.WAITING
+    assert notes and f"trial #{trial.number} was interrupted" in notes[0]
+
+
+def test_fidelities_and_trainers_come_from_registries(space, tmp_path):
+    """How a trial is measured is an object found by name (not a flag on the trainer adapter), and a
+    trainer is found by name the way a backend is."""
+    from autotune.adapters import TRAINERS, get_adapter
+    from autotune.sim.sim_fidelity import CostModelFidelity
+    from autotune.sweep.fidelities import FIDELITIES, get_fidelity
+    from autotune.trial.fidelity import RealRun
+
+    assert {"real": RealRun, "sim": CostModelFidelity} == FIDELITIES
+    with pytest.raises(ValueError, match=r"unknown fidelity 'exact': choose one of real, sim"):
+        get_fidelity("exact", space)
+    sim = SweepOptions(space=space, paths=StudyPaths(tmp_path, "x"), n_trials=3, fidelity=("sim",)).make_fidelity()
+    assert isinstance(sim, CostModelFidelity) and (sim.device, sim.deterministic) == ("cuda", True)
+    real = SweepOptions(space=space, paths=StudyPaths(tmp_path, "y"), n_trials=3).make_fidelity()
+    assert isinstance(real, RealRun) and (real.device, real.deterministic) == (None, False)
+    assert TRAINERS == ("builtin", "verl")
+    assert [get_adapter(name).name for name in TRAINERS] == list(TRAINERS)
+    assert not any(hasattr(get_adapter(name), "simulated") for name in TRAINERS)
+    with pytest.raises(ValueError, match=r"unknown trainer 'trl' \(available: builtin, verl\)"):
+        get_adapter("trl")

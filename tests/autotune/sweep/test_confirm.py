@@ -1,0 +1,140 @@
+"""Confirmation's choice of the winner and its numbers, on crafted rounds worked out by hand."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from autotune.space.loader import load_space
+from autotune.space.schema import Limit
+from autotune.sweep.confirmation import Candidate, compare, summarize
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def cand(number: int, values: list[float], feasible: list[bool] | None = None, memory=None, rss=None) -> Candidate:
+    memory = memory or [1.0] * len(values)
+    rss = rss or [1.0] * len(values)
+    return Candidate(
+        number,
+        {"knob": number},
+        values=values,
+        feasible=feasible or [True] * len(values),
+        key_metrics=[{"memory_gb": m, "rss_gb": r, "kl": 0.01 * number} for m, r in zip(memory, rss, strict=True)],
+    )
+
+
+def test_winner_is_the_best_confirmed_mean_not_the_best_single_round():
+    base = cand(0, [100.0, 120.0, 110.0])
+    steady = cand(3, [150.0, 156.0, 165.0])  # mean 157
+    lucky = cand(5, [200.0, 118.0, 120.0])  # best single round, mean 146
+    result = summarize([base, steady, lucky], baseline_number=0, maximize=True)
+    assert result.winner == 3
+    row = result.candidates[3]
+    assert row.mean == pytest.approx(157.0)
+    ratios = [1.5, 1.3, 1.5]  # 150/100, 156/120, 165/110: per round against that round's baseline
+    assert row.speedup_mean == pytest.approx(sum(ratios) / 3)
+    assert (row.speedup_min, row.speedup_max) == pytest.approx((1.3, 1.5))
+    assert row.speedup_std == pytest.approx(0.11547005, rel=1e-6)  # sample std of (1.5, 1.3, 1.5)
+    assert result.candidates[0].speedup_mean == pytest.approx(1.0)
+
+
+def test_a_candidate_infeasible_in_any_round_cannot_win():
+    base = cand(0, [100.0, 100.0])
+    fast_but_once_over_limits = cand(1, [300.0, 300.0], feasible=[True, False])
+    ok = cand(2, [130.0, 140.0])
+    assert summarize([base, fast_but_once_over_limits, ok], 0, maximize=True).winner == 2
+    assert summarize([base, fast_but_once_over_limits], 0, maximize=True).winner is None
+
+
+def test_minimised_objective_picks_the_lowest_mean_and_failed_rounds_are_left_out():
+    base = cand(0, [10.0, 10.0])
+    slower = cand(1, [12.0, 12.0])
+    faster = cand(2, [8.0, math.nan], feasible=[True, False])  # one run failed: no ratio that round, not eligible
+    quicker = cand(3, [9.0, 9.0])
+    result = summarize([base, slower, faster, quicker], 0, maximize=False)
+    assert result.winner == 3
+    assert result.candidates[2].speedup_mean == pytest.approx(0.8)
+    assert result.candidates[2].speedup_std == 0.0  # one ratio
+
+
+def test_memory_and_rss_ratios_are_per_round_against_the_baseline():
+    base = cand(0, [100.0, 100.0], memory=[0.02, 0.04], rss=[0.9, 1.0])
+    other = cand(1, [110.0, 120.0], memory=[0.03, 0.04], rss=[0.9, 1.1])
+    stats = compare(other, base)
+    assert stats.memory_ratio == pytest.approx((1.5 + 1.0) / 2)
+    assert stats.rss_ratio == pytest.approx((1.0 + 1.1) / 2)
+    assert stats.speedup_mean == pytest.approx(1.15)
+    assert stats.speedup_geomean == pytest.approx(math.sqrt(1.1 * 1.2))
+
+
+def _rounds(number: int, values: list[float], comm: list[float], kl: float = 0.01, memory: float = 0.0055, ran=None):
+    """A candidate with per-round limit values, judged as the shipped fsdp3d space judges them."""
+    ran = ran or [True] * len(values)
+    return Candidate(
+        number,
+        {"knob": number},
+        values=values,
+        feasible=[r and c <= 0.6 and kl <= 0.05 and memory / 0.0055 <= 1.2 for r, c in zip(ran, comm, strict=True)],
+        ran=ran,
+        limits=[{"actor/kl_loss": kl, "perf/comm_share": c, "memory": memory} for c in comm],
+        key_metrics=[{"kl": kl, "memory_gb": memory} for _ in values],
+        is_baseline=number == 0,
+    )
+
+
+def test_with_the_space_limits_are_judged_on_the_round_means():
+    space = dataclasses.replace(
+        load_space(ROOT / "search_spaces" / "fsdp3d.yaml"),
+        limits=[
+            Limit("actor/kl_loss", "last", max=0.05),
+            Limit("perf/comm_share", "median", max=0.6),
+            Limit("memory", "max", max_ratio_to_baseline=1.2),
+        ],
+    )
+    base = _rounds(0, [400.0, 460.0, 450.0], [0.63, 0.57, 0.57], kl=0.033)
+    one_noisy_round = _rounds(11, [660.0, 740.0, 580.0], [0.56, 0.62, 0.59])  # mean 0.59 < 0.6
+    over_on_average = _rounds(14, [900.0, 900.0, 900.0], [0.62, 0.61, 0.61])  # mean 0.6133
+    kl_over = _rounds(15, [900.0, 900.0, 900.0], [0.5, 0.5, 0.5], kl=0.06)
+    memory_over = _rounds(16, [900.0, 900.0, 900.0], [0.5, 0.5, 0.5], memory=0.0077)  # 1.4x the baseline's
+    crashed_once = _rounds(17, [900.0, math.nan, 900.0], [0.5, 0.5, 0.5], ran=[True, False, True])
+    everyone = [base, one_noisy_round, over_on_average, kl_over, memory_over, crashed_once]
+    result = summarize(everyone, 0, maximize=True, space=space)
+    assert result.winner == 11
+    rows = result.candidates
+    assert rows[11].limits_mean == pytest.approx({"actor/kl_loss": 0.01, "perf/comm_share": 0.59, "memory": 0.0055})
+    assert rows[14].violations_mean["perf/comm_share"] == pytest.approx(0.61333333 - 0.6)  # type: ignore[index]
+    assert rows[16].violations_mean["memory"] == pytest.approx(0.0077 / 0.0055 - 1.2)  # type: ignore[index]
+    assert [rows[n].feasible_on_mean for n in (14, 15, 16, 17)] == [False] * 4
+    assert summarize(everyone, 0, maximize=True).winner is None  # without the space: every round must pass
+
+
+def test_the_file_keeps_the_layout_earlier_versions_wrote_and_reads_back(tmp_path):
+    """confirmation.json as this version writes it is the layout earlier versions wrote (their files
+    load unchanged), and reads back to the same conclusion."""
+    from autotune.study.results import Confirmation, ResultsFileError
+    from autotune.study.storage import StudyPaths
+
+    paths = StudyPaths(tmp_path, "s")
+    result = summarize([cand(0, [100.0, 120.0]), cand(3, [150.0, 156.0])], 0, maximize=True)
+    result.write(paths)
+    written = json.loads(Confirmation.file(paths).read_text())
+    assert written["winner"] == 3 and written["baseline"] == 0 and set(written["candidates"]) == {"0", "3"}
+    assert set(written["candidates"]["3"]) == {
+        "params", "values", "feasible_rounds", "rounds", "mean", "speedup_mean", "speedup_geomean", "speedup_min",
+        "speedup_max", "speedup_std", "memory_ratio", "rss_ratio", "kl", "comm_share", "mfu", "is_baseline",
+    }  # fmt: skip
+    again = Confirmation.read(paths)
+    assert again is not None and json.dumps(again.to_json()) == json.dumps(result.to_json())  # NaN != NaN
+    # a file written before `rss_ratio` existed still loads; its missing ratio reads as not measured
+    del written["candidates"]["3"]["rss_ratio"]
+    Confirmation.file(paths).write_text(json.dumps(written))
+    assert math.isnan(Confirmation.read(paths).candidates[3].rss_ratio)  # type: ignore[union-attr]
+    Confirmation.file(paths).write_text('{"winner": 3}')
+    with pytest.raises(ResultsFileError, match=r"confirmation.json: cannot be read .*run the sweep again"):
+        Confirmation.read(paths)
+    assert Confirmation.read(StudyPaths(tmp_path, "never-ran")) is None

@@ -1,0 +1,155 @@
+"""`autotune explain`: knobs from the baseline to the winner, the path's arithmetic, and a real path on
+the small study (each step re-measured by real trainer runs)."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+
+from autotune.report import data
+from autotune.space.loader import load_space
+from autotune.study.results import Confirmation, ConfirmedCandidate, ExplainStep, Explanation
+from autotune.study.storage import StudyPaths, load_study
+from autotune.sweep.explain import ExplainOptions, configure, knobs, summarize_path
+from tests.autotune.conftest import autotune
+
+DYN = "actor_rollout_ref.actor.use_dynamic_bsz"
+MICRO = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
+TP = "actor_rollout_ref.rollout.tensor_model_parallel_size"
+RESHARD = "actor_rollout_ref.actor.fsdp_config.reshard_after_forward"
+KL = "algorithm.kl_ctrl.kl_coef"
+
+
+def test_knobs_group_conditional_params_with_their_switch_and_skip_equal_and_inert():
+    space = load_space("fsdp3d")
+    baseline = dict(space.baseline)
+    winner = {
+        **baseline,
+        TP: 1,
+        RESHARD: False,
+        DYN: True,
+        "actor_token_mult": 4.0,
+        "logprob_token_mult": 6.0,
+        "env.NCCL_PROTO": "LL",
+        KL: 0.02,
+    }
+    del winner[MICRO]  # inactive under dynamic batching
+    units, same, inert = knobs(space, baseline, winner, inert=["env.NCCL_PROTO"])
+    assert [u.name for u in units] == [TP, RESHARD, DYN, KL]
+    dyn = next(u for u in units if u.name == DYN)
+    assert dyn.params == {DYN: True, "actor_token_mult": 4.0, "logprob_token_mult": 6.0}
+    assert inert == ["env.NCCL_PROTO"]
+    assert "actor_rollout_ref.actor.fsdp_config.forward_prefetch" in same and TP not in same
+    # applying the dynamic-batching knob drops the fixed micro-batch and derives the token budgets
+    applied = configure(space, {}, {**baseline, **dyn.params})
+    assert MICRO not in applied and applied["actor_token_mult"] == 4.0
+    # a token multiplier alone (dynamic batching already on in the baseline) is its own knob
+    dyn_base = {k: v for k, v in {**baseline, DYN: True, "actor_token_mult": 2.0, "logprob_token_mult": 6.0}.items()}
+    dyn_base.pop(MICRO)
+    units, _, _ = knobs(space, dyn_base, {**dyn_base, "actor_token_mult": 5.0})
+    assert [(u.name, u.params) for u in units] == [("actor_token_mult", {"actor_token_mult": 5.0})]
+
+
+def step(gains: list[float]) -> ExplainStep:
+    return ExplainStep(
+        gain=math.exp(statistics.fmean(map(math.log, gains))),
+        speedup_mean=statistics.fmean(gains),
+        speedup_min=min(gains),
+        speedup_max=max(gains),
+        rounds=len(gains),
+        label="k",
+        step=1,
+    )
+
+
+def confirmed(winner: int, **speedup: float) -> Confirmation:
+    row = ConfirmedCandidate(number=winner, params={}, values=[], feasible_rounds=2, rounds=2, mean=1.0, **speedup)
+    return Confirmation(0, winner, {winner: row})
+
+
+def test_path_product_verdicts_and_agreement_with_confirmation():
+    steps = [step([1.20, 1.30]), step([1.10, 1.14]), step([0.97, 1.05])]
+    confirmation = confirmed(7, speedup_mean=1.47, speedup_min=1.40, speedup_max=1.55, speedup_std=0.05)
+    result = summarize_path(steps, confirmation, 7, ExplainOptions(repeats=2))
+    # gains are geometric means of the rounds: sqrt(1.2 x 1.3) x sqrt(1.1 x 1.14) x sqrt(0.97 x 1.05) = 1.4139
+    assert result.product == pytest.approx(math.sqrt(1.20 * 1.30 * 1.10 * 1.14 * 0.97 * 1.05))
+    assert result.product_min == pytest.approx(1.20 * 1.10 * 0.97)
+    assert result.product_max == pytest.approx(1.30 * 1.14 * 1.05)
+    g = [math.sqrt(1.20 * 1.30), math.sqrt(1.10 * 1.14), math.sqrt(0.97 * 1.05)]
+    assert [s.cumulative for s in steps] == pytest.approx([g[0], g[0] * g[1], g[0] * g[1] * g[2]])
+    assert [s.verdict for s in steps] == ["matters", "matters", "within noise"]
+    assert result.agrees is True  # 1.4139 lies within the confirmed rounds' 1.40-1.55
+    assert result.confirmed is not None and result.confirmed.speedup_mean == 1.47 and result.confirmed.rounds == 2
+    above = confirmed(7, speedup_mean=1.47, speedup_min=1.42, speedup_max=1.6)
+    assert summarize_path(steps, above, 7, ExplainOptions()).agrees is False  # 1.414 < 1.42
+    assert summarize_path(steps, None, 7, ExplainOptions()).agrees is None
+    single = summarize_path([step([1.2])], None, 7, ExplainOptions(repeats=1))
+    assert single.steps[0].verdict == "one run: no spread"
+    # explain.json keeps its layout: the step's ratios and verdict at the top level of each step
+    written = result.to_json()
+    assert written["confirmed"] == {"speedup_mean": 1.47, "speedup_min": 1.40, "speedup_max": 1.55, "speedup_std": 0.05, "rounds": 2}  # fmt: skip
+    assert {"gain", "speedup_min", "speedup_max", "cumulative", "verdict", "rounds"} <= set(written["steps"][0])
+    again = Explanation.from_json(json.loads(json.dumps(written)))
+    assert "end_to_end" not in written and json.dumps(again.to_json()) == json.dumps(written)  # NaN != NaN
+
+
+def test_options_reject_nonsense():
+    with pytest.raises(ValueError, match="repeats must be at least 1, got 0"):
+        ExplainOptions(repeats=0)
+    with pytest.raises(ValueError, match="max_rounds must be at least 1"):
+        ExplainOptions(max_rounds=0)
+    with pytest.raises(ValueError, match="select_repeats must be at least 1, got 0"):
+        ExplainOptions(select_repeats=0)
+
+
+def median_throughput(folder, warmup: int) -> float:
+    rows = [json.loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines()]
+    return statistics.median(r["metrics"]["perf/throughput"] for r in rows if r["step"] > warmup)
+
+
+@pytest.mark.slow  # six real runs (2-3 minutes on a loaded 2-core machine)
+def test_explain_on_the_small_study_walks_from_baseline_to_winner(small_study):
+    runs, space_path, _ = small_study
+    proc = autotune("explain", "small", "--runs-dir", str(runs), "--repeats", "1", "--max-rounds", "1")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    paths = StudyPaths(runs, "small")
+    result = json.loads((paths.root / "explain.json").read_text())  # the file itself: its layout is the contract
+    study = load_study(paths)
+    base = next(t for t in study.get_trials() if t.user_attrs.get("baseline"))
+    winner = json.loads((paths.root / "confirmation.json").read_text())["winner"]
+    winner_params = study.trials[winner].params
+    space = load_space(str(space_path))
+    # the path ends at the winner: every knob it applied is the winner's value
+    applied = {k: v for s in result["steps"] for k, v in s["params"].items()}
+    changed = {k: v for k, v in winner_params.items() if v != base.params.get(k)}
+    assert applied == changed
+    assert len(result["steps"]) == len(knobs(space, base.params, winner_params)[0])
+    # each gain is the ratio of the measured medians of that step's runs (recomputed from their folders)
+    warm = space.trial.warmup_steps
+    product = 1.0
+    for s in result["steps"]:
+        (run,), (reference,) = s["runs"], s["reference_runs"]
+        gain = median_throughput(Path(run), warm) / median_throughput(Path(reference), warm)
+        assert s["gain"] == pytest.approx(gain, rel=1e-9)
+        product *= gain
+    assert result["product"] == pytest.approx(product)
+    # the step gains telescope to the winner over the baseline measured on the same runs
+    assert result["end_to_end"]["speedup_geomean"] == pytest.approx(product)
+    assert Path(result["steps"][-1]["runs"][0]).name == f"r1-p{len(result['steps'])}"
+    assert "product of step gains" in proc.stdout
+    # a second call prints the stored path without running anything
+    again = autotune("explain", "small", "--runs-dir", str(runs), "--repeats", "1", "--max-rounds", "1")
+    assert "measured earlier" in again.stdout and again.stdout.count("×") >= len(result["steps"])
+    read = Explanation.read(paths)
+    assert read is not None and math.isfinite(read.product) and read.lines()[0].startswith("ablation path")
+    # the report reads the stored path: one row per step, and a plot in its section
+    frame, info = data.ablation(paths)
+    assert frame["label"].tolist() == [s["label"] for s in result["steps"]] and info.product == result["product"]
+    report = autotune("report", "small", "--runs-dir", str(runs), "-o", str(runs.parent / "explained"))
+    assert report.returncode == 0, report.stderr
+    section = (runs.parent / "explained" / "index.html").read_text().split('<section id="ablation">')[1]
+    assert 'class="plot"' in section.split("</section>")[0]

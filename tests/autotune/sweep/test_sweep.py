@@ -1,0 +1,113 @@
+"""Sweeps with real trainer processes: outcomes, failure classification, export, tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import optuna
+
+from autotune.adapters import get_adapter
+from autotune.space.loader import load_space
+from autotune.study.storage import StudyPaths, load_study, storage_url
+from autotune.sweep.backends.base import BackendOptions
+from autotune.sweep.backends.lifecycle import create_or_load
+from autotune.sweep.backends.optuna_backend import OptunaBackend
+from tests.autotune.conftest import autotune, write_space
+
+FAULTS = """\
+  builtin.fault.kind: {type: categorical, choices: [none, oom, crash, nan]}
+"""
+
+
+def test_injected_failures_are_classified_and_the_sweep_goes_on(tmp_path):
+    path = write_space(tmp_path, steps=3, extra_params=FAULTS, extra_baseline="  builtin.fault.kind: none\n")
+    text = path.read_text().replace(
+        "  builtin.warm_start.steps: 15\n", "  builtin.warm_start.steps: 15\n  builtin.fault.at_step: 2\n"
+    )
+    path.write_text(text)
+    space = load_space(str(path))
+    paths = StudyPaths(tmp_path / "runs", "small")
+    url = storage_url(paths, None)
+    study = create_or_load(space, paths, url)
+    for kind in ("oom", "crash", "nan"):  # a hang is in the backend contract tests
+        study.enqueue_trial({**space.baseline, "builtin.fault.kind": kind})
+    OptunaBackend(BackendOptions(space, get_adapter("builtin"), paths, url, n_trials=4)).run()
+    trials = load_study(paths).get_trials()
+    by_kind = {t.params["builtin.fault.kind"]: t for t in trials}
+    assert by_kind["none"].user_attrs["outcome"] == "complete" and by_kind["none"].user_attrs["baseline"]
+    for kind, reason in (("oom", "oom"), ("crash", "crash"), ("nan", "nan")):
+        attrs = by_kind[kind].user_attrs
+        assert (attrs["outcome"], attrs["reason"]) == ("failed", reason), (kind, attrs)
+        trial_dir = Path(attrs["dir"])
+        for name in ("config.yaml", "env", "metrics.jsonl", "stdout.log", "stderr.log", "outcome.json", "command"):
+            assert (trial_dir / name).exists(), (kind, name)
+    # out-of-memory and NaN feed back as infeasible (COMPLETE + violated constraint), crash/hang as FAIL
+    assert by_kind["oom"].state == optuna.trial.TrialState.COMPLETE
+    assert by_kind["oom"].system_attrs["constraints:run_failed"] == 1.0
+    assert by_kind["nan"].state == optuna.trial.TrialState.COMPLETE
+    assert by_kind["crash"].state == optuna.trial.TrialState.FAIL
+
+
+def test_small_sweep_runs_baseline_first_and_confirms(small_study):
+    runs, _, proc = small_study
+    study = load_study(StudyPaths(runs, "small"))
+    trials = [t for t in study.get_trials() if t.user_attrs.get("outcome")]
+    assert len(trials) == 4
+    assert trials[0].number == 0 and trials[0].user_attrs["baseline"]
+    assert "trial 1/4 (#0) (baseline)" in proc.stdout
+    confirmation = json.loads((runs / "small" / "confirmation.json").read_text())
+    assert str(confirmation["baseline"]) in confirmation["candidates"]
+    assert "winner:" in proc.stdout
+
+
+def test_export_writes_verl_yaml_and_overrides_that_verl_accepts(small_study, tmp_path):
+    runs, _, _ = small_study
+    out = tmp_path / "best.yaml"
+    proc = autotune("export", "small", "--runs-dir", str(runs), "-o", str(out), "--check")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verl accepts it" in proc.stdout
+    text = out.read_text()
+    assert "defaults:\n- ppo_trainer\n- _self_" in text
+    assert "builtin" not in text.split("\n", 5)[-1]  # builtin-only keys are not exported
+    overrides = (tmp_path / "best.overrides").read_text().split()
+    assert "data.train_batch_size=8" in overrides
+    assert any(o.startswith("algorithm.kl_ctrl.kl_coef=") for o in overrides)
+
+
+def test_export_check_fails_on_a_key_verl_rejects():
+    from autotune.adapters.verl_config import VerlRejected, compose
+
+    try:
+        compose(["actor_rollout_ref.actor.ppo_epoch=2"])
+    except VerlRejected as exc:
+        assert "Could not override 'actor_rollout_ref.actor.ppo_epoch'" in str(exc)
+    else:
+        raise AssertionError("verl accepted a misspelled key")
+
+
+def test_trials_and_best_commands(small_study):
+    runs, _, _ = small_study
+    table = autotune("trials", "small", "--runs-dir", str(runs))
+    assert table.returncode == 0, table.stderr
+    assert "(baseline)" in table.stdout and "complete" in table.stdout
+    best = autotune("best", "small", "--runs-dir", str(runs))
+    assert best.returncode == 0 and "winner: trial #" in best.stdout
+
+
+def test_resuming_a_finished_sweep_runs_nothing_more(small_study):
+    runs, space, _ = small_study
+    proc = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--confirm", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert "trial " not in proc.stdout.split("\n", 1)[1].split("winner")[0]
+    assert len([t for t in load_study(StudyPaths(runs, "small")).get_trials() if t.user_attrs.get("outcome")]) == 4
+
+
+def test_unknown_study_and_bad_flags_are_clear_errors(tmp_path):
+    missing = autotune("trials", "nope", "--runs-dir", str(tmp_path))
+    assert missing.returncode == 2 and "no study `nope`" in missing.stderr
+    flag = autotune("run", "--space", "fsdp3d", "--trails", "3")
+    assert flag.returncode == 2 and "No such option" in flag.stderr
+    for command in ("run", "validate", "trials", "best", "export"):
+        helped = autotune(command, "--help")
+        assert helped.returncode == 0 and "Usage" in helped.stdout

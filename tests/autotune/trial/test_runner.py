@@ -1,0 +1,161 @@
+"""The runner's verdict on how a process ended: real processes scripted to end one way each.
+
+The scripts stand in for a trainer rank only in how they end (they write the metrics stream and
+the reason line the real trainer writes), so each ending is exact and repeatable.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from autotune.adapters import warm
+from autotune.adapters.base import Launch, crash_detail
+from autotune.adapters.builtin_trainer import BuiltinAdapter
+from autotune.trial import runner
+from autotune.trial.runner import Monitor, kill_group, run_trial_process
+
+
+def _run(tmp_path: Path, body: str, steps: int = 4, monitor: Monitor | None = None):
+    script = tmp_path / "rank.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import json, os, sys
+            metrics = os.path.join({str(tmp_path)!r}, "metrics.jsonl")
+            def step(n):
+                with open(metrics, "a") as f:
+                    f.write(json.dumps({{"step": n, "metrics": {{"perf/throughput": 100.0 + n}}}}) + "\\n")
+                print(f"step:{{n}} - perf/throughput:{{100.0 + n}}", flush=True)
+            """
+        )
+        + textwrap.dedent(body)
+    )
+    launch = Launch([sys.executable, str(script)], {})
+    return run_trial_process(
+        launch,
+        tmp_path,
+        BuiltinAdapter(),
+        expected_steps=steps,
+        timeout_s=60,
+        hang_timeout_s=30,
+        startup_grace_s=30,
+        monitor=monitor,
+    )
+
+
+def test_an_abort_in_teardown_after_every_step_is_complete_with_a_note(tmp_path):
+    body = """
+    for n in range(1, 5):
+        step(n)
+    sys.stderr.write("terminate called without an active exception\\n"); sys.stderr.flush()
+    os.abort()
+    """
+    result = _run(tmp_path, body)
+    assert result.state == "complete", result
+    assert result.exit_code == -6
+    assert "all 4 steps logged" in result.detail and "SIGABRT" in result.detail
+    assert "terminate called without an active exception" in result.detail
+    assert [r["step"] for r in result.rows] == [1, 2, 3, 4]
+
+
+def test_a_reported_failure_after_every_step_stays_a_failure(tmp_path):
+    body = """
+    for n in range(1, 5):
+        step(n)
+    sys.stderr.write("trainer: FAILED nan rank=0 step=4: loss is NaN\\n")
+    sys.exit(3)
+    """
+    result = _run(tmp_path, body)
+    assert (result.state, result.reason) == ("failed", "nan")
+    assert "loss is NaN" in result.detail
+
+
+def test_a_crash_shows_its_cause_not_the_last_step_line(tmp_path):
+    body = """
+    step(1); step(2)
+    raise RuntimeError("gloo: connection reset by peer")
+    """
+    result = _run(tmp_path, body)
+    assert (result.state, result.reason) == ("failed", "crash")
+    assert result.detail == "RuntimeError: gloo: connection reset by peer"
+
+
+def test_an_abort_before_the_last_step_is_a_crash_named_by_its_signal(tmp_path):
+    body = """
+    step(1)
+    os.abort()
+    """
+    result = _run(tmp_path, body)
+    assert (result.state, result.reason) == ("failed", "crash")
+    assert result.detail.startswith("killed by SIGABRT")
+    assert "step:" not in result.detail
+
+
+def test_crash_detail_prefers_the_telling_line():
+    torchrun = textwrap.dedent(
+        """
+        step:12 - perf/throughput:300.1
+        terminate called without an active exception
+        E1130 torch/distributed/elastic/multiprocessing/api.py: failed (exitcode: -6) local_rank: 1
+        ============================================================
+        Root Cause (first observed failure):
+          exitcode  : -6 (pid: 1234)
+          error_file: <N/A>
+        ============================================================
+        """
+    )
+    assert crash_detail(torchrun, 1) == "terminate called without an active exception"
+    assert crash_detail("step:3 - a:1\n", 1) == "exit code 1"
+    assert crash_detail("Traceback (most recent call last):\n  x\nValueError: bad\n", 1) == "ValueError: bad"
+
+
+ENDS_ON_SIGTERM = "import signal, sys, time; signal.signal(signal.SIGTERM, lambda *a: sys.exit(0)); time.sleep(60)"
+
+
+def test_kill_group_returns_once_the_group_is_gone_not_after_the_grace():
+    # the leader ends on SIGTERM at once; unreaped, it would keep its group "alive" for the whole grace
+    proc = subprocess.Popen([sys.executable, "-c", ENDS_ON_SIGTERM], start_new_session=True)
+    time.sleep(1.0)  # let it install its handler
+    started = time.monotonic()
+    kill_group(proc.pid, grace_s=20.0, leader=proc)
+    took = time.monotonic() - started
+    assert proc.returncode == 0, "it ended on SIGTERM, not by the SIGKILL after the grace"
+    assert took < 10.0, f"kill_group waited {took:.1f} s for a group whose only process had ended"
+
+
+def test_a_pruned_run_stops_without_waiting_out_the_kill_grace(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "KILL_GRACE_S", 20.0)
+    body = """
+    import signal, time
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+    for n in range(1, 5):
+        step(n)
+        time.sleep(0.3)
+    time.sleep(60)
+    """
+    started = time.monotonic()
+    result = _run(tmp_path, body, steps=8, monitor=lambda step, metrics: "pruned here" if step == 2 else None)
+    assert (result.state, result.reason) == ("pruned", "pruned here")
+    assert result.exit_code == 0, "stopped by SIGTERM, not SIGKILL after the grace"
+    assert time.monotonic() - started < 12.0, "the run ended on SIGTERM; the grace is for runs that do not"
+
+
+def test_the_warm_parent_imports_in_the_background_and_the_first_launch_waits_for_it(monkeypatch):
+    monkeypatch.setattr(warm, "_zygote", None)
+    started = time.monotonic()
+    warm.start()
+    try:
+        assert time.monotonic() - started < 2.0, "start() must not wait for torch's import"
+        zygote = warm._zygote
+        assert zygote is not None and not zygote.ready
+        path = warm.socket_path()  # waits until the imports are done
+        assert path is not None and path.exists() and zygote.ready
+        warm.start()
+        assert warm._zygote is zygote and warm.socket_path() == path, "one zygote per controller"
+    finally:
+        warm.stop()
+    assert zygote.proc.poll() is not None and not zygote.folder.exists()
