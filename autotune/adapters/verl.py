@@ -139,6 +139,9 @@ def _flatten(node: Any, prefix: str = "") -> dict[str, Any]:
 @cache
 def verl_tree() -> tuple[dict[str, Any], dict[str, Any]]:
     """(raw values with interpolations, resolved values) of verl's default ppo_trainer config."""
+    from autotune.extras import require
+
+    require("verl", "the verl trainer (`trainer: verl`)")
     from omegaconf import OmegaConf
 
     from autotune.adapters.verl_config import compose

@@ -25,13 +25,14 @@ from typing import Any
 
 import yaml
 
+from autotune.extras import PARTS, MissingPart
 from trainer.config.loader import to_nested
 
 ENV_PREFIX = "ray_kwargs.ray_init.runtime_env.env_vars."
 """Where a trial's environment variables go in a verl config (Ray's runtime env of every worker)."""
 
 
-class VerlNotInstalled(RuntimeError):
+class VerlNotInstalled(MissingPart):
     pass
 
 
@@ -50,7 +51,7 @@ def config_dir() -> Path:
     except (ImportError, ValueError):  # e.g. sys.modules["verl"] set to None
         spec = None
     if spec is None or not spec.submodule_search_locations:
-        raise VerlNotInstalled("verl is not installed: pip install 'verl==0.9.1' (or `pip install -e .[verl]`)")
+        raise VerlNotInstalled(f"verl is not installed here: {PARTS['verl'].install}")
     folder = Path(next(iter(spec.submodule_search_locations))) / "trainer" / "config"
     if not (folder / "ppo_trainer.yaml").is_file():
         raise VerlNotInstalled(

@@ -21,6 +21,7 @@ from autotune.cli.common import (
     err,
     space_or_exit,
 )
+from autotune.extras import require
 from autotune.space.schema import SAMPLERS, Space
 from autotune.study.storage import StudyPaths
 
@@ -139,6 +140,8 @@ def run(
     from autotune.sweep.driver import SweepOptions, report_hook, run_sweep
 
     backend, levels = _levels_or_exit(backend, fidelity)
+    if wandb:
+        require("wandb", "--wandb")
     simulated = levels == ("sim",)
     parsed = _prepared_space(space, trainer, sampler, freeze_inert, simulated)
     paths = StudyPaths(runs_dir, study or parsed.name)
@@ -198,6 +201,8 @@ def _levels_or_exit(backend: str, fidelity: str | None) -> tuple[str, tuple[str,
         raise typer.Exit(2)
     if backend == "sim":
         return "optuna", levels or ("sim",)
+    if backend == "ray":
+        require("ray", "--backend ray")
     return backend, levels
 
 

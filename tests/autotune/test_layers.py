@@ -11,6 +11,7 @@
     space         the search space
     adapters      the trainers a trial launches (built-in, verl)
     names         study-name rules
+    extras        the optional parts (extras, Chromium) and how to install a missing one
 
 Imports are read from the source (also those inside functions), so a lazy import cannot hide a cycle.
 """
@@ -23,7 +24,21 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "autotune"
-FLOORS = ["names", "adapters", "space", "trial", "study", "sim", "backends", "export", "report", "sweep", "cli", "api"]
+FLOORS = [
+    "extras",
+    "names",
+    "adapters",
+    "space",
+    "trial",
+    "study",
+    "sim",
+    "backends",
+    "export",
+    "report",
+    "sweep",
+    "cli",
+    "api",
+]
 FLOOR = {name: i for i, name in enumerate(FLOORS)}
 FLOOR["api"] = FLOOR["cli"]
 
