@@ -30,7 +30,7 @@ from functools import cache
 from typing import Any
 
 from autotune.adapters.base import DeviceKind, InvalidConfig, KeyInfo, Launch, TrainerAdapter, TrialRun, crash_detail
-from autotune.adapters.verl_config import ENV_PREFIX, hydra_value, overrides
+from autotune.adapters.verl_config import ENV_PREFIX, FILE_LISTS, hydra_value, overrides
 from autotune.adapters.verl_console import ConsoleParser
 
 VERL_PREFIXES = (
@@ -184,7 +184,11 @@ class VerlAdapter(TrainerAdapter):
 
     def keys(self) -> dict[str, KeyInfo]:
         raw, resolved = verl_tree()
-        return {k: KeyInfo(k, _key_type(v), resolved.get(k)) for k, v in raw.items() if not k.endswith("._target_")}
+        return {
+            k: KeyInfo(k, Any if k in FILE_LISTS else _key_type(v), resolved.get(k))
+            for k, v in raw.items()
+            if not k.endswith("._target_")
+        }
 
     def defaults(self, base_config: list[str]) -> dict[str, Any]:
         return dict(verl_tree()[1])

@@ -186,6 +186,10 @@ def _int_keys_of_builtin() -> Callable[[str], bool]:
     return is_int
 
 
+FILE_LISTS = ("data.train_files", "data.val_files")
+"""Keys whose default is one path but that take a list of paths too (verl's dataset reads either)."""
+
+
 def check_types(cfg: Any, flat: dict[str, Any]) -> list[str]:
     """Keys whose value's type differs from verl's default (bool vs number vs string vs list)."""
     from omegaconf import OmegaConf
@@ -206,7 +210,11 @@ def check_types(cfg: Any, flat: dict[str, Any]) -> list[str]:
             problems.append(f"`{key}`: verl expects a number, got {value!r}")
         elif isinstance(default, int) and isinstance(value, float) and not value.is_integer():
             problems.append(f"`{key}`: verl expects an integer, got {value!r}; round it")
-        elif isinstance(default, str) and not isinstance(value, str):
+        elif (
+            isinstance(default, str)
+            and not isinstance(value, str)
+            and not (key in FILE_LISTS and isinstance(value, list))
+        ):
             problems.append(f"`{key}`: verl expects a string, got {value!r}")
     return problems
 

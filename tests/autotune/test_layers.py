@@ -1,6 +1,7 @@
 """The controller's packages are floors: a module imports only from its own floor or those below.
 
     cli, api      the commands and the notebook API
+    scaffold      `autotune init`: a space written from the user's verl job
     sweep         what `autotune run` drives: backend -> confirmation -> report
     report        the HTML report and `explain`
     export        the winner as a verl config
@@ -36,6 +37,7 @@ FLOORS = [
     "export",
     "report",
     "sweep",
+    "scaffold",
     "cli",
     "api",
 ]
