@@ -26,6 +26,7 @@ __all__ = ["Job", "JobError", "read_job"]
 ENTRY = "verl.trainer.main_ppo"
 _VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+)|([@*]))")
 _ASSIGN = re.compile(r"^[A-Za-z_]\w*=")
+_HOME = "AUTOTUNE-HOME-b1f4"
 _SHELL_END = {"|", "||", "&&", ";", "&", ">", ">>", "2>&1", "1>&2", "<"}
 
 
@@ -82,7 +83,7 @@ def _substitute(value: str, variables: dict[str, str], unset: set[str], notes: l
         if name in variables:
             return variables[name]
         if name == "HOME":
-            return "~"
+            return _HOME  # `~` after hydra has read the value (hydra's grammar refuses a bare `~`)
         unset.add(name)
         return match.group(0)
 
@@ -136,7 +137,13 @@ def _from_script(text: str, source: str) -> Job:
         names = ", ".join(f"${n}" for n in sorted(unset))
         notes.append(f"not set in the script, left as written: {names} (put their values in `base:` before a sweep)")
     flat, more_env = _parse_overrides(words, source)
-    return Job(flat, {**env, **more_env}, prefix, source, notes)
+    return Job(flat, {k: _home(v) for k, v in {**env, **more_env}.items()}, prefix, source, notes)
+
+
+def _home(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_home(v) for v in value]
+    return value.replace(_HOME, "~") if isinstance(value, str) else value
 
 
 def _parse_overrides(words: list[str], source: str) -> tuple[dict[str, Any], dict[str, str]]:
@@ -159,7 +166,7 @@ def _parse_overrides(words: list[str], source: str) -> tuple[dict[str, Any], dic
             raise JobError(f"{source}: `{word}` is a hydra sweep; give `{key}` one value")
         if override.is_delete():
             raise JobError(f"{source}: `{word}` deletes `{key}` from verl's config; autotune spaces only set keys")
-        value = override.value()
+        value = _home(override.value())
         if key.startswith(ENV_PREFIX):
             env[key[len(ENV_PREFIX) :]] = str(value)
             continue
