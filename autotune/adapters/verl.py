@@ -116,11 +116,12 @@ METRIC_LINE = re.compile(r"(?:^|\s)step:\d+\s+-\s")
 def version_metrics(version: str | None = None) -> VersionMetrics:
     """The metric names of the installed (or given) verl version."""
     if version is None:
-        try:
-            import verl
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as installed
 
-            version = str(verl.__version__)
-        except ImportError:
+        try:  # the installed distribution's version: importing verl takes seconds (torch, tensordict)
+            version = installed("verl")
+        except PackageNotFoundError:
             version = "0.9"
     major_minor = tuple(int(x) for x in re.findall(r"\d+", version)[:2])
     return METRICS_BY_VERSION["0.9" if major_minor >= (0, 9) else "0.8"]
@@ -230,14 +231,21 @@ class VerlAdapter(TrainerAdapter):
         return [f"{k}={v}" for k, v in lines.items()], env
 
     def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
-        from autotune.adapters.verl_config import VerlRejected, check_types, compose, env_problems, validate
+        from autotune.adapters.verl_config import (
+            VerlRejected,
+            check_types,
+            compose,
+            defaults_config,
+            env_problems,
+            validate,
+        )
 
         lines, _ = self.trial_overrides(flat, world)
         try:
             cfg = compose(lines)
         except VerlRejected as exc:
             raise InvalidConfig(f"verl rejects the overrides: {exc}") from None
-        problems = check_types(compose([]), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
+        problems = check_types(defaults_config(), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
         problems += env_problems(cfg)
         if problems:
             raise InvalidConfig("; ".join(problems))
@@ -248,13 +256,13 @@ class VerlAdapter(TrainerAdapter):
 
     def quick_check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
         """Types against verl's defaults, keys against verl's tree: no hydra compose (about a second each)."""
-        from autotune.adapters.verl_config import check_types, compose
+        from autotune.adapters.verl_config import check_types, defaults_config
 
         known = verl_tree()[0]
         unknown = [k for k in flat if not k.startswith(ENV_PREFIX) and k not in known]
         if unknown:
             raise InvalidConfig(f"verl has no key {unknown[0]!r}")
-        problems = check_types(compose([]), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
+        problems = check_types(defaults_config(), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
         if problems:
             raise InvalidConfig("; ".join(problems))
 

@@ -65,6 +65,11 @@ def compose(overrides: list[str]) -> Any:
     return _compose(tuple(overrides)).copy()
 
 
+def defaults_config() -> Any:
+    """verl's default config, shared and read-only (no copy: copying it takes about half a second)."""
+    return _compose(())
+
+
 @cache
 def _compose(overrides: tuple[str, ...]) -> Any:
     from hydra import compose as hydra_compose
@@ -160,7 +165,7 @@ def _int_keys_of_verl() -> Callable[[str], bool] | None:
     try:
         from omegaconf import OmegaConf
 
-        cfg = compose([])
+        cfg = defaults_config()
     except (ImportError, VerlNotInstalled):
         return None
 

@@ -27,7 +27,7 @@ from autotune.study.storage import StudyPaths
 
 
 @app.command()
-def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> None:
+def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> Space:
     """Check a search space without running anything (keys, ranges, metrics, constraints, baseline)."""
     parsed = space_or_exit(space, trainer)
     for warning in parsed.warnings:
@@ -42,6 +42,7 @@ def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> None:
     console.print(
         f"  {len(parsed.derived)} derived keys, {len(parsed.constraints)} constraints, {len(parsed.limits)} limits"
     )
+    return parsed  # for `autotune init`, which goes on with it
 
 
 _Study = Annotated[str | None, typer.Option(help="Study name (default: the space's `name`).")]

@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from autotune.cli.common import app, console, err, space_or_exit
+from autotune.cli.common import app, console, err
 from autotune.names import study_name_problem
 from autotune.space.loader import SPACE_DIR, shipped_spaces
 
 if TYPE_CHECKING:
     from autotune.scaffold import Job
+    from autotune.space.schema import Space
 
 
 def package_version() -> str:
@@ -135,9 +136,9 @@ def init(
         err.print(f"[yellow]note[/] {escape(note)}")
     from autotune.cli.run import validate
 
-    validate(str(target))
+    space = validate(str(target))
     if gpu and not rec.cpu:
-        _prescreen(target, gpu, cluster.gpus_per_node, model)
+        _prescreen(space, gpu, cluster.gpus_per_node, model)
 
 
 def _job_text(job: str) -> tuple[str, str]:
@@ -161,7 +162,7 @@ def _study_name(job: Job, source: str) -> str:
     return candidate if study_name_problem(candidate) is None else "my-job"
 
 
-def _prescreen(target: Path, gpu: str, gpus_per_node: int, model: str | None) -> None:
+def _prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None) -> None:
     from autotune.scaffold import prescreen
     from autotune.sim.hardware import resolve_device
 
@@ -170,7 +171,6 @@ def _prescreen(target: Path, gpu: str, gpus_per_node: int, model: str | None) ->
     except (OSError, ValueError) as exc:
         err.print(f"[yellow]no pre-screen: --gpu {escape(gpu)}: {escape(str(exc))}[/]")
         return
-    space = space_or_exit(str(target))
     try:
         screened = prescreen(space, gpu, gpus_per_node, model)
     except ValueError as exc:  # e.g. a model the cost model cannot size
@@ -188,4 +188,4 @@ def _prescreen(target: Path, gpu: str, gpus_per_node: int, model: str | None) ->
         console.print("  predicted out of memory:")
         for s in oom:
             console.print(f"    {s.change}: {escape(s.oom or '')}")
-    console.print(f"next: autotune run --space {target} --fidelity sim   (then the real sweep on the cluster)")
+    console.print(f"next: autotune run --space {space.path} --fidelity sim   (then the real sweep on the cluster)")

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from autotune.adapters.verl_config import ENV_PREFIX, VerlRejected, check_types, compose, overrides
+from autotune.adapters.verl_config import ENV_PREFIX, VerlRejected, check_types, compose, defaults_config, overrides
 
 __all__ = ["Job", "JobError", "read_job"]
 
@@ -222,6 +222,6 @@ def check_keys(job: Job) -> None:
             f"{job.source}: verl rejects{key}: {exc}; fix the key's name or leave it out "
             "(a space's `base:` holds only keys verl's ppo_trainer config declares)"
         ) from None
-    problems = check_types(compose([]), job.flat)
+    problems = check_types(defaults_config(), job.flat)
     if problems:
         raise JobError(f"{job.source}: {'; '.join(problems)}")
