@@ -24,7 +24,7 @@ from autotune.adapters.verl_config import ENV_PREFIX, VerlRejected, check_types,
 __all__ = ["Job", "JobError", "read_job"]
 
 ENTRY = "verl.trainer.main_ppo"
-_VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+)|([@*]))")
+_VAR = re.compile(r"\$(?:\{(\w+)(?::-([^}]*))?\}|(\w+)|([@*]))")
 _ASSIGN = re.compile(r"^[A-Za-z_]\w*=")
 _HOME = "AUTOTUNE-HOME-b1f4"
 _SHELL_END = {"|", "||", "&&", ";", "&", ">", ">>", "2>&1", "1>&2", "<"}
@@ -46,6 +46,8 @@ class Job:
     source: str
     notes: list[str] = field(default_factory=list)
     """What was read differently from the text, said aloud (nothing is dropped silently)."""
+    unset: tuple[str, ...] = ()
+    """Variables the command uses that the script does not set (left as written)."""
 
 
 def read_job(text: str, source: str) -> Job:
@@ -75,15 +77,17 @@ def _tokens(line: str, source: str) -> list[str]:
         raise JobError(f"{source}: cannot read `{line[:80]}`: {exc} (an unclosed quote?)") from None
 
 
-def _substitute(value: str, variables: dict[str, str], unset: set[str], notes: list[str]) -> str:
+def _substitute(value: str, variables: dict[str, str], unset: set[str]) -> str:
     def one(match: re.Match[str]) -> str:
-        name = match.group(1) or match.group(2)
-        if match.group(3):
+        name = match.group(1) or match.group(3)
+        if match.group(4):
             return ""  # $@ / $*: the script's own arguments, which `autotune init` does not have
         if name in variables:
             return variables[name]
         if name == "HOME":
             return _HOME  # `~` after hydra has read the value (hydra's grammar refuses a bare `~`)
+        if match.group(2) is not None:  # ${NAME:-default}
+            return match.group(2)
         unset.add(name)
         return match.group(0)
 
@@ -108,7 +112,7 @@ def _from_script(text: str, source: str) -> Job:
             if not _ASSIGN.match(token):
                 break  # `set -x`, `cd dir`, `ray start ...`: not an assignment line
             name, _, value = token.partition("=")
-            variables[name] = _substitute(value, variables, unset, notes)
+            variables[name] = _substitute(value, variables, unset)
             if exported:
                 env[name] = variables[name]
     if command_line is None:
@@ -117,7 +121,7 @@ def _from_script(text: str, source: str) -> Job:
     prefix = command_line[: at + 1]
     while prefix and _ASSIGN.match(prefix[0]):  # NAME=value python3 -m ...: the command's environment
         name, _, value = prefix.pop(0).partition("=")
-        env[name] = _substitute(value, variables, unset, notes)
+        env[name] = _substitute(value, variables, unset)
     if prefix[:1] == ["env"]:
         prefix.pop(0)
     words = []
@@ -132,12 +136,13 @@ def _from_script(text: str, source: str) -> Job:
         if token in ("$@", "$*", '"$@"'):
             notes.append(f"`{token}` (the script's arguments) left out")
             continue
-        words.append(_substitute(token, variables, unset, notes))
+        words.append(_substitute(token, variables, unset))
     if unset:
         names = ", ".join(f"${n}" for n in sorted(unset))
         notes.append(f"not set in the script, left as written: {names} (put their values in `base:` before a sweep)")
     flat, more_env = _parse_overrides(words, source)
-    return Job(flat, {k: _home(v) for k, v in {**env, **more_env}.items()}, prefix, source, notes)
+    env = {k: _home(v) for k, v in {**env, **more_env}.items()}
+    return Job(flat, env, prefix, source, notes, tuple(sorted(unset)))
 
 
 def _home(value: Any) -> Any:
@@ -194,10 +199,10 @@ def _from_yaml(text: str, source: str) -> Job:
     flat = to_flat_dict(raw)
     env = {k[len(ENV_PREFIX) :]: str(v) for k, v in flat.items() if k.startswith(ENV_PREFIX)}
     flat = {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)}
-    raw_defaults = _verl_raw_defaults()
-    same = [k for k, v in flat.items() if k.endswith("._target_") or (k in raw_defaults and raw_defaults[k] == v)]
-    if same:
-        notes.append(f"{len(same)} keys equal verl's defaults (a dumped config?): left out of `base:`")
+    if defaults is None and any(k.endswith("._target_") for k in flat):  # a whole config dumped by verl
+        raw_defaults = _verl_raw_defaults()
+        same = [k for k, v in flat.items() if k.endswith("._target_") or (k in raw_defaults and raw_defaults[k] == v)]
+        notes.append(f"a dumped verl config: its {len(same)} keys equal to verl's defaults are left out of `base:`")
         flat = {k: v for k, v in flat.items() if k not in same}
     return Job(flat, env, ["python3", "-m", ENTRY], source, notes)
 
@@ -224,4 +229,6 @@ def check_keys(job: Job) -> None:
         ) from None
     problems = check_types(defaults_config(), job.flat)
     if problems:
-        raise JobError(f"{job.source}: {'; '.join(problems)}")
+        unset = ", ".join(f"${n}" for n in job.unset)
+        hint = f" ({unset}: not set in the script; write the value instead)" if unset else ""
+        raise JobError(f"{job.source}: {'; '.join(problems)}{hint}")

@@ -183,3 +183,24 @@ def test_init_on_a_shipped_spaces_own_base_reproduces_a_space_that_validates(tmp
     assert {p.name for p in space.params} >= {
         k for k in shipped["params"] if k.startswith("actor_rollout_ref.rollout.tensor")
     }
+
+
+def test_a_verl_yaml_is_read_key_for_key(tmp_path: Path) -> None:
+    """A YAML as `autotune export` writes it (verl's defaults list + nested keys): every key it sets, also
+    those equal to verl's defaults."""
+    from autotune.adapters.verl_config import render_yaml
+
+    base = yaml.safe_load((SPACE_DIR / "verl-vllm-8gpu.yaml").read_text())["base"]
+    job = read_job(render_yaml(base, ["my job"]), "job.yaml")
+    assert job.flat == base
+    assert job.notes == []
+
+
+def test_shell_defaults_are_used_and_an_unset_variable_in_a_number_is_refused_with_its_name() -> None:
+    job = read_job("G=${GPUS:-4}\npython3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=$G", "cmd")
+    assert job.flat == {"trainer.n_gpus_per_node": 4}
+    with pytest.raises(
+        JobError,
+        match=r"`trainer.nnodes`: verl expects a number, got '\$NODES' \(\$NODES: not set in the script; write the value instead\)",
+    ):
+        read_job("python3 -m verl.trainer.main_ppo trainer.nnodes=$NODES", "cmd")
