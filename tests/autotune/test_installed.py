@@ -103,15 +103,13 @@ def test_the_wheel_carries_what_the_commands_need_and_runs_outside_the_checkout(
 
 @pytest.mark.slow
 def test_a_fresh_virtualenv_with_the_wheel_runs_the_walk_through(tmp_path: Path) -> None:
-    """As the issue's new user: a fresh virtualenv, torch 2.13.0 first (CPU build), then the wheel and
+    """As a new user: a fresh virtualenv, torch 2.13.0 first (as the Makefile installs it), then the wheel and
     its dependencies with the verl extra (needs the package index or a local cache)."""
     wheel = build_wheel(tmp_path)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    subprocess.run(
-        [*pip, "torch==2.13.0", "--index-url", "https://download.pytorch.org/whl/cpu"], check=True, timeout=1800
-    )
+    subprocess.run([*pip, "torch==2.13.0"], check=True, timeout=1800)  # first and pinned, as the Makefile does
     subprocess.run([*pip, f"{wheel}[verl]"], check=True, timeout=1800)
     installed = next((venv / "lib").glob("python3*/site-packages"))
     walk_through(str(venv / "bin" / "python"), None, tmp_path, installed)
