@@ -124,36 +124,34 @@ def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | No
     knobs: list[Knob] = []
     notes: list[str] = []
 
-    tp_choices = [d for d in _divisors(g) if heads is None or heads % d == 0]
-    tp = int(value(TP))
-    if tp not in tp_choices:
-        raise JobError(
-            f"{job.source}: `{TP}`={tp} must divide the {g} GPUs per node"
-            + (f" and the model's {heads} attention heads ({heads_from})" if heads else "")
-            + f"; choose one of {tp_choices}"
-        )
-    why = f"divide the {g} GPUs per node (a rollout stays in a node)"
-    why += f" and the {heads} attention heads ({heads_from})" if heads else f"; attention heads unknown: {heads_from}"
-    knobs.append(Knob(TP, {"type": "categorical", "choices": tp_choices}, tp, why))
-
-    for key, why in (
+    if not cpu:  # the CPU plugin's rollout is a Hugging Face `generate` per rank: no TP, no offload
+        knobs.append(_rollout_tp(job, value, g, heads, heads_from))
+    fsdp = [
         ("forward_prefetch", "FSDP all-gathers the next block during this one: memory for speed"),
         ("reshard_after_forward", "false keeps gathered weights from forward to backward: memory for speed"),
-        ("param_offload", "parameters in host memory: frees GPU memory, costs PCIe time"),
-        ("optimizer_offload", "Adam state in host memory: frees GPU memory, costs PCIe time"),
-    ):
+    ]
+    if not cpu:
+        fsdp += [
+            ("param_offload", "parameters in host memory: frees GPU memory, costs PCIe time"),
+            ("optimizer_offload", "Adam state in host memory: frees GPU memory, costs PCIe time"),
+        ]
+    for key, why in fsdp:
         knobs.append(Knob(FSDP + key, {"type": "bool"}, bool(value(FSDP + key)), why))
     groups = [-1, *sorted((d for d in _divisors(g) if d < world), reverse=True)][:5]
     fsdp_size = int(value(FSDP + "fsdp_size"))
     if fsdp_size not in groups:
         groups.append(fsdp_size)
-    knobs.append(
-        Knob(
-            FSDP + "fsdp_size",
-            {"type": "categorical", "choices": groups},
-            fsdp_size,
-            f"shard group: -1 = all {world} GPUs; groups dividing the {g} per node keep all-gathers in a node, at more memory",
-        )
+    knobs += (
+        []
+        if len(groups) == 1
+        else [
+            Knob(
+                FSDP + "fsdp_size",
+                {"type": "categorical", "choices": groups},
+                fsdp_size,
+                f"shard group: -1 = all {world} GPUs; groups dividing the {g} per node keep all-gathers in a node, at more memory",
+            )
+        ]
     )
 
     dynamic = bool(value(DYNAMIC))
@@ -188,12 +186,28 @@ def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | No
             )
             knobs.append(Knob(f"env.{name}", {"type": "categorical", "choices": options}, base, why))
     else:
-        notes.append("a CPU job (`trainer.device: cpu`): no vLLM memory share and no NCCL settings to tune")
+        notes.append(
+            "a CPU job (`trainer.device: cpu`, verl_cpu plugin): no rollout TP, offload, vLLM memory share or NCCL to tune"
+        )
 
-    constraints: list[dict[str, Any]] = [{"divides": [TP, "trial.world_size"]}]
+    constraints: list[dict[str, Any]] = [] if cpu else [{"divides": [TP, "trial.world_size"]}]
     constraints.append({"at_least": [ACTOR_BUDGET, seq], "when": {DYNAMIC: True}})
     algorithm = [(k, value(k), role) for k, role in ALGORITHM_KEYS.items()]
     return Recipe(knobs, derived, constraints, algorithm, _limits(value), cpu, notes)
+
+
+def _rollout_tp(job: Job, value: Any, g: int, heads: int | None, heads_from: str) -> Knob:
+    choices = [d for d in _divisors(g) if heads is None or heads % d == 0]
+    tp = int(value(TP))
+    if tp not in choices:
+        raise JobError(
+            f"{job.source}: `{TP}`={tp} must divide the {g} GPUs per node"
+            + (f" and the model's {heads} attention heads ({heads_from})" if heads else "")
+            + f"; choose one of {choices}"
+        )
+    why = f"divide the {g} GPUs per node (a rollout stays in a node)"
+    why += f" and the {heads} attention heads ({heads_from})" if heads else f"; attention heads unknown: {heads_from}"
+    return Knob(TP, {"type": "categorical", "choices": choices}, tp, why)
 
 
 def _on_grid(x: float, low: float, step: float) -> bool:

@@ -17,6 +17,7 @@ pytest.importorskip("omegaconf", reason="autotune init checks keys with verl's c
 
 from autotune.adapters.verl import verl_tree
 from autotune.scaffold import Cluster, JobError, read_job, recipe, render_space
+from autotune.scaffold.recipe import FSDP
 from autotune.space.loader import SPACE_DIR, load_space
 from tests.conftest import ROOT
 
@@ -161,28 +162,36 @@ def test_init_on_an_example_script_writes_a_space_that_validates_and_prescreens(
     assert "#   algorithm.kl_ctrl.kl_coef: 0.001" in written.read_text()  # listed for the quality stage
 
 
-VERL_SPACES = ["fsdp3d-8gpu", "verl-vllm-8gpu", "fsdp3d-64gpu"]
+VERL_SPACES = {
+    "fsdp3d-8gpu": {},
+    "verl-vllm-8gpu": {},
+    "fsdp3d-64gpu": {},
+    # its base leaves the rank count and the micro-batches (which verl requires) to its params
+    "verl-cpu": {"trainer.n_gpus_per_node": 2, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 2,
+                 "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 2,
+                 "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 2},
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", VERL_SPACES)
 def test_init_on_a_shipped_spaces_own_base_reproduces_a_space_that_validates(tmp_path: Path, name: str) -> None:
-    shipped = yaml.safe_load((SPACE_DIR / f"{name}.yaml").read_text())
     from autotune.adapters.verl_config import overrides
 
+    shipped = yaml.safe_load((SPACE_DIR / f"{name}.yaml").read_text())
+    shipped["base"].update(VERL_SPACES[name])
     lines = [shlex.quote(line) for line in overrides(shipped["base"])]  # as a script would write them
     command = "python3 -m verl.trainer.main_ppo \\\n    " + " \\\n    ".join(lines)
     job = read_job(command, f"{name}.sh")
     assert job.flat == shipped["base"]
     g, nodes = shipped["base"]["trainer.n_gpus_per_node"], shipped["base"]["trainer.nnodes"]
-    cluster = Cluster(g, nodes, "H100")
+    cluster = Cluster(g, nodes, None if name == "verl-cpu" else "H100")
     path = tmp_path / f"{name}-init.yaml"
     path.write_text(render_space(job, cluster, recipe(job, cluster, verl_tree()[1]), f"{name}-init"))
     space = load_space(str(path))
     assert space.trial.world_size == g * nodes
     assert space.base == {**shipped["base"]}
-    assert {p.name for p in space.params} >= {
-        k for k in shipped["params"] if k.startswith("actor_rollout_ref.rollout.tensor")
-    }
+    tuned = {p.name for p in space.params}
+    assert tuned >= {k for k in shipped["params"] if k.startswith(("actor_rollout_ref.rollout.tensor", FSDP))}
 
 
 def test_a_verl_yaml_is_read_key_for_key(tmp_path: Path) -> None:
