@@ -113,7 +113,11 @@ def init(
     from autotune.scaffold import Cluster, JobError, read_job, recipe, render_space
 
     require("verl", "`autotune init`")
+    if name is not None and study_name_problem(name):
+        err.print(f"[red]--name: {escape(study_name_problem(name) or '')}[/]")
+        raise typer.Exit(2)
     text, source = _job_text(job)
+    gpu = _known_gpu(gpu)
     try:
         parsed = read_job(text, source)
         g = gpus_per_node or _int_or_none(parsed.flat.get("trainer.n_gpus_per_node"))
@@ -139,6 +143,24 @@ def init(
     space = validate(str(target))
     if gpu and not rec.cpu:
         _prescreen(space, gpu, cluster.gpus_per_node, model)
+    elif not rec.cpu:
+        console.print("no OOM pre-screen: pass --gpu (a preset such as H100, or a device YAML) for one")
+
+
+def _known_gpu(gpu: str | None) -> str | None:
+    """The GPU when the cost model knows it (a preset or a readable device YAML); else None, said aloud."""
+    if gpu is None:
+        return None
+    from autotune.sim.hardware import resolve_device
+
+    try:
+        resolve_device(gpu)
+    except (OSError, ValueError) as exc:
+        err.print(
+            f"[yellow]note[/] --gpu {escape(gpu)}: {escape(str(exc))}; the space gets no `sim.gpu` and no pre-screen"
+        )
+        return None
+    return gpu
 
 
 def _job_text(job: str) -> tuple[str, str]:
@@ -164,13 +186,7 @@ def _study_name(job: Job, source: str) -> str:
 
 def _prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None) -> None:
     from autotune.scaffold import prescreen
-    from autotune.sim.hardware import resolve_device
 
-    try:
-        resolve_device(gpu)
-    except (OSError, ValueError) as exc:
-        err.print(f"[yellow]no pre-screen: --gpu {escape(gpu)}: {escape(str(exc))}[/]")
-        return
     try:
         screened = prescreen(space, gpu, gpus_per_node, model)
     except ValueError as exc:  # e.g. a model the cost model cannot size
