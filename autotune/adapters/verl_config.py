@@ -25,13 +25,14 @@ from typing import Any
 
 import yaml
 
+from autotune.extras import PARTS, MissingPart
 from verl_keys.keys import to_nested
 
 ENV_PREFIX = "ray_kwargs.ray_init.runtime_env.env_vars."
 """Where a trial's environment variables go in a verl config (Ray's runtime env of every worker)."""
 
 
-class VerlNotInstalled(RuntimeError):
+class VerlNotInstalled(MissingPart):
     pass
 
 
@@ -50,7 +51,7 @@ def config_dir() -> Path:
     except (ImportError, ValueError):  # e.g. sys.modules["verl"] set to None
         spec = None
     if spec is None or not spec.submodule_search_locations:
-        raise VerlNotInstalled("verl is not installed: pip install 'verl==0.9.1' (or `pip install -e .[verl]`)")
+        raise VerlNotInstalled(f"verl is not installed here: {PARTS['verl'].install}")
     folder = Path(next(iter(spec.submodule_search_locations))) / "trainer" / "config"
     if not (folder / "ppo_trainer.yaml").is_file():
         raise VerlNotInstalled(
@@ -62,6 +63,11 @@ def config_dir() -> Path:
 def compose(overrides: list[str]) -> Any:
     """verl's `ppo_trainer` config with these overrides (raises VerlRejected with hydra's message)."""
     return _compose(tuple(overrides)).copy()
+
+
+def defaults_config() -> Any:
+    """verl's default config, shared and read-only (no copy: copying it takes about half a second)."""
+    return _compose(())
 
 
 @cache
@@ -159,7 +165,7 @@ def _int_keys_of_verl() -> Callable[[str], bool] | None:
     try:
         from omegaconf import OmegaConf
 
-        cfg = compose([])
+        cfg = defaults_config()
     except (ImportError, VerlNotInstalled):
         return None
 
@@ -185,6 +191,10 @@ def _int_keys_of_builtin() -> Callable[[str], bool]:
     return is_int
 
 
+FILE_LISTS = ("data.train_files", "data.val_files")
+"""Keys whose default is one path but that take a list of paths too (verl's dataset reads either)."""
+
+
 def check_types(cfg: Any, flat: dict[str, Any]) -> list[str]:
     """Keys whose value's type differs from verl's default (bool vs number vs string vs list)."""
     from omegaconf import OmegaConf
@@ -205,7 +215,11 @@ def check_types(cfg: Any, flat: dict[str, Any]) -> list[str]:
             problems.append(f"`{key}`: verl expects a number, got {value!r}")
         elif isinstance(default, int) and isinstance(value, float) and not value.is_integer():
             problems.append(f"`{key}`: verl expects an integer, got {value!r}; round it")
-        elif isinstance(default, str) and not isinstance(value, str):
+        elif (
+            isinstance(default, str)
+            and not isinstance(value, str)
+            and not (key in FILE_LISTS and isinstance(value, list))
+        ):
             problems.append(f"`{key}`: verl expects a string, got {value!r}")
     return problems
 

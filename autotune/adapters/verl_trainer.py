@@ -39,7 +39,7 @@ from autotune.adapters.base import (
     crash_detail,
     register,
 )
-from autotune.adapters.verl_config import ENV_PREFIX, hydra_value, overrides
+from autotune.adapters.verl_config import ENV_PREFIX, FILE_LISTS, hydra_value, overrides
 from autotune.adapters.verl_console import ConsoleParser
 
 VERL_PREFIXES = (
@@ -125,11 +125,12 @@ METRIC_LINE = re.compile(r"(?:^|\s)step:\d+\s+-\s")
 def version_metrics(version: str | None = None) -> VersionMetrics:
     """The metric names of the installed (or given) verl version."""
     if version is None:
-        try:
-            import verl
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as installed
 
-            version = str(verl.__version__)
-        except ImportError:
+        try:  # the installed distribution's version: importing verl takes seconds (torch, tensordict)
+            version = installed("verl")
+        except PackageNotFoundError:
             version = "0.9"
     major_minor = tuple(int(x) for x in re.findall(r"\d+", version)[:2])
     return METRICS_BY_VERSION["0.9" if major_minor >= (0, 9) else "0.8"]
@@ -148,6 +149,9 @@ def _flatten(node: Any, prefix: str = "") -> dict[str, Any]:
 @cache
 def verl_tree() -> tuple[dict[str, Any], dict[str, Any]]:
     """(raw values with interpolations, resolved values) of verl's default ppo_trainer config."""
+    from autotune.extras import require
+
+    require("verl", "the verl trainer (`trainer: verl`)")
     from omegaconf import OmegaConf
 
     from autotune.adapters.verl_config import compose
@@ -190,7 +194,11 @@ class VerlAdapter(TrainerAdapter):
 
     def keys(self) -> dict[str, KeyInfo]:
         raw, resolved = verl_tree()
-        return {k: KeyInfo(k, _key_type(v), resolved.get(k)) for k, v in raw.items() if not k.endswith("._target_")}
+        return {
+            k: KeyInfo(k, Any if k in FILE_LISTS else _key_type(v), resolved.get(k))
+            for k, v in raw.items()
+            if not k.endswith("._target_")
+        }
 
     def defaults(self, base_config: list[str]) -> dict[str, Any]:
         return dict(verl_tree()[1])
@@ -239,14 +247,21 @@ class VerlAdapter(TrainerAdapter):
         return [f"{k}={v}" for k, v in lines.items()], env
 
     def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
-        from autotune.adapters.verl_config import VerlRejected, check_types, compose, env_problems, validate
+        from autotune.adapters.verl_config import (
+            VerlRejected,
+            check_types,
+            compose,
+            defaults_config,
+            env_problems,
+            validate,
+        )
 
         lines, _ = self.trial_overrides(flat, world)
         try:
             cfg = compose(lines)
         except VerlRejected as exc:
             raise InvalidConfig(f"verl rejects the overrides: {exc}") from None
-        problems = check_types(compose([]), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
+        problems = check_types(defaults_config(), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
         problems += env_problems(cfg)
         if problems:
             raise InvalidConfig("; ".join(problems))
@@ -257,13 +272,13 @@ class VerlAdapter(TrainerAdapter):
 
     def quick_check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
         """Types against verl's defaults, keys against verl's tree: no hydra compose (about a second each)."""
-        from autotune.adapters.verl_config import check_types, compose
+        from autotune.adapters.verl_config import check_types, defaults_config
 
         known = verl_tree()[0]
         unknown = [k for k in flat if not k.startswith(ENV_PREFIX) and k not in known]
         if unknown:
             raise InvalidConfig(f"verl has no key {unknown[0]!r}")
-        problems = check_types(compose([]), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
+        problems = check_types(defaults_config(), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
         if problems:
             raise InvalidConfig("; ".join(problems))
 

@@ -1,4 +1,4 @@
-"""The `autotune` command line: validate, run, trials, best, export, report, explain, calibrate.
+"""The `autotune` command line: validate, run, trials, best, export, report, explain, calibrate, spaces, init.
 
 Each module registers its commands on the shared Typer app (app.py); importing them here builds
 the whole CLI.
@@ -15,9 +15,11 @@ from rich.markup import escape
 from autotune.cli import run  # noqa: F401
 from autotune.cli import reading  # noqa: F401
 from autotune.cli import analysis  # noqa: F401
+from autotune.cli import start  # noqa: F401
 
 # isort: on
 from autotune.cli.app import app, err
+from autotune.extras import MissingPart, missing_module_message
 from autotune.study.results import ResultsFileError
 from autotune.study.storage import StorageError, StudyNameError
 
@@ -25,10 +27,16 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """The entry point: bad study names, storage URLs and unreadable result files end in one line and
-    exit 2, not a traceback."""
+    """The entry point: bad study names and storage URLs, unreadable result files, and optional parts
+    that are not installed end in one line and exit 2, not a traceback."""
     try:
         app()
-    except (StorageError, StudyNameError, ResultsFileError) as exc:
+    except (StorageError, StudyNameError, ResultsFileError, MissingPart) as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
+        sys.exit(2)
+    except ModuleNotFoundError as exc:
+        message = missing_module_message(exc)
+        if message is None:
+            raise
+        err.print(f"[red]{escape(message)}[/]")
         sys.exit(2)

@@ -26,7 +26,7 @@ console = Console(highlight=False, soft_wrap=True, width=_WIDTH)
 err = Console(stderr=True, highlight=False, soft_wrap=True, width=_WIDTH)
 
 SpaceOpt = Annotated[
-    str, typer.Option("--space", "-s", help="Search-space YAML, or a shipped name: fsdp3d, fsdp3d-8gpu.")
+    str, typer.Option("--space", "-s", help="Search-space YAML, or a shipped name (`autotune spaces` lists them).")
 ]
 RunsDirOpt = Annotated[Path, typer.Option("--runs-dir", help="Folder holding one subfolder per study.")]
 StorageOpt = Annotated[

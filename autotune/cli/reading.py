@@ -21,6 +21,7 @@ from autotune.cli.app import (
     load_or_exit,
     study_space,
 )
+from autotune.extras import require
 from autotune.space.schema import Space
 from autotune.study.storage import StudyPaths
 
@@ -131,6 +132,8 @@ def _say_why_not_confirmed(paths: StudyPaths, winner: Winner) -> None:
 def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: bool) -> None:
     from autotune.export.winner import ExportError, export
 
+    if check:
+        require("verl", "`autotune export --check`")
     space = study_space(paths)
     try:
         winner, yaml_path, overrides_path = export(
@@ -141,14 +144,9 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
         raise typer.Exit(1) from None
     console.print(f"wrote {yaml_path} and {overrides_path} (trial #{winner.number}, {winner.source})")
     if check:
-        from autotune.adapters.verl_config import VerlNotInstalled
         from autotune.export.winner import check_export
 
-        try:
-            problems, count = check_export(yaml_path, overrides_path)
-        except VerlNotInstalled as exc:
-            err.print(f"[red]--check: {exc}[/]")
-            raise typer.Exit(1) from None
+        problems, count = check_export(yaml_path, overrides_path)
         for problem in problems:
             err.print(f"[red]verl rejects the export:[/] {problem}")
         if problems:
@@ -192,6 +190,10 @@ def report(
     storage: StorageOpt = None,
 ) -> None:
     """Write the sweep report: summary and health checklist, history, importances, phases, failures, trials."""
+    if check:
+        from autotune.report.browser import require_chromium
+
+        require_chromium()
     paths = StudyPaths(runs_dir, study)
     space = study_space(paths)
     path = write_report_file(paths, space, output or Path("reports") / study, storage)

@@ -21,12 +21,13 @@ from autotune.cli.app import (
     err,
     space_or_exit,
 )
+from autotune.extras import require
 from autotune.space.schema import SAMPLERS, Space
 from autotune.study.storage import StudyPaths
 
 
 @app.command()
-def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> None:
+def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> Space:
     """Check a search space without running anything (keys, ranges, metrics, constraints, baseline)."""
     parsed = space_or_exit(space, trainer)
     for warning in parsed.warnings:
@@ -41,6 +42,7 @@ def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> None:
     console.print(
         f"  {len(parsed.derived)} derived keys, {len(parsed.constraints)} constraints, {len(parsed.limits)} limits"
     )
+    return parsed  # for `autotune init`, which goes on with it
 
 
 _Study = Annotated[str | None, typer.Option(help="Study name (default: the space's `name`).")]
@@ -139,6 +141,8 @@ def run(
     from autotune.sweep.driver import SweepOptions, report_hook, run_sweep
 
     backend, levels = _levels_or_exit(backend, fidelity)
+    if wandb:
+        require("wandb", "--wandb")
     simulated = levels == ("sim",)
     parsed = _prepared_space(space, trainer, sampler, freeze_inert, simulated)
     paths = StudyPaths(runs_dir, study or parsed.name)
@@ -198,6 +202,8 @@ def _levels_or_exit(backend: str, fidelity: str | None) -> tuple[str, tuple[str,
         raise typer.Exit(2)
     if backend == SIM:
         return "optuna", levels or (SIM,)
+    if backend == "ray":
+        require("ray", "--backend ray")
     return backend, levels
 
 

@@ -15,6 +15,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autotune.extras import require_program
+
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -48,18 +50,24 @@ class BrowserCheck:
         return self.plots == self.rendered and clean and self.label_overlaps == 0
 
 
+CHROMIUM = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
 def find_chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+    for name in CHROMIUM:
         path = shutil.which(name)
         if path:
             return path
     return None
 
 
+def require_chromium() -> str:
+    """The Chromium binary; MissingPart (one line with the fix) when there is none."""
+    return require_program(CHROMIUM, "`autotune report --check`", "apt-get install chromium (the Debian package)")
+
+
 def inspect(report: Path, screenshot: Path | None = None, width: int = 1400, height: int = 6000) -> BrowserCheck:
-    binary = find_chromium()
-    if binary is None:
-        raise FileNotFoundError("no Chromium found: install the Debian package `chromium` (apt-get install chromium)")
+    binary = require_chromium()
     url = report.resolve().as_uri()
     with tempfile.TemporaryDirectory() as profile:
         flags = [*FLAGS, f"--user-data-dir={profile}"]

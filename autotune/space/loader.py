@@ -11,15 +11,30 @@ from pathlib import Path
 from typing import Any
 
 from autotune.adapters.base import DeviceKind, TrainerAdapter
+from autotune.extras import MissingPart
 from autotune.space import knobs, sections
 from autotune.space.grid import sampler_problem
 from autotune.space.schema import ConfirmSettings, SamplerSettings, Space, TrialSettings
 from autotune.space.sim_section import SimSettings
 from autotune.space.yaml_reader import TOP_LEVEL, Reader, SpaceError, read_space_file
 
-__all__ = ["SPACE_DIR", "TOP_LEVEL", "SpaceError", "find_space", "load_space"]
+__all__ = ["SPACE_DIR", "TOP_LEVEL", "SpaceError", "find_space", "load_space", "shipped_spaces"]
 
-SPACE_DIR = Path(__file__).resolve().parents[2] / "search_spaces"
+
+def _shipped_dir() -> Path:
+    """Installed from a wheel, the shipped spaces are `autotune/_spaces/` (setup.py maps them there);
+    in a checkout (an editable install) they are `search_spaces/` at the top of the repository."""
+    package = Path(__file__).resolve().parents[1]
+    installed = package / "_spaces"
+    return installed if installed.is_dir() else package.parent / "search_spaces"
+
+
+SPACE_DIR = _shipped_dir()
+
+
+def shipped_spaces() -> dict[str, Path]:
+    """The shipped spaces by bare name (`fsdp3d`), sorted."""
+    return {p.stem: p for p in sorted(SPACE_DIR.glob("*.yaml"), key=lambda p: p.stem)}
 
 
 def find_space(name_or_path: str) -> Path:
@@ -30,8 +45,10 @@ def find_space(name_or_path: str) -> Path:
     for candidate in (SPACE_DIR / name_or_path, SPACE_DIR / f"{name_or_path}.yaml"):
         if candidate.exists():
             return candidate
-    shipped = ", ".join(sorted(p.stem for p in SPACE_DIR.glob("*.yaml")))
-    raise SpaceError([f"{name_or_path}: no such file, and not a shipped space (shipped: {shipped})"])
+    shipped = ", ".join(shipped_spaces()) or f"none: {SPACE_DIR} holds no .yaml, reinstall autotune"
+    raise SpaceError(
+        [f"{name_or_path}: no such file, and not a shipped space (shipped: {shipped}; `autotune spaces` lists them)"]
+    )
 
 
 def load_space(
@@ -78,6 +95,8 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
     """Every section in turn, all problems collected; SpaceError if there is any."""
     try:
         keys = adapter.keys()
+    except MissingPart as exc:  # one line with the fix, not a problem of the file
+        raise MissingPart(f"{path}: {exc}") from None
     except RuntimeError as exc:  # e.g. the verl trainer without verl installed
         raise SpaceError([f"{r.at('trainer')}: {exc}"]) from None
     base, base_where = sections.parse_base(r, top.get("base"), keys)

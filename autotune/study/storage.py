@@ -153,7 +153,14 @@ def storage_problem(url: str, exc: BaseException) -> str:
     cause = str(getattr(exc, "orig", None) or exc).splitlines()[0]
     if url.startswith("sqlite"):
         return f"--storage {shown}: cannot open the SQLite file ({cause}); check that its folder exists and is writable"
-    return f"--storage {shown}: cannot connect ({cause}); check the host, port, user, password and database name"
+    server = (
+        "; is a PostgreSQL server running there? (Debian: apt-get install postgresql)"
+        if url.startswith("postgres")
+        else ""
+    )
+    return (
+        f"--storage {shown}: cannot connect ({cause}); check the host, port, user, password and database name{server}"
+    )
 
 
 def _redact(url: str) -> str:

@@ -1,6 +1,7 @@
 """The controller's packages are floors: a module imports only from its own floor or those below.
 
     cli, api      the commands and the notebook API
+    scaffold      `autotune init`: a space written from the user's verl job
     sweep         every phase that launches trials: backends (Optuna, Ray Tune), confirmation, explain
     report        the HTML report (reads what the sweep wrote)
     export        the winner as a verl config (reads what the sweep wrote)
@@ -10,6 +11,7 @@
     space         the search space
     adapters      the trainers a trial launches (built-in, verl)
     names         study-name rules
+    extras        the optional parts (extras, Chromium) and how to install a missing one
 
 Imports are read from the source (also those inside functions), so a lazy import cannot hide a cycle.
 
@@ -30,7 +32,21 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "autotune"
-FLOORS = ["names", "adapters", "space", "trial", "study", "sim", "export", "report", "sweep", "cli", "api"]
+FLOORS = [
+    "extras",
+    "names",
+    "adapters",
+    "space",
+    "trial",
+    "study",
+    "sim",
+    "export",
+    "report",
+    "sweep",
+    "scaffold",
+    "cli",
+    "api",
+]
 FLOOR = {name: i for i, name in enumerate(FLOORS)}
 FLOOR["api"] = FLOOR["cli"]
 

@@ -1,0 +1,234 @@
+"""The user's own verl job, read from how they launch it: a `main_ppo` command line or run script, or a verl YAML.
+
+A script is read the way verl's example scripts are written: line continuations joined, comments
+dropped, `NAME=value` and `export NAME=value` lines remembered (exports are the job's environment)
+and substituted where the command uses them (`data.train_files="$train_files"`), `$HOME` written as
+`~` (the verl adapter expands it for each trial), `$@` dropped. A variable the script does not set
+is left as written and named in a note: its value is the user's to fill in. Overrides are parsed by
+hydra's own override parser, so values mean what they mean to verl (`1e-6` is a float,
+`'["console","wandb"]'` a list). Every key is then checked against the installed verl's own config,
+as `autotune export --check` does: a key verl does not know is refused with hydra's message.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from autotune.adapters.verl_config import ENV_PREFIX, VerlRejected, check_types, compose, defaults_config, overrides
+
+__all__ = ["Job", "JobError", "read_job"]
+
+ENTRY = "verl.trainer.main_ppo"
+_VAR = re.compile(r"\$(?:\{(\w+)(?::-([^}]*))?\}|(\w+)|([@*]))")
+_ASSIGN = re.compile(r"^[A-Za-z_]\w*=")
+_HOME = "AUTOTUNE-HOME-b1f4"
+_SHELL_END = {"|", "||", "&&", ";", "&", ">", ">>", "2>&1", "1>&2", "<"}
+
+
+class JobError(ValueError):
+    """The job cannot become a space; the message names the source, the key or line, and the fix."""
+
+
+@dataclass
+class Job:
+    flat: dict[str, Any]
+    """Every verl key the job sets, as verl reads it."""
+    env: dict[str, str]
+    """The job's environment: `export` lines of the script, `NAME=value` before the command, and
+    `+ray_kwargs.ray_init.runtime_env.env_vars.NAME` overrides."""
+    command: list[str]
+    """The launcher up to and including `verl.trainer.main_ppo` (e.g. python3 -m verl.trainer.main_ppo)."""
+    source: str
+    notes: list[str] = field(default_factory=list)
+    """What was read differently from the text, said aloud (nothing is dropped silently)."""
+    unset: tuple[str, ...] = ()
+    """Variables the command uses that the script does not set (left as written)."""
+
+
+def read_job(text: str, source: str) -> Job:
+    """A job from a command line, a run script or a verl YAML (told apart by their text)."""
+    if ENTRY in text:
+        job = _from_script(text, source)
+    else:
+        job = _from_yaml(text, source)
+    check_keys(job)
+    return job
+
+
+def _logical_lines(text: str) -> list[str]:
+    joined = re.sub(r"\\\r?\n", " ", text)
+    out = []
+    for line in joined.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            out.append(stripped)
+    return out
+
+
+def _tokens(line: str, source: str) -> list[str]:
+    try:
+        return shlex.split(line, comments=True)
+    except ValueError as exc:
+        raise JobError(f"{source}: cannot read `{line[:80]}`: {exc} (an unclosed quote?)") from None
+
+
+def _substitute(value: str, variables: dict[str, str], unset: set[str]) -> str:
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(3)
+        if match.group(4):
+            return ""  # $@ / $*: the script's own arguments, which `autotune init` does not have
+        if name in variables:
+            return variables[name]
+        if name == "HOME":
+            return _HOME  # `~` after hydra has read the value (hydra's grammar refuses a bare `~`)
+        if match.group(2) is not None:  # ${NAME:-default}
+            return match.group(2)
+        unset.add(name)
+        return match.group(0)
+
+    return _VAR.sub(one, value)
+
+
+def _from_script(text: str, source: str) -> Job:
+    variables: dict[str, str] = {}
+    env: dict[str, str] = {}
+    unset: set[str] = set()
+    notes: list[str] = []
+    command_line: list[str] | None = None
+    for line in _logical_lines(text):
+        tokens = _tokens(line, source)
+        if ENTRY in line and any(t.endswith(ENTRY) or t == ENTRY for t in tokens):
+            if command_line is not None:
+                raise JobError(f"{source}: runs {ENTRY} twice; give one job (one command)")
+            command_line = tokens
+            continue
+        exported = tokens[:1] == ["export"]
+        for token in tokens[1:] if exported else tokens:
+            if not _ASSIGN.match(token):
+                break  # `set -x`, `cd dir`, `ray start ...`: not an assignment line
+            name, _, value = token.partition("=")
+            variables[name] = _substitute(value, variables, unset)
+            if exported:
+                env[name] = variables[name]
+    if command_line is None:
+        raise JobError(f"{source}: no `python3 -m {ENTRY} key=value ...` command found")
+    at = next(i for i, t in enumerate(command_line) if t == ENTRY or t.endswith(ENTRY))
+    prefix = command_line[: at + 1]
+    while prefix and _ASSIGN.match(prefix[0]):  # NAME=value python3 -m ...: the command's environment
+        name, _, value = prefix.pop(0).partition("=")
+        env[name] = _substitute(value, variables, unset)
+    if prefix[:1] == ["env"]:
+        prefix.pop(0)
+    words = []
+    for token in command_line[at + 1 :]:
+        if token in _SHELL_END or token.startswith((">", "2>", "1>")):
+            break
+        if token.startswith("--"):
+            raise JobError(
+                f"{source}: `{token}`: autotune init reads jobs on verl's own ppo_trainer config; "
+                "for a job on a config file of yours, give that YAML to `autotune init` instead"
+            )
+        if token in ("$@", "$*", '"$@"'):
+            notes.append(f"`{token}` (the script's arguments) left out")
+            continue
+        words.append(_substitute(token, variables, unset))
+    if unset:
+        names = ", ".join(f"${n}" for n in sorted(unset))
+        notes.append(f"not set in the script, left as written: {names} (put their values in `base:` before a sweep)")
+    flat, more_env = _parse_overrides(words, source)
+    env = {k: _home(v) for k, v in {**env, **more_env}.items()}
+    return Job(flat, env, prefix, source, notes, tuple(sorted(unset)))
+
+
+def _home(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_home(v) for v in value]
+    return value.replace(_HOME, "~") if isinstance(value, str) else value
+
+
+def _parse_overrides(words: list[str], source: str) -> tuple[dict[str, Any], dict[str, str]]:
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import OverrideParseException
+
+    flat: dict[str, Any] = {}
+    env: dict[str, str] = {}
+    parser = OverridesParser.create()
+    for word in words:
+        if "=" not in word:
+            raise JobError(f"{source}: `{word}` is not a `key=value` override; remove it or write it as one")
+        try:
+            [override] = parser.parse_overrides([word])
+        except OverrideParseException as exc:
+            first = str(exc).strip().splitlines()[0]
+            raise JobError(f"{source}: hydra cannot read `{word}`: {first}") from None
+        key = override.key_or_group
+        if override.is_sweep_override():
+            raise JobError(f"{source}: `{word}` is a hydra sweep; give `{key}` one value")
+        if override.is_delete():
+            raise JobError(f"{source}: `{word}` deletes `{key}` from verl's config; autotune spaces only set keys")
+        value = _home(override.value())
+        if key.startswith(ENV_PREFIX):
+            env[key[len(ENV_PREFIX) :]] = str(value)
+            continue
+        flat[key] = value
+    return flat, env
+
+
+def _from_yaml(text: str, source: str) -> Job:
+    from trainer.config.loader import to_flat_dict
+
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise JobError(f"{source}: neither a `{ENTRY}` command nor readable YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise JobError(f"{source}: a verl config is a YAML mapping, or give the `python3 -m {ENTRY} ...` command")
+    notes = []
+    defaults = raw.pop("defaults", None)
+    raw.pop("hydra", None)
+    if defaults is not None and defaults not in (["ppo_trainer", "_self_"], ["ppo_trainer"]):
+        raise JobError(
+            f"{source}: `defaults: {defaults}`: autotune init reads jobs on verl's ppo_trainer config only "
+            "(`defaults: [ppo_trainer, _self_]`)"
+        )
+    flat = to_flat_dict(raw)
+    env = {k[len(ENV_PREFIX) :]: str(v) for k, v in flat.items() if k.startswith(ENV_PREFIX)}
+    flat = {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)}
+    if defaults is None and any(k.endswith("._target_") for k in flat):  # a whole config dumped by verl
+        raw_defaults = _verl_raw_defaults()
+        same = [k for k, v in flat.items() if k.endswith("._target_") or (k in raw_defaults and raw_defaults[k] == v)]
+        notes.append(f"a dumped verl config: its {len(same)} keys equal to verl's defaults are left out of `base:`")
+        flat = {k: v for k, v in flat.items() if k not in same}
+    return Job(flat, env, ["python3", "-m", ENTRY], source, notes)
+
+
+def _verl_raw_defaults() -> dict[str, Any]:
+    from autotune.adapters.verl_trainer import verl_tree
+
+    return verl_tree()[0]
+
+
+def check_keys(job: Job) -> None:
+    """verl's own config accepts every key and the type of every value (JobError with hydra's message)."""
+    from autotune.adapters.verl_trainer import verl_tree
+
+    known = verl_tree()[0]
+    try:
+        compose(overrides(job.flat))
+    except VerlRejected as exc:
+        unknown = [k for k in job.flat if k not in known]
+        key = f" `{unknown[0]}`" if unknown else ""
+        raise JobError(
+            f"{job.source}: verl rejects{key}: {exc}; fix the key's name or leave it out "
+            "(a space's `base:` holds only keys verl's ppo_trainer config declares)"
+        ) from None
+    problems = check_types(defaults_config(), job.flat)
+    if problems:
+        unset = ", ".join(f"${n}" for n in job.unset)
+        hint = f" ({unset}: not set in the script; write the value instead)" if unset else ""
+        raise JobError(f"{job.source}: {'; '.join(problems)}{hint}")

@@ -1,0 +1,78 @@
+"""Which configurations of a new space the cost model predicts to run out of memory, before anything launches.
+
+From the baseline, one knob at a time: every choice of each knob the cost model reads (both ends of a
+float range), predicted on the space's GPU. The answer to "why does this OOM?" for the knobs a
+sweep will try; `autotune run --fidelity sim` then predicts whole configurations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from autotune.space.schema import Param, Space
+
+__all__ = ["Screened", "prescreen"]
+
+
+@dataclass(frozen=True)
+class Screened:
+    change: str
+    """`baseline`, or the one knob changed from it (`tensor_model_parallel_size=1`)."""
+    oom: str | None
+    """Why it is predicted not to fit; None when it fits."""
+    peak_gib: float
+    step_s: float
+
+
+def _values_of(p: Param) -> list[Any]:
+    if p.type == "bool":
+        return [False, True]
+    if p.choices is not None:
+        return list(p.choices)
+    return [p.low, p.high]
+
+
+def _completed(space: Space, values: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
+    """Params whose `when` now holds get their first value (a knob switched on needs its companions)."""
+    from autotune.space.sampling import holds
+
+    out = dict(values)
+    for p in space.params:
+        if p.name not in out and holds(p.when, {**context, **out}):
+            out[p.name] = _values_of(p)[0]
+    return out
+
+
+def prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None = None) -> list[Screened]:
+    """The baseline and each one-knob change from it, predicted on `gpu` (OOM or not, peak memory, step time)."""
+    from autotune.adapters import get_adapter
+    from autotune.sim.hardware import cluster
+    from autotune.sim.sim_fidelity import CostModelFidelity, modelled_status
+    from autotune.space.sampling import ConstraintViolation, holds, materialize
+
+    inner = get_adapter(space.trainer, space.command)
+    world = space.trial.world_size
+    sim = CostModelFidelity(cluster(gpu, world, gpus_per_node), model=model, sim=space.sim)
+    defaults = inner.defaults(space.base_config)
+    key_types = {k: info.type for k, info in inner.keys().items()}
+    context = {**defaults, **space.base}
+    changes: list[tuple[str, dict[str, Any]]] = [("baseline", dict(space.baseline))]
+    for p in space.params:
+        modelled = p.is_variable or modelled_status(p.name, "cuda", world)[0]
+        if not modelled or not holds(p.when, {**context, **space.baseline}):
+            continue
+        for value in _values_of(p):
+            if value != space.baseline.get(p.name):
+                label = f"{p.name.rsplit('.', 1)[-1]}={value}"
+                changes.append((label, _completed(space, {**space.baseline, p.name: value}, context)))
+    out = []
+    for label, values in changes:
+        try:
+            config = materialize(space, values, defaults, key_types)
+        except ConstraintViolation:
+            continue
+        flat = {**defaults, **config.flat}
+        prediction = sim.cost_model(flat).predict(flat, config.env, world)
+        out.append(Screened(label, prediction.oom, prediction.memory.peak / 2**30, prediction.step))
+    return out

@@ -1,0 +1,286 @@
+"""The FSDP3D recipe's knobs, with ranges valid for one job on one cluster, each with the reason for its range.
+
+Systems knobs only are tuned (they change speed and memory, never the math): rollout tensor
+parallelism, FSDP prefetch, resharding, offload and shard group, fixed micro-batches or dynamic
+token budgets, vLLM's memory share, NCCL settings. Algorithm knobs are listed at the job's values
+for a later quality stage, not tuned here. The KL bound (0.05) and a memory limit (1.2x the
+baseline's) guard every trial.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autotune.scaffold.job import Job, JobError
+
+__all__ = ["ALGORITHM_KEYS", "KL_BOUND", "Cluster", "Knob", "Recipe", "recipe"]
+
+KL_BOUND = 0.05
+MEMORY_RATIO = 1.2
+
+ALGORITHM_KEYS = {
+    "algorithm.adv_estimator": "advantage estimator (gae needs a critic, grpo a group per prompt)",
+    "algorithm.kl_ctrl.type": "KL controller: fixed or adaptive",
+    "algorithm.kl_ctrl.kl_coef": "KL penalty coefficient: score against distance from the reference",
+    "algorithm.kl_ctrl.target_kl": "adaptive controller's target KL",
+    "algorithm.use_kl_in_reward": "KL as a reward penalty",
+    "actor_rollout_ref.actor.use_kl_loss": "KL as a loss term (GRPO's usual choice)",
+    "actor_rollout_ref.actor.kl_loss_coef": "coefficient of the KL loss",
+    "actor_rollout_ref.actor.kl_loss_type": "KL estimator of the loss",
+    "actor_rollout_ref.actor.clip_ratio_low": "PPO clip below",
+    "actor_rollout_ref.actor.clip_ratio_high": "PPO clip above",
+    "actor_rollout_ref.actor.entropy_coeff": "entropy bonus",
+    "actor_rollout_ref.actor.ppo_epochs": "passes over each batch",
+    "actor_rollout_ref.actor.optim.lr": "actor learning rate",
+    "actor_rollout_ref.rollout.n": "samples per prompt",
+    "actor_rollout_ref.rollout.temperature": "sampling temperature",
+}
+"""Knobs that change what is learned: judged over a real horizon, on the throughput winner."""
+
+TP = "actor_rollout_ref.rollout.tensor_model_parallel_size"
+DYNAMIC = "actor_rollout_ref.actor.use_dynamic_bsz"
+MICRO = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
+ACTOR_BUDGET = "actor_rollout_ref.actor.ppo_max_token_len_per_gpu"
+LOGPROB_BUDGETS = (
+    "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu",
+    "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu",
+)
+FSDP = "actor_rollout_ref.actor.fsdp_config."
+NCCL: dict[str, list[Any]] = {
+    "NCCL_PROTO": [None, "Simple", "LL", "LL128"],
+    "NCCL_ALGO": [None, "Ring", "Tree"],
+    "NCCL_MAX_NCHANNELS": [None, 8, 16, 32],
+    "CUDA_DEVICE_MAX_CONNECTIONS": [None, 1, 8],
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Cluster:
+    gpus_per_node: int
+    nodes: int = 1
+    gpu: str | None = None
+    """A cost-model preset (H100, A100, ...) or a device YAML; None: unknown."""
+
+    @property
+    def world(self) -> int:
+        return self.gpus_per_node * self.nodes
+
+
+@dataclass
+class Knob:
+    name: str
+    spec: dict[str, Any]
+    baseline: Any
+    why: str
+    in_baseline: bool = True
+
+
+@dataclass
+class Recipe:
+    knobs: list[Knob]
+    derived: dict[str, dict[str, Any]]
+    constraints: list[dict[str, Any]]
+    algorithm: list[tuple[str, Any, str]]
+    limits: list[tuple[dict[str, Any], str]]
+    cpu: bool
+    notes: list[str] = field(default_factory=list)
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def model_heads(job: Job, model: str | None) -> tuple[int | None, str]:
+    """The actor's attention heads and where they were read (a local config.json, else a preset)."""
+    from autotune.sim.workload import find_shape
+
+    path = model or job.flat.get("actor_rollout_ref.model.path")
+    if not isinstance(path, str):
+        return None, "no model path"
+    local = Path(path).expanduser()
+    config = local / "config.json" if local.is_dir() else local
+    if config.is_file():
+        heads = json.loads(config.read_text()).get("num_attention_heads")
+        return (int(heads), f"{config}") if heads else (None, f"{config} has no num_attention_heads")
+    try:
+        return find_shape(path, {}).heads, f"the cost model's preset for {path}"
+    except ValueError:
+        return None, f"{path} is not local and matches no preset"
+
+
+def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | None = None) -> Recipe:
+    """The knobs for this job on this cluster (JobError when the job itself cannot run there)."""
+
+    def value(key: str) -> Any:
+        return job.flat.get(key, defaults.get(key))
+
+    g, world = cluster.gpus_per_node, cluster.world
+    cpu = str(value("trainer.device")) == "cpu"
+    heads, heads_from = model_heads(job, model)
+    seq = int(value("data.max_prompt_length")) + int(value("data.max_response_length"))
+    knobs: list[Knob] = []
+    notes: list[str] = []
+
+    if not cpu:  # the CPU plugin's rollout is a Hugging Face `generate` per rank: no TP, no offload
+        knobs.append(_rollout_tp(job, value, g, heads, heads_from))
+    fsdp = [
+        ("forward_prefetch", "FSDP all-gathers the next block during this one: memory for speed"),
+        ("reshard_after_forward", "false keeps gathered weights from forward to backward: memory for speed"),
+    ]
+    if not cpu:
+        fsdp += [
+            ("param_offload", "parameters in host memory: frees GPU memory, costs PCIe time"),
+            ("optimizer_offload", "Adam state in host memory: frees GPU memory, costs PCIe time"),
+        ]
+    for key, why in fsdp:
+        knobs.append(Knob(FSDP + key, {"type": "bool"}, bool(value(FSDP + key)), why))
+    groups = [-1, *sorted((d for d in _divisors(g) if d < world), reverse=True)][:5]
+    fsdp_size = int(value(FSDP + "fsdp_size"))
+    if fsdp_size not in groups:
+        groups.append(fsdp_size)
+    knobs += (
+        []
+        if len(groups) == 1
+        else [
+            Knob(
+                FSDP + "fsdp_size",
+                {"type": "categorical", "choices": groups},
+                fsdp_size,
+                f"shard group: -1 = all {world} GPUs; groups dividing the {g} per node keep all-gathers in a node, at more memory",
+            )
+        ]
+    )
+
+    dynamic = bool(value(DYNAMIC))
+    knobs.append(
+        Knob(DYNAMIC, {"type": "bool"}, dynamic, "token budgets per GPU (packed) instead of fixed micro-batches")
+    )
+    knobs += _micro_batches(job, value, world, dynamic)
+    knobs += _token_budgets(job, value, seq, dynamic)
+    derived = {
+        key: {"when": {DYNAMIC: True}, "value": "logprob_token_budget"} for key in LOGPROB_BUDGETS
+    }  # one budget for both log-prob passes
+
+    if not cpu:
+        util = float(value("actor_rollout_ref.rollout.gpu_memory_utilization"))
+        low, high = min(0.3, util), max(0.9, util)
+        knobs.append(
+            Knob(
+                "actor_rollout_ref.rollout.gpu_memory_utilization",
+                {"type": "float", "low": low, "high": high, "step": 0.05} if _on_grid(util, low, 0.05) else {"type": "float", "low": low, "high": high},
+                util,
+                "vLLM's share of each GPU (weights + KV cache); the trainer's state stays resident beside it",
+            )
+        )  # fmt: skip
+        for name, choices in NCCL.items():
+            current = job.env.get(name)
+            base: Any = None if current is None else int(current) if current.isdigit() else current
+            options = choices if base in choices else [*choices, base]
+            why = (
+                "null: NCCL's own choice"
+                if name.startswith("NCCL")
+                else "null: CUDA's default; 1 orders kernels for overlap"
+            )
+            knobs.append(Knob(f"env.{name}", {"type": "categorical", "choices": options}, base, why))
+    else:
+        notes.append(
+            "a CPU job (`trainer.device: cpu`, verl_cpu plugin): no rollout TP, offload, vLLM memory share or NCCL to tune"
+        )
+
+    constraints: list[dict[str, Any]] = [] if cpu else [{"divides": [TP, "trial.world_size"]}]
+    constraints.append({"at_least": [ACTOR_BUDGET, seq], "when": {DYNAMIC: True}})
+    algorithm = [(k, value(k), role) for k, role in ALGORITHM_KEYS.items()]
+    return Recipe(knobs, derived, constraints, algorithm, _limits(value), cpu, notes)
+
+
+def _rollout_tp(job: Job, value: Any, g: int, heads: int | None, heads_from: str) -> Knob:
+    choices = [d for d in _divisors(g) if heads is None or heads % d == 0]
+    tp = int(value(TP))
+    if tp not in choices:
+        raise JobError(
+            f"{job.source}: `{TP}`={tp} must divide the {g} GPUs per node"
+            + (f" and the model's {heads} attention heads ({heads_from})" if heads else "")
+            + f"; choose one of {choices}"
+        )
+    why = f"divide the {g} GPUs per node (a rollout stays in a node)"
+    why += f" and the {heads} attention heads ({heads_from})" if heads else f"; attention heads unknown: {heads_from}"
+    return Knob(TP, {"type": "categorical", "choices": choices}, tp, why)
+
+
+def _on_grid(x: float, low: float, step: float) -> bool:
+    return abs((x - low) / step - round((x - low) / step)) < 1e-9
+
+
+def _micro_batches(job: Job, value: Any, world: int, dynamic: bool) -> list[Knob]:
+    n = int(value("actor_rollout_ref.rollout.n"))
+    mini = int(value("actor_rollout_ref.actor.ppo_mini_batch_size"))
+    sp = int(value("actor_rollout_ref.actor.ulysses_sequence_parallel_size") or 1)
+    per_gpu = mini * n // max(world // sp, 1)
+    if per_gpu < 1:
+        raise JobError(
+            f"{job.source}: `actor_rollout_ref.actor.ppo_mini_batch_size`={mini} × rollout.n {n} gives less than "
+            f"one sequence per GPU on {world} GPUs; raise the mini-batch or use fewer GPUs"
+        )
+    choices = [d for d in (1, 2, 4, 8, 16, 32, 64) if per_gpu % d == 0][-5:]
+    current = value(MICRO)
+    if current is None:
+        current = choices[len(choices) // 2]
+        if not dynamic:
+            job.notes.append(
+                f"`{MICRO}` not set (verl requires it without dynamic batching): the baseline uses {current}"
+            )
+    elif int(current) not in choices:
+        choices = sorted({*choices, int(current)})
+    why = f"divide the mini-batch per GPU: {mini} prompts × n {n} / ({world} GPUs / SP {sp}) = {per_gpu}"
+    return [
+        Knob(
+            MICRO, {"type": "categorical", "choices": choices, "when": {DYNAMIC: False}}, int(current), why, not dynamic
+        )
+    ]
+
+
+def _token_budgets(job: Job, value: Any, seq: int, dynamic: bool) -> list[Knob]:
+    actor = sorted({m * seq for m in (2, 3, 4)} | ({int(value(ACTOR_BUDGET))} if dynamic else set()))
+    # verl's log-prob budgets follow the actor's unless set: read them against the job, not verl's defaults
+    now = value(LOGPROB_BUDGETS[0]) if LOGPROB_BUDGETS[0] in job.flat else value(ACTOR_BUDGET)
+    logprob_now = int(now) if now else 4 * seq
+    logprob = sorted({m * seq for m in (2, 4, 6, 8)} | ({logprob_now} if dynamic else set()))
+    seq_why = f"× (max prompt + max response = {seq})"
+    return [
+        Knob(
+            ACTOR_BUDGET,
+            {"type": "categorical", "choices": actor, "when": {DYNAMIC: True}},
+            int(value(ACTOR_BUDGET)) if dynamic else None,
+            f"2-4 {seq_why}: at least one full sequence; verl's guide: 2 or more",
+            dynamic,
+        ),
+        Knob(
+            "logprob_token_budget",
+            {"type": "categorical", "choices": logprob, "when": {DYNAMIC: True}},
+            logprob_now if dynamic else None,
+            f"2-8 {seq_why} for both log-prob passes: no gradients kept, so larger than the actor's",
+            dynamic,
+        ),
+    ]
+
+
+def _limits(value: Any) -> list[tuple[dict[str, Any], str]]:
+    if value("algorithm.use_kl_in_reward"):
+        kl, why = (
+            "actor/reward_kl_penalty",
+            "KL to the reference (in the reward): a faster configuration must not drift",
+        )
+    elif value("actor_rollout_ref.actor.use_kl_loss"):
+        kl, why = "actor/kl_loss", "KL to the reference (the loss term): a faster configuration must not drift"
+    else:
+        kl, why = "actor/ppo_kl", "the job has no KL to a reference: the policy's KL per update is bounded instead"
+    return [
+        ({"metric": kl, "reducer": "last", "max": KL_BOUND, "alarm_above": 2 * KL_BOUND}, why),
+        (
+            {"metric": "memory", "reducer": "max", "max_ratio_to_baseline": MEMORY_RATIO},
+            "no more than 1.2x the baseline's peak memory",
+        ),
+    ]

@@ -1,0 +1,215 @@
+"""`autotune init`: a user's verl job (a run script as verl's examples write them, or a YAML) becomes a
+space whose base is the job, whose knob ranges fit the cluster and the model, and that validates."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("omegaconf", reason="autotune init checks keys with verl's config (the `verl` extra)")
+
+from autotune.adapters.verl_trainer import verl_tree
+from autotune.scaffold import Cluster, JobError, read_job, recipe, render_space
+from autotune.scaffold.recipe import FSDP
+from autotune.space.loader import SPACE_DIR, load_space
+from tests.conftest import ROOT
+
+EXAMPLE = """\
+set -x
+
+gsm8k_train_path=$HOME/data/gsm8k/train.parquet
+math_train_path=$HOME/data/math/train.parquet
+train_files="['$gsm8k_train_path', '$math_train_path']"
+
+export VLLM_ATTENTION_BACKEND=XFORMERS
+
+python3 -m verl.trainer.main_ppo \\
+    algorithm.adv_estimator=grpo \\
+    data.train_files="$train_files" \\
+    data.val_files=$HOME/data/gsm8k/test.parquet \\
+    data.train_batch_size=1024 \\
+    data.max_prompt_length=512 \\
+    data.max_response_length=1024 \\
+    actor_rollout_ref.model.path={model} \\
+    actor_rollout_ref.actor.optim.lr=1e-6 \\
+    actor_rollout_ref.model.use_remove_padding=True \\
+    actor_rollout_ref.actor.ppo_mini_batch_size=256 \\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=16 \\
+    actor_rollout_ref.actor.use_kl_loss=True \\
+    actor_rollout_ref.actor.kl_loss_coef=0.001 \\
+    actor_rollout_ref.rollout.tensor_model_parallel_size=2 \\
+    actor_rollout_ref.rollout.name=vllm \\
+    actor_rollout_ref.rollout.n=5 \\
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=32 \\
+    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=32 \\
+    algorithm.use_kl_in_reward=False \\
+    trainer.logger='["console","wandb"]' \\
+    trainer.project_name='verl_grpo_example_gsm8k' \\
+    trainer.experiment_name='qwen2_7b_function_rm' \\
+    trainer.n_gpus_per_node=8 \\
+    trainer.nnodes=1 \\
+    trainer.total_epochs=15 $@
+"""
+
+
+def model_dir(tmp_path: Path, heads: int) -> Path:
+    """A local model folder: only its config.json (Qwen2.5-1.5B's numbers with `heads` heads)."""
+    folder = tmp_path / f"model-{heads}"
+    folder.mkdir()
+    config = {"hidden_size": 128 * heads, "intermediate_size": 8960, "num_hidden_layers": 28,
+              "num_attention_heads": heads, "num_key_value_heads": 2, "vocab_size": 151936}  # fmt: skip
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder
+
+
+def test_a_run_script_is_read_as_verl_reads_it(tmp_path: Path) -> None:
+    job = read_job(EXAMPLE.format(model="Qwen/Qwen2.5-7B-Instruct"), "run.sh")
+    assert job.flat["data.train_files"] == ["~/data/gsm8k/train.parquet", "~/data/math/train.parquet"]
+    assert job.flat["data.val_files"] == "~/data/gsm8k/test.parquet"
+    assert job.flat["actor_rollout_ref.actor.optim.lr"] == 1e-6
+    assert job.flat["trainer.logger"] == ["console", "wandb"]
+    assert job.flat["actor_rollout_ref.model.use_remove_padding"] is True
+    assert job.flat["trainer.project_name"] == "verl_grpo_example_gsm8k"
+    assert (
+        len(job.flat) == EXAMPLE.count("=") - EXAMPLE.count("_path=") - 2
+    )  # every override (not the 3 + 1 assignments)
+    assert job.env == {"VLLM_ATTENTION_BACKEND": "XFORMERS"}
+    assert job.command == ["python3", "-m", "verl.trainer.main_ppo"]
+    assert any("$@" in note for note in job.notes)
+
+
+def test_a_variable_the_script_does_not_set_is_named(tmp_path: Path) -> None:
+    job = read_job("python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path=$MODEL_PATH", "cmd")
+    assert job.flat["actor_rollout_ref.model.path"] == "$MODEL_PATH"
+    assert any("$MODEL_PATH" in note and "base:" in note for note in job.notes)
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.no_such_knob=1", r"verl rejects `actor_rollout_ref\.actor\.no_such_knob`: Could not override"),
+        ("python3 -m verl.trainer.main_ppo --config-name=mine data.train_batch_size=8", r"`--config-name=mine`: .*give that YAML"),
+        ("python3 -m verl.trainer.main_ppo data.train_batch_size=8,16", r"a hydra sweep; give `data.train_batch_size` one value"),
+        ("python3 -m verl.trainer.main_ppo data.train_batch_size=many", r"`data.train_batch_size`: verl expects a number, got 'many'"),
+        ("set -x\necho nothing here\n", r"neither a `verl.trainer.main_ppo` command nor|a verl config is a YAML mapping"),
+    ],
+)  # fmt: skip
+def test_what_verl_would_refuse_is_refused_with_the_fix(text: str, error: str) -> None:
+    with pytest.raises(JobError, match=error):
+        read_job(text, "job.sh")
+
+
+def test_tp_choices_divide_the_gpus_per_node_and_the_heads_read_from_config_json(tmp_path: Path) -> None:
+    defaults = verl_tree()[1]
+    for heads in (12, 28, 32):
+        job = read_job(EXAMPLE.format(model=model_dir(tmp_path, heads)), "run.sh")
+        rec = recipe(job, Cluster(8), defaults)
+        [tp] = [k for k in rec.knobs if k.name == "actor_rollout_ref.rollout.tensor_model_parallel_size"]
+        assert tp.spec["choices"] == [d for d in (1, 2, 4, 8) if heads % d == 0]
+        assert f"{heads} attention heads" in tp.why
+        # micro-batches divide the mini-batch per GPU: 256 prompts x 5 samples / 8 GPUs = 160
+        [micro] = [k for k in rec.knobs if k.name == "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"]
+        assert micro.spec["choices"] and all(160 % c == 0 for c in micro.spec["choices"])
+        assert 16 in micro.spec["choices"]
+
+
+def test_a_tp_that_cannot_divide_the_heads_is_refused(tmp_path: Path) -> None:
+    job = read_job(
+        EXAMPLE.format(model=model_dir(tmp_path, 12)).replace("parallel_size=2", "parallel_size=8"), "run.sh"
+    )
+    with pytest.raises(
+        JobError,
+        match=r"tensor_model_parallel_size`=8 must divide the 8 GPUs per node and the model's 12 attention heads .*choose one of \[1, 2, 4\]",
+    ):
+        recipe(job, Cluster(8), verl_tree()[1])
+
+
+def test_the_cluster_flags_must_agree_with_the_job(tmp_path: Path) -> None:
+    job = read_job(EXAMPLE.format(model="Qwen/Qwen2.5-7B-Instruct"), "run.sh")
+    rec = recipe(job, Cluster(4), verl_tree()[1])
+    with pytest.raises(JobError, match=r"sets `trainer.n_gpus_per_node`=8 but --gpus-per-node says 4; make them agree"):
+        render_space(job, Cluster(4), rec, "x")
+
+
+def test_init_on_an_example_script_writes_a_space_that_validates_and_prescreens(tmp_path: Path) -> None:
+    model = model_dir(tmp_path, 12)
+    script = tmp_path / "run_qwen_grpo.sh"
+    script.write_text(EXAMPLE.format(model=model))
+    work = tmp_path / "work"
+    work.mkdir()
+    out = subprocess.run(
+        [sys.executable, "-m", "autotune.cli", "init", str(script), "--gpus-per-node", "8", "--gpu", "H100"],
+        cwd=work, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    written = work / "qwen2_7b_function_rm.yaml"
+    assert f"wrote {written.name}" in out.stdout
+    assert f"ok {written.name}" in out.stdout  # validated
+    assert "pre-screen on 8 x H100" in out.stdout and "the job itself: predicted peak" in out.stdout
+    space = yaml.safe_load(written.read_text())
+    job = read_job(script.read_text(), "run.sh")
+    assert {k: v for k, v in space["base"].items() if k in job.flat} == job.flat  # the job exactly
+    tp = space["params"]["actor_rollout_ref.rollout.tensor_model_parallel_size"]["choices"]
+    assert tp and all(8 % t == 0 and 12 % t == 0 for t in tp)
+    assert space["limits"][0] == {"metric": "actor/kl_loss", "reducer": "last", "max": 0.05, "alarm_above": 0.1}
+    assert "#   algorithm.kl_ctrl.kl_coef: 0.001" in written.read_text()  # listed for the quality stage
+
+
+VERL_SPACES = {
+    "fsdp3d-8gpu": {},
+    "verl-vllm-8gpu": {},
+    "fsdp3d-64gpu": {},
+    # its base leaves the rank count and the micro-batches (which verl requires) to its params
+    "verl-cpu": {"trainer.n_gpus_per_node": 2, "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 2,
+                 "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 2,
+                 "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 2},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", VERL_SPACES)
+def test_init_on_a_shipped_spaces_own_base_reproduces_a_space_that_validates(tmp_path: Path, name: str) -> None:
+    from autotune.adapters.verl_config import overrides
+
+    shipped = yaml.safe_load((SPACE_DIR / f"{name}.yaml").read_text())
+    shipped["base"].update(VERL_SPACES[name])
+    lines = [shlex.quote(line) for line in overrides(shipped["base"])]  # as a script would write them
+    command = "python3 -m verl.trainer.main_ppo \\\n    " + " \\\n    ".join(lines)
+    job = read_job(command, f"{name}.sh")
+    assert job.flat == shipped["base"]
+    g, nodes = shipped["base"]["trainer.n_gpus_per_node"], shipped["base"]["trainer.nnodes"]
+    cluster = Cluster(g, nodes, None if name == "verl-cpu" else "H100")
+    path = tmp_path / f"{name}-init.yaml"
+    path.write_text(render_space(job, cluster, recipe(job, cluster, verl_tree()[1]), f"{name}-init"))
+    space = load_space(str(path))
+    assert space.trial.world_size == g * nodes
+    assert space.base == {**shipped["base"]}
+    tuned = {p.name for p in space.params}
+    assert tuned >= {k for k in shipped["params"] if k.startswith(("actor_rollout_ref.rollout.tensor", FSDP))}
+
+
+def test_a_verl_yaml_is_read_key_for_key(tmp_path: Path) -> None:
+    """A YAML as `autotune export` writes it (verl's defaults list + nested keys): every key it sets, also
+    those equal to verl's defaults."""
+    from autotune.adapters.verl_config import render_yaml
+
+    base = yaml.safe_load((SPACE_DIR / "verl-vllm-8gpu.yaml").read_text())["base"]
+    job = read_job(render_yaml(base, ["my job"]), "job.yaml")
+    assert job.flat == base
+    assert job.notes == []
+
+
+def test_shell_defaults_are_used_and_an_unset_variable_in_a_number_is_refused_with_its_name() -> None:
+    job = read_job("G=${GPUS:-4}\npython3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=$G", "cmd")
+    assert job.flat == {"trainer.n_gpus_per_node": 4}
+    with pytest.raises(
+        JobError,
+        match=r"`trainer.nnodes`: verl expects a number, got '\$NODES' \(\$NODES: not set in the script; write the value instead\)",
+    ):
+        read_job("python3 -m verl.trainer.main_ppo trainer.nnodes=$NODES", "cmd")
