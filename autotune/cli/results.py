@@ -107,6 +107,10 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
     for key in dict.fromkeys([*winner.params, *(k for k in settings if k not in space.base)]):
         if key in settings:
             console.print(f"  {key} = {settings[key]}")
+    from autotune.space.stages import describe_held
+
+    for line in describe_held(space):
+        console.print(f"  [yellow]{escape(line)}[/]")
 
 
 def _say_why_not_confirmed(paths: StudyPaths, number: int, source: str) -> None:

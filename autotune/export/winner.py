@@ -29,6 +29,7 @@ import yaml
 from autotune.adapters.base import DeviceKind, TrainerAdapter
 from autotune.adapters.verl_config import ENV_PREFIX, overrides, render_yaml
 from autotune.space.schema import Space
+from autotune.space.stages import NOT_SEARCHED, held_values
 from autotune.study.confirmation import load_confirmation
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, best_trial
 from autotune.trial.evaluation import trial_config
@@ -86,11 +87,15 @@ def export_settings(
     """{verl key: value} of the winner: the space's base plus the tuned keys, env under ray_kwargs.
 
     Given the device the sweep ran on, knobs inert there are exported at their baseline value:
-    a random value the sweep could not measure is not a recommendation.
+    a random value the sweep could not measure is not a recommendation. Algorithm knobs are always
+    exported at their baseline value (a study stored before the throughput stage held them may
+    have sampled them): a throughput trial cannot judge what they do to learning.
     """
+    algorithm = [p.name for p in space.params if p.role == "algorithm"]  # a study from before the stages
+    fixed = {k: space.baseline[k] for k in algorithm if k in space.baseline}
     if device is not None:
-        fixed = {k: space.baseline[k] for k in inert_params(space, adapter, device) if k in space.baseline}
-        params = {**params, **fixed}
+        fixed |= {k: space.baseline[k] for k in inert_params(space, adapter, device) if k in space.baseline}
+    params = {**params, **fixed}
     config = trial_config(space, adapter, params)
     keys = [*space.base, *(k for k in config.tuned if not k.startswith("env."))]
     flat = {k: config.flat[k] for k in dict.fromkeys(keys) if adapter.exportable(k) and k not in NOT_EXPORTED}
@@ -134,6 +139,9 @@ def export(
         )
     if inert:
         header.append(f"left at baseline (inert on the {device} sweep, not measured): {', '.join(inert)}")
+    held = [*held_values(space), *(p.name for p in space.params if p.role == "algorithm" and not p.is_variable)]
+    if held:
+        header.append(f"left at baseline (algorithm knobs, {NOT_SEARCHED}): {', '.join(held)}")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_yaml(flat, header))
     overrides_path = out.with_suffix(".overrides")

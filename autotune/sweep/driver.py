@@ -123,8 +123,10 @@ def run_backend(opts: SweepOptions, adapter: TrainerAdapter, progress: SweepProg
 
 def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """One sweep (real or simulated) with its confirmation; returns the study."""
+    from autotune.space.stages import throughput_stage
     from autotune.study.confirmation import run_confirmation
 
+    opts = dataclasses.replace(opts, space=throughput_stage(opts.space))  # systems knobs only
     if opts.fidelity == (SIM, "real"):
         return run_multi_fidelity(opts, progress)
     adapter = make_adapter(opts)
