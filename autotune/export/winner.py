@@ -81,6 +81,19 @@ def inert_params(space: Space, adapter: TrainerAdapter, device: DeviceKind) -> l
     return [p.name for p in space.params if not p.is_variable and not adapter.knob_status(p.name, device, world)[0]]
 
 
+def shipped_params(
+    space: Space, adapter: TrainerAdapter, params: dict[str, Any], device: DeviceKind | None = None
+) -> dict[str, Any]:
+    """The winner's params as they are exported: algorithm knobs (a study stored before the throughput
+    stage held them may have sampled them) and, given the sweep's device, knobs inert there, at
+    their baseline values."""
+    algorithm = [p.name for p in space.params if p.role == "algorithm"]
+    fixed = {k: space.baseline[k] for k in algorithm if k in space.baseline}
+    if device is not None:
+        fixed |= {k: space.baseline[k] for k in inert_params(space, adapter, device) if k in space.baseline}
+    return {**params, **fixed}
+
+
 def export_settings(
     space: Space, adapter: TrainerAdapter, params: dict[str, Any], device: DeviceKind | None = None
 ) -> dict[str, Any]:
@@ -91,12 +104,7 @@ def export_settings(
     exported at their baseline value (a study stored before the throughput stage held them may
     have sampled them): a throughput trial cannot judge what they do to learning.
     """
-    algorithm = [p.name for p in space.params if p.role == "algorithm"]  # a study from before the stages
-    fixed = {k: space.baseline[k] for k in algorithm if k in space.baseline}
-    if device is not None:
-        fixed |= {k: space.baseline[k] for k in inert_params(space, adapter, device) if k in space.baseline}
-    params = {**params, **fixed}
-    config = trial_config(space, adapter, params)
+    config = trial_config(space, adapter, shipped_params(space, adapter, params, device))
     keys = [*space.base, *(k for k in config.tuned if not k.startswith("env."))]
     flat = {k: config.flat[k] for k in dict.fromkeys(keys) if adapter.exportable(k) and k not in NOT_EXPORTED}
     for key, value in adapter.filled_in(space.base_config, config.flat).items():
@@ -131,6 +139,12 @@ def export(
         f"{space.objectives[0].metric} ({space.objectives[0].reducer}) = {winner.value:.6g}",
         f"run: python -m verl.trainer.main_ppo --config-path=<this folder> --config-name={out.stem}",
     ]
+    if space.trainer == "builtin":  # the built-in trainer reads this file as is, on the presets the sweep used
+        presets = "".join(f" --config {name}" for name in space.base_config)
+        header.append(
+            f"built-in trainer: torchrun --standalone --nproc_per_node={space.trial.world_size} -m trainer"
+            f"{presets} --config {out.name}"
+        )
     if str(flat.get("trainer.device")) == "cpu":
         ranks = int(flat.get("trainer.n_gpus_per_node", 1)) * int(flat.get("trainer.nnodes", 1))
         header.append(
