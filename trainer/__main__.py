@@ -11,7 +11,7 @@ from types import FrameType
 import yaml
 
 from trainer.config.checks import check_world
-from trainer.config.loader import ConfigError, load_config, to_flat, to_nested
+from trainer.config.loader import ConfigError, file_env, load_config, to_flat, to_nested
 from trainer.failures import ExitCode, classify, report
 
 USAGE_EPILOG = """\
@@ -21,7 +21,10 @@ examples:
   python -m trainer --print-config algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=4
 
 Without --config the built-in CPU default (trainer/config/cpu_tiny.yaml) is used; each --config
-file is layered, in order, on verl's defaults; key=value overrides come last.
+file is layered, in order, on verl's defaults; key=value overrides come last. A file exported by
+`autotune export` runs as is: hydra's `hydra.*` and `defaults` keys are ignored, and environment
+variables under `ray_kwargs.ray_init.runtime_env.env_vars` are set for the run (unless already set):
+  torchrun --standalone --nproc_per_node 2 -m trainer --config cpu_tiny --config best.yaml
 Exit codes: 0 ok, 1 crash, 2 bad config (nothing run), 3 NaN/Inf loss, 4 out of memory, 5 lost a peer rank.
 """
 
@@ -65,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = load_config(args.config, args.overrides)
         check_world(config, world)
+        for name, value in file_env(args.config).items():  # an exported file's NCCL/CUDA settings
+            os.environ.setdefault(name, value)  # the caller's own environment wins
     except ConfigError as exc:
         if rank == 0:
             print(f"trainer: config error: {exc}", file=sys.stderr)

@@ -124,28 +124,35 @@ class Trainer:
                 self.memory_in_rollout(kv_bytes)
             self.rt.memory.rollout_bytes = 0 if self.engine.weights is None else self.engine.weights.nbytes()
             batch = StepBatch.from_rollout(prompts, rollout.n, responses)
-            if not self.bypass_old_log_prob(step, batch.size):
-                with timer.phase("old_log_prob"):
-                    self.actor.compute_log_prob(batch)
-            with timer.phase("ref"):
-                self.reference.compute_ref_log_prob(batch)
-            if self.critic is not None:
-                with timer.phase("values"):
-                    self.critic.compute_values(batch)
-            with timer.phase("adv"):
-                adv_metrics = self.compute_advantages(batch)
-            update: dict[str, float] = {}
-            if self.critic is not None:
-                with timer.phase("update_critic"):
-                    update.update(self.critic.update(batch, step))
-            if step > cfg.trainer.critic_warmup:
-                with timer.phase("update_actor"):
-                    update.update(self.actor.update(batch, step))
+            update, adv_metrics = self.learn(batch, step)
             fault = cfg.builtin.fault
             inject(fault.kind, step, fault.at_step, fault.rank, self.env.rank)
             if fault.kind == "slow" and step >= fault.at_step:
                 time.sleep(9 * (time.perf_counter() - start))
         return self.collect(step, batch, update, adv_metrics, kv_bytes)
+
+    def learn(self, batch: StepBatch, step: int) -> tuple[dict[str, float], dict[str, float]]:
+        """Everything after rollout: log-probs, values, advantages, the critic's and the actor's
+        updates. Returns (update metrics, advantage metrics)."""
+        timer = self.timer
+        if not self.bypass_old_log_prob(step, batch.size):
+            with timer.phase("old_log_prob"):
+                self.actor.compute_log_prob(batch)
+        with timer.phase("ref"):
+            self.reference.compute_ref_log_prob(batch)
+        if self.critic is not None:
+            with timer.phase("values"):
+                self.critic.compute_values(batch)
+        with timer.phase("adv"):
+            adv_metrics = self.compute_advantages(batch)
+        update: dict[str, float] = {}
+        if self.critic is not None:
+            with timer.phase("update_critic"):
+                update.update(self.critic.update(batch, step))
+        if step > self.config.trainer.critic_warmup:
+            with timer.phase("update_actor"):
+                update.update(self.actor.update(batch, step))
+        return update, adv_metrics
 
     def memory_in_rollout(self, kv_bytes: int) -> None:
         """Rollout's tensor memory: the resharding peak, then the rollout weights with a full KV cache."""

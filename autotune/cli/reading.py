@@ -74,7 +74,10 @@ def export_cmd(
     ] = Path("best.yaml"),
     check: Annotated[
         bool,
-        typer.Option(help="Compose the result with verl's own hydra config and fail on any key verl rejects."),
+        typer.Option(
+            help="Compose the result with verl's own hydra config and fail on any key verl rejects; then run the "
+            "equivalence check (baseline and winner on a fixed batch: same log-probs, losses, gradient norms)."
+        ),
     ] = False,
     runs_dir: RunsDirOpt = Path("runs"),
     storage: StorageOpt = None,
@@ -112,6 +115,10 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
     for key in dict.fromkeys([*winner.params, *(k for k in settings if k not in space.base)]):
         if key in settings:
             console.print(f"  {key} = {settings[key]}")
+    from autotune.space.stages import describe_held
+
+    for line in describe_held(space):
+        console.print(f"  [yellow]{escape(line)}[/]")
 
 
 def _say_why_not_confirmed(paths: StudyPaths, winner: Winner) -> None:
@@ -149,9 +156,34 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
         problems, count = check_export(yaml_path, overrides_path)
         for problem in problems:
             err.print(f"[red]verl rejects the export:[/] {problem}")
-        if problems:
+        if not problems:
+            console.print(f"[green]verl accepts it[/]: {count} overrides compose with verl's ppo_trainer config")
+        equivalent = check_equivalence(paths, space, winner.params)
+        if problems or not equivalent:
             raise typer.Exit(1)
-        console.print(f"[green]verl accepts it[/]: {count} overrides compose with verl's ppo_trainer config")
+
+
+def check_equivalence(paths: StudyPaths, space: Space, params: dict) -> bool:  # type: ignore[type-arg]
+    """The exported systems changes against the baseline on a fixed batch (runs/<study>/equivalence.json)."""
+    from autotune.adapters import device_kind
+    from autotune.export.winner import shipped_params
+    from autotune.sweep.equivalence import EquivalenceRunFailed, check_winner
+
+    adapter = get_adapter(space.trainer, space.command)
+    device = device_kind()
+    try:
+        result = check_winner(
+            space, adapter, dict(space.baseline), shipped_params(space, adapter, params, device),
+            paths.root / "equivalence", device,
+        )  # fmt: skip
+    except EquivalenceRunFailed as exc:
+        err.print(f"[red]equivalence check could not run:[/] {escape(str(exc))}")
+        return False
+    result.save(paths.root / "equivalence.json")
+    out = console if result.ok else err
+    for line in result.summary():
+        out.print(("[green]" if result.outcome == "equivalent" else "[red]" if not result.ok else "") + escape(line))
+    return result.ok
 
 
 def write_report_file(paths: StudyPaths, space: Space, out_dir: Path, storage: str | None) -> Path:

@@ -29,16 +29,21 @@ from autotune.study.storage import StudyPaths
 @app.command()
 def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> Space:
     """Check a search space without running anything (keys, ranges, metrics, constraints, baseline)."""
+    from autotune.space.stages import NOT_SEARCHED, held_values, throughput_stage
+
     parsed = space_or_exit(space, trainer)
     for warning in parsed.warnings:
         err.print(f"[yellow]warning[/] {escape(warning)}")
-    tuned = ", ".join(p.name.rsplit(".", 1)[-1] for p in parsed.params)
     objectives = ", ".join(f"{o.direction} {o.metric} ({o.reducer})" for o in parsed.objectives)
     console.print(f"[green]ok[/] {parsed.path}: study `{parsed.name}`, trainer {parsed.trainer}")
     console.print(
         f"  {parsed.trials} trials × {parsed.trial.steps} steps at world {parsed.trial.world_size}; objective: {objectives}"
     )
-    console.print(f"  {len(parsed.params)} params: {tuned}")
+    held = held_values(throughput_stage(parsed))
+    console.print(f"  {len(parsed.params)} params ({len(parsed.params) - len(held)} searched by the throughput stage):")
+    for p in parsed.params:
+        note = f"  [yellow]{NOT_SEARCHED}; held at its baseline {held[p.name]!r}[/]" if p.name in held else ""
+        console.print(f"    {p.role:<9} {escape(p.name)}{note}")
     console.print(
         f"  {len(parsed.derived)} derived keys, {len(parsed.constraints)} constraints, {len(parsed.limits)} limits"
     )
@@ -218,6 +223,11 @@ def _prepared_space(space: str, trainer: str | None, sampler: str | None, freeze
         err.print(
             "[yellow]  tuning these changes nothing here; pass --freeze-inert to fix them at their baseline values[/]"
         )
+    from autotune.space.stages import describe_held, throughput_stage
+
+    parsed = throughput_stage(parsed)
+    for line in describe_held(parsed):
+        err.print(f"[yellow]held[/] {escape(line)}")
     return freeze(parsed, device_kind()) if freeze_inert else parsed
 
 

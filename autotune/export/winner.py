@@ -30,6 +30,7 @@ from autotune.adapters.verl_config import ENV_PREFIX, overrides, render_yaml
 from autotune.space.freeze import inert_params
 from autotune.space.sampling import trial_config
 from autotune.space.schema import Space
+from autotune.space.stages import NOT_SEARCHED, held_values
 from autotune.study.results import NoWinner, Winner, find_winner
 from autotune.study.storage import StudyInfo, StudyPaths
 
@@ -40,18 +41,30 @@ class ExportError(RuntimeError):
     pass
 
 
+def shipped_params(
+    space: Space, adapter: TrainerAdapter, params: dict[str, Any], device: DeviceKind | None = None
+) -> dict[str, Any]:
+    """The winner's params as they are exported: algorithm knobs (a study stored before the throughput
+    stage held them may have sampled them) and, given the sweep's device, knobs inert there, at
+    their baseline values."""
+    algorithm = [p.name for p in space.params if p.role == "algorithm"]
+    fixed = {k: space.baseline[k] for k in algorithm if k in space.baseline}
+    if device is not None:
+        fixed |= {k: space.baseline[k] for k in inert_params(space, adapter.knob_status, device) if k in space.baseline}
+    return {**params, **fixed}
+
+
 def export_settings(
     space: Space, adapter: TrainerAdapter, params: dict[str, Any], device: DeviceKind | None = None
 ) -> dict[str, Any]:
     """{verl key: value} of the winner: the space's base plus the tuned keys, env under ray_kwargs.
 
     Given the device the sweep ran on, knobs inert there are exported at their baseline value:
-    a random value the sweep could not measure is not a recommendation.
+    a random value the sweep could not measure is not a recommendation. Algorithm knobs are always
+    exported at their baseline value (a study stored before the throughput stage held them may
+    have sampled them): a throughput trial cannot judge what they do to learning.
     """
-    if device is not None:
-        fixed = {k: space.baseline[k] for k in inert_params(space, adapter.knob_status, device) if k in space.baseline}
-        params = {**params, **fixed}
-    config = trial_config(space, adapter, params)
+    config = trial_config(space, adapter, shipped_params(space, adapter, params, device))
     keys = [*space.base, *(k for k in config.tuned if not k.startswith("env."))]
     flat = {k: config.flat[k] for k in dict.fromkeys(keys) if adapter.exportable(k) and k not in NOT_EXPORTED}
     for key, value in adapter.filled_in(space.base_config, config.flat).items():
@@ -89,6 +102,12 @@ def export(
         f"{space.objectives[0].metric} ({space.objectives[0].reducer}) = {winner.value:.6g}",
         f"run: python -m verl.trainer.main_ppo --config-path=<this folder> --config-name={out.stem}",
     ]
+    if space.trainer == "builtin":  # the built-in trainer reads this file as is, on the presets the sweep used
+        presets = "".join(f" --config {name}" for name in space.base_config)
+        header.append(
+            f"built-in trainer: torchrun --standalone --nproc_per_node={space.trial.world_size} -m trainer"
+            f"{presets} --config {out.name}"
+        )
     if str(flat.get("trainer.device")) == "cpu":
         ranks = int(flat.get("trainer.n_gpus_per_node", 1)) * int(flat.get("trainer.nnodes", 1))
         header.append(
@@ -97,6 +116,9 @@ def export(
         )
     if inert:
         header.append(f"left at baseline (inert on the {device} sweep, not measured): {', '.join(inert)}")
+    held = [*held_values(space), *(p.name for p in space.params if p.role == "algorithm" and not p.is_variable)]
+    if held:
+        header.append(f"left at baseline (algorithm knobs, {NOT_SEARCHED}): {', '.join(held)}")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_yaml(flat, header))
     overrides_path = out.with_suffix(".overrides")

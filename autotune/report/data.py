@@ -265,6 +265,10 @@ def inert_knobs(study: optuna.Study, space: Space) -> pd.DataFrame:
     for name in StudyInfo.of(study).sim_unmodelled:  # a simulated sweep froze these
         if name not in listed:
             rows.append({"knob": name, "why": "not modelled by the cost model: kept at its baseline value"})
+    from autotune.space.stages import NOT_SEARCHED, held_values
+
+    for name, value in held_values(space).items():
+        rows.append({"knob": name, "why": f"algorithm knob, {NOT_SEARCHED}: held at its baseline value {value!r}"})
     return pd.DataFrame(rows, columns=["knob", "why"])
 
 

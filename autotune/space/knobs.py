@@ -25,7 +25,7 @@ from autotune.space.schema import (
 from autotune.space.yaml_reader import Reader
 from verl_keys.keys import coerce, suggest_key
 
-PARAM_FIELDS = ("type", "choices", "low", "high", "log", "step", "when")
+PARAM_FIELDS = ("type", "choices", "low", "high", "log", "step", "when", "role")
 NO_PARAMS = (
     "the space tunes nothing: add `params:` with at least one knob, e.g. "
     "`actor_rollout_ref.actor.fsdp_config.reshard_after_forward: {type: bool}`"
@@ -77,7 +77,7 @@ def _param(r: Reader, name: str, spec: Any, adapter: TrainerAdapter) -> Param | 
     elif ptype in ("int", "float"):
         domain = {k: spec.get(k) for k in ("low", "high", "step")} | {"log": bool(spec.get("log", False))}
     try:
-        param = Param(name, ptype, **domain, when=spec.get("when") or {}, where=where)
+        param = Param(name, ptype, **domain, when=spec.get("when") or {}, where=where, role=spec.get("role"))
     except SpaceRuleError as exc:
         at = r.at("params", name, exc.field) if exc.field else where
         for problem in exc.problems:
@@ -152,11 +152,12 @@ def parse_derived(r: Reader, raw: Any, names: Names) -> list[Derived]:
             r.error(at, f"derived: unknown key `{key}`" + (f"; did you mean `{hint}`?" if hint else ""))
             continue
         when: Any = {}
+        role: Any = None
         if isinstance(spec, dict) and "value" in spec:
-            when, spec = spec.get("when") or {}, spec["value"]
+            when, role, spec = spec.get("when") or {}, spec.get("role"), spec["value"]
         names.check_term(r, spec, at, label)
         try:
-            item = Derived(key, spec, when, at)
+            item = Derived(key, spec, when, at, role)
         except SpaceRuleError as exc:
             r.error(at, str(exc))
             continue
@@ -174,6 +175,24 @@ def check_variables_used(r: Reader, params: list[Param], derived: list[Derived])
         if p.is_variable and p.name not in used:
             r.error(p.where, f"param `{p.name}` is not a config key (no dots) and no derived key uses it; "
                     "name a verl key, `env.NAME`, or use it in `derived`")  # fmt: skip
+
+
+def check_roles(r: Reader, params: list[Param], derived: list[Derived]) -> None:
+    """An algorithm key derived from systems params would let a systems change alter the math."""
+    if r.problems:
+        return
+    systems = {p.name for p in params if p.role == "systems"}
+    for d in derived:
+        if d.role != "algorithm":
+            continue
+        used = sorted(systems & {*expr.names(d.term), *d.when})
+        if used:
+            r.error(
+                d.where,
+                f"derived `{d.key}` changes what is learned (role algorithm) but depends on systems "
+                f"param(s) {', '.join(f'`{n}`' for n in used)}: a speed setting would change the math; "
+                "give them `role: algorithm`",
+            )
 
 
 def parse_constraints(r: Reader, raw: Any, names: Names) -> list[Constraint]:

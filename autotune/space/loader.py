@@ -120,7 +120,7 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
     trials = sections.parse_trials(r, top.get("trials", 20))
     if r.problems:
         raise SpaceError(r.problems)
-    return Space(
+    space = Space(
         name=name,
         path=str(path),
         text=path.read_text(),
@@ -143,11 +143,17 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
         unmeasured=tuple(m for m in adapter.unmeasured_metrics() if any(lim.metric == m for lim in limits)),
         sim=sim,
     )
+    knobs.check_roles(r, space.params, space.derived)  # the Space gives each variable its role
+    if r.problems:
+        raise SpaceError(r.problems)
+    return space
 
 
 def _check_whole(r: Reader, space: Space, adapter: TrainerAdapter, sampler_overridden: bool) -> None:
     """Rules of the whole space: its sampler can walk it, and its baseline and choices can run."""
-    trouble = sampler_problem(space)
+    from autotune.space.stages import throughput_stage
+
+    trouble = sampler_problem(throughput_stage(space))  # the sampler walks what the stage searches
     if trouble:
         where = f"{space.path}:1" if sampler_overridden else r.at("sampler", "name")
         r.error(where, trouble + (" (--sampler)" if sampler_overridden else ""))

@@ -26,12 +26,13 @@ Every error names file:line, the rule, and the fix. A rule about one value lives
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
 from autotune.adapters.base import TRAINERS
 from autotune.names import study_name_problem
 from autotune.space import serialize
+from autotune.space.roles import ROLES, Role, role_fix, table_role
 from autotune.space.sim_section import SimSettings
 
 ParamType = Literal["categorical", "int", "float", "bool"]
@@ -104,9 +105,13 @@ class Param:
     """Sampled only when these keys hold these values."""
     where: str = ""
     """file:line of the param in the space file."""
+    role: Role | None = None
+    """systems or algorithm (see roles.py); None takes the built-in table's role for a config key or
+    `env.NAME`, and for a variable the role of the derived keys it feeds (set by the Space)."""
 
     def __post_init__(self) -> None:
         label = f"param `{self.name}`"
+        self._resolve_role(label)
         if self.type not in PARAM_TYPES:
             raise SpaceRuleError(f"{label}: `type` must be categorical, int, float or bool, got {self.type!r}")
         _check_when(label, self.when)
@@ -120,6 +125,21 @@ class Param:
             low, high = self._checked_range(label)
             object.__setattr__(self, "low", float(low))
             object.__setattr__(self, "high", float(high))
+
+    def _resolve_role(self, label: str) -> None:
+        if self.role is not None:
+            if self.role not in ROLES:
+                raise SpaceRuleError(f"{label}: `role` must be systems or algorithm, got {self.role!r}", field="role")
+            return
+        if self.is_variable:
+            return  # the Space gives it the role of the derived keys it feeds
+        role = table_role(self.name)
+        if role is None:
+            raise SpaceRuleError(
+                f"{label}: `{self.name}` is not in the built-in table of roles; {role_fix(self.name)} "
+                "(systems: changes speed or memory, never the math; algorithm: changes what is learned)"
+            )
+        object.__setattr__(self, "role", role)
 
     def _checked_range(self, label: str) -> tuple[float, float]:
         low, high, step = self.low, self.high, self.step
@@ -156,6 +176,21 @@ class Param:
         return self.low <= value <= self.high
 
 
+def _variable_role(p: Param, derived: list[Derived]) -> Param:
+    """A variable is an algorithm knob when any derived key it feeds is one (else systems)."""
+    from autotune.space.expr import ExprError, names
+
+    def uses(d: Derived) -> set[str]:
+        try:
+            return {*names(d.term), *d.when}
+        except ExprError:  # a malformed term is reported where it is parsed
+            return set(d.when)
+
+    feeds = [d for d in derived if p.name in uses(d)]
+    role: Role = "algorithm" if any(d.role == "algorithm" for d in feeds) else "systems"
+    return replace(p, role=role)
+
+
 @dataclass(frozen=True)
 class Derived:
     """A config key computed from params and other keys (see expr.py)."""
@@ -165,9 +200,21 @@ class Derived:
     when: dict[str, Any] = field(default_factory=dict)
     """Set only when these keys hold these values."""
     where: str = ""
+    role: Role | None = None
+    """systems or algorithm; None takes the built-in table's role for the key."""
 
     def __post_init__(self) -> None:
-        _check_when(f"derived `{self.key}`", self.when)
+        label = f"derived `{self.key}`"
+        _check_when(label, self.when)
+        if self.role is not None and self.role not in ROLES:
+            raise SpaceRuleError(f"{label}: `role` must be systems or algorithm, got {self.role!r}")
+        role = self.role or table_role(self.key)
+        if role is None:
+            raise SpaceRuleError(
+                f"{label}: `{self.key}` is not in the built-in table of roles; write it as "
+                "`{value: ..., role: systems}` or `role: algorithm`"
+            )
+        object.__setattr__(self, "role", role)
 
 
 @dataclass(frozen=True)
@@ -366,6 +413,10 @@ class Space:
     warnings: list[str] = field(default_factory=list)
     sim: SimSettings = field(default_factory=SimSettings)
     """Expected lengths and device for the cost model (`--backend sim`)."""
+    held: list[Param] = field(default_factory=list)
+    """Params of the file this stage does not search, each fixed at its baseline value (in `base`,
+    `env`, or as a one-value param for a variable): the throughput stage holds the algorithm knobs
+    (see stages.py)."""
 
     def __post_init__(self) -> None:
         trouble = study_name_problem(self.name) or trials_problem(self.trials)
@@ -373,6 +424,7 @@ class Space:
             raise ValueError(trouble)
         if self.trainer not in TRAINERS:
             raise ValueError(f"`trainer` must be one of {', '.join(TRAINERS)}, got {self.trainer!r}")
+        self.params = [p if p.role else _variable_role(p, self.derived) for p in self.params]
 
     @property
     def tuned_keys(self) -> list[str]:

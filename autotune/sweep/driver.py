@@ -112,8 +112,10 @@ def run_backend(
 
 def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """One sweep (real or simulated) with its confirmation; returns the study."""
+    from autotune.space.stages import throughput_stage
     from autotune.sweep.confirmation import run_confirmation
 
+    opts = dataclasses.replace(opts, space=throughput_stage(opts.space))  # systems knobs only
     if opts.fidelity == (SIM, REAL):
         return run_multi_fidelity(opts, progress)
     adapter = get_adapter(opts.space.trainer, opts.space.command)

@@ -147,12 +147,44 @@ def resolve_preset(name_or_path: str) -> Path:
     raise ConfigError(f"config file {name_or_path!r} not found (packaged presets: {', '.join(presets)})")
 
 
+HYDRA_KEYS = ("hydra", "defaults")
+"""Top-level keys of hydra's composition (`hydra.searchpath`, the `defaults` list) that a verl config
+file carries, as an autotune export does to compose on verl's `ppo_trainer`: they tell hydra where the
+rest of verl's defaults come from. This trainer has its own defaults, so a config file's hydra keys
+are accepted and ignored (an override may not set them: it has no file to compose)."""
+
+ENV_PREFIX = "ray_kwargs.ray_init.runtime_env.env_vars."
+"""How verl passes environment variables (NCCL, CUDA) to its workers; in a config file this trainer
+reads them as environment variables of its own process (`file_env`), not as config keys."""
+
+
+def _file_values(path: Path) -> dict[str, Located]:
+    """A config file's keys, without hydra's composition keys and the environment it sets."""
+    flat = load_flat(path)
+    return {k: v for k, v in flat.items() if k.split(".", 1)[0] not in HYDRA_KEYS and not k.startswith(ENV_PREFIX)}
+
+
+def file_env(config_files: Sequence[str]) -> dict[str, str]:
+    """The environment variables the files set under verl's `ray_kwargs.ray_init.runtime_env.env_vars`
+    (later files win), as strings."""
+    env: dict[str, str] = {}
+    try:
+        for name in config_files:
+            for key, located in load_flat(resolve_preset(name)).items():
+                if key.startswith(ENV_PREFIX):
+                    value = located.value.parsed if isinstance(located.value, RawScalar) else located.value
+                    env[key.removeprefix(ENV_PREFIX)] = str(value).lower() if isinstance(value, bool) else str(value)
+    except YamlError as exc:
+        raise ConfigError(str(exc)) from exc
+    return env
+
+
 def collect(config_files: Sequence[str], overrides: Sequence[str]) -> dict[str, Located]:
     """Layer the files (in order), then the overrides, into {dotted key: Located}."""
     merged: dict[str, Located] = {}
     try:
         for name in config_files:
-            merged.update(load_flat(resolve_preset(name)))
+            merged.update(_file_values(resolve_preset(name)))
         for text in overrides:
             key, located = parse_override(text)
             merged[key] = located

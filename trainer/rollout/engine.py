@@ -124,6 +124,12 @@ class HybridEngine:
         gathered = all_gather_objects(mine, env.world, self.rt.meter, "gather")
         return [r for rank, part in enumerate(gathered) if rank % self.tp == 0 for r in part], kv_bytes
 
+    def score(self, prompts: list[list[int]], responses: list[list[int]], temperature: float) -> torch.Tensor:
+        """Log-probs [B, R] of given responses under the rollout weights (every rank scores them all,
+        each TP group through its own all-reduce): what the rollout's layout computes for fixed sequences."""
+        assert self.weights is not None, "score() outside the engine's context"
+        return sampler.response_logprobs(self.weights, self.shape, prompts, responses, temperature, self._all_reduce())
+
 
 def _local(param: torch.Tensor) -> torch.Tensor:
     """This rank's FSDP shard of a parameter (the tensor itself when not sharded)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
+from trainer.packing import token_logprobs
 from trainer.rollout.decoder import AllReduce, DecoderShape, KVCache, RolloutWeights, forward
 from trainer.task import EOS, PAD
 
@@ -106,3 +107,42 @@ def generate(
         cut = row.index(EOS) + 1 if EOS in row else len(row)
         responses.append(row[:cut])
     return responses, cache.nbytes()
+
+
+@torch.no_grad()
+def response_logprobs(
+    weights: RolloutWeights,
+    shape: DecoderShape,
+    prompts: list[list[int]],
+    responses: list[list[int]],
+    temperature: float,
+    all_reduce: AllReduce,
+) -> torch.Tensor:
+    """Log-probs [B, R] of given responses under the rollout weights, 0 past each response's end:
+    the responses are fed token by token through the KV cache, exactly as `generate` reads its own."""
+    device = weights.embed.device
+    B, P = len(prompts), max(len(p) for p in prompts)
+    R = max(1, max(len(r) for r in responses))
+    ids_BT = torch.full((B, P), PAD, dtype=torch.long, device=device)
+    valid_BS = torch.zeros(B, P + R, dtype=torch.bool, device=device)
+    forced_BR = torch.full((B, R), PAD, dtype=torch.long, device=device)
+    mask_BR = torch.zeros(B, R, device=device)
+    for i, (p, r) in enumerate(zip(prompts, responses, strict=True)):
+        ids_BT[i, P - len(p) :] = torch.tensor(p, device=device)
+        valid_BS[i, P - len(p) : P] = True
+        forced_BR[i, : len(r)] = torch.tensor(r, dtype=torch.long, device=device)
+        mask_BR[i, : len(r)] = 1.0
+    pos_BT = (valid_BS[:, :P].long().cumsum(-1) - 1).clamp(min=0)
+    cache = KVCache(weights, shape, B, P + R)
+    logits_BV = forward(weights, shape, ids_BT, pos_BT, valid_BS, cache, all_reduce)
+    next_pos_B = pos_BT[:, -1] + 1
+    logits = []
+    for t in range(R):
+        logits.append(logits_BV)
+        if t + 1 == R:
+            break
+        valid_BS[:, P + t] = True
+        logits_BV = forward(weights, shape, forced_BR[:, t : t + 1], next_pos_B[:, None], valid_BS, cache, all_reduce)
+        next_pos_B = next_pos_B + 1
+    logp_BR, _ = token_logprobs(torch.stack(logits, dim=1), forced_BR, temperature)
+    return logp_BR * mask_BR

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from autotune.space.freeze import freeze
 from autotune.space.loader import SPACE_DIR, SpaceError, load_space
+from autotune.space.roles import ROLES
 from autotune.space.schema import (
     ConfirmSettings,
     Constraint,
@@ -194,21 +195,24 @@ PLAIN = st.recursive(
 )
 WHEN = st.dictionaries(NAMES, PLAIN, max_size=2)
 FINITE = st.floats(-1e6, 1e6, allow_nan=False)
+ROLE = st.sampled_from(ROLES)
+"""Generated names are not verl keys: the built-in table knows none of them, so each states its role."""
 
 
 @st.composite
 def params(draw: st.DrawFn) -> Param:
     kind = draw(st.sampled_from(["categorical", "int", "float", "bool"]))
-    name, when = draw(NAMES), draw(WHEN)
+    name, when, role = draw(NAMES), draw(WHEN), draw(ROLE)
     if kind == "categorical":
-        return Param(name, "categorical", tuple(draw(st.lists(PLAIN, min_size=1, max_size=4))), when=when)
+        return Param(name, "categorical", tuple(draw(st.lists(PLAIN, min_size=1, max_size=4))), when=when, role=role)
     if kind == "bool":
-        return Param(name, "bool", when=when)
+        return Param(name, "bool", when=when, role=role)
     low = draw(st.integers(-1000, 1000) if kind == "int" else FINITE)
     high = low + draw(st.integers(1, 1000) if kind == "int" else st.floats(1e-3, 1e6))
     log = kind == "float" and low > 0 and draw(st.booleans())
     step = None if log else draw(st.none() | st.sampled_from([1, 2, 0.5, 0.25]))
-    return Param(name, kind, low=low, high=high, log=log, step=step, when=when, where=draw(st.text(max_size=8)))
+    where = draw(st.text(max_size=8))
+    return Param(name, kind, low=low, high=high, log=log, step=step, when=when, where=where, role=role)
 
 
 @st.composite
@@ -226,7 +230,7 @@ def spaces(draw: st.DrawFn) -> Space:
         env=draw(st.dictionaries(st.from_regex(r"[A-Z_]{1,6}", fullmatch=True), st.text(max_size=5), max_size=2)),
         trial=TrialSettings(steps=draw(st.integers(2, 50)), warmup_steps=1, timeout_s=draw(st.floats(1, 1e4))),
         params=draw(st.lists(params(), max_size=4)),
-        derived=draw(st.lists(st.builds(Derived, NAMES, terms, WHEN, st.text(max_size=5)), max_size=2)),
+        derived=draw(st.lists(st.builds(Derived, NAMES, terms, WHEN, st.text(max_size=5), ROLE), max_size=2)),
         constraints=draw(
             st.lists(
                 st.builds(Constraint, st.sampled_from(["divides", "at_least", "at_most"]), terms, terms, WHEN),
@@ -243,6 +247,7 @@ def spaces(draw: st.DrawFn) -> Space:
         unmeasured=tuple(draw(st.lists(NAMES, max_size=2))),
         warnings=draw(st.lists(st.text(max_size=10), max_size=2)),
         sim=SimSettings(prompt_tokens=draw(st.none() | st.floats(1, 1e4)), gpu=draw(st.none() | st.just("H100"))),
+        held=draw(st.lists(params(), max_size=2)),
     )
 
 

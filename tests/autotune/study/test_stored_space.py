@@ -51,8 +51,8 @@ def test_a_study_without_stored_data_reads_its_space_file(tmp_path):
 
 
 def test_a_simulated_sweep_exports_the_knobs_it_froze_at_their_baseline_values(tmp_path):
-    """The cost model does not read the KL coefficient: the sim sweep keeps it at the baseline, and the
-    export must say so (the stored space holds it in the base config, not as a tuned param)."""
+    """The KL coefficient is an algorithm knob: the (simulated) throughput sweep keeps it at the baseline,
+    and the export must say so (the stored space holds it in the base config, not as a tuned param)."""
     space, paths = simulated_study(tmp_path / "runs", "sim8", 8)
     ran = stored_space(paths)
     assert "algorithm.kl_ctrl.kl_coef" not in {p.name for p in ran.params}

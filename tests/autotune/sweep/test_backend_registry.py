@@ -66,7 +66,8 @@ def test_a_simulated_sweep_runs_on_the_optuna_backend_and_says_sim(tmp_path):
     study = load_study(paths)
     info = StudyInfo.of(study)
     assert (info.backend, info.fidelity, info.device) == ("optuna", "sim", "cuda")
-    assert "algorithm.kl_ctrl.kl_coef" in info.sim_unmodelled  # the cost model does not read the KL coefficient
+    assert "env.NCCL_ALGO" in info.sim_unmodelled  # the cost model does not read NCCL's algorithm choice
+    assert "algorithm.kl_ctrl.kl_coef" not in info.sim_unmodelled  # held by the throughput stage before that
     finished = [t for t in study.get_trials() if counted(t)]
     assert len(finished) == 6 and all(TrialRecord.of(t).outcome in OUTCOMES for t in finished)
     assert TrialRecord.of(finished[0]).baseline

@@ -10,6 +10,7 @@ import optuna
 from autotune.adapters import get_adapter
 from autotune.space.loader import load_space
 from autotune.study.storage import StudyPaths, load_study, storage_url
+from autotune.sweep import equivalence as eq
 from autotune.sweep.backends.base import BackendOptions
 from autotune.sweep.backends.lifecycle import create_or_load
 from autotune.sweep.backends.optuna_backend import OptunaBackend
@@ -67,6 +68,10 @@ def test_export_writes_verl_yaml_and_overrides_that_verl_accepts(small_study, tm
     proc = autotune("export", "small", "--runs-dir", str(runs), "-o", str(out), "--check")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "verl accepts it" in proc.stdout
+    checked = eq.EquivalenceResult.load(runs / "small" / "equivalence.json")
+    assert checked.ok and proc.stdout.count("equivalence check") == 1
+    if checked.changes:  # the winner changed micro-batching: both ran and agreed
+        assert checked.compared and "equivalence check passed" in proc.stdout
     text = out.read_text()
     assert "defaults:\n- ppo_trainer\n- _self_" in text
     assert "builtin" not in text.split("\n", 5)[-1]  # builtin-only keys are not exported

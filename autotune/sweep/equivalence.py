@@ -1,0 +1,249 @@
+"""The equivalence check: the winner's systems changes keep the training math.
+
+Baseline and winner each run `python -m trainer.equivalence` (the built-in trainer, under torchrun
+at the trial's world size, with the trial's environment): one training step on a fixed, seeded
+batch of rollouts that no setting can change. Their log-prob passes (rollout at its TP layout,
+old, reference, after the update), values, advantages, losses and gradient norms must agree within
+a stated tolerance, element by element: |winner - baseline| <= atol + rtol * |baseline|. A metric
+outside it is reported by name with the size of the difference: the change that caused it moves
+the math, whatever its declared role.
+
+Tolerances: fp32 on a CPU, the differences come only from summation order (micro-batch boundaries,
+packing, the TP all-reduce); the measured worst over the shipped systems knobs is in the README, and
+the bound sits above it with room. On a GPU the same order changes and non-deterministic kernels
+(atomics, split-K) act, and bf16 rounds at 8 bits: the GPU bounds are stated, not measured here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from autotune.adapters.base import TrainerAdapter
+from autotune.space.sampling import TrialConfig
+from autotune.space.schema import Space
+from autotune.trial.evaluation import trial_config
+from trainer.config.loader import to_nested
+
+Outcome = Literal["equivalent", "changes_math", "not_run"]
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+    basis: str
+    """Where the numbers come from (measured here, or stated)."""
+
+
+TOLERANCES = {
+    "cpu": Tolerance(
+        1e-5,
+        1e-5,
+        "fp32 on a CPU, where fsdp3d's systems knobs measured at most 1.4e-6 (log-probs) and 4.8e-7 "
+        "(gradient norm) at world 2",
+    ),
+    "cuda": Tolerance(
+        2e-2, 2e-3, "GPU: stated, not measured here (non-deterministic kernels; bf16 keeps 8 bits of mantissa)"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A metric the two configurations compute differently."""
+
+    metric: str
+    max_abs: float
+    """The largest |winner - baseline| over the metric's values."""
+    baseline: float
+    """The baseline's value where that difference is."""
+    allowed: float
+    """atol + rtol * |baseline| there."""
+
+    def describe(self) -> str:
+        return f"{self.metric} differs by {self.max_abs:.3g} (allowed {self.allowed:.3g} at the baseline's {self.baseline:.4g})"
+
+
+@dataclass(frozen=True)
+class EquivalenceResult:
+    """What the check concluded, as `runs/<study>/equivalence.json` holds it."""
+
+    outcome: Outcome
+    changes: dict[str, list[Any]]
+    """{key or env.NAME: [baseline value, winner value]}: the changes checked."""
+    tolerance: Tolerance
+    compared: list[str] = field(default_factory=list)
+    """The metrics compared."""
+    differences: list[Difference] = field(default_factory=list)
+    worst: dict[str, float] = field(default_factory=dict)
+    """{metric: largest |winner - baseline|}, for every compared metric."""
+    world_size: int = 1
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome != "changes_math"
+
+    def summary(self) -> list[str]:
+        """Lines for the console."""
+        changed = ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in self.changes.items()) or "none"
+        if self.outcome == "not_run":
+            return [f"equivalence check not run: {self.detail}"]
+        if not self.changes:
+            return [f"equivalence check: nothing to compare, {self.detail}"]
+        if self.outcome == "equivalent":
+            worst = max(self.worst.values(), default=0.0)
+            return [
+                f"equivalence check passed: the systems changes ({changed}) compute the same "
+                f"{len(self.compared)} quantities on a fixed batch at world {self.world_size} (largest difference "
+                f"{worst:.2g}; rtol {self.tolerance.rtol:g}, atol {self.tolerance.atol:g}: {self.tolerance.basis})"
+            ]
+        return [
+            f"equivalence check FAILED: the changes ({changed}) change the training math:",
+            *(f"  {d.describe()}" for d in self.differences),
+        ]
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(asdict(self), indent=1))
+
+    @classmethod
+    def load(cls, path: Path) -> EquivalenceResult:
+        raw = json.loads(path.read_text())
+        return cls(
+            **{
+                **raw,
+                "tolerance": Tolerance(**raw["tolerance"]),
+                "differences": [Difference(**d) for d in raw["differences"]],
+            }
+        )
+
+
+class EquivalenceRunFailed(RuntimeError):
+    """The trainer could not measure a configuration (its stderr says why)."""
+
+
+def changes(baseline: TrialConfig, winner: TrialConfig) -> dict[str, list[Any]]:
+    """The keys and environment variables whose values differ between two trial configs."""
+    out: dict[str, list[Any]] = {}
+    for key in dict.fromkeys([*baseline.flat, *winner.flat]):
+        if baseline.flat.get(key) != winner.flat.get(key):
+            out[key] = [baseline.flat.get(key), winner.flat.get(key)]
+    for name in dict.fromkeys([*baseline.env, *winner.env]):
+        if baseline.env.get(name) != winner.env.get(name):
+            out[f"env.{name}"] = [baseline.env.get(name), winner.env.get(name)]
+    return out
+
+
+def measure(
+    base_config: list[str],
+    config: TrialConfig,
+    world: int,
+    workdir: Path,
+    threads_per_rank: int = 1,
+    timeout_s: float = 600.0,
+) -> dict[str, Any]:
+    """Run the trainer's equivalence mode on one configuration; its JSON (see trainer/equivalence.py)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    config_file, out = workdir / "config.yaml", workdir / "equivalence.json"
+    config_file.write_text(yaml.safe_dump(to_nested(config.flat), sort_keys=False))
+    out.unlink(missing_ok=True)
+    tail = ["-m", "trainer.equivalence", "--out", str(out)]
+    tail += [arg for name in base_config for arg in ("--config", name)] + ["--config", str(config_file)]
+    launcher = ["-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={world}"] if world > 1 else []
+    env = {**os.environ, **config.env, "OMP_NUM_THREADS": str(threads_per_rank), "PYTHONUNBUFFERED": "1"}
+    with (workdir / "stdout.log").open("w") as stdout, (workdir / "stderr.log").open("w") as stderr:
+        proc = subprocess.run(
+            [sys.executable, *launcher, *tail], stdout=stdout, stderr=stderr, env=env, timeout=timeout_s, check=False
+        )
+    if proc.returncode != 0 or not out.exists():
+        lines = (workdir / "stderr.log").read_text(errors="replace").strip().splitlines()
+        raise EquivalenceRunFailed(f"{workdir}: exit code {proc.returncode}: {lines[-1] if lines else 'no output'}")
+    result: dict[str, Any] = json.loads(out.read_text())
+    return result
+
+
+def compare(
+    baseline: dict[str, Any], winner: dict[str, Any], tolerance: Tolerance
+) -> tuple[list[str], list[Difference], dict[str, float]]:
+    """(metrics compared, those outside the tolerance, the largest difference of each)."""
+    import torch
+
+    compared, differences, worst = [], [], {}
+    for kind in ("tensors", "scalars"):
+        for name in dict.fromkeys([*baseline[kind], *winner[kind]]):
+            compared.append(name)
+            if name not in baseline[kind] or name not in winner[kind]:
+                missing = "the winner" if name not in winner[kind] else "the baseline"
+                differences.append(Difference(f"{name} (missing in {missing})", math.inf, math.nan, 0.0))
+                worst[name] = math.inf
+                continue
+            a = torch.tensor(baseline[kind][name], dtype=torch.float64)
+            b = torch.tensor(winner[kind][name], dtype=torch.float64)
+            if a.shape != b.shape:
+                differences.append(Difference(f"{name} (shape {tuple(a.shape)} vs {tuple(b.shape)})", math.inf, 0, 0))
+                worst[name] = math.inf
+                continue
+            gap = (a - b).abs()
+            allowed = tolerance.atol + tolerance.rtol * a.abs()
+            worst[name] = float(gap.max()) if gap.numel() else 0.0
+            excess = gap - allowed
+            if excess.numel() and float(excess.max()) > 0:
+                at = int(excess.argmax())
+                differences.append(Difference(name, worst[name], float(a.flatten()[at]), float(allowed.flatten()[at])))
+    return compared, differences, worst
+
+
+def check(
+    base_config: list[str],
+    baseline: TrialConfig,
+    winner: TrialConfig,
+    world: int,
+    workdir: Path,
+    device: str = "cpu",
+    threads_per_rank: int = 1,
+    tolerance: Tolerance | None = None,
+) -> EquivalenceResult:
+    """Measure both configurations on the fixed batch and compare them."""
+    tol = tolerance or TOLERANCES["cuda" if device == "cuda" else "cpu"]
+    changed = changes(baseline, winner)
+    if not changed:
+        return EquivalenceResult("equivalent", {}, tol, world_size=world, detail="the winner is the baseline")
+    a = measure(base_config, baseline, world, workdir / "baseline", threads_per_rank)
+    b = measure(base_config, winner, world, workdir / "winner", threads_per_rank)
+    compared, differences, worst = compare(a, b, tol)
+    outcome: Outcome = "changes_math" if differences else "equivalent"
+    return EquivalenceResult(outcome, changed, tol, compared, differences, worst, world)
+
+
+def check_winner(
+    space: Space,
+    adapter: TrainerAdapter,
+    baseline_params: dict[str, Any],
+    winner_params: dict[str, Any],
+    workdir: Path,
+    device: str = "cpu",
+) -> EquivalenceResult:
+    """The check for a study's winner against its baseline (params as a trial holds them)."""
+    tol = TOLERANCES["cuda" if device == "cuda" else "cpu"]
+    if space.trainer != "builtin":
+        return EquivalenceResult(
+            "not_run",
+            {},
+            tol,
+            detail=f"it runs on the built-in trainer; space `{space.name}` runs the {space.trainer} trainer",
+        )
+    base = trial_config(space, adapter, baseline_params)
+    win = trial_config(space, adapter, winner_params)
+    return check(
+        space.base_config, base, win, space.trial.world_size, workdir, device, space.trial.threads_per_rank, tol
+    )

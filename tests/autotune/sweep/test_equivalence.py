@@ -1,0 +1,152 @@
+"""The equivalence check on real trainer processes (world 2, the fsdp3d space): systems changes keep the
+training math on a fixed batch; a math-changing knob wrongly marked `systems` fails it, by name."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from autotune.adapters import get_adapter
+from autotune.space.loader import load_space
+from autotune.space.sampling import TrialConfig
+from autotune.space.stages import throughput_stage
+from autotune.sweep import equivalence as eq
+from autotune.trial.evaluation import trial_config
+
+SPACE = throughput_stage(load_space("fsdp3d", device="cpu"))
+ADAPTER = get_adapter("builtin")
+WORLD = SPACE.trial.world_size
+CPU = eq.TOLERANCES["cpu"]
+TP = "actor_rollout_ref.rollout.tensor_model_parallel_size"
+MICRO = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
+DYNAMIC = "actor_rollout_ref.actor.use_dynamic_bsz"
+RESHARD = "actor_rollout_ref.actor.fsdp_config.reshard_after_forward"
+PREFETCH = "actor_rollout_ref.actor.fsdp_config.forward_prefetch"
+MATH = ("rollout_logp", "old_logp", "ref_logp", "new_logp", "advantages", "values")
+LOSSES = ("actor/pg_loss", "actor/kl_loss", "actor/grad_norm", "critic/vf_loss", "critic/grad_norm")
+
+
+def config(**changes: Any) -> TrialConfig:
+    params = {**SPACE.baseline, **changes}
+    if params.get(DYNAMIC):
+        params.pop(MICRO, None)  # the micro-batch size is a param only without dynamic batching
+    return trial_config(SPACE, ADAPTER, params)
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return eq.measure(SPACE.base_config, config(), WORLD, tmp_path_factory.mktemp("eq") / "baseline")
+
+
+def test_compare_names_each_metric_outside_the_tolerance() -> None:
+    tol = eq.Tolerance(rtol=1e-3, atol=1e-4, basis="test")
+    a = {"tensors": {"logp": [[-2.0, -0.5], [0.0, -1.0]]}, "scalars": {"loss": 0.25, "norm": 3.0}}
+    b = {"tensors": {"logp": [[-2.0, -0.5008], [0.0, -1.0]]}, "scalars": {"loss": 0.25, "norm": 3.01}, "x": 1}
+    compared, differences, worst = eq.compare(a, b, tol)
+    assert compared == ["logp", "loss", "norm"]
+    assert [d.metric for d in differences] == ["logp", "norm"]
+    logp, norm = differences
+    assert math.isclose(logp.max_abs, 8e-4, rel_tol=1e-9) and logp.baseline == -0.5
+    assert math.isclose(logp.allowed, 1e-4 + 1e-3 * 0.5)
+    assert math.isclose(norm.max_abs, 0.01, rel_tol=1e-9) and math.isclose(norm.allowed, 1e-4 + 3e-3)
+    assert worst["loss"] == 0.0
+    b["tensors"]["logp"][0][1] = -0.5004  # 4e-4 <= 1e-4 + 5e-4: inside
+    assert [d.metric for d in eq.compare(a, b, tol)[1]] == ["norm"]
+
+
+def test_the_demo_winners_systems_changes_keep_the_math(baseline: dict[str, Any], tmp_path: Path) -> None:
+    """Rollout TP 1, dynamic batching with its token budgets, no resharding, prefetch: all at once."""
+    winner = config(
+        **{TP: 1, DYNAMIC: True, "actor_token_mult": 3.0, "logprob_token_mult": 4.0, RESHARD: False, PREFETCH: True}
+    )
+    measured = eq.measure(SPACE.base_config, winner, WORLD, tmp_path)
+    compared, differences, worst = eq.compare(baseline, measured, CPU)
+    assert differences == []
+    assert {*MATH, *LOSSES} <= set(compared)
+    assert worst["rollout_logp"] > 0  # TP's all-reduce sums in another order: real numbers were compared
+    assert max(worst.values()) < CPU.atol
+    for run in (baseline, measured):  # the rollout engine scores the fixed responses as the actor does
+        rollout, old = (torch.tensor(run["tensors"][k]) for k in ("rollout_logp", "old_logp"))
+        assert float(old.abs().max()) > 1.0
+        torch.testing.assert_close(rollout, old, rtol=CPU.rtol, atol=CPU.atol)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {TP: 1},
+        {MICRO: 2},
+        {MICRO: 8},
+        {DYNAMIC: True, "actor_token_mult": 2.0, "logprob_token_mult": 2.0},
+        {DYNAMIC: True, "actor_token_mult": 6.0, "logprob_token_mult": 8.0},
+        {RESHARD: False},
+        {PREFETCH: True},
+    ],
+    ids=lambda c: ",".join(f"{k.rsplit('.', 1)[-1]}={v}" for k, v in c.items()),
+)
+def test_every_shipped_systems_knob_keeps_the_math(
+    baseline: dict[str, Any], tmp_path: Path, changes: dict[str, Any]
+) -> None:
+    measured = eq.measure(SPACE.base_config, config(**changes), WORLD, tmp_path)
+    assert eq.compare(baseline, measured, CPU)[1] == []
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "moved"),
+    [
+        ("actor_rollout_ref.actor.ppo_epochs", 2, {"new_logp", "actor/grad_norm", "actor/pg_loss"}),
+        ("actor_rollout_ref.actor.optim.lr", 1e-3, {"new_logp"}),
+    ],
+)
+def test_a_math_knob_fails_the_check(
+    baseline: dict[str, Any], tmp_path: Path, key: str, value: Any, moved: set[str]
+) -> None:
+    winner = config()
+    winner.flat[key] = value
+    measured = eq.measure(SPACE.base_config, winner, WORLD, tmp_path)
+    differences = eq.compare(baseline, measured, CPU)[1]
+    assert moved <= {d.metric for d in differences}
+    assert {"rollout_logp", "old_logp", "ref_logp"}.isdisjoint(d.metric for d in differences)  # before the update
+
+
+def test_ppo_epochs_wrongly_marked_systems_is_reported_as_changing_the_math(tmp_path: Path) -> None:
+    """The whole path a study's winner takes (`export --check`): the space says `role: systems`, the
+    throughput stage searches it, and the check names what it moved and by how much."""
+    text = Path(SPACE.path).read_text()
+    line = "actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 2}"
+    wrong = tmp_path / "wrong.yaml"
+    wrong.write_text(text.replace(line, line[:-1] + ", role: systems}"))
+    space = throughput_stage(load_space(str(wrong), device="cpu"))
+    assert space.param("actor_rollout_ref.actor.ppo_epochs").role == "systems"
+    winner = {**space.baseline, "actor_rollout_ref.actor.ppo_epochs": 2}
+    result = eq.check_winner(space, ADAPTER, dict(space.baseline), winner, tmp_path / "check")
+    assert result.outcome == "changes_math" and not result.ok
+    assert result.changes == {"actor_rollout_ref.actor.ppo_epochs": [1, 2]}
+    lines = result.summary()
+    assert lines[0].startswith("equivalence check FAILED: the changes (actor_rollout_ref.actor.ppo_epochs: 1 -> 2)")
+    grad = next(d for d in result.differences if d.metric == "actor/grad_norm")
+    assert (
+        f"  actor/grad_norm differs by {grad.max_abs:.3g} (allowed {grad.allowed:.3g} at the baseline's "
+        in "\n".join(lines)
+    )
+    assert grad.max_abs > 0.1  # two epochs: a second pass of gradients, not rounding
+    result.save(tmp_path / "equivalence.json")
+    assert eq.EquivalenceResult.load(tmp_path / "equivalence.json") == result
+
+
+def test_the_check_is_skipped_for_the_verl_trainer_and_needs_no_run_without_changes(tmp_path: Path) -> None:
+    verl = throughput_stage(load_space("verl-cpu", device="cpu"))
+    skipped = eq.check_winner(verl, ADAPTER, verl.baseline, verl.baseline, tmp_path)
+    assert skipped.outcome == "not_run" and skipped.ok
+    assert skipped.summary() == [
+        "equivalence check not run: it runs on the built-in trainer; space `verl-cpu` runs the verl trainer"
+    ]
+    same = eq.check_winner(SPACE, ADAPTER, SPACE.baseline, dict(SPACE.baseline), tmp_path)
+    assert same.outcome == "equivalent" and same.detail == "the winner is the baseline"
+    assert same.summary() == ["equivalence check: nothing to compare, the winner is the baseline"]
+    assert not list(tmp_path.iterdir())  # nothing was launched
