@@ -157,6 +157,36 @@ def verl_tree() -> tuple[dict[str, Any], dict[str, Any]]:
     return raw, resolved
 
 
+def resolved_config(keys: dict[str, Any]) -> dict[str, Any]:
+    """verl's config as `main_ppo` would run these keys, flat: its defaults with the keys set, and every
+    interpolation resolved against them. verl derives many keys from others when they are not given
+    (`ref.log_prob_use_dynamic_bsz` and `rollout.log_prob_max_token_len_per_gpu` follow the actor's
+    `use_dynamic_bsz` and `ppo_max_token_len_per_gpu`; the critic's `use_dynamic_bsz`, `ppo_mini_batch_size`
+    and `ppo_epochs` follow the actor's; `critic.forward_max_token_len_per_gpu` its own
+    `ppo_max_token_len_per_gpu`), so `defaults()`, resolved once against verl's own defaults, would keep
+    them at the defaults' values. Setting the keys on the composed config is what hydra's overrides do
+    (the same resolved values as composing with them, as tested), about five times faster."""
+    from omegaconf import OmegaConf
+
+    from autotune.adapters.verl_config import compose
+
+    cfg = compose([])  # a copy of the cached composition
+    OmegaConf.set_struct(cfg, False)
+    for key, value in keys.items():
+        OmegaConf.update(cfg, key, value, merge=False, force_add=True)
+    try:
+        return _flatten(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=False))
+    except Exception:  # an interpolation that needs runtime context: resolve key by key, keep what resolves
+        out: dict[str, Any] = {}
+        for key in _flatten(OmegaConf.to_container(cfg, resolve=False)):
+            try:
+                value = OmegaConf.select(cfg, key, throw_on_missing=False)
+            except Exception:
+                value = None
+            out[key] = OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
+        return out
+
+
 def _key_type(value: Any) -> Any:
     if isinstance(value, str) and value.startswith("${"):
         return Any
@@ -185,6 +215,9 @@ class VerlAdapter(TrainerAdapter):
 
     def defaults(self, base_config: list[str]) -> dict[str, Any]:
         return dict(verl_tree()[1])
+
+    def resolved(self, base_config: list[str], keys: dict[str, Any]) -> dict[str, Any]:
+        return resolved_config(keys)
 
     def metric_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         names = version_metrics()

@@ -54,6 +54,9 @@ class SimAdapter(TrainerAdapter):
     def defaults(self, base_config: list[str]) -> dict[str, Any]:
         return self.inner.defaults(base_config)
 
+    def resolved(self, base_config: list[str], keys: dict[str, Any]) -> dict[str, Any]:
+        return self.inner.resolved(base_config, keys)
+
     def metric_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return self.inner.metric_names()
 
@@ -96,9 +99,12 @@ class SimAdapter(TrainerAdapter):
             response_tokens=length("response_tokens"),
             response_spread=length("response_spread"),
             source=cal.get("source", "defaults from public figures"),
+            vllm_version=self.sim.vllm_version if self.sim is not None else None,
         )
 
     def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> RunResult:
+        """`flat`: the trial's config as the trainer resolves it (`resolved`), every key present, as
+        `predict.predict_trial` builds it."""
         cost = self.cost_model(flat)
         prediction = cost.predict(flat, env, world)
         record = {

@@ -67,19 +67,11 @@ class SweepOptions:
 
 def make_adapter(opts: SweepOptions) -> TrainerAdapter:
     """The space's trainer, wrapped by the cost model for simulated sweeps."""
-    adapter = get_adapter(opts.space.trainer, opts.space.command)
     if not opts.simulated:
-        return adapter
-    from autotune.sim.adapter import SimAdapter
-    from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
+        return get_adapter(opts.space.trainer, opts.space.command)
+    from autotune.sim.predict import sim_adapter
 
-    world = opts.space.trial.world_size
-    cal = opts.calibration
-    if cal and cal.get("device") == "cpu":
-        hardware = Cluster(cpu_device(float(cal["peak_flops"])), gpus_per_node=world, nodes=1)
-    else:  # --gpu, else the space's sim.gpu, else the GPU the calibration was fitted on, else H100
-        hardware = cluster(calibrated_device(opts.gpu or opts.space.sim.gpu, cal), world)
-    return SimAdapter(adapter, hardware, cal, opts.model, opts.space.sim)
+    return sim_adapter(opts.space, opts.gpu, opts.calibration, opts.model)
 
 
 def report_hook(

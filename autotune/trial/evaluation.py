@@ -97,7 +97,7 @@ def evaluate(
         return _finish(checked)
     config, config_file = checked
     if adapter.simulated:
-        return _finish(_simulated(space, adapter, config, defaults, trial_dir, baseline_limits, is_baseline))
+        return _finish(_simulated(space, adapter, config, trial_dir, baseline_limits, is_baseline))
 
     def watch(step: int, metrics: dict[str, Any]) -> str | None:
         return alarm(space, step, metrics) or (monitor(step, metrics) if monitor else None)
@@ -135,13 +135,12 @@ def _simulated(
     space: Space,
     adapter: TrainerAdapter,
     config: TrialConfig,
-    defaults: dict[str, Any],
     trial_dir: Path,
     baseline_limits: dict[str, float] | None,
     is_baseline: bool,
 ) -> Evaluation:
     """The cost model's prediction, scored like a run."""
-    flat = {**defaults, **config.flat}
+    flat = adapter.resolved(space.base_config, config.flat)  # defaults and interpolations as the trainer has them
     result = adapter.simulate(flat, config.env, space.trial.world_size, space.trial.steps, trial_dir)
     if result.state != "complete":
         return Evaluation(result.state, result.reason, result.detail, config, trial_dir, None, [result])
