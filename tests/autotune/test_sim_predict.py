@@ -91,7 +91,7 @@ def test_a_space_that_leaves_verl_to_derive_keys_predicts_what_verl_would_run(be
 def test_resolved_config_is_what_composing_verl_with_the_keys_gives() -> None:
     from omegaconf import OmegaConf
 
-    from autotune.adapters.verl import _flatten, resolved_config
+    from autotune.adapters.verl import _flatten, resolved_config, resolved_exactly
     from autotune.adapters.verl_config import compose, overrides
 
     keys = {
@@ -103,7 +103,7 @@ def test_resolved_config_is_what_composing_verl_with_the_keys_gives() -> None:
         "data.max_response_length": 2048,
     }
     ours = resolved_config(keys)
-    assert ours == _flatten(OmegaConf.to_container(compose(overrides(keys)), resolve=True))
+    assert ours == resolved_exactly(keys) == _flatten(OmegaConf.to_container(compose(overrides(keys)), resolve=True))
     assert ours["actor_rollout_ref.rollout.log_prob_use_dynamic_bsz"] is True
     assert ours["actor_rollout_ref.ref.log_prob_use_dynamic_bsz"] is False
     assert ours["actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu"] == 12000
@@ -112,6 +112,32 @@ def test_resolved_config_is_what_composing_verl_with_the_keys_gives() -> None:
     assert ours["critic.forward_max_token_len_per_gpu"] == 30000
     assert ours["actor_rollout_ref.rollout.response_length"] == 2048
     assert resolved_config({})["actor_rollout_ref.rollout.log_prob_use_dynamic_bsz"] is False  # the cache is unchanged
+
+
+def test_resolving_once_per_setting_of_the_keys_interpolations_read_is_exact(bench: Any) -> None:
+    """`resolved_config` reuses derived values across configs that agree on every key an interpolation reads;
+    on the published runs' configs, with and without the derived keys, and on variations of one of them in
+    keys interpolations read and keys they do not, it equals resolving each config in full."""
+    from autotune.adapters.verl import resolved_config, resolved_exactly
+
+    configs = []
+    for run in bench.RUNS:
+        configs.append(dict(run["overrides"]))
+        configs.append({k: v for k, v in run["overrides"].items() if k not in INTERPOLATED})
+    base = {k: v for k, v in bench.RUNS[0]["overrides"].items() if k not in INTERPOLATED}
+    for tp in (1, 2, 4):  # not read by any interpolation: one resolution serves all three
+        configs.append({**base, TP: tp})
+    for budget in (8000, 16000):  # read by the log-prob budgets' interpolations
+        configs.append({**base, "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": budget})
+    configs.append({**base, "actor_rollout_ref.actor.use_dynamic_bsz": False, "critic.ppo_micro_batch_size": 64})
+    for keys in configs:
+        assert resolved_config(keys) == resolved_exactly(keys)
+    assert (
+        resolved_config({**base, "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": 8000})[
+            "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu"
+        ]
+        == 8000
+    )
 
 
 def test_predict_space_is_the_sweeps_trial(tmp_path: Path) -> None:
