@@ -1,7 +1,9 @@
 """autotune: find the fastest healthy configuration of a verl KL-PPO job.
 
 Public API (see `autotune.api`): `open_study(name, runs_dir="runs")` returns a view with
-`trials()`, `steps(n)`, `compare(a, b)`, `summary()`, `history()`, `phases()`, `importances()`.
+`trials()`, `steps(n)`, `compare(a, b)`, `summary()`, `history()`, `phases()`, `importances()`;
+`predict(space, params=None, gpu=None, calibration=None, model=None)` is one configuration predicted by the
+cost model exactly as `autotune run --fidelity sim` predicts that trial.
 Imported lazily, so `import autotune.<module>` in a trial worker does not pull in pandas/plotly.
 """
 
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["StudyView", "load_space", "open_study", "step_frame", "trials_frame"]
+__all__ = ["StudyView", "load_space", "open_study", "predict", "step_frame", "trials_frame"]
 
 
 def __getattr__(name: str) -> Any:
@@ -25,4 +27,8 @@ def __getattr__(name: str) -> Any:
         from autotune.space.loader import load_space
 
         return load_space
+    if name == "predict":
+        from autotune.sim.predict import predict_space
+
+        return predict_space
     raise AttributeError(f"module 'autotune' has no attribute {name!r}")

@@ -49,8 +49,11 @@ import json
 import math
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 PLAY = "https://github.com/dingxianzhong/play-verl/blob/main/logs/"
 DATA = "https://github.com/eric-haibin-lin/verl-data/blob/experiments/gsm8k/"
@@ -163,8 +166,8 @@ RUNS: list[dict[str, Any]] = [
             "critic.forward_max_token_len_per_gpu": 32768,
             "critic.model.use_remove_padding": False,
             "critic.model.enable_gradient_checkpointing": True,
-            "critic.model.fsdp_config.param_offload": True,
-            "critic.model.fsdp_config.optimizer_offload": True,
+            "critic.fsdp.param_offload": True,  # the log's critic.model.fsdp_config.*, as verl 0.9 names it
+            "critic.fsdp.optimizer_offload": True,
         },
         "prompt_tokens": 93.027,
         "response_tokens": 191.523,
@@ -387,6 +390,59 @@ RUNS: list[dict[str, Any]] = [
     },
 ]
 
+SOURCES_CHECKED: list[tuple[str, str]] = [
+    (
+        "https://github.com/eric-haibin-lin/verl-data/blob/experiments/math/Qwen2.5-{0.5B,1.5B,3B,7B,14B,32B,72B}-*.log "
+        "(13 logs, GRPO, 2 or 8 GPUs, prompts 1024 / responses 512)",
+        "LoRA (actor_rollout_ref.model.lora_rank=32 in each command and printed config, also in the files whose names "
+        "omit `lorarank32`, checked on the 0.5B and 7B logs): the cost model has no LoRA term (no optimizer state or "
+        "weight gradients for the frozen base, the reference pass is the actor without its adapter)",
+    ),
+    (
+        "https://github.com/eric-haibin-lin/verl-data/blob/experiments/gsm8k/Qwen2.5-*-lorarank32-*.log (7 logs)",
+        "LoRA, as above",
+    ),
+    (
+        "https://github.com/eric-haibin-lin/verl-data/blob/experiments/gsm8k/deepseek-llm-7b-chat-megatron-*.log, "
+        "deepseek7b_llm_math_megatron.log, qwen2-7b_math_megatron.log",
+        "Megatron actor and critic: the cost model times FSDP training only",
+    ),
+    (
+        "https://github.com/verl-project/verl/issues/7412 (responses up to 3072 tokens, per-phase timing_s pasted)",
+        "the stored thread shows one step's timings but neither the run's config nor its GPU; agent-loop rollout",
+    ),
+    (
+        "https://github.com/verl-project/verl/issues/496 (32B, 8192-token responses, offload)",
+        "no per-phase timings or GPU in the stored thread",
+    ),
+    (
+        "https://github.com/llm-d-incubation/py-inference-scheduler integration/verl/README.md (Qwen2.5-32B GRPO, "
+        "verl 0.7.1)",
+        "step 1 only (warm-up), GPU not stated, agent-loop rollout behind a custom scheduler",
+    ),
+    (
+        "https://github.com/rllm-org/rllm/issues/29 and /issues/6 (DeepScaleR 8k, A100/H100/H200)",
+        "step time only (394 s/step on 8xA100), no per-phase timings or full config in the stored thread",
+    ),
+    ("verl's quickstart log in its docs (`step:0 - timing/gen:21.470 ...`)", "one step (step 0, warm-up)"),
+    (
+        "a Chinese blog note on verl's quickstart (Qwen2.5-0.5B PPO, 1 GPU on AutoDL, steps 71-74 pasted)",
+        "GPU not stated (AutoDL rents several kinds; perf/mfu logged 0.0, so the peak cannot be inferred)",
+    ),
+    (
+        "a TinyZero blog note (Qwen2.5-0.5B countdown PPO on one RTX 4090)",
+        "TinyZero's fork of verl from early 2025 (keys and timers differ) and no preset for the 4090's figures",
+    ),
+    (
+        "a SLURM log pasted in a repository note (Qwen3-4B PPO on 2 A100, ray_multistep_trainer)",
+        "a custom multi-step environment trainer, no generation timer, 83% of responses aborted",
+    ),
+]
+"""Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
+they never saw) and why none was usable. Usable needs the config, the GPU, several steady steps with `timing_s/*`
+and the measured mean lengths, on the FSDP trainer without LoRA."""
+
+
 HYBRIDFLOW = {
     "source": "https://arxiv.org/abs/2409.19256 (HybridFlow, §8: generation TP ablation on 8×A100-80GB)",
     "claim": "the fastest rollout TP for a 7B actor on 8 GPUs is 2 (60% lower generation latency than TP 8); "
@@ -400,6 +456,11 @@ HYBRIDFLOW = {
         "data.max_prompt_length": 1024,
         "data.max_response_length": 1024,
         "actor_rollout_ref.rollout.gpu_memory_utilization": 0.5,
+        # not stated (verl's validation needs them; generation does not read them)
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 8,
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 8,
+        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 8,
+        "critic.ppo_micro_batch_size_per_gpu": 8,
     },
     "prompt_tokens": 1024.0,
     "response_tokens": 1024.0,
@@ -416,7 +477,6 @@ prompts; the vLLM memory share is not stated (0.5, verl's default)."""
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autotune.adapters import get_adapter  # noqa: E402
 from autotune.sim.fit import (  # noqa: E402
     Observation,
     fit_weights,
@@ -426,9 +486,12 @@ from autotune.sim.fit import (  # noqa: E402
     relative_errors,
 )
 from autotune.sim.hardware import cluster  # noqa: E402
-from autotune.sim.model import CostModel, default_weights  # noqa: E402
+from autotune.sim.model import default_weights  # noqa: E402
+from autotune.sim.predict import PredictedTrial, predict_space, predict_trial, sim_fidelity  # noqa: E402
 from autotune.sim.rollout import rollout_plan  # noqa: E402
 from autotune.sim.workload import PRESETS  # noqa: E402
+from autotune.space.loader import load_space  # noqa: E402
+from autotune.space.schema import Space  # noqa: E402
 
 BASELINE_REV = "c2e864c"
 """The last revision before the cost model was held against published runs (the "before" figure)."""
@@ -454,21 +517,71 @@ INFORMED_BY = {
 uncalibrated error of those runs is therefore not independent validation; the summary reports it apart)."""
 
 
-def verl_flat(overrides: dict[str, Any], model: str) -> dict[str, Any]:
-    flat = dict(get_adapter("verl").defaults([]))
-    flat.update(overrides)
-    flat["actor_rollout_ref.model.path"] = model
-    return flat
+TP = "actor_rollout_ref.rollout.tensor_model_parallel_size"
+SPACES: Path | None = None
+"""Where each run is written as a space file (default: a temporary folder; `--spaces DIR` keeps them, and
+`autotune run --space DIR/NAME.yaml --fidelity sim --trials 1` then predicts the run as this benchmark does)."""
 
 
-def observation(run: dict[str, Any]) -> tuple[Observation, CostModel]:
-    shape = PRESETS[run["model"]]
-    model = CostModel(cluster(run["gpu"], run["world"]), shape, prompt_tokens=run["prompt_tokens"],
-                      response_tokens=run["response_tokens"], vllm_version=run.get("vllm"))  # fmt: skip
-    _, features = model.features(verl_flat(run["overrides"], run["model"]), run.get("env", {}), run["world"])
+def space_text(run: dict[str, Any], tp_choices: tuple[int, ...] = ()) -> str:
+    """A published run as a space file: its overrides as the base, its GPU, lengths and vLLM under `sim:`, its
+    rollout TP as the one knob (fixed at the run's, or over `tp_choices`), so the baseline trial is the run."""
+    world = run["world"]
+    base = {**run["overrides"], "actor_rollout_ref.model.path": run["model"],
+            "trainer.n_gpus_per_node": min(world, 8), "trainer.nnodes": max(1, world // 8)}  # fmt: skip
+    tp = base.pop(TP, 1)
+    sim = {"prompt_tokens": run["prompt_tokens"], "response_tokens": run["response_tokens"], "gpu": run["gpu"]}
+    for key in ("response_spread",):
+        if key in run:
+            sim[key] = run[key]
+    if "vllm" in run:
+        sim["vllm_version"] = run["vllm"]
+    space: dict[str, Any] = {
+        "name": run["name"],
+        "trainer": "verl",
+        "base": base,
+        "env": dict(run.get("env", {})),
+        "trial": {"steps": 3, "warmup_steps": 1, "world_size": world},
+        "params": {TP: {"type": "categorical", "choices": list(tp_choices or (tp,))}},
+        "baseline": {TP: tp},
+        "sim": sim,
+    }
+    header = f"# {run['name']}: {run.get('source', '')}\n# written by benchmarks/sim_published.py\n"
+    return header + yaml.safe_dump(space, sort_keys=False)
+
+
+def space_file(run: dict[str, Any], tp_choices: tuple[int, ...] = ()) -> Path:
+    global SPACES
+    if SPACES is None:
+        SPACES = Path(tempfile.mkdtemp(prefix="sim-published-"))
+    path = SPACES / f"{run['name']}.yaml"
+    if not path.exists():
+        path.write_text(space_text(run, tp_choices))
+    return path
+
+
+_LOADED: dict[str, Space] = {}
+
+
+def published_space(run: dict[str, Any], tp_choices: tuple[int, ...] = ()) -> Space:
+    """The run's space, loaded (and checked against verl) as `autotune run --space` loads it."""
+    path = space_file(run, tp_choices)
+    if str(path) not in _LOADED:
+        _LOADED[str(path)] = load_space(str(path))
+    return _LOADED[str(path)]
+
+
+def predicted(run: dict[str, Any], gpu: str | None = None, params: dict[str, Any] | None = None) -> PredictedTrial:
+    """The run predicted by the path `autotune run --space <its space> --fidelity sim` takes."""
+    space = published_space(run)
+    return predict_trial(space, sim_fidelity(space, gpu), params)
+
+
+def observation(run: dict[str, Any], gpu: str | None = None) -> tuple[Observation, PredictedTrial]:
+    trial = predicted(run, gpu)
     measured = {p: v for p, v in run["published"].items() if p in PHASES}
     includes = {"gen": ("gen", *run.get("gen_includes", ()))}
-    return Observation(run["name"], features, measured, includes), model
+    return Observation(run["name"], trial.features(), measured, includes), trial
 
 
 def legacy_cross_check(observations: list[Observation]) -> dict[str, Any]:
@@ -479,9 +592,8 @@ def legacy_cross_check(observations: list[Observation]) -> dict[str, Any]:
     legacy = [(o, run) for o, run in zip(observations, RUNS, strict=True) if run.get("vllm", "9").startswith("0.5")]
     implied: dict[str, float] = {}
     for obs, run in legacy:
-        _, model = observation(run)
-        w, _ = model.features(verl_flat(run["overrides"], run["model"]), run.get("env", {}), run["world"])
-        plan = rollout_plan(w, model.shape, model.cluster)
+        trial = predicted(run)
+        plan = rollout_plan(trial.prediction.workload, trial.cost.shape, trial.cost.cluster)
         missing = obs.measured["gen"] - published_prediction(default_weights(), obs)["gen"]
         implied[obs.name] = rollout.STEP_BASE_LEGACY + missing / (plan.steps + plan.prefill_chunks)
     out: dict[str, Any] = {"constant_s": rollout.STEP_BASE_LEGACY, "implied_by_run_s": implied, "cross_error": {}}
@@ -502,8 +614,8 @@ def legacy_cross_check(observations: list[Observation]) -> dict[str, Any]:
 
 def alternative_gpu(name: str, gpu: str) -> dict[str, float]:
     """Uncalibrated phase errors of one run predicted on another GPU preset (for a run whose GPU is least sure)."""
-    run = dict(next(r for r in RUNS if r["name"] == name), gpu=gpu)
-    obs, _ = observation(run)
+    run = next(r for r in RUNS if r["name"] == name)
+    obs, _ = observation(run, gpu)
     return relative_errors(published_prediction(default_weights(), obs), obs.measured)
 
 
@@ -511,15 +623,14 @@ def hybridflow_tp() -> dict[str, Any]:
     hf = HYBRIDFLOW
     out: dict[str, Any] = {}
     for name, expected in hf["models"].items():
+        run = {**hf, "name": f"hybridflow-{name.lower()}", "model": name}
+        space = published_space(run, tp_choices=(1, 2, 4, 8))
+        adapter = sim_fidelity(space)
         times = {}
         for tp in (1, 2, 4, 8):
-            overrides = {**hf["overrides"], "actor_rollout_ref.rollout.tensor_model_parallel_size": tp}
-            model = CostModel(cluster(hf["gpu"], hf["world"]), PRESETS[name], prompt_tokens=hf["prompt_tokens"],
-                              response_tokens=hf["response_tokens"], response_spread=hf["response_spread"])  # fmt: skip
-            flat = verl_flat(overrides, name)
-            w, features = model.features(flat, {}, hf["world"])
-            fits = rollout_plan(w, model.shape, model.cluster).oom is None
-            times[tp] = phase_seconds(default_weights(), features["gen"], "gen") if fits else math.inf
+            trial = predict_trial(space, adapter, {TP: tp})
+            fits = rollout_plan(trial.prediction.workload, trial.cost.shape, trial.cost.cluster).oom is None
+            times[tp] = phase_seconds(default_weights(), trial.features()["gen"], "gen") if fits else math.inf
         best = min(times, key=lambda t: times[t])
         out[name] = {"gen_s_by_tp": times, "best_tp": best, "published_best_tp": expected, "ok": best == expected}
     return out
@@ -546,7 +657,7 @@ def head_model_errors(rev: str) -> list[float]:
         per_node = min(8, run["world"])
         model = mdl.CostModel(hw.Cluster(old, per_node, 1), PRESETS[run["model"]], prompt_tokens=run["prompt_tokens"],
                               response_tokens=run["response_tokens"])  # fmt: skip
-        phases = model.predict(verl_flat(run["overrides"], run["model"]), {}, run["world"]).phases
+        phases = model.predict(predicted(run).flat, {}, run["world"]).phases
         for phase, measured in run["published"].items():
             if phase not in PHASES:
                 continue
@@ -559,20 +670,10 @@ def head_model_errors(rev: str) -> list[float]:
     return errors
 
 
-SPACE_7B = {  # search_spaces/fsdp3d-8gpu.yaml's base and baseline (a 7B PPO job on one 8-GPU node)
-    "data.train_batch_size": 1024, "data.max_prompt_length": 512, "data.max_response_length": 1024,
-    "actor_rollout_ref.model.enable_gradient_checkpointing": True, "actor_rollout_ref.model.use_remove_padding": True,
-    "actor_rollout_ref.actor.ppo_mini_batch_size": 256, "actor_rollout_ref.rollout.name": "vllm",
-    "critic.ppo_micro_batch_size_per_gpu": 8, "algorithm.adv_estimator": "gae", "algorithm.use_kl_in_reward": True,
-    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 8, "actor_rollout_ref.rollout.gpu_memory_utilization": 0.5,
-    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 8,
-    "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 8,
-}  # fmt: skip
-
-
 def calibrated_h100_check(observations: list[Observation], ridge: float, out: Path) -> dict[str, Any]:
-    """Fit on the H100 runs (as `autotune calibrate --verl-log` would), then predict the 8-GPU space's 7B job
-    at every rollout TP, and a 72B actor at TP 1 (which cannot fit vLLM's share of an 80 GB GPU)."""
+    """Fit on the H100 runs (as `autotune calibrate --verl-log` would), then predict the shipped 8-GPU space's
+    7B job (search_spaces/fsdp3d-8gpu.yaml, its baseline) at every rollout TP, and a 72B actor (`--model`) at
+    TP 1 (which cannot fit vLLM's share of an 80 GB GPU)."""
     from autotune.sim.hardware import device_to_json
 
     h100 = [o for o, run in zip(observations, RUNS, strict=True) if run["gpu"] == "H100"]
@@ -581,15 +682,13 @@ def calibrated_h100_check(observations: list[Observation], ridge: float, out: Pa
                    "source": f"fitted on the {len(h100)} published H100 runs of benchmarks/sim_published.py"}  # fmt: skip
     out.write_text(json.dumps(calibration, indent=1))
     result: dict[str, Any] = {"calibration": str(out)}
-    for name, preset in (("7B", "Qwen2.5-7B"), ("72B", "Qwen2.5-72B")):
+    space = load_space("fsdp3d-8gpu")
+    for name, preset in (("7B", None), ("72B", "Qwen2.5-72B")):
         for tp in (1, 2, 4, 8):
-            model = CostModel(
-                cluster("H100", 8), PRESETS[preset], weights=weights, prompt_tokens=100, response_tokens=190
-            )
-            flat = verl_flat({**SPACE_7B, "actor_rollout_ref.rollout.tensor_model_parallel_size": tp}, preset)
-            p = model.predict(flat, {}, 8)
+            p = predict_space(space, {**space.baseline, TP: tp}, gpu="H100", calibration=calibration, model=preset)
             result[f"{name}_tp{tp}"] = (
-                p.oom or f"{p.step:.0f} s/step, {p.metrics()['perf/throughput']:.0f} tokens/s/GPU"
+                p.prediction.oom
+                or f"{p.prediction.step:.0f} s/step, {p.prediction.metrics()['perf/throughput']:.0f} tokens/s/GPU"
             )
     return result
 
@@ -605,8 +704,13 @@ def main() -> None:
     parser.add_argument(
         "--head", default=BASELINE_REV, help="git revision whose cost model is the starting point ('' to skip)"
     )
+    parser.add_argument("--spaces", type=Path, default=None, help="keep each run's space file in this folder")
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    if args.spaces is not None:
+        global SPACES
+        args.spaces.mkdir(parents=True, exist_ok=True)
+        SPACES = args.spaces
     if args.head:
         before = head_model_errors(args.head)
         print(
@@ -657,6 +761,7 @@ def main() -> None:
         "hybridflow_tp": tp,
         "calibrated_h100_8gpu_space": calibrated,
         "informed_by": {k: list(v) for k, v in INFORMED_BY.items()},
+        "sources_checked_for_unseen_runs": [{"source": a, "rejected": b} for a, b in SOURCES_CHECKED],
         "fitted_on_all_runs": fit_weights(observations, defaults, args.ridge),
     }
     print(f"\n== {len(RUNS)} published runs on {', '.join(summary['gpus'])}: {len(uncal_err)} phase timings ==")
@@ -676,6 +781,8 @@ def main() -> None:
     for name, r in tp.items():
         times = ", ".join(f"TP{t} {s:.0f}s" if math.isfinite(s) else f"TP{t} oom" for t, s in r["gen_s_by_tp"].items())
         print(f"HybridFlow TP ranking {name}: best TP {r['best_tp']} (published {r['published_best_tp']}): {times}")
+    print(f"runs never seen by the constants: none usable among {len(SOURCES_CHECKED)} public sources checked "
+          "(SOURCES_CHECKED says why each was rejected)")  # fmt: skip
     print("calibrated on the H100 runs, the 8-GPU space's job on 8×H100:")
     for key, value in calibrated.items():
         if key != "calibration":

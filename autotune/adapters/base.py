@@ -87,6 +87,11 @@ class TrainerAdapter(ABC):
     def defaults(self, base_config: list[str]) -> dict[str, Any]:
         """Every key's value before the trial's own settings (trainer defaults, then presets)."""
 
+    def resolved(self, base_config: list[str], keys: dict[str, Any]) -> dict[str, Any]:
+        """Every key's value as the trainer would run a trial of these keys: its defaults, the keys, and
+        whatever the trainer derives from them (verl's config interpolations). Default: defaults, then keys."""
+        return {**self.defaults(base_config), **keys}
+
     @abstractmethod
     def metric_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(exact metric names, prefixes of metric families) this trainer emits."""

@@ -170,6 +170,94 @@ def verl_tree() -> tuple[dict[str, Any], dict[str, Any]]:
     return raw, resolved
 
 
+def resolved_config(keys: dict[str, Any]) -> dict[str, Any]:
+    """verl's config as `main_ppo` would run these keys, flat: its defaults with the keys set, and every
+    interpolation resolved against them. verl derives many keys from others when they are not given
+    (`ref.log_prob_use_dynamic_bsz` and `rollout.log_prob_max_token_len_per_gpu` follow the actor's
+    `use_dynamic_bsz` and `ppo_max_token_len_per_gpu`; the critic's `use_dynamic_bsz`, `ppo_mini_batch_size`
+    and `ppo_epochs` follow the actor's; `critic.forward_max_token_len_per_gpu` its own
+    `ppo_max_token_len_per_gpu`), so `defaults()`, resolved once against verl's own defaults, would keep
+    them at the defaults' values.
+
+    An interpolated value depends only on the keys interpolations read, so the derived values are resolved
+    once per distinct setting of those keys (`resolved_exactly`, ~60 ms) and reused: a sweep's trials mostly
+    differ in keys no interpolation reads (the result equals `resolved_exactly`'s, as tested)."""
+    inputs = _interpolation_inputs()
+    relevant = {k: v for k, v in keys.items() if _read_by_interpolation(k, inputs) or isinstance(v, (dict, list))}
+    signature = tuple(sorted((k, repr(v)) for k, v in relevant.items()))
+    derived = _DERIVED.get(signature)
+    if derived is None:
+        full = resolved_exactly(relevant)
+        interpolated = frozenset(_interpolated())
+        derived = {k: v for k, v in full.items() if _read_by_interpolation(k, interpolated)}
+        derived.update({k: _ABSENT for k in interpolated if k not in full})  # resolved to a node, flattened away
+        if len(_DERIVED) > 1024:
+            _DERIVED.clear()
+        _DERIVED[signature] = derived
+    out = {**verl_tree()[1], **derived, **(_flatten(keys) if keys else {})}
+    return {k: v for k, v in out.items() if v is not _ABSENT}
+
+
+_DERIVED: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
+_ABSENT = object()
+_REFERENCE = re.compile(r"\$\{(?:oc\.select:)?\s*(\.*[A-Za-z_][\w.]*)")
+
+
+@cache
+def _interpolated() -> tuple[str, ...]:
+    """verl's keys whose default is an interpolation."""
+    raw = verl_tree()[0]
+    return tuple(k for k, v in raw.items() if isinstance(v, str) and "${" in v)
+
+
+@cache
+def _interpolation_inputs() -> frozenset[str]:
+    """Every key (absolute) that one of verl's interpolations reads."""
+    raw = verl_tree()[0]
+    read = set()
+    for key in _interpolated():
+        parent = key.split(".")[:-1]
+        for ref in _REFERENCE.findall(str(raw[key])):
+            dots = len(ref) - len(ref.lstrip("."))
+            if dots:  # `.x` is a sibling, `..x` the parent's sibling
+                ref = ".".join([*parent[: len(parent) - dots + 1], ref.lstrip(".")])
+            read.add(ref)
+    return frozenset(read)
+
+
+def _read_by_interpolation(key: str, inputs: frozenset[str]) -> bool:
+    """Whether an interpolation reads the key, a node above it, or a node below it."""
+    parts = key.split(".")
+    if any(".".join(parts[:i]) in inputs for i in range(1, len(parts) + 1)):
+        return True
+    return any(ref.startswith(key + ".") for ref in inputs)
+
+
+def resolved_exactly(keys: dict[str, Any]) -> dict[str, Any]:
+    """`resolved_config` the long way: the keys set on verl's composed config and the whole tree resolved.
+    Setting the keys on the composed config is what hydra's overrides do (the same values as composing with
+    them, as tested), about five times faster than composing."""
+    from omegaconf import OmegaConf
+
+    from autotune.adapters.verl_config import compose
+
+    cfg = compose([])  # a copy of the cached composition
+    OmegaConf.set_struct(cfg, False)
+    for key, value in keys.items():
+        OmegaConf.update(cfg, key, value, merge=False, force_add=True)
+    try:
+        return _flatten(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=False))
+    except Exception:  # an interpolation that needs runtime context: resolve key by key, keep what resolves
+        out: dict[str, Any] = {}
+        for key in _flatten(OmegaConf.to_container(cfg, resolve=False)):
+            try:
+                value = OmegaConf.select(cfg, key, throw_on_missing=False)
+            except Exception:
+                value = None
+            out[key] = OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
+        return out
+
+
 def _key_type(value: Any) -> Any:
     if isinstance(value, str) and value.startswith("${"):
         return Any
@@ -202,6 +290,9 @@ class VerlAdapter(TrainerAdapter):
 
     def defaults(self, base_config: list[str]) -> dict[str, Any]:
         return dict(verl_tree()[1])
+
+    def resolved(self, base_config: list[str], keys: dict[str, Any]) -> dict[str, Any]:
+        return resolved_config(keys)
 
     def metric_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         names = version_metrics()

@@ -73,6 +73,11 @@ class Summary(NamedTuple):
     """Wall time from the first trial's start to the last trial's end (confirmation re-runs not included)."""
     outside_steps_share: float = math.nan
     """Share of `trials_span_s` not spent in training steps: start-up, teardown, the controller between trials."""
+    predicted: bool = False
+    """Every trial was predicted by the cost model (`--fidelity sim`): the numbers are predictions, and what a
+    prediction cannot have (wall time of trials, host RSS, KL) is left out."""
+    predicted_oom: int = 0
+    """Configurations the cost model predicts to run out of device memory (failed trials with reason `oom`)."""
 
 
 def _metric(rec: TrialRecord, key: str) -> float:
@@ -127,6 +132,9 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         base_value = base.values[0] if base and measured else math.nan
     checks = health_checks(space, kl, comm, memory, mfu)
     span, outside = time_outside_steps(study)
+    predicted = StudyInfo.of(study).fidelity == "sim"
+    if predicted:  # predicted step times against the trials' wall time would mean nothing; no process ran
+        span, outside, rss = math.nan, math.nan, math.nan
     return Summary(
         winner=winner.number if winner else None,
         source=winner.source if winner else "none",
@@ -147,7 +155,15 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         rss_ratio=rss,
         trials_span_s=span,
         outside_steps_share=outside,
+        predicted=predicted,
+        predicted_oom=predicted_ooms(study) if predicted else 0,
     )
+
+
+def predicted_ooms(study: optuna.Study) -> int:
+    """Trials the cost model predicts to run out of device memory."""
+    records = (TrialRecord.of(t) for t in study.get_trials(deepcopy=False))
+    return sum(1 for r in records if r.outcome == "failed" and r.reason == "oom")
 
 
 def health_checks(space: Space, kl: float, comm: float, memory: float, mfu: float) -> list[Check]:

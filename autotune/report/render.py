@@ -55,6 +55,8 @@ def summary_section(page: Page, s: data.Summary) -> None:
         cards.append(
             ("time outside training steps", f"{s.outside_steps_share:.0%} of {s.trials_span_s:.0f} s of trials")
         )
+    if s.predicted:
+        cards = predicted_cards(cards, s)
     html_cards = "".join(
         f'<div class="card"><div class="label">{html.escape(k)}</div><div>{html.escape(v)}</div></div>'
         for k, v in cards
@@ -70,9 +72,22 @@ def summary_section(page: Page, s: data.Summary) -> None:
             f"<tr><td>{html.escape(c.name)}</td><td>{fmt(c.value)}</td><td>{html.escape(c.rule)}</td><td>{verdict}</td></tr>"
         )
     checklist = f"<h3>Health checklist</h3><table><thead><tr><th>check</th><th>value</th><th>rule</th><th>verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    page.section(
-        "summary", "Summary: the winner against the baseline", f'<div class="cards">{html_cards}</div>{checklist}'
-    )
+    title = "Summary: the winner against the baseline" + (", as the cost model predicts them" if s.predicted else "")
+    page.section("summary", title, f'<div class="cards">{html_cards}</div>{checklist}')
+
+
+def predicted_cards(cards: list[tuple[str, str]], s: data.Summary) -> list[tuple[str, str]]:
+    """A simulated sweep's cards: each number labelled a prediction, those a prediction cannot have (host RSS,
+    KL, time outside steps) left out, and the configurations predicted to run out of memory and the model's
+    stated error added."""
+    from autotune.sim.model import STATED_ERROR
+
+    unpredictable = ("peak RSS vs baseline", "KL to reference", "time outside training steps")
+    kept = [(f"{label} (predicted)", value) for label, value in cards if label not in unpredictable]
+    kept[0] = cards[0]  # the winner's number is not a prediction
+    kept.append(("predicted to run out of memory", f"{s.predicted_oom} configurations (listed under Failures)"))
+    kept.append(("cost model's error", STATED_ERROR))
+    return kept
 
 
 def history_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
@@ -166,7 +181,8 @@ def phases_section(page: Page, frame: pd.DataFrame, summary: data.Summary) -> No
             barmode="group", yaxis_title="median seconds per step", title="winner vs baseline, phase by phase"
         )
         body += page.figure(side, 360)
-    page.section("phases", "Where the time goes (per-step phase medians)", body)
+    what = "phases predicted by the cost model" if summary.predicted else "per-step phase medians"
+    page.section("phases", f"Where the time goes ({what})", body)
 
 
 def health_section(page: Page, frame: pd.DataFrame) -> None:

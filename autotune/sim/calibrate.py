@@ -59,8 +59,8 @@ def _peak_from_header(trial_dir: Path) -> float | None:
 
 
 def samples(study: optuna.Study, space: Space, adapter: TrainerAdapter) -> list[Sample]:
-    """Measured trials of a study with their configs (pruned ones too, if they ran 3 steps past warm-up)."""
-    defaults = adapter.defaults(space.base_config)
+    """Measured trials of a study with their configs (pruned ones too, if they ran 3 steps past warm-up), each
+    config resolved as the trainer resolved it (verl's defaults and interpolations), as a simulated trial is."""
     out = []
     for t in study.get_trials(deepcopy=False):
         rec = TrialRecord.of(t)
@@ -73,7 +73,8 @@ def samples(study: optuna.Study, space: Space, adapter: TrainerAdapter) -> list[
         enough = min(3, space.trial.steps - space.trial.warmup_steps)
         if sum(1 for r in rows if r["step"] > space.trial.warmup_steps) < enough:
             continue  # a pruned trial that stopped too early says little
-        flat = {**defaults, **to_flat_dict(yaml.safe_load((trial_dir / "config.yaml").read_text()) or {})}
+        keys = to_flat_dict(yaml.safe_load((trial_dir / "config.yaml").read_text()) or {})
+        flat = adapter.resolved(space.base_config, keys)
         env = dict(line.split("=", 1) for line in (trial_dir / "env").read_text().splitlines() if "=" in line)
         warm = space.trial.warmup_steps
         peak = _peak_from_header(trial_dir) if (trial_dir / "stdout.log").exists() else None

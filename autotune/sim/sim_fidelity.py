@@ -88,7 +88,9 @@ class CostModelFidelity(Fidelity):
         return freeze_unmodelled(space)
 
     def measure(self, job: TrialJob) -> list[RunResult]:
-        flat = {**job.defaults, **job.config.flat}
+        flat = job.adapter.resolved(
+            job.space.base_config, job.config.flat
+        )  # defaults and interpolations, as the trainer has them
         trial = job.space.trial
         return [self.simulate(flat, job.config.env, trial.world_size, trial.steps, job.trial_dir)]
 
@@ -110,9 +112,12 @@ class CostModelFidelity(Fidelity):
             response_tokens=length("response_tokens"),
             response_spread=length("response_spread"),
             source=cal.get("source", "defaults from public figures"),
+            vllm_version=self.sim.vllm_version if self.sim is not None else None,
         )
 
     def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> RunResult:
+        """`flat`: the trial's config as the trainer resolves it (`TrainerAdapter.resolved`), every key
+        present, as `sim.predict.predict_trial` builds it."""
         cost = self.cost_model(flat)
         prediction = cost.predict(flat, env, world)
         record = {

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,8 +121,13 @@ class LoggedRun:
 
 
 def logged_run(
-    log: str | Path, config: str | Path, defaults: dict[str, Any], env: dict[str, str] | None = None
+    log: str | Path,
+    config: str | Path,
+    resolve: Callable[[dict[str, Any]], dict[str, Any]],
+    env: dict[str, str] | None = None,
 ) -> LoggedRun:
+    """A run's log and config; `resolve` turns the config's keys into every key's value as verl ran them
+    (`adapters.verl.resolved_config`: verl's defaults and interpolations), as a simulated trial's are."""
     for path, option in ((log, "--verl-log"), (config, "--verl-config")):
         if not Path(path).is_file():
             raise ValueError(f"{option} {path}: no such file (give the run's console log and its overrides or config)")
@@ -130,7 +136,7 @@ def logged_run(
     if not rows:
         raise ValueError(f"{log}: no `step:N - timing_s/...` lines (verl's console logger writes them)")
     medians = step_medians(rows)
-    flat = {**defaults, **read_config(config)}
+    flat = resolve(read_config(config))
     world = int(flat.get("trainer.n_gpus_per_node") or 1) * int(flat.get("trainer.nnodes") or 1)
     measured = {p: medians[f"timing_s/{p}"] for p in FITTED_PHASES if f"timing_s/{p}" in medians}
     parts = ("gen",) + (() if "update_weights" in measured else ("update_weights",))
@@ -202,8 +208,10 @@ def calibrate_logs_to_file(
             f"--verl-log and --verl-config pair up: got {len(logs)} log(s) and {len(configs)} config(s); "
             "give each log the overrides or config file of its run"
         )
-    defaults = get_adapter("verl").defaults([])
-    runs = [logged_run(log, config, defaults) for log, config in zip(logs, configs, strict=True)]
+    verl = get_adapter("verl")
+    runs = [
+        logged_run(log, config, lambda keys: verl.resolved([], keys)) for log, config in zip(logs, configs, strict=True)
+    ]
     result = calibrate_from_logs(runs, gpu or "H100", model)
     out = output or Path("calibration.json")
     out.write_text(json.dumps(result, indent=2, default=str))

@@ -5,6 +5,7 @@
       response_tokens: 190      # expected mean response length (tokens)
       response_spread: 190      # optional: standard deviation of response lengths (default: the mean)
       gpu: H100                 # optional: preset or device file; `--gpu` on the command line overrides it
+      vllm_version: 0.5.4       # optional: the rollout's vLLM when older than 0.6 (default: a current one)
 
 A synchronous rollout lasts until the longest response of the batch ends, and training time follows the
 tokens actually generated, so the expected lengths matter more than the limits (`data.max_*_length`).
@@ -14,6 +15,7 @@ Without this section the model assumes 0.8 × the prompt limit and 0.5 × the re
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +30,9 @@ class SimSettings:
     """Standard deviation of response lengths in tokens (default: the mean response length)."""
     gpu: str | None = None
     """Device the sim predicts for: a preset (H100, H800, H200, H20, A100, ...) or a device file."""
+    vllm_version: str | None = None
+    """The rollout's vLLM version ("0.5.4"); before 0.6 its engine costs about twice as much per decode step.
+    Default: a current vLLM (0.6 or later)."""
 
     def __post_init__(self) -> None:
         for name in ("prompt_tokens", "response_tokens"):
@@ -43,6 +48,12 @@ class SimSettings:
         if self.gpu is not None and (not isinstance(self.gpu, str) or not self.gpu.strip()):
             raise ValueError(
                 f"`sim.gpu` must be a GPU preset name or a device file path, got {self.gpu!r}; e.g. `gpu: H100`"
+            )
+        version = self.vllm_version
+        if version is not None and not (isinstance(version, str) and re.fullmatch(r"\d+\.\d+(\.[\w.+]+)?", version)):
+            raise ValueError(
+                f"`sim.vllm_version` must be a quoted version like '0.5.4' or '0.8.5', got {version!r}; "
+                "e.g. `vllm_version: '0.5.4'`"
             )
 
     def lengths(self) -> dict[str, float | None]:
@@ -63,8 +74,10 @@ def parse_sim_section(raw: Any) -> SimSettings:
     if raw is None:
         return SimSettings()
     if not isinstance(raw, dict):
-        raise ValueError(f"`sim` must be a mapping (prompt_tokens, response_tokens, response_spread, gpu), got {raw!r}")
-    known = {"prompt_tokens", "response_tokens", "response_spread", "gpu"}
+        raise ValueError(
+            f"`sim` must be a mapping (prompt_tokens, response_tokens, response_spread, gpu, vllm_version), got {raw!r}"
+        )
+    known = {"prompt_tokens", "response_tokens", "response_spread", "gpu", "vllm_version"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ValueError(f"unknown setting(s) `sim.{'`, `sim.'.join(unknown)}` (known: {', '.join(sorted(known))})")

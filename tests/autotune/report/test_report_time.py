@@ -32,3 +32,26 @@ def test_the_share_outside_steps_is_over_the_span_from_the_first_start_to_the_la
     span, share = time_outside_steps(study)
     assert span == pytest.approx(40.0)
     assert share == pytest.approx(1 - 12.0 / 40.0)
+
+
+def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
+    """A `--fidelity sim` study: no wall-time share or host RSS (no process ran; predicted step times against
+    the trials' wall time read -708055%), every number labelled predicted, the configurations predicted to
+    run out of memory counted, and the model's stated error shown."""
+    from autotune.report import write_report
+    from autotune.report.data import summary
+    from autotune.sim.predict import predict_space
+    from autotune.study.storage import load_study
+    from tests.autotune.conftest import simulated_study
+
+    space, paths = simulated_study(tmp_path / "runs", "simreport", 16)
+    study = load_study(paths)
+    s = summary(study, paths, space)
+    assert s.predicted and math.isnan(s.outside_steps_share) and math.isnan(s.rss_ratio)
+    ooms = sum(predict_space(space, t.params).prediction.oom is not None for t in study.trials)  # independently
+    assert ooms > 0 and s.predicted_oom == ooms
+    page = write_report(study, paths, space, tmp_path / "report").read_text()
+    assert "speedup vs baseline (predicted)" in page and "as the cost model predicts them" in page
+    assert f"{ooms} configurations (listed under Failures)" in page and "cost model&#x27;s error" in page
+    assert "time outside training steps" not in page and "peak RSS vs baseline" not in page
+    assert "phases predicted by the cost model" in page

@@ -55,14 +55,14 @@ def test_run_script_environment_and_vllm_version_from_the_log(tmp_path):
     log.write_text(
         "INFO 12-10 06:50:55 llm_engine.py:237] Initializing an LLM engine (v0.5.4) with config: model=...\n" + LOG
     )
-    run = logged_run(log, script, {})
+    run = logged_run(log, script, dict)
     assert run.env == {"VLLM_ATTENTION_BACKEND": "XFORMERS"} and run.vllm_version == "0.5.4"
     log.write_text("INFO llm_engine.py:240] Initializing a V1 LLM engine (v0.9.1) with config: ...\n" + LOG)
-    assert logged_run(log, script, {}).vllm_version == "0.9.1"
+    assert logged_run(log, script, dict).vllm_version == "0.9.1"
     log.write_text(LOG)
-    assert logged_run(log, script, {}).vllm_version is None
+    assert logged_run(log, script, dict).vllm_version is None
     with pytest.raises(ValueError, match=r"--verl-log .*nope.log: no such file"):
-        logged_run(tmp_path / "nope.log", script, {})
+        logged_run(tmp_path / "nope.log", script, dict)
 
 
 def test_log_fit_recovers_known_multipliers():

@@ -1,0 +1,159 @@
+"""One path from a space to a prediction: the CLI's simulated trial, `autotune.sim.predict` and the
+published-runs benchmark give the same numbers, and a trial's config is resolved as verl resolves it."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.autotune.conftest import ROOT, autotune
+
+pytest.importorskip("hydra")
+
+TP = "actor_rollout_ref.rollout.tensor_model_parallel_size"
+INTERPOLATED = (  # verl derives these from the actor's keys when a config does not set them
+    "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz",
+    "actor_rollout_ref.ref.log_prob_use_dynamic_bsz",
+    "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu",
+    "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu",
+)
+
+
+@pytest.fixture(scope="module")
+def bench() -> Any:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        return importlib.import_module("sim_published")
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
+def cli_trial_phases(space_file: Path, runs: Path) -> dict[str, float]:
+    """Trial 0 of `autotune run --space FILE --fidelity sim --trials 1`, through the function the command calls."""
+    from autotune.space.loader import load_space
+    from autotune.study.progress import SweepProgress
+    from autotune.study.storage import StudyPaths
+    from autotune.sweep.driver import SweepOptions, run_sweep
+
+    space = load_space(str(space_file))
+    paths = StudyPaths(runs, space.name)
+    progress = SweepProgress(1, "perf/throughput")
+    progress.quiet = True
+    run_sweep(SweepOptions(space=space, paths=paths, n_trials=1, fidelity=("sim",)), progress)
+    record = json.loads((paths.root / "trials" / "0000" / "prediction.json").read_text())
+    return record["phases"]
+
+
+def test_the_cli_predicts_every_published_run_as_the_benchmark_does(bench: Any, tmp_path: Path) -> None:
+    from autotune.sim.fit import published_prediction
+    from autotune.sim.model import default_weights
+
+    for run in bench.RUNS:
+        space_file = tmp_path / f"{run['name']}.yaml"
+        space_file.write_text(bench.space_text(run))
+        cli = cli_trial_phases(space_file, tmp_path / "runs")
+        obs, trial = bench.observation(run)
+        assert cli == trial.prediction.phases, run["name"]
+        # the benchmark's figures are sums of the CLI's phases (a log times some of them together)
+        published = published_prediction(default_weights(), obs)
+        for phase, seconds in published.items():
+            assert seconds == pytest.approx(sum(cli[p] for p in obs.parts(phase)), rel=1e-12), (run["name"], phase)
+
+
+def test_a_space_that_leaves_verl_to_derive_keys_predicts_what_verl_would_run(bench: Any, tmp_path: Path) -> None:
+    """The issue's case: the 7B PPO run with only the actor's dynamic batching given. verl gives the
+    rollout's and the ref's log-prob passes the actor's dynamic batching and token budget; resolved
+    against verl's defaults instead, they ran one sequence per micro-batch (87.8 s for 6.6 s published)."""
+    run = next(r for r in bench.RUNS if r["name"] == "h100-ppo-qwen2-7b-tp2")
+    assert all(run["overrides"][k] in (True, 12000) for k in INTERPOLATED)
+    terse = dict(run, overrides={k: v for k, v in run["overrides"].items() if k not in INTERPOLATED})
+    space_file = tmp_path / "terse.yaml"
+    space_file.write_text(bench.space_text(terse))
+    proc = autotune(
+        "run", "--space", str(space_file), "--fidelity", "sim", "--gpu", "H100", "--trials", "1",
+        "--runs-dir", str(tmp_path / "runs"), "--report-dir", str(tmp_path / "report"),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    cli = json.loads((tmp_path / "runs" / run["name"] / "trials" / "0000" / "prediction.json").read_text())["phases"]
+    assert cli == bench.predicted(run).prediction.phases
+    # independently: 1024 × 5 sequences of 93.9 + 183.3 tokens over 8 ranks, packed into 12000-token micro-batches
+    trial = bench.predicted(terse)
+    tokens_per_rank = 1024 * 5 * (93.892 + 183.347) / 8
+    assert trial.prediction.workload.logprob_micro == pytest.approx(tokens_per_rank / 12000, abs=1.0)
+    assert cli["old_log_prob"] < 2 * run["published"]["old_log_prob"]
+
+
+def test_resolved_config_is_what_composing_verl_with_the_keys_gives() -> None:
+    from autotune.adapters.verl_trainer import _flatten, resolved_config, resolved_exactly
+    from omegaconf import OmegaConf
+
+    from autotune.adapters.verl_config import compose, overrides
+
+    keys = {
+        "actor_rollout_ref.actor.use_dynamic_bsz": True,
+        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": 12000,
+        "actor_rollout_ref.ref.log_prob_use_dynamic_bsz": False,  # set: kept, though the actor's is true
+        "actor_rollout_ref.actor.ppo_epochs": 2,
+        "critic.ppo_max_token_len_per_gpu": 30000,
+        "data.max_response_length": 2048,
+    }
+    ours = resolved_config(keys)
+    assert ours == resolved_exactly(keys) == _flatten(OmegaConf.to_container(compose(overrides(keys)), resolve=True))
+    assert ours["actor_rollout_ref.rollout.log_prob_use_dynamic_bsz"] is True
+    assert ours["actor_rollout_ref.ref.log_prob_use_dynamic_bsz"] is False
+    assert ours["actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu"] == 12000
+    assert ours["critic.use_dynamic_bsz"] is True
+    assert ours["critic.ppo_epochs"] == 2
+    assert ours["critic.forward_max_token_len_per_gpu"] == 30000
+    assert ours["actor_rollout_ref.rollout.response_length"] == 2048
+    assert resolved_config({})["actor_rollout_ref.rollout.log_prob_use_dynamic_bsz"] is False  # the cache is unchanged
+
+
+def test_resolving_once_per_setting_of_the_keys_interpolations_read_is_exact(bench: Any) -> None:
+    """`resolved_config` reuses derived values across configs that agree on every key an interpolation reads;
+    on the published runs' configs, with and without the derived keys, and on variations of one of them in
+    keys interpolations read and keys they do not, it equals resolving each config in full."""
+    from autotune.adapters.verl_trainer import resolved_config, resolved_exactly
+
+    configs = []
+    for run in bench.RUNS:
+        configs.append(dict(run["overrides"]))
+        configs.append({k: v for k, v in run["overrides"].items() if k not in INTERPOLATED})
+    base = {k: v for k, v in bench.RUNS[0]["overrides"].items() if k not in INTERPOLATED}
+    for tp in (1, 2, 4):  # not read by any interpolation: one resolution serves all three
+        configs.append({**base, TP: tp})
+    for budget in (8000, 16000):  # read by the log-prob budgets' interpolations
+        configs.append({**base, "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": budget})
+    configs.append({**base, "actor_rollout_ref.actor.use_dynamic_bsz": False, "critic.ppo_micro_batch_size": 64})
+    for keys in configs:
+        assert resolved_config(keys) == resolved_exactly(keys)
+    assert (
+        resolved_config({**base, "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": 8000})[
+            "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu"
+        ]
+        == 8000
+    )
+
+
+def test_predict_space_is_the_sweeps_trial(tmp_path: Path) -> None:
+    """`autotune.sim.predict.predict_space` on a shipped space equals the simulated sweep's baseline trial."""
+    from autotune.sim.predict import predict_space
+    from tests.autotune.conftest import simulated_study
+
+    space, paths = simulated_study(tmp_path, "one", 1)
+    record = json.loads((paths.root / "trials" / "0000" / "prediction.json").read_text())
+    assert predict_space(space).prediction.phases == record["phases"]
+    assert predict_space("fsdp3d-8gpu", gpu="H20").cost.cluster.device.name == "H20"
+
+
+def test_sim_vllm_version_is_checked() -> None:
+    from autotune.space.sim_section import parse_sim_section
+
+    assert parse_sim_section({"vllm_version": "0.5.4"}).vllm_version == "0.5.4"
+    with pytest.raises(ValueError, match=r"`sim.vllm_version` must be a quoted version like '0.5.4'.*got 0.5"):
+        parse_sim_section({"vllm_version": 0.5})
