@@ -100,6 +100,9 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), {space.objectives[0].metric} = {winner.value:.5g}"
     )
     _say_why_not_confirmed(paths, winner)
+    if winner.ablation is not None:
+        for line in winner.ablation.lines():
+            console.print(f"  {line}", markup=False)
     from autotune.report.data import summary
 
     s = summary(study, paths, space)
