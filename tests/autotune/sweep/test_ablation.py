@@ -132,12 +132,13 @@ def test_real_ablation_keeps_a_real_gain_and_drops_a_knob_without_effect(tmp_pat
         extra_baseline=f"  {EPOCHS}: 4",
     )
     runs = tmp_path / "runs"
-    proc = autotune("run", "--space", str(space_path), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
+    proc = autotune("run", "--space", str(space_path), "--runs-dir", str(runs), "--trials", "2", "--confirm", "0",
                     "--report-dir", str(tmp_path / "report"))  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     space = load_space(str(space_path))
     paths = StudyPaths(runs, "small")
     study = load_study(paths)
+    assert len(study.trials) == 2  # the baseline and one sampled trial, whose number the winner's row takes
     base = {DYN: False, MICRO: 4, KL: 0.001, EPOCHS: 4}
     winner = {**base, KL: 0.05, EPOCHS: 1}
     rows = [
@@ -169,3 +170,14 @@ def test_real_ablation_keeps_a_real_gain_and_drops_a_knob_without_effect(tmp_pat
     text = out.read_text()
     assert "ppo_epochs: 1" in text and "kl_coef: 0.05" not in text
     assert "# minimal winner of #1 (4 interleaved rounds, 95% intervals):" in text
+
+
+def test_ablation_rounds_default_to_confirmation_and_refuse_negatives():
+    from autotune.space.schema import ConfirmSettings
+
+    assert ConfirmSettings(repeats=2).ablation_rounds == 2
+    assert ConfirmSettings(repeats=2, ablation_repeats=3).ablation_rounds == 3
+    assert ConfirmSettings(repeats=2, ablation_repeats=0).ablation_rounds == 0
+    with pytest.raises(ValueError, match=r"`confirm.ablation_repeats` must be >= 0 \(0: no ablation\), got -1"):
+        ConfirmSettings(ablation_repeats=-1)
+    assert load_space("fsdp3d").confirm.ablation_rounds == 3
