@@ -32,6 +32,7 @@ The result is an `Ablation` (study/results.py), written to `runs/<study>/ablatio
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from typing import Any
 
 import optuna
@@ -78,6 +79,15 @@ def verdict(ratios: list[float], maximize: bool, level: float = LEVEL) -> tuple[
     return gain, low, high, "within noise"
 
 
+def reset(
+    space: Space, defaults: dict[str, Any], baseline: dict[str, Any], winner: dict[str, Any], names: Collection[str]
+) -> dict[str, Any]:
+    """The winner with the params `names` at their baseline values, re-applied through the space: a
+    param the winner had switched off (a fixed micro-batch under dynamic batching) comes back at its
+    baseline value when its condition does."""
+    return configure(space, defaults, {**baseline, **{k: v for k, v in winner.items() if k not in names}})
+
+
 def run_ablation(
     study: optuna.Study,
     space: Space,
@@ -102,8 +112,11 @@ def run_ablation(
     winner_params = configure(space, defaults, {**row.params, **{n: base_params.get(n) for n in skipped}})
     limits = dict(TrialRecord.of(base).limits)
 
+    def back_to_baseline(names: Collection[str]) -> dict[str, Any]:
+        return reset(space, defaults, base_params, winner_params, names)
+
     def without(knob: Knob) -> dict[str, Any]:
-        return configure(space, defaults, {**winner_params, **{n: base_params.get(n) for n in knob.params}})
+        return back_to_baseline(knob.params)
 
     baseline_c = Candidate(0, base_params, label="base", is_baseline=True)
     winner_c = Candidate(1, winner_params, label="winner")
@@ -142,8 +155,8 @@ def run_ablation(
                 verdict="inert here",
             )
         )
-    dropped = {n: base_params.get(n) for k in ablated if not k.kept for n in k.params}
-    shipped = configure(space, defaults, {**winner_params, **dropped})
+    dropped = {n for k in ablated if not k.kept for n in k.params}
+    shipped = back_to_baseline(dropped)
     measured = next((c for c in [winner_c, baseline_c, *loo] if c.params == shipped), None)
     shipped_rounds = "ablation"
     if measured is None:

@@ -11,6 +11,7 @@ import optuna
 import pytest
 
 from autotune.adapters import get_adapter
+from autotune.report import data
 from autotune.space.loader import load_space
 from autotune.study.progress import SweepProgress
 from autotune.study.results import (
@@ -25,7 +26,8 @@ from autotune.study.results import (
     intervals_overlap,
 )
 from autotune.study.storage import StudyPaths, load_study
-from autotune.sweep.ablation import run_ablation, verdict
+from autotune.sweep.ablation import reset, run_ablation, verdict
+from autotune.sweep.explain import configure
 from tests.autotune.conftest import autotune, write_space
 
 EPOCHS = "actor_rollout_ref.actor.ppo_epochs"
@@ -65,6 +67,19 @@ def test_a_wide_round_spread_keeps_nothing_a_narrow_one_resolves_ten_percent():
     narrow = [1.1 * f for f in (0.98, 1.02, 0.99, 1.01)]
     assert verdict(wide, True)[3] == "within noise"
     assert verdict(narrow, True)[3] == "kept" and verdict(narrow, True)[1] > 1.0
+
+
+def test_a_knob_back_at_baseline_brings_back_what_it_switched_off():
+    space = load_space("fsdp3d")
+    base = configure(space, {}, dict(space.baseline))
+    tp = "actor_rollout_ref.rollout.tensor_model_parallel_size"
+    winner = {k: v for k, v in base.items() if k != MICRO}
+    winner.update({DYN: True, "actor_token_mult": 4.0, "logprob_token_mult": 5.0, tp: 1})
+    winner = configure(space, {}, winner)
+    assert MICRO not in winner
+    without_dyn = reset(space, {}, base, winner, [DYN, "actor_token_mult", "logprob_token_mult"])
+    assert without_dyn == {**base, tp: 1}  # the fixed micro-batch is back at the baseline's 4
+    assert reset(space, {}, base, winner, [tp]) == {**winner, tp: 2}
 
 
 def test_intervals_overlap():
@@ -116,6 +131,9 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     assert "kept    ppo_micro_batch_size_per_gpu=8: ×1.460 [1.380, 1.550]" in text
     assert "dropped kl_coef=0.05: ×1.010 [0.900, 1.130]  (within noise)" in text
     assert "the ablation agrees" in text
+    frame, info = data.minimal_winner(paths)  # the report's table, built before it is rendered
+    assert info is not None and list(frame["ships"]) == [True, False]
+    assert list(frame["verdict"]) == ["kept", "within noise"] and frame["baseline"][1] == "kl_coef=0.001"
     # an ablation of another winner (the sweep went on since) is not applied
     Ablation(**{**ablation.__dict__, "winner": 7}).write(paths)
     assert find_winner(study, paths, space).ablation is None
@@ -170,6 +188,10 @@ def test_real_ablation_keeps_a_real_gain_and_drops_a_knob_without_effect(tmp_pat
     text = out.read_text()
     assert "ppo_epochs: 1" in text and "kl_coef: 0.05" not in text
     assert "# minimal winner of #1 (4 interleaved rounds, 95% intervals):" in text
+    report = autotune("report", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "report"))
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "The minimal winner: what ships, and why" in page and "ppo_epochs=1" in page
 
 
 def test_ablation_rounds_default_to_confirmation_and_refuse_negatives():
