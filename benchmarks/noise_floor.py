@@ -14,12 +14,13 @@ For each: the per-round ratio of the pair, its log standard deviation (σ, the n
 round), the 90% interval of the geometric mean over the rounds (Student t on the log ratios, the
 rule the ablation decides with), and the rounds a 10% gain needs for its interval to lie above 1.0.
 
-    python benchmarks/noise_floor.py [--space fsdp3d] [--rounds 8] [--gain actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8]
+    python benchmarks/noise_floor.py [--space fsdp3d] [--rounds 8] [--steps N] [--gain actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -94,10 +95,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--space", default="fsdp3d")
     parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=None, help="steps per trial (default: the space's)")
     parser.add_argument("--gain", default="actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8")
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "noise_floor.json")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="default: benchmarks/results/noise_floor[_<steps>steps].json"
+    )
     args = parser.parse_args()
     space = load_space(args.space)
+    if args.steps:
+        space = dataclasses.replace(space, trial=dataclasses.replace(space.trial, steps=args.steps))
     adapter = get_adapter(space.trainer, space.command)
     defaults = adapter.defaults(space.base_config)
     base = configure(space, defaults, dict(space.baseline))
@@ -150,6 +156,9 @@ def main() -> None:
             g = result["gain"][s]
             line += f" {g['geomean']:7.3f} {g['low90']:8.3f}–{g['high90']:<9.3f}"
         print(line)
+    if args.out is None:
+        suffix = f"_{args.steps}steps" if args.steps else ""
+        args.out = ROOT / "benchmarks" / "results" / f"noise_floor{suffix}.json"
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
     print(f"wrote {args.out}")
