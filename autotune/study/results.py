@@ -418,6 +418,8 @@ class Ablation:
             spread = f"×{k.gain:.3f} [{k.low:.3f}, {k.high:.3f}]" if not math.isnan(k.gain) else "not run"
             out.append(f"  {'kept   ' if k.kept else 'dropped'} {k.label}: {spread}  ({k.verdict})")
         s, w = self.shipped_speedup, self.winner_speedup
+        if not self.kept:
+            out.append("no change cleared the noise: the baseline's configuration ships")
         out.append(
             f"ships ×{s.speedup_geomean:.3f} [{s.speedup_low:.3f}, {s.speedup_high:.3f}] over the baseline"
             f" ({'its own rounds' if self.shipped_rounds == 'reduced' else 'same rounds'});"

@@ -130,7 +130,9 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     text = "\n".join(shipped.ablation.lines()) if shipped.ablation else ""
     assert "kept    ppo_micro_batch_size_per_gpu=8: ×1.460 [1.380, 1.550]" in text
     assert "dropped kl_coef=0.05: ×1.010 [0.900, 1.130]  (within noise)" in text
-    assert "the ablation agrees" in text
+    assert "the ablation agrees" in text and "no change cleared the noise" not in text
+    nothing = Ablation(**{**ablation.__dict__, "knobs": [ablation.knobs[1]]})
+    assert "no change cleared the noise: the baseline's configuration ships" in nothing.lines()
     frame, info = data.minimal_winner(paths)  # the report's table, built before it is rendered
     assert info is not None and list(frame["ships"]) == [True, False]
     assert list(frame["verdict"]) == ["kept", "within noise"] and frame["baseline"][1] == "kl_coef=0.001"
