@@ -174,6 +174,20 @@ class ConfirmedSpeedup:
     """Its `LEVEL` interval over the rounds (nan in files written before intervals were stored)."""
 
     @classmethod
+    def of_ratios(cls, ratios: Ratios, rounds: int) -> ConfirmedSpeedup:
+        """A speedup measured elsewhere (the ablation's shipped configuration) in the same shape."""
+        return cls(
+            speedup_geomean=ratios.speedup_geomean,
+            speedup_low=ratios.speedup_low,
+            speedup_high=ratios.speedup_high,
+            speedup_mean=ratios.speedup_mean,
+            speedup_min=ratios.speedup_min,
+            speedup_max=ratios.speedup_max,
+            speedup_std=ratios.speedup_std,
+            rounds=rounds,
+        )
+
+    @classmethod
     def of(cls, row: ConfirmedCandidate) -> ConfirmedSpeedup:
         return cls(
             speedup_geomean=row.speedup_geomean,
