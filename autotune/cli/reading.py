@@ -104,6 +104,9 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), {space.objectives[0].metric} = {winner.value:.5g}"
     )
     _say_why_not_confirmed(paths, winner)
+    if winner.ablation is not None:
+        for line in winner.ablation.lines():
+            console.print(f"  {line}", markup=False)
     from autotune.report.data import summary
 
     s = summary(study, paths, space)
@@ -167,7 +170,7 @@ def check_equivalence(paths: StudyPaths, space: Space, params: dict) -> bool:  #
     """The exported systems changes against the baseline on a fixed batch (runs/<study>/equivalence.json)."""
     from autotune.adapters import device_kind
     from autotune.export.winner import shipped_params
-    from autotune.sweep.equivalence import EquivalenceRunFailed, check_winner
+    from autotune.sweep.equivalence import EquivalenceRunFailed, check_winner, result_file
 
     adapter = get_adapter(space.trainer, space.command)
     device = device_kind()
@@ -179,7 +182,7 @@ def check_equivalence(paths: StudyPaths, space: Space, params: dict) -> bool:  #
     except EquivalenceRunFailed as exc:
         err.print(f"[red]equivalence check could not run:[/] {escape(str(exc))}")
         return False
-    result.save(paths.root / "equivalence.json")
+    result.save(result_file(paths))
     out = console if result.ok else err
     for line in result.summary():
         out.print(("[green]" if result.outcome == "equivalent" else "[red]" if not result.ok else "") + escape(line))

@@ -65,6 +65,14 @@ _Confirm = Annotated[
     int | None,
     typer.Option(min=0, help="Confirmation rounds over the top-k and the baseline (default: the space's)."),
 ]
+_Ablate = Annotated[
+    int | None,
+    typer.Option(
+        min=0,
+        help="Ablation rounds after confirmation: only the winner's changes whose gain clears the noise ship "
+        "(0: none; default: the space's `confirm.ablation_repeats`, else its confirmation rounds).",
+    ),
+]
 _TopK = Annotated[int | None, typer.Option(min=1, help="Configurations to confirm (default: the space's).")]
 _FreezeInert = Annotated[bool, typer.Option(help="Fix knobs that are inert on this platform at their baseline value.")]
 _Backend = Annotated[
@@ -122,6 +130,7 @@ def run(
     storage: StorageOpt = None,
     runs_dir: RunsDirOpt = Path("runs"),
     confirm: _Confirm = None,
+    ablate: _Ablate = None,
     top_k: _TopK = None,
     freeze_inert: _FreezeInert = False,
     backend: _Backend = "optuna",
@@ -175,7 +184,7 @@ def run(
     options = SweepOptions(
         space=parsed, paths=paths, n_trials=n_trials, storage=storage, timeout_s=timeout, backend=backend,
         address=address, max_concurrent=max_concurrent, confirm=parsed.confirm.repeats if confirm is None else confirm,
-        top_k=top_k or parsed.confirm.top_k, gpu=gpu, model=model,
+        ablate=_ablation_rounds(parsed, confirm, ablate), top_k=top_k or parsed.confirm.top_k, gpu=gpu, model=model,
         calibration=_calibration_or_exit(calibration), fidelity=levels, sim_trials=sim_trials, hooks=hooks,
     )  # fmt: skip
     started = datetime.datetime.now()
@@ -190,6 +199,15 @@ def run(
     if summary:
         progress.note(summary)
     _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
+
+
+def _ablation_rounds(space: Space, confirm: int | None, ablate: int | None) -> int:
+    """--ablate, else the space's `confirm.ablation_repeats`, else as many rounds as confirmation."""
+    if ablate is not None:
+        return ablate
+    if space.confirm.ablation_repeats is not None:
+        return space.confirm.ablation_repeats
+    return space.confirm.repeats if confirm is None else confirm
 
 
 def _levels_or_exit(backend: str, fidelity: str | None) -> tuple[str, tuple[str, ...]]:

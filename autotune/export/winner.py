@@ -93,8 +93,9 @@ def export(
     inert = inert_params(space, adapter.knob_status, device)
     speed = ""
     if winner.speedup is not None:
+        what = f"{winner.ablation.level:.0%} interval" if winner.ablation else "rounds"
         spread = (
-            f" (rounds: {winner.speedup_spread[0]:.2f}-{winner.speedup_spread[1]:.2f})" if winner.speedup_spread else ""
+            f" ({what}: {winner.speedup_spread[0]:.2f}-{winner.speedup_spread[1]:.2f})" if winner.speedup_spread else ""
         )
         speed = f", {winner.speedup:.2f}x the baseline{spread}"
     header = [
@@ -119,6 +120,8 @@ def export(
     held = [*held_values(space), *(p.name for p in space.params if p.role == "algorithm" and not p.is_variable)]
     if held:
         header.append(f"left at baseline (algorithm knobs, {NOT_SEARCHED}): {', '.join(held)}")
+    if winner.ablation is not None:  # every change that ships, with its measured gain and interval
+        header.extend(winner.ablation.lines())
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_yaml(flat, header))
     overrides_path = out.with_suffix(".overrides")

@@ -33,6 +33,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         provenance=data.provenance(study, space),
         predicted=data.predicted_vs_measured(study, paths),
         ablation=data.ablation(paths),
+        minimal=data.minimal_winner(paths),
         completed=int((trials["outcome"] == "complete").sum()) if not trials.empty else 0,
         study=paths.name,
     )

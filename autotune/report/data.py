@@ -30,7 +30,7 @@ from autotune.report.importance import (  # noqa: F401  (re-exported: the report
 from autotune.space.freeze import inert_params
 from autotune.space.schema import Space
 from autotune.study.frames import objective_names, step_frame, trials_frame
-from autotune.study.results import ExplainStep, Explanation, NoWinner, find_winner
+from autotune.study.results import Ablation, ExplainStep, Explanation, NoWinner, find_winner
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial
 from autotune.trial.record import TrialRecord, read_rows
 from autotune.trial.scoring import resolve_metric
@@ -269,6 +269,30 @@ def ablation(paths: StudyPaths) -> tuple[pd.DataFrame, Explanation | None]:
     if result is None or not result.steps:
         return pd.DataFrame(), result
     return pd.DataFrame([s.table_row() for s in result.steps], columns=list(ExplainStep.TABLE)), result
+
+
+MINIMAL_COLUMNS = ("change", "baseline", "gain", "low", "high", "verdict", "ships")
+
+
+def minimal_winner(paths: StudyPaths) -> tuple[pd.DataFrame, Ablation | None]:
+    """The ablation after confirmation (empty frame when it has not run): every change of the winner
+    from the baseline, its measured gain and interval, and whether it ships."""
+    result = Ablation.read(paths)
+    if result is None:
+        return pd.DataFrame(columns=list(MINIMAL_COLUMNS)), None
+    rows = [
+        {
+            "change": k.label,
+            "baseline": ", ".join(f"{n.rsplit('.', 1)[-1]}={v}" for n, v in k.baseline.items()),
+            "gain": k.gain,
+            "low": k.low,
+            "high": k.high,
+            "verdict": k.verdict,
+            "ships": k.kept,
+        }
+        for k in result.knobs
+    ]
+    return pd.DataFrame(rows, columns=list(MINIMAL_COLUMNS)), result
 
 
 def inert_knobs(study: optuna.Study, space: Space) -> pd.DataFrame:

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from autotune.report import data
 from autotune.report.page import Page, table_html
-from autotune.study.results import Explanation
+from autotune.study.results import Ablation, Explanation
 
 
 def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
@@ -148,3 +148,35 @@ def ablation_section(page: Page, frame: pd.DataFrame, info: Explanation | None, 
     page.section(
         "ablation", "Which knobs made the winner faster", note + page.figure(fig, 380) + table_html(frame, False)
     )
+
+
+def minimal_winner_section(page: Page, frame: pd.DataFrame, info: Ablation | None) -> None:
+    """What ships: each change of the confirmed winner from the baseline with its leave-one-out gain."""
+    if info is None:
+        page.section(
+            "minimal",
+            "The minimal winner",
+            '<p class="note">Not measured: the ablation runs after confirmation (at least 2 rounds); until it '
+            "has, the confirmed winner ships with every change it made.</p>",
+        )
+        return
+    s, w = info.shipped_speedup, info.winner_speedup
+    where = "in rounds of its own against the baseline" if info.shipped_rounds == "reduced" else "in the same rounds"
+    agree = {True: "agrees with", False: "does NOT agree with", None: "cannot be compared with"}[info.agrees]
+    confirmed = info.confirmed
+    compare = (
+        f" The whole winner measured {w.speedup_geomean:.3f}× [{w.speedup_low:.3f}, {w.speedup_high:.3f}] here, "
+        f"which {agree} confirmation's {confirmed.speedup_geomean:.3f}× "
+        f"[{confirmed.speedup_low:.3f}, {confirmed.speedup_high:.3f}]."
+        if confirmed
+        else ""
+    )
+    note = (
+        f'<p class="note">Each change of winner #{info.winner} from the baseline was left out in {info.rounds} '
+        f"interleaved rounds; its gain is the winner over the winner without it, with the {info.level:.0%} "
+        "interval of the geometric mean over the rounds. Only changes whose interval lies above 1.0 ship; the "
+        "others (within noise, slower, or inert here and not run) go back to their baseline value. What ships "
+        f"measured {s.speedup_geomean:.3f}× [{s.speedup_low:.3f}, {s.speedup_high:.3f}] the baseline {where}."
+        f"{compare}</p>"
+    )
+    page.section("minimal", "The minimal winner: what ships, and why", note + table_html(frame, False))

@@ -15,11 +15,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from autotune.report import data
-from autotune.report.knob_plots import ablation_section, importance_section, parallel_section
+from autotune.report.knob_plots import ablation_section, importance_section, minimal_winner_section, parallel_section
 from autotune.report.page import Page, fmt, table_html
-from autotune.study.results import Explanation
+from autotune.study.results import Ablation, Explanation
 
-__all__ = ["Page", "ablation_section", "importance_section", "parallel_section", "render"]
+__all__ = ["Page", "ablation_section", "importance_section", "minimal_winner_section", "parallel_section", "render"]
 
 OUTCOME_COLORS = {"complete": "#2a9d8f", "infeasible": "#e9c46a", "pruned": "#8ab6d6", "failed": "#e76f51"}
 MEMORY_NAMES = {
@@ -251,6 +251,7 @@ def render(
     provenance: dict[str, str],
     predicted: pd.DataFrame | None = None,
     ablation: tuple[pd.DataFrame, Explanation | None] | None = None,
+    minimal: tuple[pd.DataFrame, Ablation | None] | None = None,
     completed: int = 0,
     study: str = "STUDY",
 ) -> str:
@@ -261,6 +262,7 @@ def render(
     pareto_section(page, pareto)
     parallel_section(page, parameters, summary.objective)
     importance_section(page, importances, summary.objective, direction, completed)
+    minimal_winner_section(page, *(minimal or (pd.DataFrame(), None)))
     ablation_section(page, *(ablation or (pd.DataFrame(), None)), study)
     inert_section(page, inert)
     phases_section(page, phases, summary)

@@ -331,12 +331,21 @@ class ConfirmSettings:
     top_k: int = 2
     repeats: int = 0
     """Interleaved re-runs of the top-k and the baseline (0: no confirmation)."""
+    ablation_repeats: int | None = None
+    """Interleaved rounds of the ablation that keeps only the winner's changes that clear the noise
+    (None: as many as `repeats`; 0: no ablation, the confirmed winner ships whole)."""
 
     def __post_init__(self) -> None:
         if self.top_k <= 0:
             raise ValueError(f"`confirm.top_k` must be > 0, got {self.top_k}")
         if self.repeats < 0:
             raise ValueError(f"`confirm.repeats` must be >= 0 (0: no confirmation), got {self.repeats}")
+        if self.ablation_repeats is not None and self.ablation_repeats < 0:
+            raise ValueError(f"`confirm.ablation_repeats` must be >= 0 (0: no ablation), got {self.ablation_repeats}")
+
+    @property
+    def ablation_rounds(self) -> int:
+        return self.repeats if self.ablation_repeats is None else self.ablation_repeats
 
 
 SamplerName = Literal["tpe", "gp", "cmaes", "nsga2", "nsga3", "qmc", "random", "grid"]

@@ -2,6 +2,7 @@
 
     runs/<study>/confirmation.json   `Confirmation`: the top-k and the baseline re-run, interleaved
     runs/<study>/explain.json        `Explanation`: the ablation path from the baseline to the winner
+    runs/<study>/ablation.json       `Ablation`: the minimal winner, every change it keeps measured
 
 `trial/record.py` is the one module that knows how a trial's result is stored; this is the one
 module that knows how the study's conclusions are: only it reads or writes these files, and
@@ -16,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
@@ -27,6 +29,27 @@ from autotune.study.storage import StudyPaths, baseline_trial, feasible_trials
 from autotune.trial.record import outcome_of, write_json
 
 WinnerSource = Literal["confirmed", "sweep"]
+
+
+LEVEL = 0.90
+"""Two-sided level of the interval a measured gain is judged with (`gain_interval`)."""
+
+
+def gain_interval(ratios: list[float], level: float = LEVEL) -> tuple[float, float]:
+    """The `level` interval of the geometric mean of per-round ratios (Student t on their logs).
+
+    Paired, interleaved rounds make the rounds' log ratios independent draws around the true log
+    gain; unlike the rounds' min–max, the interval narrows as rounds are added, so more rounds can
+    resolve a smaller gain. (nan, nan) with fewer than two usable rounds.
+    """
+    from scipy.stats import t
+
+    logs = [math.log(r) for r in ratios if r > 0 and not math.isnan(r)]
+    if len(logs) < 2:
+        return math.nan, math.nan
+    mean = statistics.fmean(logs)
+    half = float(t.ppf(0.5 + level / 2, len(logs) - 1)) * statistics.stdev(logs) / math.sqrt(len(logs))
+    return math.exp(mean - half), math.exp(mean + half)
 
 
 class ResultsFileError(ValueError):
@@ -47,6 +70,9 @@ class Ratios:
     speedup_max: float = math.nan
     speedup_std: float = math.nan
     """Sample standard deviation of the per-round speedups (0.0 with one round)."""
+    speedup_low: float = math.nan
+    speedup_high: float = math.nan
+    """The `LEVEL` interval of the geometric mean over the rounds (`gain_interval`; nan with one round)."""
     memory_ratio: float = math.nan
     rss_ratio: float = math.nan
     """Peak host RSS over the reference's."""
@@ -142,10 +168,31 @@ class ConfirmedSpeedup:
     speedup_max: float
     speedup_std: float
     rounds: int
+    speedup_geomean: float = math.nan
+    speedup_low: float = math.nan
+    speedup_high: float = math.nan
+    """Its `LEVEL` interval over the rounds (nan in files written before intervals were stored)."""
+
+    @classmethod
+    def of_ratios(cls, ratios: Ratios, rounds: int) -> ConfirmedSpeedup:
+        """A speedup measured elsewhere (the ablation's shipped configuration) in the same shape."""
+        return cls(
+            speedup_geomean=ratios.speedup_geomean,
+            speedup_low=ratios.speedup_low,
+            speedup_high=ratios.speedup_high,
+            speedup_mean=ratios.speedup_mean,
+            speedup_min=ratios.speedup_min,
+            speedup_max=ratios.speedup_max,
+            speedup_std=ratios.speedup_std,
+            rounds=rounds,
+        )
 
     @classmethod
     def of(cls, row: ConfirmedCandidate) -> ConfirmedSpeedup:
         return cls(
+            speedup_geomean=row.speedup_geomean,
+            speedup_low=row.speedup_low,
+            speedup_high=row.speedup_high,
             speedup_mean=row.speedup_mean,
             speedup_min=row.speedup_min,
             speedup_max=row.speedup_max,
@@ -280,6 +327,135 @@ class Explanation:
         return out
 
 
+AblationVerdict = Literal["kept", "within noise", "slower", "inert here", "not measured"]
+"""What the ablation concluded about one change: kept (its interval lies above 1.0), or back to
+baseline because its interval reaches 1.0, it lies below 1.0, the knob is inert on this platform
+(not run), or its runs failed."""
+
+
+@dataclass(kw_only=True)
+class AblatedKnob:
+    """One change of the winner from the baseline, and what leaving it out cost in the same rounds."""
+
+    knob: str
+    """The param's key (its conditional params travel with it)."""
+    label: str
+    params: dict[str, Any]
+    """The winner's values of the knob's params."""
+    baseline: dict[str, Any]
+    """The baseline's values of the same params (absent params: None)."""
+    ratios: list[float] = field(default_factory=list)
+    """Per round: the winner over the winner with this knob at its baseline value."""
+    gain: float = math.nan
+    """Geometric mean of `ratios` (for a minimised objective, below 1.0 is a gain)."""
+    low: float = math.nan
+    high: float = math.nan
+    """The `LEVEL` interval of `gain`."""
+    verdict: AblationVerdict = "not measured"
+
+    @property
+    def kept(self) -> bool:
+        return self.verdict == "kept"
+
+
+@dataclass(kw_only=True)
+class Ablation:
+    """The minimal winner: the confirmed winner's changes from the baseline, each left out in
+    interleaved rounds; only those whose gain clears the noise ship, and what ships is measured
+    against the baseline in interleaved rounds of its own."""
+
+    study: str = ""
+    baseline: int
+    winner: int
+    """The confirmed winner's trial number."""
+    objective: str = ""
+    rounds: int
+    level: float = LEVEL
+    knobs: list[AblatedKnob]
+    same_as_baseline: list[str] = field(default_factory=list)
+    shipped: dict[str, Any]
+    """The params that ship: the winner's, with every change that did not earn its place at its baseline value."""
+    winner_speedup: Ratios
+    """The whole winner (inert params at baseline) over the baseline in the ablation's rounds."""
+    shipped_speedup: Ratios
+    """The shipped configuration over the baseline, interleaved in the same rounds."""
+    shipped_rounds: str = "ablation"
+    """Where `shipped_speedup` was measured: `ablation` (the shipped configuration was one of the
+    ablation's configurations) or `reduced` (its own interleaved rounds against the baseline)."""
+    confirmed: ConfirmedSpeedup | None = None
+    agrees: bool | None = None
+    """The winner's intervals in confirmation and in the ablation overlap (None: not both measured)."""
+
+    @property
+    def kept(self) -> list[AblatedKnob]:
+        return [k for k in self.knobs if k.kept]
+
+    @property
+    def dropped(self) -> list[AblatedKnob]:
+        return [k for k in self.knobs if not k.kept]
+
+    def to_json(self) -> dict[str, Any]:
+        data = _fields(self)
+        data["knobs"] = [_fields(k) for k in self.knobs]
+        data["winner_speedup"] = _fields(self.winner_speedup)
+        data["shipped_speedup"] = _fields(self.shipped_speedup)
+        data["confirmed"] = _fields(self.confirmed) if self.confirmed else None
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Ablation:
+        values = dict(data)
+        values["knobs"] = [_build(AblatedKnob, k) for k in data["knobs"]]
+        values["winner_speedup"] = _build(Ratios, data["winner_speedup"])
+        values["shipped_speedup"] = _build(Ratios, data["shipped_speedup"])
+        values["confirmed"] = _build(ConfirmedSpeedup, data["confirmed"]) if data.get("confirmed") else None
+        return _build(cls, values)
+
+    @staticmethod
+    def file(paths: StudyPaths) -> Path:
+        return paths.root / "ablation.json"
+
+    def write(self, paths: StudyPaths) -> None:
+        write_json(self.file(paths), self.to_json())
+
+    @classmethod
+    def read(cls, paths: StudyPaths) -> Ablation | None:
+        """The study's ablation, or None when it has not run."""
+        how = "run the sweep again (`autotune run --space ...`): finished trials are kept and the ablation re-runs"
+        return _read(cls.file(paths), cls.from_json, how)
+
+    def lines(self) -> list[str]:
+        """The minimal winner as plain text lines (`best`, the CLI after a sweep, the benchmark)."""
+        pct = f"{self.level:.0%}"
+        out = [f"minimal winner of #{self.winner} ({self.rounds} interleaved rounds, {pct} intervals):"]
+        for k in self.knobs:
+            spread = f"×{k.gain:.3f} [{k.low:.3f}, {k.high:.3f}]" if not math.isnan(k.gain) else "not run"
+            out.append(f"  {'kept   ' if k.kept else 'dropped'} {k.label}: {spread}  ({k.verdict})")
+        s, w = self.shipped_speedup, self.winner_speedup
+        if not self.kept:
+            out.append("no change cleared the noise: the baseline's configuration ships")
+        out.append(
+            f"ships ×{s.speedup_geomean:.3f} [{s.speedup_low:.3f}, {s.speedup_high:.3f}] over the baseline"
+            f" ({'its own rounds' if self.shipped_rounds == 'reduced' else 'same rounds'});"
+            f" whole winner ×{w.speedup_geomean:.3f} [{w.speedup_low:.3f}, {w.speedup_high:.3f}]"
+        )
+        if self.confirmed:
+            c = self.confirmed
+            verdict = {True: "agrees", False: "does NOT agree", None: "not compared"}[self.agrees]
+            out.append(
+                f"confirmation measured the winner ×{c.speedup_geomean:.3f} "
+                f"[{c.speedup_low:.3f}, {c.speedup_high:.3f}]: the ablation {verdict}"
+            )
+        return out
+
+
+def intervals_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool | None:
+    """Two measurements agree when their intervals overlap (None: either is not an interval)."""
+    if any(math.isnan(v) for v in (*a, *b)):
+        return None
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
 @dataclass
 class Winner:
     """The study's winner: the confirmed one when confirmation found one, else the sweep's best single run."""
@@ -296,6 +472,9 @@ class Winner:
     """Its confirmation rounds (also for a sweep winner that was a candidate)."""
     baseline_confirmed: ConfirmedCandidate | None = None
     """The baseline's confirmation rounds, beside `confirmed`."""
+    ablation: Ablation | None = None
+    """The minimal winner's ablation: when present, `params` are what it ships and `speedup` its
+    measured speedup over the baseline, `speedup_spread` its interval."""
 
 
 def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
@@ -304,6 +483,20 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
     base = baseline_trial(study)
     if confirmation is not None and confirmation.winner is not None:
         row = confirmation.candidates[confirmation.winner]
+        ablation = Ablation.read(paths)
+        if ablation is not None and ablation.winner == row.number:  # the minimal winner ships
+            shipped = ablation.shipped_speedup
+            return Winner(
+                row.number,
+                dict(ablation.shipped),
+                "confirmed",
+                row.mean,
+                shipped.speedup_geomean,
+                (shipped.speedup_low, shipped.speedup_high),
+                row,
+                confirmation.row(confirmation.baseline),
+                ablation,
+            )
         return Winner(
             row.number,
             row.params,

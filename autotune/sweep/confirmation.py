@@ -22,7 +22,7 @@ import optuna
 from autotune.adapters.base import TrainerAdapter
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
-from autotune.study.results import Confirmation, ConfirmedCandidate, Ratios
+from autotune.study.results import Confirmation, ConfirmedCandidate, Ratios, gain_interval
 from autotune.study.storage import StudyPaths, baseline_trial, feasible_trials
 from autotune.trial.evaluation import evaluate
 from autotune.trial.record import TrialRecord, is_baseline
@@ -124,7 +124,10 @@ def compare(c: Candidate, ref: Candidate) -> Ratios:
         pairs = zip(c.key_metrics, ref.key_metrics, strict=True)
         return _mean([m.get(key, math.nan) / bm[key] for m, bm in pairs if m and bm and bm.get(key)])
 
+    low, high = gain_interval(ratios)
     return Ratios(
+        speedup_low=low,
+        speedup_high=high,
         speedup_mean=_mean(ratios),
         speedup_geomean=math.exp(statistics.fmean(map(math.log, ratios))) if ratios and min(ratios) > 0 else math.nan,
         speedup_min=min(ratios) if ratios else math.nan,

@@ -1,6 +1,6 @@
 """What `autotune run` does once its options are parsed.
 
-real sweep     a registered backend (optuna | ray) -> confirmation -> report
+real sweep     a registered backend (optuna | ray) -> confirmation -> ablation (the minimal winner) -> report
 sim sweep      the optuna backend with the cost model as the trials' fidelity (--fidelity sim) -> report
 multi-fidelity the sim sweep first, then real trials of its top-k predictions and the
                baseline (--fidelity sim,real); the report sets predicted beside measured
@@ -17,7 +17,7 @@ from typing import Any
 import optuna
 
 from autotune.adapters import get_adapter
-from autotune.adapters.base import TrainerAdapter
+from autotune.adapters.base import TrainerAdapter, device_kind
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyInfo, StudyPaths, storage_url
@@ -38,6 +38,8 @@ class SweepOptions:
     address: str | None = None
     max_concurrent: int | None = None
     confirm: int = 0
+    ablate: int = 0
+    """Ablation rounds after confirmation (the minimal winner; 0: the confirmed winner ships whole)."""
     top_k: int = 2
     gpu: str | None = None
     model: str | None = None
@@ -113,7 +115,9 @@ def run_backend(
 def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """One sweep (real or simulated) with its confirmation; returns the study."""
     from autotune.space.stages import throughput_stage
+    from autotune.sweep.ablation import run_ablation
     from autotune.sweep.confirmation import run_confirmation
+    from autotune.sweep.equivalence import run_equivalence
 
     opts = dataclasses.replace(opts, space=throughput_stage(opts.space))  # systems knobs only
     if opts.fidelity == (SIM, REAL):
@@ -129,7 +133,11 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     if frozen:  # for the report: knobs the cost model kept at their baseline
         StudyInfo(sim_unmodelled=frozen).save(study, "sim_unmodelled")
     if opts.confirm > 0 and not fidelity.deterministic:
-        run_confirmation(study, opts.space, adapter, opts.paths, opts.top_k, opts.confirm, progress)
+        confirmation = run_confirmation(study, opts.space, adapter, opts.paths, opts.top_k, opts.confirm, progress)
+        if confirmation is not None and confirmation.winner is not None and opts.ablate > 0:
+            run_ablation(study, opts.space, adapter, opts.paths, confirmation, opts.ablate, progress)
+        if confirmation is not None and confirmation.winner is not None:
+            run_equivalence(study, opts.space, adapter, opts.paths, fidelity.device or device_kind(), progress)
     return study
 
 

@@ -25,12 +25,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import optuna
 import yaml
+from rich.markup import escape
 
 from autotune.adapters.base import TrainerAdapter
-from autotune.space.sampling import TrialConfig
+from autotune.space.sampling import TrialConfig, trial_config
 from autotune.space.schema import Space
-from autotune.trial.evaluation import trial_config
+from autotune.study.progress import SweepProgress
+from autotune.study.storage import StudyPaths
 from trainer.config.loader import to_nested
 
 Outcome = Literal["equivalent", "changes_math", "not_run"]
@@ -247,3 +250,34 @@ def check_winner(
     return check(
         space.base_config, base, win, space.trial.world_size, workdir, device, space.trial.threads_per_rank, tol
     )
+
+
+def result_file(paths: StudyPaths) -> Path:
+    """Where a study's equivalence result is kept (written by the sweep and by `export --check`)."""
+    return paths.root / "equivalence.json"
+
+
+def run_equivalence(
+    study: optuna.Study, space: Space, adapter: TrainerAdapter, paths: StudyPaths, device: str, progress: SweepProgress
+) -> EquivalenceResult | None:
+    """After confirmation (and the ablation): the winner that ships against the baseline on the fixed batch."""
+    from autotune.export.winner import shipped_params
+    from autotune.study.results import NoWinner, find_winner
+
+    try:
+        winner = find_winner(study, paths, space)
+    except NoWinner:
+        return None
+    params = shipped_params(space, adapter, winner.params, "cuda" if device == "cuda" else "cpu")
+    progress.note("equivalence check: the winner that ships against the baseline on a fixed batch")
+    try:
+        result = check_winner(space, adapter, dict(space.baseline), params, paths.root / "equivalence", device)
+    except EquivalenceRunFailed as exc:
+        progress.note(f"[red]equivalence check could not run:[/] {escape(str(exc))}")
+        return None
+    result.save(result_file(paths))
+    for line in result.summary():
+        progress.note(
+            ("[green]" if result.outcome == "equivalent" else "[red]" if not result.ok else "") + escape(line)
+        )
+    return result

@@ -171,7 +171,10 @@ def explain(
                 reference_runs=[str(folder / f"r{r + 1}-{ref.stem}") for r in range(options.repeats)],
             )
         )
-    result = summarize_path(steps, Confirmation.read(paths), winner.number, options)
+    shipped = None
+    if winner.ablation is not None:  # the path leads to what ships: compare with its measured speedup
+        shipped = ConfirmedSpeedup.of_ratios(winner.ablation.shipped_speedup, winner.ablation.rounds)
+    result = summarize_path(steps, Confirmation.read(paths), winner.number, options, shipped)
     if len(path) > 1:
         result.end_to_end = compare(path[-1], path[0])
     result.study, result.baseline, result.objective = paths.name, base.number, space.objectives[0].metric
@@ -236,7 +239,11 @@ def choose_order(
 
 
 def summarize_path(
-    steps: list[ExplainStep], confirmation: Confirmation | None, winner: int, options: ExplainOptions
+    steps: list[ExplainStep],
+    confirmation: Confirmation | None,
+    winner: int,
+    options: ExplainOptions,
+    shipped: ConfirmedSpeedup | None = None,
 ) -> Explanation:
     """Cumulative gains, each step's verdict, and the product of gains against the confirmed speedup.
 
@@ -245,7 +252,8 @@ def summarize_path(
     A step whose per-round gains straddle 1.0 is "within noise" (the knob rides along). The path
     agrees with confirmation when the product of the step gains lies within the confirmed
     speedup's range over its rounds (`product_min`/`product_max` multiply the step extremes: a
-    pessimistic range, shown for scale).
+    pessimistic range, shown for scale). With `shipped` (the minimal winner's speedup measured by
+    the ablation), the path is compared with that instead: it is the configuration the path reaches.
     """
     product, low, high = 1.0, 1.0, 1.0
     for step in steps:
@@ -257,7 +265,7 @@ def summarize_path(
         noise = spread and step.speedup_min <= 1.0 <= step.speedup_max
         step.verdict = "within noise" if noise else ("one run: no spread" if not spread else "matters")
     row = confirmation.row(winner) if confirmation else None
-    confirmed = ConfirmedSpeedup.of(row) if row else None
+    confirmed = shipped or (ConfirmedSpeedup.of(row) if row else None)
     agrees = None
     if confirmed and steps and not math.isnan(confirmed.speedup_mean):
         # within the confirmed speedup's spread: its range over the confirmation rounds

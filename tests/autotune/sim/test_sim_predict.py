@@ -89,10 +89,10 @@ def test_a_space_that_leaves_verl_to_derive_keys_predicts_what_verl_would_run(be
 
 
 def test_resolved_config_is_what_composing_verl_with_the_keys_gives() -> None:
-    from autotune.adapters.verl_trainer import _flatten, resolved_config, resolved_exactly
     from omegaconf import OmegaConf
 
     from autotune.adapters.verl_config import compose, overrides
+    from autotune.adapters.verl_trainer import _flatten, resolved_config, resolved_exactly
 
     keys = {
         "actor_rollout_ref.actor.use_dynamic_bsz": True,

@@ -126,14 +126,21 @@ def test_the_file_keeps_the_layout_earlier_versions_wrote_and_reads_back(tmp_pat
     assert written["winner"] == 3 and written["baseline"] == 0 and set(written["candidates"]) == {"0", "3"}
     assert set(written["candidates"]["3"]) == {
         "params", "values", "feasible_rounds", "rounds", "mean", "speedup_mean", "speedup_geomean", "speedup_min",
-        "speedup_max", "speedup_std", "memory_ratio", "rss_ratio", "kl", "comm_share", "mfu", "is_baseline",
+        "speedup_max", "speedup_std", "speedup_low", "speedup_high", "memory_ratio", "rss_ratio", "kl",
+        "comm_share", "mfu", "is_baseline",
     }  # fmt: skip
+    # the 90% interval of the geometric mean over the rounds: logs of 1.5 and 1.3, t(0.95, 1 df) = 6.3138
+    mean, sd = (math.log(1.5) + math.log(1.3)) / 2, abs(math.log(1.5) - math.log(1.3)) / math.sqrt(2)
+    low = math.exp(mean - 6.3138 * sd / math.sqrt(2))
+    assert written["candidates"]["3"]["speedup_low"] == pytest.approx(low, rel=1e-4)
     again = Confirmation.read(paths)
     assert again is not None and json.dumps(again.to_json()) == json.dumps(result.to_json())  # NaN != NaN
     # a file written before `rss_ratio` existed still loads; its missing ratio reads as not measured
     del written["candidates"]["3"]["rss_ratio"]
+    del written["candidates"]["3"]["speedup_low"]  # and before the intervals existed
     Confirmation.file(paths).write_text(json.dumps(written))
     assert math.isnan(Confirmation.read(paths).candidates[3].rss_ratio)  # type: ignore[union-attr]
+    assert math.isnan(Confirmation.read(paths).candidates[3].speedup_low)  # type: ignore[union-attr]
     Confirmation.file(paths).write_text('{"winner": 3}')
     with pytest.raises(ResultsFileError, match=r"confirmation.json: cannot be read .*run the sweep again"):
         Confirmation.read(paths)

@@ -12,7 +12,7 @@ import pytest
 
 from autotune.report import data
 from autotune.space.loader import load_space
-from autotune.study.results import Confirmation, ConfirmedCandidate, ExplainStep, Explanation
+from autotune.study.results import Confirmation, ConfirmedCandidate, ConfirmedSpeedup, ExplainStep, Explanation
 from autotune.study.storage import StudyPaths, load_study
 from autotune.sweep.explain import ExplainOptions, configure, knobs, summarize_path
 from tests.autotune.conftest import autotune
@@ -87,11 +87,18 @@ def test_path_product_verdicts_and_agreement_with_confirmation():
     above = confirmed(7, speedup_mean=1.47, speedup_min=1.42, speedup_max=1.6)
     assert summarize_path(steps, above, 7, ExplainOptions()).agrees is False  # 1.414 < 1.42
     assert summarize_path(steps, None, 7, ExplainOptions()).agrees is None
+    # after the ablation the path leads to what ships: it is compared with that measurement
+    shipped = ConfirmedSpeedup(speedup_mean=1.41, speedup_min=1.405, speedup_max=1.42, speedup_std=0.01, rounds=3)
+    reduced = summarize_path(steps, above, 7, ExplainOptions(), shipped)
+    assert reduced.agrees is True and reduced.confirmed == shipped  # 1.414 within 1.405-1.42
     single = summarize_path([step([1.2])], None, 7, ExplainOptions(repeats=1))
     assert single.steps[0].verdict == "one run: no spread"
     # explain.json keeps its layout: the step's ratios and verdict at the top level of each step
     written = result.to_json()
-    assert written["confirmed"] == {"speedup_mean": 1.47, "speedup_min": 1.40, "speedup_max": 1.55, "speedup_std": 0.05, "rounds": 2}  # fmt: skip
+    layout = {"speedup_mean": 1.47, "speedup_min": 1.40, "speedup_max": 1.55, "speedup_std": 0.05, "rounds": 2}
+    # plus the geometric mean and its interval (nan here: the row has none), which older files lack
+    assert {k: v for k, v in written["confirmed"].items() if k in layout} == layout
+    assert set(written["confirmed"]) - set(layout) == {"speedup_geomean", "speedup_low", "speedup_high"}
     assert {"gain", "speedup_min", "speedup_max", "cumulative", "verdict", "rounds"} <= set(written["steps"][0])
     again = Explanation.from_json(json.loads(json.dumps(written)))
     assert "end_to_end" not in written and json.dumps(again.to_json()) == json.dumps(written)  # NaN != NaN

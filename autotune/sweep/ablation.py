@@ -1,0 +1,206 @@
+"""The minimal winner: after confirmation, keep only the winner's changes whose gain clears the noise.
+
+A sweep's winner differs from the baseline in every knob the sampler happened to draw, and most of
+those differences are whatever came along with the few that matter. Shipping them all would change
+a production job for nothing (or for noise). This phase is a leave-one-out ablation, measured the
+way confirmation is (every configuration once per round, rotated order, ratios within a round):
+
+    each round   the baseline, the winner, and for every knob the winner changes the winner with
+                 that knob back at its baseline value
+    a knob       its gain is the winner over the winner without it, per round; the knob stays when
+                 the `LEVEL` interval of the geometric mean (Student t over the rounds) lies above
+                 1.0 (below it, for a minimised objective); otherwise it goes back to its baseline
+                 value: within noise, or slower
+    what ships   the winner with every dropped knob at baseline. When that is a configuration the
+                 rounds already ran (the winner itself, or the winner without its one dropped knob),
+                 its speedup over the baseline comes from the same rounds; else the reduced
+                 configuration gets interleaved rounds of its own against the baseline.
+
+Knobs inert on the platform (NCCL variables on a gloo run) are not run: they go back to baseline,
+and the winner is measured with them there. A param that exists only under another param's `when`
+travels with it (`explain.knobs`). Leave-one-out reads each knob's gain in the presence of all the
+others: two knobs that each give the same gain alone would both look redundant; the reduced
+configuration's own measurement against the baseline is what ships, so such a loss shows there.
+
+The result is an `Ablation` (study/results.py), written to `runs/<study>/ablation.json` and read by
+`find_winner`, so `best`, `export` and the report ship and show the minimal winner.
+
+    runs/<study>/ablation/r<round>-<stem>/    the rounds (base, winner, without-<knob>)
+    runs/<study>/ablation/reduced/r<round>-<stem>/   the reduced configuration's own rounds
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection
+from typing import Any
+
+import optuna
+from rich.markup import escape
+
+from autotune.adapters.base import TrainerAdapter
+from autotune.export.winner import sweep_device
+from autotune.space.freeze import inert_params
+from autotune.space.schema import Space
+from autotune.study.progress import SweepProgress
+from autotune.study.results import (
+    LEVEL,
+    AblatedKnob,
+    Ablation,
+    AblationVerdict,
+    Confirmation,
+    ConfirmedSpeedup,
+    Ratios,
+    gain_interval,
+    intervals_overlap,
+)
+from autotune.study.storage import StudyPaths, baseline_trial
+from autotune.sweep.confirmation import Candidate, compare, measure_interleaved
+from autotune.sweep.explain import Knob, configure, knobs
+from autotune.trial.record import TrialRecord
+
+
+def verdict(ratios: list[float], maximize: bool, level: float = LEVEL) -> tuple[float, float, float, AblationVerdict]:
+    """(gain, low, high, verdict) of one knob from its per-round ratios (the winner over the winner without it).
+
+    Kept only when the whole interval lies on the gaining side of 1.0; an interval on the losing
+    side is "slower", one that reaches 1.0 "within noise"; fewer than two usable rounds give no
+    interval and the knob is "not measured" (it goes back to baseline: nothing shows it earns its place).
+    """
+    usable = [r for r in ratios if r > 0 and not math.isnan(r)]
+    gain = math.exp(sum(map(math.log, usable)) / len(usable)) if usable else math.nan
+    low, high = gain_interval(usable, level)
+    if math.isnan(low):
+        return gain, low, high, "not measured"
+    if (low > 1.0) if maximize else (high < 1.0):
+        return gain, low, high, "kept"
+    if (high < 1.0) if maximize else (low > 1.0):
+        return gain, low, high, "slower"
+    return gain, low, high, "within noise"
+
+
+def reset(
+    space: Space, defaults: dict[str, Any], baseline: dict[str, Any], winner: dict[str, Any], names: Collection[str]
+) -> dict[str, Any]:
+    """The winner with the params `names` at their baseline values, re-applied through the space: a
+    param the winner had switched off (a fixed micro-batch under dynamic batching) comes back at its
+    baseline value when its condition does."""
+    return configure(space, defaults, {**baseline, **{k: v for k, v in winner.items() if k not in names}})
+
+
+def run_ablation(
+    study: optuna.Study,
+    space: Space,
+    adapter: TrainerAdapter,
+    paths: StudyPaths,
+    confirmation: Confirmation,
+    repeats: int,
+    progress: SweepProgress,
+    level: float = LEVEL,
+) -> Ablation | None:
+    """Ablate the confirmed winner and write `ablation.json`; None when there is nothing to ablate."""
+    base = baseline_trial(study)
+    row = confirmation.row(confirmation.winner)
+    if base is None or row is None or repeats < 2:
+        progress.note("[yellow]ablation skipped: it needs a confirmed winner and at least 2 rounds[/]")
+        return None
+    maximize = space.objectives[0].direction == "maximize"
+    defaults = adapter.defaults(space.base_config)
+    base_params = dict(base.params)
+    inert = inert_params(space, adapter.knob_status, sweep_device(study))
+    changes, same, skipped = knobs(space, base_params, row.params, inert)
+    winner_params = configure(space, defaults, {**row.params, **{n: base_params.get(n) for n in skipped}})
+    limits = dict(TrialRecord.of(base).limits)
+
+    def back_to_baseline(names: Collection[str]) -> dict[str, Any]:
+        return reset(space, defaults, base_params, winner_params, names)
+
+    def without(knob: Knob) -> dict[str, Any]:
+        return back_to_baseline(knob.params)
+
+    baseline_c = Candidate(0, base_params, label="base", is_baseline=True)
+    winner_c = Candidate(1, winner_params, label="winner")
+    loo = [Candidate(i + 2, without(k), label=f"without-{_slug(k.name)}") for i, k in enumerate(changes)]
+    # the last knob's leave-one-out is the baseline itself: its rounds are the baseline's
+    runs = [baseline_c, winner_c, *(c for c in loo if c.params != base_params)]
+    folder = paths.root / "ablation"
+    measure_interleaved(space, adapter, runs, folder, repeats, limits, progress, "ablation")
+    ablated = []
+    for knob, c in zip(changes, loo, strict=True):
+        ref = baseline_c if c.params == base_params else c
+        ratios = [
+            w / v if v and not math.isnan(w) else math.nan for w, v in zip(winner_c.values, ref.values, strict=True)
+        ]
+        gain, low, high, said = verdict(ratios, maximize, level)
+        ablated.append(
+            AblatedKnob(
+                knob=knob.name,
+                label=knob.label,
+                params=knob.params,
+                baseline={n: base_params.get(n) for n in knob.params},
+                ratios=ratios,
+                gain=gain,
+                low=low,
+                high=high,
+                verdict=said,
+            )
+        )
+    for name in skipped:
+        ablated.append(
+            AblatedKnob(
+                knob=name,
+                label=Knob(name, {name: row.params[name]}).label,
+                params={name: row.params[name]},
+                baseline={name: base_params.get(name)},
+                verdict="inert here",
+            )
+        )
+    dropped = {n for k in ablated if not k.kept for n in k.params}
+    shipped = back_to_baseline(dropped)
+    measured = next((c for c in [winner_c, baseline_c, *loo] if c.params == shipped), None)
+    shipped_rounds = "ablation"
+    if measured is None:
+        shipped_rounds = "reduced"
+        progress.note(f"ablation dropped {len(dropped)} params: measuring what ships against the baseline")
+        measured = Candidate(1, shipped, label="shipped")
+        ref = Candidate(0, base_params, label="base", is_baseline=True)
+        measure_interleaved(space, adapter, [ref, measured], folder / "reduced", repeats, limits, progress, "shipped")
+        shipped_speedup = compare(measured, ref)
+    else:
+        shipped_speedup = compare(measured, baseline_c) if measured is not baseline_c else _unity()
+    winner_speedup = compare(winner_c, baseline_c)
+    confirmed = ConfirmedSpeedup.of(row)
+    result = Ablation(
+        study=paths.name,
+        baseline=base.number,
+        winner=row.number,
+        objective=space.objectives[0].metric,
+        rounds=repeats,
+        level=level,
+        knobs=ablated,
+        same_as_baseline=same,
+        shipped=shipped,
+        winner_speedup=winner_speedup,
+        shipped_speedup=shipped_speedup,
+        shipped_rounds=shipped_rounds,
+        confirmed=confirmed,
+        agrees=intervals_overlap(
+            (winner_speedup.speedup_low, winner_speedup.speedup_high), (confirmed.speedup_low, confirmed.speedup_high)
+        ),
+    )
+    result.write(paths)
+    for line in result.lines():
+        progress.note(escape(line))
+    return result
+
+
+def _unity() -> Ratios:
+    """The baseline against itself: nothing ships, the speedup is exactly 1."""
+    return Ratios(
+        speedup_mean=1.0, speedup_geomean=1.0, speedup_min=1.0, speedup_max=1.0, speedup_std=0.0,
+        speedup_low=1.0, speedup_high=1.0, memory_ratio=1.0, rss_ratio=1.0,
+    )  # fmt: skip
+
+
+def _slug(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name.rsplit(".", 1)[-1])[:60]

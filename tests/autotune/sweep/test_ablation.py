@@ -1,0 +1,207 @@
+"""The minimal winner: the decision rule on recorded rounds (hand-computed), the conclusion's file and
+what `find_winner` ships from it, and a real ablation on a tiny space where a knob with no effect on
+speed is dropped and a real gain is kept."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import optuna
+import pytest
+
+from autotune.adapters import get_adapter
+from autotune.report import data
+from autotune.space.loader import load_space
+from autotune.study.progress import SweepProgress
+from autotune.study.results import (
+    AblatedKnob,
+    Ablation,
+    Confirmation,
+    ConfirmedCandidate,
+    ConfirmedSpeedup,
+    Ratios,
+    find_winner,
+    gain_interval,
+    intervals_overlap,
+)
+from autotune.study.storage import StudyPaths, load_study
+from autotune.sweep.ablation import reset, run_ablation, verdict
+from autotune.sweep.explain import configure
+from tests.autotune.conftest import autotune, write_space
+
+EPOCHS = "actor_rollout_ref.actor.ppo_epochs"
+KL = "algorithm.kl_ctrl.kl_coef"
+MICRO = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
+DYN = "actor_rollout_ref.actor.use_dynamic_bsz"
+
+
+def test_interval_of_the_geometric_mean_by_hand():
+    # logs of 1.2, 1.3, 1.25: mean 0.222614, sample sd 0.040021; t(0.95, 2 df) = 2.919986
+    low, high = gain_interval([1.2, 1.3, 1.25])
+    half = 2.919986 * 0.040021 / math.sqrt(3)
+    assert low == pytest.approx(math.exp(0.222614 - half), abs=1e-4)
+    assert high == pytest.approx(math.exp(0.222614 + half), abs=1e-4)
+    assert (round(low, 3), round(high, 3)) == (1.168, 1.337)
+    assert all(math.isnan(v) for v in gain_interval([1.5]))  # one round: no interval
+
+
+@pytest.mark.parametrize(
+    ("ratios", "maximize", "expected"),
+    [
+        ([1.2, 1.3, 1.25], True, "kept"),  # [1.168, 1.337]: above 1.0
+        ([0.9, 1.1, 1.05], True, "within noise"),  # straddles 1.0
+        ([0.8, 0.82, 0.79], True, "slower"),  # wholly below 1.0
+        ([0.8, 0.82, 0.79], False, "kept"),  # a minimised objective (step time) gains below 1.0
+        ([1.5], True, "not measured"),  # one round: nothing shows it earns its place
+        ([1.3, math.nan, 1.2], True, "within noise"),  # a failed round is left out: 2 rounds, t(1 df) = 6.31
+    ],
+)
+def test_verdict_on_recorded_rounds(ratios, maximize, expected):
+    assert verdict(ratios, maximize)[3] == expected
+
+
+def test_a_wide_round_spread_keeps_nothing_a_narrow_one_resolves_ten_percent():
+    # the same 10% geometric gain: rounds spread ±25% do not resolve it, rounds spread ±2% do
+    wide = [1.1 * f for f in (0.75, 1.25, 0.8, 1.2)]
+    narrow = [1.1 * f for f in (0.98, 1.02, 0.99, 1.01)]
+    assert verdict(wide, True)[3] == "within noise"
+    assert verdict(narrow, True)[3] == "kept" and verdict(narrow, True)[1] > 1.0
+
+
+def test_a_knob_back_at_baseline_brings_back_what_it_switched_off():
+    space = load_space("fsdp3d")
+    base = configure(space, {}, dict(space.baseline))
+    tp = "actor_rollout_ref.rollout.tensor_model_parallel_size"
+    winner = {k: v for k, v in base.items() if k != MICRO}
+    winner.update({DYN: True, "actor_token_mult": 4.0, "logprob_token_mult": 5.0, tp: 1})
+    winner = configure(space, {}, winner)
+    assert MICRO not in winner
+    without_dyn = reset(space, {}, base, winner, [DYN, "actor_token_mult", "logprob_token_mult"])
+    assert without_dyn == {**base, tp: 1}  # the fixed micro-batch is back at the baseline's 4
+    assert reset(space, {}, base, winner, [tp]) == {**winner, tp: 2}
+
+
+def test_intervals_overlap():
+    assert intervals_overlap((1.1, 1.4), (1.3, 1.8)) is True
+    assert intervals_overlap((1.1, 1.2), (1.3, 1.8)) is False
+    assert intervals_overlap((math.nan, 1.2), (1.3, 1.8)) is None
+
+
+def _ratios(geo: float, low: float, high: float) -> Ratios:
+    return Ratios(speedup_mean=geo, speedup_geomean=geo, speedup_low=low, speedup_high=high, speedup_min=low)
+
+
+def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path):
+    space = load_space(str(write_space(tmp_path)))
+    paths = StudyPaths(tmp_path / "runs", "small")
+    paths.root.mkdir(parents=True)
+    base = {DYN: False, MICRO: 4, KL: 0.001}
+    winner = {DYN: False, MICRO: 8, KL: 0.05}
+    rows = [
+        ConfirmedCandidate(number=0, params=base, values=[1.0, 1.0], feasible_rounds=2, rounds=2, mean=1.0,
+                           is_baseline=True),
+        ConfirmedCandidate(number=3, params=winner, values=[1.5, 1.6], feasible_rounds=2, rounds=2, mean=1.55,
+                           speedup_mean=1.55, speedup_geomean=1.549, speedup_low=1.2, speedup_high=2.0),
+    ]  # fmt: skip
+    confirmation = Confirmation.decide(rows, 0, maximize=True)
+    confirmation.write(paths)
+    study = optuna.create_study()
+    assert find_winner(study, paths, space).params == winner  # no ablation yet: the whole winner
+    ablation = Ablation(
+        study="small", baseline=0, winner=3, rounds=4,
+        knobs=[
+            AblatedKnob(knob=MICRO, label="ppo_micro_batch_size_per_gpu=8", params={MICRO: 8}, baseline={MICRO: 4},
+                        ratios=[1.4, 1.5, 1.45, 1.5], gain=1.46, low=1.38, high=1.55, verdict="kept"),
+            AblatedKnob(knob=KL, label="kl_coef=0.05", params={KL: 0.05}, baseline={KL: 0.001},
+                        ratios=[0.9, 1.1, 1.0, 1.05], gain=1.01, low=0.9, high=1.13, verdict="within noise"),
+        ],
+        shipped={**winner, KL: 0.001}, winner_speedup=_ratios(1.5, 1.4, 1.6), shipped_speedup=_ratios(1.47, 1.35, 1.6),
+        confirmed=ConfirmedSpeedup.of(rows[1]), agrees=True,
+    )  # fmt: skip
+    ablation.write(paths)
+    read = Ablation.read(paths)
+    assert read is not None and json.dumps(read.to_json(), sort_keys=True) == json.dumps(
+        ablation.to_json(), sort_keys=True
+    )
+    shipped = find_winner(study, paths, space)
+    assert shipped.params == {DYN: False, MICRO: 8, KL: 0.001}
+    assert shipped.speedup == 1.47 and shipped.speedup_spread == (1.35, 1.6)
+    text = "\n".join(shipped.ablation.lines()) if shipped.ablation else ""
+    assert "kept    ppo_micro_batch_size_per_gpu=8: ×1.460 [1.380, 1.550]" in text
+    assert "dropped kl_coef=0.05: ×1.010 [0.900, 1.130]  (within noise)" in text
+    assert "the ablation agrees" in text and "no change cleared the noise" not in text
+    nothing = Ablation(**{**ablation.__dict__, "knobs": [ablation.knobs[1]]})
+    assert "no change cleared the noise: the baseline's configuration ships" in nothing.lines()
+    frame, info = data.minimal_winner(paths)  # the report's table, built before it is rendered
+    assert info is not None and list(frame["ships"]) == [True, False]
+    assert list(frame["verdict"]) == ["kept", "within noise"] and frame["baseline"][1] == "kl_coef=0.001"
+    # an ablation of another winner (the sweep went on since) is not applied
+    Ablation(**{**ablation.__dict__, "winner": 7}).write(paths)
+    assert find_winner(study, paths, space).ablation is None
+
+
+def test_real_ablation_keeps_a_real_gain_and_drops_a_knob_without_effect(tmp_path):
+    """ppo_epochs 4 → 1 cuts the update passes (a large real gain); kl_coef changes the math, not the
+    speed. Four interleaved rounds of real world-1 runs; the interval's level is 95% so a knob without
+    effect is wrongly kept in at most 2.5% of runs."""
+    space_path = write_space(
+        tmp_path,
+        steps=4,
+        extra_params=f"  {EPOCHS}: {{type: int, low: 1, high: 4}}",
+        extra_baseline=f"  {EPOCHS}: 4",
+    )
+    runs = tmp_path / "runs"
+    proc = autotune("run", "--space", str(space_path), "--runs-dir", str(runs), "--trials", "2", "--confirm", "0",
+                    "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    space = load_space(str(space_path))
+    paths = StudyPaths(runs, "small")
+    study = load_study(paths)
+    assert len(study.trials) == 2  # the baseline and one sampled trial, whose number the winner's row takes
+    base = {DYN: False, MICRO: 4, KL: 0.001, EPOCHS: 4}
+    winner = {**base, KL: 0.05, EPOCHS: 1}
+    rows = [
+        ConfirmedCandidate(number=0, params=base, values=[1.0], feasible_rounds=1, rounds=1, mean=1.0,
+                           is_baseline=True),
+        ConfirmedCandidate(number=1, params=winner, values=[2.0], feasible_rounds=1, rounds=1, mean=2.0,
+                           speedup_mean=2.0, speedup_geomean=2.0),
+    ]  # fmt: skip
+    confirmation = Confirmation.decide(rows, 0, maximize=True)
+    confirmation.write(paths)
+    progress = SweepProgress(0, "perf/throughput")
+    adapter = get_adapter(space.trainer, space.command)
+    result = run_ablation(study, space, adapter, paths, confirmation, 4, progress, level=0.95)
+    assert result is not None
+    by_knob = {k.knob: k for k in result.knobs}
+    assert by_knob[EPOCHS].verdict == "kept", result.lines()
+    assert by_knob[EPOCHS].low > 1.0
+    assert not by_knob[KL].kept, result.lines()
+    assert result.shipped == {**base, EPOCHS: 1}
+    assert result.shipped_rounds == "ablation"  # the winner without kl_coef ran in the same rounds
+    assert result.shipped_speedup.speedup_low > 1.0
+    assert len(list((paths.root / "ablation").glob("r*-*"))) == 4 * 4  # base, winner, 2 leave-one-outs
+    best = autotune("best", "small", "--runs-dir", str(runs))
+    assert best.returncode == 0, best.stderr
+    assert "kept    ppo_epochs=1" in best.stdout and "dropped kl_coef=0.05" in best.stdout
+    out = tmp_path / "best.yaml"
+    exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(out))
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    text = out.read_text()
+    assert "ppo_epochs: 1" in text and "kl_coef: 0.05" not in text
+    assert "# minimal winner of #1 (4 interleaved rounds, 95% intervals):" in text
+    report = autotune("report", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "report"))
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "The minimal winner: what ships, and why" in page and "ppo_epochs=1" in page
+
+
+def test_ablation_rounds_default_to_confirmation_and_refuse_negatives():
+    from autotune.space.schema import ConfirmSettings
+
+    assert ConfirmSettings(repeats=2).ablation_rounds == 2
+    assert ConfirmSettings(repeats=2, ablation_repeats=3).ablation_rounds == 3
+    assert ConfirmSettings(repeats=2, ablation_repeats=0).ablation_rounds == 0
+    with pytest.raises(ValueError, match=r"`confirm.ablation_repeats` must be >= 0 \(0: no ablation\), got -1"):
+        ConfirmSettings(ablation_repeats=-1)
+    assert load_space("fsdp3d").confirm.ablation_rounds == 3
