@@ -10,6 +10,7 @@ verl key it is exported under.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -42,3 +43,19 @@ def env_value_problem(name: str, value: object) -> str | None:
     if "\0" in str(value):
         return f"environment variable {name} contains a NUL character, which no process environment can hold"
     return None
+
+
+def short_labels(keys: Iterable[str]) -> dict[str, str]:
+    """Each dotted key's shortest tail (whole components) that no other key in `keys` shares: the
+    rollout's and the reference's `log_prob_micro_batch_size_per_gpu` read `rollout.log_prob_...` and
+    `ref.log_prob_...`; a key whose last component is unique keeps just that."""
+    keys = list(dict.fromkeys(keys))
+    parts = {k: k.split(".") for k in keys}
+    out = {}
+    for key in keys:
+        for n in range(1, len(parts[key]) + 1):
+            tail = parts[key][-n:]
+            if not any(other != key and parts[other][-n:] == tail for other in keys):
+                break
+        out[key] = ".".join(tail)
+    return out

@@ -22,6 +22,7 @@ import pandas as pd
 from autotune.adapters import get_adapter
 from autotune.adapters.verl_config import render_yaml
 from autotune.export.winner import export_settings, sweep_device
+from autotune.names import short_labels
 from autotune.report.importance import (  # noqa: F401  (re-exported: the report's data lives here)
     MIN_TRIALS_FOR_IMPORTANCE,
     importance_intervals,
@@ -243,15 +244,11 @@ def parameters(study: optuna.Study) -> pd.DataFrame:
     return out
 
 
-def short_labels(keys: list[str], width: int = 16) -> dict[str, str]:
-    """A short, unique axis label per key: its last dotted part, widened leftwards on a clash, its middle cut to `width`."""
+def axis_labels(keys: list[str], width: int = 16) -> dict[str, str]:
+    """A short, unique axis label per key: its shortest unique dotted tail (`names.short_labels`), its
+    middle cut to `width`."""
     labels: dict[str, str] = {}
-    for key in keys:
-        parts = key.split(".")
-        for depth in range(1, len(parts) + 1):
-            label = ".".join(parts[-depth:])
-            if sum(1 for other in keys if other.split(".")[-depth:] == parts[-depth:]) == 1:
-                break
+    for key, label in short_labels(keys).items():
         if len(label) > width:  # keep both ends: names differ at the start (role) or the end (suffix)
             head = (width - 1) // 2
             label = label[:head] + "…" + label[len(label) - (width - 1 - head) :]
@@ -377,7 +374,8 @@ def failures(study: optuna.Study) -> pd.DataFrame:
     params = [c for c in frame.columns if c.startswith("param:")]
     rows = []
     for _, t in bad.iterrows():
-        config = ", ".join(f"{c.removeprefix('param:').rsplit('.', 1)[-1]}={t[c]}" for c in params if pd.notna(t[c]))
+        labels = short_labels(c.removeprefix("param:") for c in params)
+        config = ", ".join(f"{labels[c.removeprefix('param:')]}={t[c]}" for c in params if pd.notna(t[c]))
         reason = t["reason"] if t["outcome"] != "infeasible" else "infeasible"
         kind = (
             "interrupted"

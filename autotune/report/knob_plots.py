@@ -9,6 +9,7 @@ import json
 import pandas as pd
 import plotly.graph_objects as go
 
+from autotune.names import short_labels
 from autotune.report import data
 from autotune.report.page import Page, table_html
 from autotune.study.results import Ablation, Explanation
@@ -19,7 +20,7 @@ def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
         page.section("parallel", "Parallel coordinates", '<p class="note">Needs at least two completed trials.</p>')
         return
     columns = [c for c in frame.columns[1:] if not frame[c].isna().all()]
-    labels = data.short_labels(columns)
+    labels = data.axis_labels(columns)
     dims = []
     for column in columns:
         series = frame[column]
@@ -58,9 +59,8 @@ def importance_section(page: Page, frame: pd.DataFrame, objective: str, directio
         )
         return
     rows = frame.iloc[::-1]
-    names = [
-        k.rsplit(".", 1)[-1] + (" (noise)" if n else "") for k, n in zip(rows["param"], rows["noise"], strict=True)
-    ]
+    labels = short_labels(rows["param"])
+    names = [labels[k] + (" (noise)" if n else "") for k, n in zip(rows["param"], rows["noise"], strict=True)]
     fig = go.Figure(
         go.Bar(
             x=rows["excess"],

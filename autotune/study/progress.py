@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.markup import escape
 
+from autotune.names import short_labels
+
 if TYPE_CHECKING:  # the type only: reading a study never loads what launches trials
     from autotune.trial.evaluation import Evaluation
 
@@ -17,8 +19,9 @@ STYLE = {"complete": "green", "infeasible": "yellow", "pruned": "cyan", "failed"
 
 def short_params(params: dict[str, Any], limit: int = 6) -> str:
     items = []
+    labels = short_labels(params)
     for key, value in params.items():
-        name = key.rsplit(".", 1)[-1]
+        name = labels[key]
         items.append(f"{name}={value:.3g}" if isinstance(value, float) else f"{name}={value}")
     text = " ".join(items[:limit])
     return text + (" …" if len(items) > limit else "")

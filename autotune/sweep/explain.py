@@ -38,6 +38,7 @@ import optuna
 
 from autotune.adapters.base import TrainerAdapter
 from autotune.export.winner import sweep_device
+from autotune.names import short_labels
 from autotune.space.freeze import inert_params
 from autotune.space.sampling import FixedSuggester, suggest
 from autotune.space.schema import Space
@@ -62,7 +63,8 @@ class Knob:
 
     @property
     def label(self) -> str:
-        return " ".join(f"{k.rsplit('.', 1)[-1]}={_short(v)}" for k, v in self.params.items())
+        labels = short_labels(self.params)
+        return " ".join(f"{labels[k]}={_short(v)}" for k, v in self.params.items())
 
 
 @dataclass

@@ -246,7 +246,7 @@ def test_short_axis_labels_are_unique_short_and_widen_on_a_clash():
         "x.prefix_one_middle_suffix",  # these two cut to the same text: the second is numbered
         "x.prefix_two_middle_suffix",
     ]
-    labels = data.short_labels(keys, width=14)
+    labels = data.axis_labels(keys, width=14)
     assert labels["x.prefix_one_middle_suffix"] == "prefix…_suffix"
     assert labels["x.prefix_two_middle_suffix"] == "prefix…_suff~2"
     assert len(set(labels.values())) == len(keys)
