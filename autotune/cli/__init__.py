@@ -6,6 +6,7 @@ the whole CLI.
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from rich.markup import escape
@@ -28,7 +29,12 @@ __all__ = ["app", "main"]
 
 def main() -> None:
     """The entry point: bad study names and storage URLs, unreadable result files, and optional parts
-    that are not installed end in one line and exit 2, not a traceback."""
+    that are not installed end in one line and exit 2, not a traceback.
+
+    SIGINT always interrupts (a sweep stops, says how to resume and exits 130): a process started in
+    the background by a non-interactive shell (`autotune run ... &` in a script, nohup) inherits SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler, so `kill -INT` did nothing."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         app()
     except (StorageError, StudyNameError, ResultsFileError, MissingPart) as exc:

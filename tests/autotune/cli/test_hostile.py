@@ -241,6 +241,8 @@ def test_ctrl_c_says_how_to_resume_and_leaves_no_trainer_behind(tmp_path):
         text=True,
         env=trainer_env(),
         cwd=ROOT,
+        # started as a script's background job is (SIGINT inherited ignored): kill -INT must still stop it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     log = runs / "small" / "trials" / "0000" / "metrics.jsonl"
     deadline = time.monotonic() + 180

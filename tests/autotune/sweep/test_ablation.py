@@ -13,6 +13,7 @@ import pytest
 from autotune.adapters import get_adapter
 from autotune.report import data
 from autotune.space.loader import load_space
+from autotune.space.stages import throughput_stage
 from autotune.study.progress import SweepProgress
 from autotune.study.results import (
     AblatedKnob,
@@ -34,6 +35,7 @@ EPOCHS = "actor_rollout_ref.actor.ppo_epochs"
 KL = "algorithm.kl_ctrl.kl_coef"
 MICRO = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
 DYN = "actor_rollout_ref.actor.use_dynamic_bsz"
+PREFETCH = "actor_rollout_ref.actor.fsdp_config.forward_prefetch"
 
 
 def test_interval_of_the_geometric_mean_by_hand():
@@ -142,25 +144,26 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
 
 
 def test_real_ablation_keeps_a_real_gain_and_drops_a_knob_without_effect(tmp_path):
-    """ppo_epochs 4 → 1 cuts the update passes (a large real gain); kl_coef changes the math, not the
-    speed. Four interleaved rounds of real world-1 runs; the interval's level is 95% so a knob without
-    effect is wrongly kept in at most 2.5% of runs."""
+    """ppo_epochs 4 → 1 cuts the update passes (a large real gain; marked `systems` in this space only
+    so the throughput stage searches it: the ablation judges speed, whatever a knob's role);
+    forward_prefetch has no measurable effect on a CPU. Four interleaved rounds of real world-1 runs;
+    the interval's level is 95% so a knob without effect is wrongly kept in at most 2.5% of runs."""
     space_path = write_space(
         tmp_path,
         steps=4,
-        extra_params=f"  {EPOCHS}: {{type: int, low: 1, high: 4}}",
-        extra_baseline=f"  {EPOCHS}: 4",
+        extra_params=f"  {EPOCHS}: {{type: int, low: 1, high: 4, role: systems}}\n  {PREFETCH}: {{type: bool}}",
+        extra_baseline=f"  {EPOCHS}: 4\n  {PREFETCH}: false",
     )
     runs = tmp_path / "runs"
     proc = autotune("run", "--space", str(space_path), "--runs-dir", str(runs), "--trials", "2", "--confirm", "0",
                     "--report-dir", str(tmp_path / "report"))  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    space = load_space(str(space_path))
+    space = throughput_stage(load_space(str(space_path)))  # the space the sweep's phases run on
     paths = StudyPaths(runs, "small")
     study = load_study(paths)
     assert len(study.trials) == 2  # the baseline and one sampled trial, whose number the winner's row takes
-    base = {DYN: False, MICRO: 4, KL: 0.001, EPOCHS: 4}
-    winner = {**base, KL: 0.05, EPOCHS: 1}
+    base = {DYN: False, MICRO: 4, EPOCHS: 4, PREFETCH: False}
+    winner = {**base, PREFETCH: True, EPOCHS: 1}
     rows = [
         ConfirmedCandidate(number=0, params=base, values=[1.0], feasible_rounds=1, rounds=1, mean=1.0,
                            is_baseline=True),
@@ -176,19 +179,19 @@ def test_real_ablation_keeps_a_real_gain_and_drops_a_knob_without_effect(tmp_pat
     by_knob = {k.knob: k for k in result.knobs}
     assert by_knob[EPOCHS].verdict == "kept", result.lines()
     assert by_knob[EPOCHS].low > 1.0
-    assert not by_knob[KL].kept, result.lines()
+    assert not by_knob[PREFETCH].kept, result.lines()
     assert result.shipped == {**base, EPOCHS: 1}
-    assert result.shipped_rounds == "ablation"  # the winner without kl_coef ran in the same rounds
+    assert result.shipped_rounds == "ablation"  # the winner without forward_prefetch ran in the same rounds
     assert result.shipped_speedup.speedup_low > 1.0
     assert len(list((paths.root / "ablation").glob("r*-*"))) == 4 * 4  # base, winner, 2 leave-one-outs
     best = autotune("best", "small", "--runs-dir", str(runs))
     assert best.returncode == 0, best.stderr
-    assert "kept    ppo_epochs=1" in best.stdout and "dropped kl_coef=0.05" in best.stdout
+    assert "kept    ppo_epochs=1" in best.stdout and "dropped forward_prefetch=True" in best.stdout
     out = tmp_path / "best.yaml"
     exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(out))
     assert exported.returncode == 0, exported.stdout + exported.stderr
     text = out.read_text()
-    assert "ppo_epochs: 1" in text and "kl_coef: 0.05" not in text
+    assert "ppo_epochs: 1" in text and "forward_prefetch: true" not in text
     assert "# minimal winner of #1 (4 interleaved rounds, 95% intervals):" in text
     report = autotune("report", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "report"))
     assert report.returncode == 0, report.stderr
