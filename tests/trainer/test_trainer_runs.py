@@ -92,6 +92,7 @@ def _kl_after(tmp_path, *overrides: str) -> float:
     return statistics.mean(run.series("actor/kl_loss")[-5:])
 
 
+@pytest.mark.slow  # two 40-step runs; the KL estimators and penalties are checked against references in test_algos
 def test_larger_kl_loss_coef_keeps_the_policy_closer(tmp_path):
     weak = _kl_after(tmp_path, "actor_rollout_ref.actor.use_kl_loss=true", "actor_rollout_ref.actor.kl_loss_coef=0.001")
     strong = _kl_after(tmp_path, "actor_rollout_ref.actor.use_kl_loss=true", "actor_rollout_ref.actor.kl_loss_coef=1.0")
@@ -99,6 +100,7 @@ def test_larger_kl_loss_coef_keeps_the_policy_closer(tmp_path):
     assert strong < 0.7 * weak
 
 
+@pytest.mark.slow  # two 40-step runs; the KL estimators and penalties are checked against references in test_algos
 def test_larger_in_reward_kl_coef_keeps_the_policy_closer(tmp_path):
     weak = _kl_after(tmp_path, "algorithm.use_kl_in_reward=true", "algorithm.kl_ctrl.kl_coef=0.001")
     strong = _kl_after(tmp_path, "algorithm.use_kl_in_reward=true", "algorithm.kl_ctrl.kl_coef=0.5")

@@ -120,6 +120,13 @@ it): their tests run on one xdist worker, where it is built once."""
 BACKEND_PARAMS = [
     pytest.param(b, marks=[pytest.mark.xdist_group(ON_ONE_WORKER[b])] if b in ON_ONE_WORKER else []) for b in BACKENDS
 ]
+SLOW_ON = {"ray"}
+"""Backends whose kill-and-resume run is in `make test-slow` (a minute and a half on 2 cores; the
+recovery it checks is the shared lifecycle's, run on the optuna backend in the default suite)."""
+RESUME_PARAMS = [
+    pytest.param(b, marks=[*p.marks, *([pytest.mark.slow] if b in SLOW_ON else [])])
+    for b, p in zip(BACKENDS, BACKEND_PARAMS, strict=True)
+]
 
 
 def test_every_registered_backend_has_a_launch_entry():
@@ -197,7 +204,7 @@ def wait_for(predicate, timeout: float, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+@pytest.mark.parametrize("backend", RESUME_PARAMS)
 def test_killing_the_driver_then_rerunning_resumes_without_losing_a_trial(tmp_path, backend, request):
     space = write_space(tmp_path, steps=8)
     runs = tmp_path / "runs"
