@@ -206,7 +206,9 @@ def wait_for(predicate, timeout: float, what: str) -> None:
 
 @pytest.mark.parametrize("backend", RESUME_PARAMS)
 def test_killing_the_driver_then_rerunning_resumes_without_losing_a_trial(tmp_path, backend, request):
-    space = write_space(tmp_path, steps=8)
+    # long enough that the kill lands inside trial #1: with the algorithm knob held, the small space has
+    # 4 configurations, and a repeat finishes at once, so a sweep past trial #1 may have nothing running
+    space = write_space(tmp_path, steps=30)
     runs = tmp_path / "runs"
     args = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs), "--trials", "4", "--confirm", "0",
             "--report-dir", str(tmp_path / "report"), *backend_args(backend, request)]  # fmt: skip
