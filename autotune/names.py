@@ -9,8 +9,10 @@ verl key it is exported under.
 
 from __future__ import annotations
 
+import pkgutil
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -59,3 +61,9 @@ def short_labels(keys: Iterable[str]) -> dict[str, str]:
                 break
         out[key] = ".".join(tail)
     return out
+
+
+def modules_named(folder: Path, suffix: str) -> tuple[str, ...]:
+    """The NAMEs of the modules `NAME<suffix>.py` in `folder`, found by file name without importing
+    them (how the trainer and backend registries list what they hold)."""
+    return tuple(sorted(m.name[: -len(suffix)] for m in pkgutil.iter_modules([str(folder)]) if m.name.endswith(suffix)))

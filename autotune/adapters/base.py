@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib
-import pkgutil
 import re
 import signal
 import sys
@@ -22,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
+
+from autotune.names import modules_named
 
 DeviceKind = Literal["cpu", "cuda"]
 METRICS_FILE = "metrics.jsonl"
@@ -166,10 +167,7 @@ MODULE_SUFFIX = "_trainer"
 
 def trainer_names() -> tuple[str, ...]:
     """Every trainer in this package, found by file name without importing it."""
-    here = [str(Path(__file__).parent)]
-    return tuple(
-        sorted(m.name[: -len(MODULE_SUFFIX)] for m in pkgutil.iter_modules(here) if m.name.endswith(MODULE_SUFFIX))
-    )
+    return modules_named(Path(__file__).parent, MODULE_SUFFIX)
 
 
 TRAINERS: tuple[str, ...] = trainer_names()

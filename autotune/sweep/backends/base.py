@@ -39,7 +39,6 @@ optuna backend with the cost model's fidelity.
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,6 +49,7 @@ import optuna
 from optuna.storages import BaseStorage
 
 from autotune.adapters.base import TrainerAdapter
+from autotune.names import modules_named
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyPaths, open_storage
@@ -62,10 +62,7 @@ MODULE_SUFFIX = "_backend"
 
 def backend_names() -> tuple[str, ...]:
     """Every backend in this package, found by file name without importing it (Ray is heavy)."""
-    here = [str(Path(__file__).parent)]
-    return tuple(
-        sorted(m.name[: -len(MODULE_SUFFIX)] for m in pkgutil.iter_modules(here) if m.name.endswith(MODULE_SUFFIX))
-    )
+    return modules_named(Path(__file__).parent, MODULE_SUFFIX)
 
 
 BACKENDS: tuple[str, ...] = backend_names()
