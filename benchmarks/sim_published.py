@@ -390,6 +390,66 @@ RUNS: list[dict[str, Any]] = [
     },
 ]
 
+DSTACK = "https://github.com/Bihan/dstack-configs/blob/136d6ade6f904d3096ed5b393128e8c25b2b39b2/"
+
+NEW_RUNS: list[dict[str, Any]] = [
+    {
+        # verl of May 2025 (vLLM 0.8.5, V1 engine: the image whatcanyousee/verl:ngc-cu124-vllm0.8.5-... in the same
+        # commit's verl.train.dstack.yml; the log shows vllm.v1.worker), resumed at step 101: the timings are the
+        # medians of steps 102-131 and the lengths the means of those steps' means (each phase of a step that also
+        # validates or checkpoints is timed apart from those). GPU: the fleet files of the same commit ask for
+        # `gpu: 80GB:8` on 2 nodes (Lambda and Nebius H100 fleets); `perf/mfu/actor` 0.068-0.075 for
+        # 6·N·(256 × 228 tokens) in ~2.4 s over 16 GPUs implies verl's 989 TFLOP/s peak (an A100 would read ~0.22).
+        "name": "h100x16-ppo-qwen2.5-7b-2nodes",
+        "source": DSTACK + "verl_demo.log",
+        "gpu": "H100",
+        "world": 16,
+        "model": "Qwen2.5-7B",
+        "step": "102-131 (medians)",
+        "vllm": "0.8.5",
+        "overrides": {
+            **_OLD_ROLLOUT,
+            "algorithm.adv_estimator": "gae",
+            "algorithm.use_kl_in_reward": False,
+            "data.train_batch_size": 256,
+            "data.max_prompt_length": 512,
+            "data.max_response_length": 256,
+            "actor_rollout_ref.rollout.n": 1,
+            "actor_rollout_ref.rollout.tensor_model_parallel_size": 1,
+            "actor_rollout_ref.rollout.gpu_memory_utilization": 0.4,
+            "actor_rollout_ref.rollout.enable_chunked_prefill": True,
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 8,
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 4,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 64,
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 4,
+            "actor_rollout_ref.actor.use_kl_loss": False,
+            "actor_rollout_ref.model.use_remove_padding": False,
+            "actor_rollout_ref.model.enable_gradient_checkpointing": True,
+            "critic.ppo_mini_batch_size": 64,
+            "critic.ppo_micro_batch_size_per_gpu": 4,
+            "critic.forward_micro_batch_size_per_gpu": 4,
+            "critic.model.use_remove_padding": False,
+            "critic.model.enable_gradient_checkpointing": True,
+        },
+        "prompt_tokens": 103.683,
+        "response_tokens": 130.545,
+        "response_max": 256,
+        "published": {
+            "gen": 4.385,
+            "old_log_prob": 0.591,
+            "values": 0.704,
+            "update_critic": 2.377,
+            "update_actor": 2.595,
+            "step": 11.076,
+        },
+        "gen_includes": ("update_weights",),
+    },
+]
+"""Published runs gathered to test the cost model on runs it never saw: no constant was set, and no default
+changed, while looking at them (the constants were frozen on RUNS first). Same fields as RUNS; a run's timings
+may be medians over several steady steps (its `step` says which)."""
+
+
 SOURCES_CHECKED: list[tuple[str, str]] = [
     (
         "https://github.com/eric-haibin-lin/verl-data/blob/experiments/math/Qwen2.5-{0.5B,1.5B,3B,7B,14B,32B,72B}-*.log "
