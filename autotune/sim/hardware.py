@@ -146,17 +146,36 @@ class Cluster:
     gpus_per_node: int = 8
     nodes: int = 1
     inter_node_bytes_per_s: float = 50e9
-    """Per-GPU network bandwidth between nodes (400 Gb/s InfiniBand per GPU)."""
+    """Per-GPU network bandwidth between nodes: one 400 Gb/s NIC per GPU (a rail-optimised HGX node)."""
 
     @property
     def world(self) -> int:
         return self.gpus_per_node * self.nodes
 
     def busbw(self, group: int) -> float:
-        """Bus bandwidth of a collective over `group` ranks: the intra-node link, the network across nodes."""
+        """Bus bandwidth of a ring collective over `group` consecutive ranks (FSDP's shard group, rollout TP).
+
+        Within a node, the intra-node link. Across nodes, NCCL lays one ring per NIC rail, so each GPU's NIC
+        carries one ring's crossing at ~90% of its rate (NVIDIA/nccl-tests#290, maintainer: 46-48 GB/s per
+        400 Gb/s NDR NIC) and the rings run side by side: the per-rank bus bandwidth is the node's NICs
+        together, up to the intra-node link. Until this was fixed a group spanning nodes got one NIC's rate
+        (45 GB/s on H100), and the first run never seen while the constants were set (benchmarks/
+        sim_published.py NEW_RUNS: PPO of a 7B on 2 nodes × 8 H100, 16-way FSDP) rules that out: its critic's
+        forward pass over 4 micro-batches took 0.70 s, less than the 4 all-gathers of the 15 GB model would
+        take at 45 GB/s even if hidden entirely behind compute (4 × 0.32 s), and its actor update (4 micro-
+        batches, each an all-gather forward and backward and a reduce-scatter of fp32 gradients) 2.6 s, half
+        of those collectives' 5.1 s at that rate."""
         if group <= self.gpus_per_node:
             return self.device.busbw
-        return min(self.device.busbw, self.inter_node_bytes_per_s * 0.9)
+        return min(self.device.busbw, self.gpus_per_node * self.inter_node_bytes_per_s * 0.9)
+
+    def strided_busbw(self, group: int, stride: int) -> float:
+        """Bus bandwidth of a ring over `group` ranks `stride` apart (HSDP's replicas: one rank per shard group):
+        across nodes, each node holds ⌈gpus_per_node / stride⌉ of them and their NICs carry the ring."""
+        if group * stride <= self.gpus_per_node:
+            return self.device.busbw
+        per_node = max(1, self.gpus_per_node // stride)
+        return min(self.device.busbw, per_node * self.inter_node_bytes_per_s * 0.9)
 
 
 def cluster(gpu: str | Device, world: int, gpus_per_node: int = 8) -> Cluster:

@@ -65,7 +65,8 @@ def fsdp_collectives(w: Workload, shape: Shape, c: Cluster, param_bytes: int, gr
     replicas = w.world // group
     if replicas > 1:
         shard = shape.params * grad_bytes / group
-        rs += collective_seconds("all_reduce", shard, replicas, c.busbw(w.world), w.nccl_proto, w.nccl_channels)
+        busbw = c.strided_busbw(replicas, group)
+        rs += collective_seconds("all_reduce", shard, replicas, busbw, w.nccl_proto, w.nccl_channels)
     return ag, rs
 
 

@@ -30,6 +30,24 @@ def test_16gib_collectives_on_8xh100_match_the_published_busbw(kind, measured):
     assert abs(predicted_busbw - measured) / measured < 0.15
 
 
+def test_a_collective_across_nodes_runs_one_ring_per_nic_rail():
+    """nccl-tests#290 (maintainer): 46-48 GB/s per 400 Gb/s NDR NIC. Across 2 nodes of 8 H100 with a NIC per GPU,
+    NCCL's rings cross nodes on all 8 rails at once: the per-rank bus bandwidth is 8 × 45 GB/s = 360 GB/s,
+    capped by NVLink's 360, not one NIC's 45. HSDP's replica all-reduce (one rank per node per ring) gets one
+    NIC's rate; four ranks per node (stride 2) get four."""
+    two_nodes = cluster("H100", 16)
+    assert (two_nodes.gpus_per_node, two_nodes.nodes) == (8, 2)
+    nic = 0.9 * 50e9
+    assert two_nodes.busbw(16) == pytest.approx(min(8 * nic, 450e9 * 0.8))
+    assert two_nodes.busbw(16) > 7 * nic
+    assert two_nodes.busbw(8) == H100.busbw(8)  # within a node: NVLink
+    assert two_nodes.strided_busbw(2, 8) == pytest.approx(nic)
+    assert two_nodes.strided_busbw(8, 2) == pytest.approx(4 * nic)
+    assert two_nodes.strided_busbw(2, 4) == H100.busbw(8)  # 8 ranks within one node
+    a800 = cluster("A800", 32)  # NVLink 200 GB/s × 0.77 = 154 GB/s caps 8 NICs' 360
+    assert a800.busbw(32) == pytest.approx(200e9 * 0.77)
+
+
 def test_nccl_protocols_latency_vs_bandwidth():
     small, large = 4096, 1 * GIB
     busbw = H100.busbw(8)

@@ -53,7 +53,7 @@ def test_the_cli_predicts_every_published_run_as_the_benchmark_does(bench: Any, 
     from autotune.sim.fit import published_prediction
     from autotune.sim.model import default_weights
 
-    for run in bench.RUNS:
+    for run in bench.RUNS + bench.NEW_RUNS:
         space_file = tmp_path / f"{run['name']}.yaml"
         space_file.write_text(bench.space_text(run))
         cli = cli_trial_phases(space_file, tmp_path / "runs")
@@ -157,3 +157,35 @@ def test_sim_vllm_version_is_checked() -> None:
     assert parse_sim_section({"vllm_version": "0.5.4"}).vllm_version == "0.5.4"
     with pytest.raises(ValueError, match=r"`sim.vllm_version` must be a quoted version like '0.5.4'.*got 0.5"):
         parse_sim_section({"vllm_version": 0.5})
+
+
+@pytest.mark.slow  # ~19 s: every published run predicted twice over, and four fits
+def test_the_split_is_reported_both_ways_with_the_frozen_model_reproduced(bench: Any) -> None:
+    """The benchmark's generalisation figures: constants set or fitted on the 8 runs predicting the unseen ones, and
+    weights fitted on the unseen ones predicting the 8; `frozen_model()` gives the model as the constants were frozen
+    (one NIC's rate across nodes), and puts today's back on exit."""
+    from autotune.sim.hardware import cluster
+
+    two_nodes = cluster("H100", 16)
+    now = two_nodes.busbw(16)
+    with bench.frozen_model():
+        frozen = bench.generalisation(0.3)
+        assert two_nodes.busbw(16) == pytest.approx(0.9 * 50e9)
+    assert two_nodes.busbw(16) == now > 0.9 * 50e9
+    result = bench.generalisation(0.3)
+    names = {r["name"] for r in bench.NEW_RUNS}
+    for split in (frozen, result):
+        assert set(split["old_to_new_uncalibrated"]["errors"]) == names
+        assert set(split["old_to_new_calibrated"]["errors"]) == names
+        assert set(split["new_to_old_calibrated"]["errors"]) == {r["name"] for r in bench.RUNS}
+        assert split["old_uncalibrated"]["timings"] == sum(
+            len([p for p in r["published"] if p in bench.PHASES]) for r in bench.RUNS
+        )
+    # the multi-node run's FSDP collectives are slower at one NIC's rate: the frozen model predicts its updates slower
+    run = next(iter(names))
+    assert (
+        frozen["old_to_new_uncalibrated"]["errors"][run]["update_actor"]
+        > (result["old_to_new_uncalibrated"]["errors"][run]["update_actor"])
+    )
+    # the 8 single-node runs do not cross nodes: their errors are the same under both models
+    assert frozen["old_uncalibrated"]["errors"] == result["old_uncalibrated"]["errors"]
