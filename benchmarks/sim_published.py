@@ -579,8 +579,21 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "no logs beyond those above (the 8 runs' sources and the LoRA and Megatron logs)",
     ),
     (
+        "three console logs committed as text, found by verl's printed config (Qwen2.5-0.5B and "
+        "deepseek-coder-1.3b GRPO on 2 GPUs; Qwen3-4B with SGLang multi-turn on 8)",
+        "each crashes (host memory, OOM) before its first training step ends: no step's timings",
+    ),
+    (
+        "https://github.com/ai-bot-pro/achatbot/pull/155 (verl PPO/GRPO demos on Modal)",
+        "the stored PR has no step's timings and the repository commits no log",
+    ),
+    (
+        "web pages (Chinese and English blog posts on verl logs, GRPO handbooks, Ascend best practices)",
+        "explanations of the metrics, LoRA or NPU runs, no run's per-phase timings with its config and GPU",
+    ),
+    (
         "file-index searches for `timing_s/update_actor:`, `timing_s/ref:`, `timing_s/values:`, "
-        "`timing_s/update_critic:`, `timing/gen:` (about 50 hits)",
+        "`timing_s/update_critic:`, `timing/gen:`, `step:10 - global_seqlen`, `(main_task pid=` (about 80 hits)",
         "parsers, tests with made-up numbers, docs quoting verl's quickstart step 0, and the notes above",
     ),
 ]
