@@ -584,6 +584,11 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "each crashes (host memory, OOM) before its first training step ends: no step's timings",
     ),
     (
+        "https://github.com/HanlinDu/verl verl_examples/gsm8k.jsonl (verl's file logger at its default path; PPO)",
+        "a research fork that resizes rollout and training GPUs between steps (resize/* metrics, host staging), "
+        "3 steps, asynchronous generation, GPU not stated",
+    ),
+    (
         "https://github.com/ai-bot-pro/achatbot/pull/155 (verl PPO/GRPO demos on Modal)",
         "the stored PR has no step's timings and the repository commits no log",
     ),
