@@ -113,13 +113,21 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
     rss = f", peak RSS {s.rss_ratio:.3g}x" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
     console.print(f"  memory {s.memory_ratio:.3g}x the baseline ({s.memory_metric}){rss}")
     from autotune.export.winner import sweep_device
+    from autotune.study.results import Quality
 
-    settings = export_settings(space, get_adapter(space.trainer, space.command), winner.params, sweep_device(study))
+    quality = Quality.read(paths)
+    algorithm = quality.shipped if quality is not None else {}
+    adapter = get_adapter(space.trainer, space.command)
+    settings = export_settings(space, adapter, winner.params, sweep_device(study), algorithm)
     for key in dict.fromkeys([*winner.params, *(k for k in settings if k not in space.base)]):
         if key in settings:
             console.print(f"  {key} = {settings[key]}")
     from autotune.space.stages import describe_held
 
+    if quality is not None:
+        for line in quality.lines():
+            console.print(f"  {line}", markup=False)
+        return
     for line in describe_held(space):
         console.print(f"  [yellow]{escape(line)}[/]")
 

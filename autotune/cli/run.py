@@ -47,6 +47,16 @@ def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> Space:
     console.print(
         f"  {len(parsed.derived)} derived keys, {len(parsed.constraints)} constraints, {len(parsed.limits)} limits"
     )
+    q = parsed.quality
+    if q is not None:
+        searched = [p.name for p in parsed.params if p.role == "algorithm"]
+        console.print(
+            f"  quality stage: {', '.join(searched) or 'no algorithm params'} judged on {q.score_metric} over "
+            f"the last {q.score_last} of {q.steps} steps (rungs {q.rungs()}), {q.trials} settings, {q.seeds} seeds; "
+            f"bound: {q.kl_window}-step mean {q.kl_metric} <= {q.kl_max:g}"
+        )
+    else:
+        console.print("  no quality stage (no `quality:` section): algorithm knobs stay at their baseline values")
     return parsed  # for `autotune init`, which goes on with it
 
 
@@ -108,6 +118,13 @@ _Address = Annotated[
 _MaxConcurrent = Annotated[
     int | None, typer.Option(min=1, help="Ray: trials running at once (default: as many as fit).")
 ]
+_Stage = Annotated[
+    str,
+    typer.Option(
+        help="all: the throughput stage, then the quality stage (algorithm knobs judged on learning) when the "
+        "space has a `quality:` section; throughput; or quality (on the throughput winner if the study has one)."
+    ),
+]
 _ExportTo = Annotated[Path | None, typer.Option("--export", help="Also write the winner's verl YAML here.")]
 _ReportDir = Annotated[Path | None, typer.Option(help="Where the live HTML report goes (default: reports/<study>/).")]
 _Wandb = Annotated[
@@ -145,20 +162,32 @@ def run(
     export_to: _ExportTo = None,
     report_dir: _ReportDir = None,
     wandb: _Wandb = None,
+    stage: _Stage = "all",
 ) -> None:
     """Run (or resume) a sweep: baseline first, then sampled trials, then confirmation and the report.
 
     --fidelity sim (or --backend sim) predicts every trial with the cost model (seconds for hundreds of trials);
     --fidelity sim,real runs the model first and real trials only for its --top-k best and the baseline.
     """
+    from autotune.space.stages import throughput_stage
     from autotune.study.progress import SweepProgress
-    from autotune.sweep.driver import SweepOptions, report_hook, run_sweep
+    from autotune.sweep.driver import STAGES, SweepOptions, report_hook, run_stages
 
+    if stage not in STAGES:
+        err.print(f"[red]--stage must be one of {', '.join(STAGES)}, got {stage!r}[/]")
+        raise typer.Exit(2)
     backend, levels = _levels_or_exit(backend, fidelity)
     if wandb:
         require("wandb", "--wandb")
     simulated = levels == ("sim",)
-    parsed = _prepared_space(space, trainer, sampler, freeze_inert, simulated)
+    whole = _prepared_space(space, trainer, sampler, freeze_inert, simulated)
+    parsed = throughput_stage(whole)  # what the throughput stage searches (the report and summaries read it)
+    if stage == "quality" and whole.quality is None:
+        err.print(
+            f"[red]{whole.path}: --stage quality needs a `quality:` section in the space[/] (its horizon, KL bound "
+            "and seeds; see the README's quality stage, or search_spaces/fsdp3d.yaml)"
+        )
+        raise typer.Exit(2)
     paths = StudyPaths(runs_dir, study or parsed.name)
     if storage is not None:
         from autotune.study.storage import open_storage
@@ -166,6 +195,8 @@ def run(
         open_storage(storage)  # a bad URL fails here, before any folder is made
     if not simulated:
         _check_machine_or_exit(parsed, address)
+        if whole.quality is not None and stage != "throughput":
+            _check_quality_machine_or_exit(whole)
     if backend == "ray" and address:
         _check_ray_head_or_exit(address)
     if "sim" in levels:
@@ -175,29 +206,35 @@ def run(
     progress = SweepProgress(n_trials, first.metric, first.direction == "maximize", console)
     progress.quiet = simulated
     mode = "simulated" if simulated else backend
-    progress.note(
-        f"study `{paths.name}` in {paths.root}/ ({storage or 'SQLite'}): {n_trials} {mode} trials, world {parsed.trial.world_size}"
-    )
+    if stage != "quality":
+        progress.note(
+            f"study `{paths.name}` in {paths.root}/ ({storage or 'SQLite'}): {n_trials} {mode} trials, "
+            f"world {parsed.trial.world_size}"
+        )
     reports = report_dir or Path("reports") / paths.name
     hooks = [report_hook(lambda s: _refresh_report(s, paths, parsed, reports))]
     logger = _wandb_logger(wandb, paths, hooks, progress)
     options = SweepOptions(
-        space=parsed, paths=paths, n_trials=n_trials, storage=storage, timeout_s=timeout, backend=backend,
+        space=whole, stage=stage, quality_trials=trials if stage == "quality" else None, paths=paths, n_trials=n_trials, storage=storage, timeout_s=timeout, backend=backend,
         address=address, max_concurrent=max_concurrent, confirm=parsed.confirm.repeats if confirm is None else confirm,
         ablate=_ablation_rounds(parsed, confirm, ablate), top_k=top_k or parsed.confirm.top_k, gpu=gpu, model=model,
         calibration=_calibration_or_exit(calibration), fidelity=levels, sim_trials=sim_trials, hooks=hooks,
     )  # fmt: skip
     started = datetime.datetime.now()
     try:
-        study_run = run_sweep(options, progress)
+        study_run = run_stages(options, progress)
     except KeyboardInterrupt:  # the running trial's processes were killed on the way out
         err.print(
             f"\n[yellow]interrupted[/]; run the same command again to resume (finished trials are kept in {paths.root}/)"
         )
         raise typer.Exit(130) from None
-    summary = _time_summary(study_run, started) if not simulated else None
+    summary = _time_summary(study_run, started) if not simulated and study_run is not None else None
     if summary:
         progress.note(summary)
+    if whole.quality is not None and stage != "throughput" and not simulated:
+        _write_quality_report(paths, whole, reports)
+    if study_run is None:  # the quality stage alone, without a throughput study
+        return
     _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
 
 
@@ -243,10 +280,36 @@ def _prepared_space(space: str, trainer: str | None, sampler: str | None, freeze
         )
     from autotune.space.stages import describe_held, throughput_stage
 
-    parsed = throughput_stage(parsed)
-    for line in describe_held(parsed):
+    for line in describe_held(throughput_stage(parsed)):
         err.print(f"[yellow]held[/] {escape(line)}")
     return freeze(parsed, device_kind()) if freeze_inert else parsed
+
+
+def _check_quality_machine_or_exit(space: Space) -> None:
+    """The quality stage's runs at once must fit this machine's cores (CPU) or GPUs."""
+    import dataclasses
+
+    q = space.quality
+    assert q is not None
+    world = (q.world_size or space.trial.world_size) * q.parallel
+    trial = dataclasses.replace(space.trial, world_size=world)
+    try:
+        _check_machine_or_exit(dataclasses.replace(space, trial=trial), None)
+    except typer.Exit:
+        err.print(f"  (the quality stage runs `quality.parallel` {q.parallel} × `quality.world_size` ranks at once)")
+        raise
+
+
+def _write_quality_report(paths: StudyPaths, space: Space, reports: Path) -> None:
+    from autotune.report.quality_page import write_quality_report
+
+    try:
+        out = write_quality_report(paths, space, reports)
+    except Exception as exc:  # the stage's results are safe in quality.json
+        err.print(f"[red]writing the quality report failed: {exc}[/]")
+        return
+    if out is not None:
+        console.print(f"quality report: {out}")
 
 
 def _wandb_logger(project: str | None, paths: StudyPaths, hooks: list, progress):  # type: ignore[no-untyped-def,type-arg]

@@ -31,7 +31,7 @@ from autotune.space.freeze import inert_params
 from autotune.space.sampling import trial_config
 from autotune.space.schema import Space
 from autotune.space.stages import NOT_SEARCHED, held_values
-from autotune.study.results import NoWinner, Winner, find_winner
+from autotune.study.results import NoWinner, Quality, Winner, find_winner
 from autotune.study.storage import StudyInfo, StudyPaths
 
 NOT_EXPORTED = ("trainer.total_training_steps",)
@@ -42,20 +42,40 @@ class ExportError(RuntimeError):
 
 
 def shipped_params(
-    space: Space, adapter: TrainerAdapter, params: dict[str, Any], device: DeviceKind | None = None
+    space: Space,
+    adapter: TrainerAdapter,
+    params: dict[str, Any],
+    device: DeviceKind | None = None,
+    algorithm: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The winner's params as they are exported: algorithm knobs (a study stored before the throughput
-    stage held them may have sampled them) and, given the sweep's device, knobs inert there, at
-    their baseline values."""
-    algorithm = [p.name for p in space.params if p.role == "algorithm"]
-    fixed = {k: space.baseline[k] for k in algorithm if k in space.baseline}
+    stage held them may have sampled them) at their baseline values unless the quality stage ships
+    a value (`algorithm`), and, given the sweep's device, knobs inert there at their baseline values."""
+    names = [p.name for p in space.params if p.role == "algorithm"]
+    fixed = {k: space.baseline[k] for k in names if k in space.baseline}
     if device is not None:
         fixed |= {k: space.baseline[k] for k in inert_params(space, adapter.knob_status, device) if k in space.baseline}
-    return {**params, **fixed}
+    quality = {k: v for k, v in (algorithm or {}).items() if k in names}
+    return {**params, **fixed, **quality}
+
+
+def with_quality(space: Space, algorithm: dict[str, Any]) -> Space:
+    """The space with the quality stage's shipped algorithm values in its base, where the throughput
+    stage held them (a held algorithm knob lives in `base` or `env` at its baseline value)."""
+    import dataclasses
+
+    held = {p.name for p in space.held}
+    base = {**space.base, **{k: v for k, v in algorithm.items() if k in held and not k.startswith("env.")}}
+    env = {**space.env, **{k[4:]: str(v) for k, v in algorithm.items() if k in held and k.startswith("env.")}}
+    return dataclasses.replace(space, base=base, env=env)
 
 
 def export_settings(
-    space: Space, adapter: TrainerAdapter, params: dict[str, Any], device: DeviceKind | None = None
+    space: Space,
+    adapter: TrainerAdapter,
+    params: dict[str, Any],
+    device: DeviceKind | None = None,
+    algorithm: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """{verl key: value} of the winner: the space's base plus the tuned keys, env under ray_kwargs.
 
@@ -64,7 +84,8 @@ def export_settings(
     exported at their baseline value (a study stored before the throughput stage held them may
     have sampled them): a throughput trial cannot judge what they do to learning.
     """
-    config = trial_config(space, adapter, shipped_params(space, adapter, params, device))
+    space = with_quality(space, algorithm or {})
+    config = trial_config(space, adapter, shipped_params(space, adapter, params, device, algorithm))
     keys = [*space.base, *(k for k in config.tuned if not k.startswith("env."))]
     flat = {k: config.flat[k] for k in dict.fromkeys(keys) if adapter.exportable(k) and k not in NOT_EXPORTED}
     for key, value in adapter.filled_in(space.base_config, config.flat).items():
@@ -89,7 +110,9 @@ def export(
     except NoWinner as exc:
         raise ExportError(str(exc)) from None
     device = sweep_device(study)
-    flat = export_settings(space, adapter, winner.params, device)
+    quality = Quality.read(paths)
+    algorithm = quality.shipped if quality is not None else {}
+    flat = export_settings(space, adapter, winner.params, device, algorithm)
     inert = inert_params(space, adapter.knob_status, device)
     speed = ""
     if winner.speedup is not None:
@@ -118,10 +141,15 @@ def export(
     if inert:
         header.append(f"left at baseline (inert on the {device} sweep, not measured): {', '.join(inert)}")
     held = [*held_values(space), *(p.name for p in space.params if p.role == "algorithm" and not p.is_variable)]
-    if held:
+    held = [k for k in held if k not in algorithm]
+    if held and quality is None:
         header.append(f"left at baseline (algorithm knobs, {NOT_SEARCHED}): {', '.join(held)}")
+    elif held:
+        header.append(f"left at baseline by the quality stage (algorithm knobs): {', '.join(held)}")
     if winner.ablation is not None:  # every change that ships, with its measured gain and interval
         header.extend(winner.ablation.lines())
+    if quality is not None:  # the algorithm knobs' decision, with its evidence over seeds
+        header.extend(quality.lines())
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_yaml(flat, header))
     overrides_path = out.with_suffix(".overrides")

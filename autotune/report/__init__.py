@@ -8,6 +8,7 @@ import optuna
 
 from autotune.report import data, render
 from autotune.space.schema import Space
+from autotune.study.results import Quality
 from autotune.study.storage import StudyPaths
 
 
@@ -36,6 +37,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         minimal=data.minimal_winner(paths),
         completed=int((trials["outcome"] == "complete").sum()) if not trials.empty else 0,
         study=paths.name,
+        quality=Quality.read(paths),
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"

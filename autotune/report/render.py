@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from autotune.report import data
 from autotune.report.knob_plots import ablation_section, importance_section, minimal_winner_section, parallel_section
 from autotune.report.page import Page, fmt, table_html
-from autotune.study.results import Ablation, Explanation
+from autotune.study.results import Ablation, Explanation, Quality
 
 __all__ = ["Page", "ablation_section", "importance_section", "minimal_winner_section", "parallel_section", "render"]
 
@@ -233,6 +233,18 @@ def prediction_section(page: Page, frame: pd.DataFrame) -> None:
     )
 
 
+def quality_section(page: Page, quality: Quality | None) -> None:
+    """The quality stage's decision (its curves and ladder: quality.html beside this page)."""
+    if quality is None:
+        return
+    lines = "".join(f"<div>{html.escape(line)}</div>" for line in quality.lines())
+    page.section(
+        "quality",
+        "Quality stage: algorithm knobs judged on learning",
+        f'<pre>{lines}</pre><p><a href="quality.html">learning curves over seeds and the halving ladder</a></p>',
+    )
+
+
 def render(
     title: str,
     subtitle: str,
@@ -254,6 +266,7 @@ def render(
     minimal: tuple[pd.DataFrame, Ablation | None] | None = None,
     completed: int = 0,
     study: str = "STUDY",
+    quality: Quality | None = None,
 ) -> str:
     page = Page()
     summary_section(page, summary)
@@ -264,6 +277,7 @@ def render(
     importance_section(page, importances, summary.objective, direction, completed)
     minimal_winner_section(page, *(minimal or (pd.DataFrame(), None)))
     ablation_section(page, *(ablation or (pd.DataFrame(), None)), study)
+    quality_section(page, quality)
     inert_section(page, inert)
     phases_section(page, phases, summary)
     health_section(page, health)

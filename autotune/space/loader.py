@@ -117,6 +117,7 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
     confirm = r.settings(ConfirmSettings, top.get("confirm"), "confirm")
     sampler = r.settings(SamplerSettings, top.get("sampler"), "sampler")
     sim = r.settings(SimSettings, top.get("sim"), "sim")
+    quality = sections.parse_quality(r, top.get("quality"), adapter, keys, params) if "quality" in top else None
     trials = sections.parse_trials(r, top.get("trials", 20))
     if r.problems:
         raise SpaceError(r.problems)
@@ -142,6 +143,7 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
         command=command,
         unmeasured=tuple(m for m in adapter.unmeasured_metrics() if any(lim.metric == m for lim in limits)),
         sim=sim,
+        quality=quality,
     )
     knobs.check_roles(r, space.params, space.derived)  # the Space gives each variable its role
     if r.problems:

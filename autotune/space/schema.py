@@ -32,6 +32,7 @@ from typing import Any, Literal, get_args
 from autotune.adapters.base import TRAINERS
 from autotune.names import study_name_problem
 from autotune.space import serialize
+from autotune.space.quality_section import QualitySettings
 from autotune.space.roles import ROLES, Role, role_fix, table_role
 from autotune.space.sim_section import SimSettings
 
@@ -422,6 +423,8 @@ class Space:
     warnings: list[str] = field(default_factory=list)
     sim: SimSettings = field(default_factory=SimSettings)
     """Expected lengths and device for the cost model (`--backend sim`)."""
+    quality: QualitySettings | None = None
+    """The quality stage's settings (`quality:`; None: the space has no quality stage)."""
     held: list[Param] = field(default_factory=list)
     """Params of the file this stage does not search, each fixed at its baseline value (in `base`,
     `env`, or as a one-value param for a variable): the throughput stage holds the algorithm knobs

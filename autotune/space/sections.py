@@ -15,6 +15,8 @@ from typing import Any
 
 from autotune.adapters.base import InvalidConfig, TrainerAdapter
 from autotune.names import env_name_problem, env_value_problem, study_name_problem
+from autotune.space.quality_section import QualitySettings
+from autotune.space.roles import table_role
 from autotune.space.schema import METRIC_ALIASES, Limit, Objective, Param, SpaceRuleError, trials_problem
 from autotune.space.yaml_reader import Reader
 from verl_keys.keys import coerce, suggest_key
@@ -184,3 +186,42 @@ def parse_baseline(
                 f"baseline: no value for `{p.name}` and no verl default in its domain; set `baseline.{p.name}`",
             )
     return out
+
+
+def parse_quality(
+    r: Reader, raw: Any, adapter: TrainerAdapter, keys: dict[str, Any], params: list[Param]
+) -> QualitySettings:
+    """The quality stage's settings: its metrics must be the trainer's, its `base` systems keys only
+    (an algorithm key there would change what the stage is judging)."""
+    raw = r.mapping(raw, "quality")
+    settings = r.settings(QualitySettings, {k: v for k, v in raw.items() if k != "base"}, "quality")
+    for name in ("score_metric", "kl_metric", "entropy_metric"):
+        check_metric(r, getattr(settings, name), r.at("quality", name), adapter)
+    tree = r.mapping(raw.get("base"), "quality", "base")
+    flat = flatten(tree, {k[2:]: v for k, v in r.where.items() if k[:2] == ("quality", "base")}, r.path)
+    base: dict[str, Any] = {}
+    roles = {p.name: p.role for p in params}
+    for key, located in flat.items():
+        if key not in keys:
+            hint = suggest_key(key, keys)
+            r.error(
+                located.where, f"unknown key `{key}` in quality.base" + (f"; did you mean `{hint}`?" if hint else "")
+            )
+            continue
+        if (roles.get(key) or table_role(key)) == "algorithm":
+            r.error(
+                located.where,
+                f"`{key}` in quality.base is an algorithm knob: the quality stage searches those (as params); "
+                "quality.base may set systems keys only",
+            )
+            continue
+        try:
+            base[key] = coerce(located.value, keys[key].type)
+        except TypeError as exc:
+            r.error(located.where, f"`{key}` {exc}, got {located.value!r}")
+    if settings.seed_key not in keys:
+        r.error(
+            r.at("quality", "seed_key"),
+            f"`quality.seed_key`: the {adapter.name} trainer has no key `{settings.seed_key}`",
+        )
+    return dataclasses.replace(settings, base=base)

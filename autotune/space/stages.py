@@ -70,3 +70,55 @@ def _pin(p: Param, value: Any) -> Param:
 def _pinned(p: Param, space: Space) -> bool:
     """Already held (a variable the stage pinned to its baseline value)."""
     return p.is_variable and any(h.name == p.name for h in space.held)
+
+
+def quality_stage(space: Space, systems: dict[str, Any] | None = None) -> Space:
+    """The space the quality stage searches: the algorithm params, over its horizon.
+
+    Every systems param is fixed at `systems`' value (the throughput stage's winner; default: the
+    baseline), then `quality.base` is applied; the trial settings are the quality section's (its
+    steps, world size and a timeout for the horizon). The throughput limits (step time, memory,
+    communication) do not apply: the stage judges learning, under its own KL bound.
+    """
+    from autotune.space.schema import Objective
+
+    q = space.quality
+    if q is None:
+        raise ValueError(f"space `{space.name}` has no `quality:` section: the quality stage needs one")
+    values = {**space.baseline, **(systems or {})}
+    fixed = [p for p in space.params if p.role != "algorithm"]
+    staged = fixed_at_baseline(
+        dataclasses.replace(space, baseline=values), [p.name for p in fixed if not p.is_variable]
+    )
+    params = []
+    for p in staged.params:
+        if p in fixed:  # a systems variable: one value (the winner's), or gone when its condition does not hold
+            if values.get(p.name) is not None:
+                params.append(_pin(p, values[p.name]))
+            continue
+        params.append(p)
+    trial = dataclasses.replace(
+        space.trial,
+        steps=q.steps,
+        warmup_steps=0,
+        world_size=q.world_size or space.trial.world_size,
+        repeats=1,
+        timeout_s=q.run_timeout_s(space.trial.startup_grace_s),
+    )
+    return dataclasses.replace(
+        staged,
+        base={**staged.base, **q.base},
+        params=params,
+        baseline={k: v for k, v in staged.baseline.items() if any(p.name == k for p in params)},
+        trial=trial,
+        objectives=[Objective(q.score_metric, "maximize", "mean")],
+        limits=[],
+        held=[],
+        warnings=[],
+    )
+
+
+def algorithm_values(space: Space, params: dict[str, Any]) -> dict[str, Any]:
+    """The algorithm params among `params` (a quality trial's, or a winner's)."""
+    algorithm = {p.name for p in space.params if p.role == "algorithm"}
+    return {k: v for k, v in params.items() if k in algorithm}

@@ -19,7 +19,7 @@ from verl_keys.yaml_lines import YamlError, load_tree
 
 TOP_LEVEL = (
     "name", "trainer", "command", "base_config", "base", "env", "trial", "params", "derived", "constraints",
-    "objectives", "limits", "baseline", "confirm", "sampler", "trials", "sim",
+    "objectives", "limits", "baseline", "confirm", "sampler", "trials", "sim", "quality",
 )  # fmt: skip
 
 RENAMED = {

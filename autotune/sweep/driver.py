@@ -25,6 +25,8 @@ from autotune.sweep.backends import base as registry
 from autotune.sweep.fidelities import PLANS, REAL, SIM, get_fidelity
 from autotune.trial.fidelity import Fidelity, FidelitySettings
 
+STAGES = ("all", "throughput", "quality")
+
 
 @dataclass
 class SweepOptions:
@@ -48,11 +50,17 @@ class SweepOptions:
     """How trials are evaluated: () or (real,) run them; (sim,) the cost model predicts them; (sim, real)
     the cost model ranks `sim_trials` configurations, then its top-k and the baseline run for real."""
     sim_trials: int = 200
+    stage: str = "all"
+    quality_trials: int | None = None
+    """Settings the quality stage searches (None: the space's `quality.trials`)."""
+    """all: the throughput stage, then the quality stage when the space has one; throughput; quality."""
     hooks: list[Callable[[optuna.Study, int], None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.backend not in registry.BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(registry.BACKENDS)}, got {self.backend!r}")
+        if self.stage not in STAGES:
+            raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {self.stage!r}")
         if self.fidelity not in PLANS:
             raise ValueError(f"fidelity must be sim, real or sim,real, got {','.join(self.fidelity)!r}")
 
@@ -139,6 +147,46 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
         if confirmation is not None and confirmation.winner is not None:
             run_equivalence(study, opts.space, adapter, opts.paths, fidelity.device or device_kind(), progress)
     return study
+
+
+def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | None:
+    """The stages `opts.stage` asks for: the throughput sweep (with its confirmation), then the quality
+    stage on its winner when the space has a `quality:` section. Returns the throughput study (None
+    when only the quality stage ran and no throughput study exists)."""
+    study = run_sweep(opts, progress) if opts.stage != "quality" else _existing_study(opts)
+    if opts.stage != "throughput" and opts.space.quality is not None and not opts.simulated:
+        run_quality_stage(opts, progress, study)
+    return study
+
+
+def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna.Study | None) -> None:
+    """The quality stage on the throughput winner's systems values (the baseline's without a winner)."""
+    from autotune.study.results import NoWinner, find_winner
+    from autotune.sweep.quality import run_quality
+
+    systems: dict[str, Any] = {}
+    source = "the baseline's systems values (no throughput winner yet)"
+    if study is not None:
+        try:
+            winner = find_winner(study, opts.paths, opts.space)
+            systems, source = dict(winner.params), f"the throughput winner #{winner.number}'s systems values"
+        except NoWinner:
+            pass
+    progress.note(f"quality stage on {source}")
+    adapter = get_adapter(opts.space.trainer, opts.space.command)
+    opts.paths.root.mkdir(parents=True, exist_ok=True)
+    result = run_quality(opts.space, adapter, opts.paths, progress, systems, opts.url, opts.quality_trials)
+    for line in result.lines():
+        progress.note(line)
+
+
+def _existing_study(opts: SweepOptions) -> optuna.Study | None:
+    from autotune.study.storage import StudyNotFound, load_study
+
+    try:
+        return load_study(opts.paths, opts.storage)
+    except StudyNotFound:
+        return None
 
 
 def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:

@@ -1,0 +1,97 @@
+"""The quality stage's page (reports/<study>/quality.html): the decision and its evidence.
+
+Learning curves (the score's and the KL's moving means against steps, per seed, the baseline beside
+the confirmed settings, the KL bound drawn), the halving ladder (every searched setting, how far it
+ran and why it stopped), and the decision as `Quality.lines` states it. Every number comes from
+runs/<study>/quality.json and the runs' own metrics files.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from autotune.report.page import Page, table_html
+from autotune.space.schema import Space
+from autotune.study.results import Quality
+from autotune.study.storage import StudyPaths
+from autotune.trial.learning import Curve, moving_means
+from autotune.trial.record import read_rows
+
+COLORS = ["#6c757d", "#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#9c89b8"]
+"""The baseline in grey, then each confirmed setting."""
+
+
+def write_quality_report(paths: StudyPaths, space: Space, out_dir: Path) -> Path | None:
+    """Write quality.html beside the sweep's report; None when the stage has not decided yet."""
+    result = Quality.read(paths)
+    if result is None or space.quality is None:
+        return None
+    page = Page()
+    decision = "".join(f"<div>{html.escape(line)}</div>" for line in result.lines())
+    page.section("quality-decision", "Quality stage: the decision", f"<pre>{decision}</pre>")
+    page.section("quality-curves", "Learning curves over seeds", curves(page, result, space))
+    page.section("quality-ladder", "The halving ladder", ladder(result))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "quality.html"
+    title = f"autotune · {paths.name} · quality stage"
+    subtitle = f"{result.horizon}-step horizon · seeds {result.seeds} · {result.steps_trained} steps trained in all"
+    path.write_text(page.html(title, subtitle))
+    return path
+
+
+def curves(page: Page, result: Quality, space: Space) -> str:
+    q = space.quality
+    assert q is not None
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=(
+            f"{result.score_metric} ({q.kl_window}-step mean)",
+            f"{result.kl_metric} ({result.kl_window}-step mean) and the bound",
+        ),
+    )
+    for i, cand in enumerate(result.candidates):
+        color = COLORS[i % len(COLORS)]
+        for j, run in enumerate(cand.runs):
+            curve = Curve.of(read_rows(run.dir), q) if run.dir and Path(run.dir).exists() else Curve()
+            if not curve.steps:
+                continue
+            name = f"{cand.label} seed {run.seed}"
+            common = {"legendgroup": cand.label, "line": {"color": color, "width": 1.5}, "name": name}
+            fig.add_trace(
+                go.Scatter(x=curve.steps, y=moving_means(curve.score, q.kl_window), showlegend=j == 0, **common),
+                row=1,
+                col=1,
+            )
+            fig.add_trace(
+                go.Scatter(x=curve.steps, y=moving_means(curve.kl, q.kl_window), showlegend=False, **common),
+                row=1,
+                col=2,
+            )
+    fig.add_hline(y=result.kl_max, line={"color": "#c0392b", "dash": "dash"}, row=1, col=2)
+    fig.update_xaxes(title_text="step")
+    note = (
+        '<p class="note">Each line is one seed; the dashed line is the KL bound. A setting wins only if '
+        "every one of its seeds stays under the bound for the whole horizon.</p>"
+    )
+    return note + page.figure(fig, height=420)
+
+
+def ladder(result: Quality) -> str:
+    rows = []
+    for r in result.ladder:
+        values = ", ".join(f"{k.rsplit('.', 1)[-1]}={v}" for k, v in r["params"].items())
+        rungs = " ".join(f"{step}:{value:.3f}" for step, value in r.get("rungs", {}).items())
+        label = "baseline" if r.get("baseline") else f"#{r['number']}"
+        rows.append(
+            [label, values, r["steps"], r["outcome"], rungs, r.get("score"), r.get("kl_peak"), r.get("detail", "")]
+        )
+    frame = pd.DataFrame(
+        rows, columns=["trial", "setting", "steps run", "outcome", "score at rungs", "score", "KL peak", "why"]
+    )
+    return table_html(frame)

@@ -1,0 +1,413 @@
+"""The quality stage: the algorithm knobs judged on learning over a horizon, the KL bound kept, over seeds.
+
+search        an Optuna study `<study>-quality` (TPE, the KL bound as a constraint) over the space's
+              algorithm params, the systems knobs fixed at the throughput winner's values. Each run
+              goes to the horizon unless it breaks the KL bound (it stops there: infeasible), or a
+              rung of the halving ladder prunes it (`CurvePruner`).
+confirmation  the baseline and the top_k feasible settings, each over `quality.seeds` seeds at the full
+              horizon (a search run at the first seed that reached the horizon is reused as that seed)
+decision      `Quality.decide` (study/results.py), written to runs/<study>/quality.json
+
+Runs go under runs/<study>/quality/ (search/NNNN, seeds/<label>-seed<k>); a resumed stage keeps
+every finished search trial and seed run. `quality.parallel` runs go at once.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import math
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.trial import FrozenTrial, Trial, TrialState
+
+from autotune.adapters.base import TrainerAdapter
+from autotune.space.quality_section import QualitySettings
+from autotune.space.sampling import suggest
+from autotune.space.schema import Space
+from autotune.space.stages import algorithm_values, quality_stage
+from autotune.study.progress import SweepProgress, short_params
+from autotune.study.results import Quality, QualityCandidate, QualityRun
+from autotune.study.storage import StudyPaths, open_storage
+from autotune.trial.evaluation import evaluate
+from autotune.trial.learning import Curve, CurveSummary, CurveWatch, summarize
+from autotune.trial.record import read_rows, write_json
+from autotune.trial.runner import kill_group
+
+STARTUP = 3
+"""Space-filling settings the search starts with, after the baseline; the TPE sampler takes over after them."""
+Z_NOISE = 1.28
+"""A rung prunes a run only when its score is below the cut-off by more than this many standard
+errors (one-sided 90%): a slow starter within the noise of the runs that go on is not a loser."""
+
+
+class CurvePruner(optuna.pruners.BasePruner):
+    """Optuna's successive halving (asynchronous: ASHA) over training steps, with a noise veto.
+
+    At a rung (min_steps × factor^k), Optuna's `SuccessiveHalvingPruner` keeps the top 1/factor of
+    the runs that reached it. A learning curve is noisy, and a slow starter is not a loser unless
+    the data say so: when halving would stop a run, it is stopped only if its score plus `Z_NOISE`
+    combined standard errors (its own and the cut-off run's, from the steps each score averages)
+    still falls below the cut-off. The runs report their score's standard error at each rung as a
+    user attribute (`se_<step>`). Runs that broke the KL bound do not count among the competition
+    (they learn fastest precisely because they drift furthest).
+    """
+
+    def __init__(self, q: QualitySettings) -> None:
+        self.inner = optuna.pruners.SuccessiveHalvingPruner(
+            min_resource=q.min_steps, reduction_factor=q.reduction_factor, min_early_stopping_rate=0
+        )
+        self.factor = q.reduction_factor
+
+    def prune(self, study: optuna.Study, trial: FrozenTrial) -> bool:
+        step = trial.last_step
+        if step is None or not self.inner.prune(study, trial):
+            return False
+        value, se = trial.intermediate_values[step], _se(trial, step)
+        reached = [  # a run that broke the bound is no competition: it cannot win, however fast it learned
+            t
+            for t in study.get_trials(deepcopy=False)
+            if step in t.intermediate_values
+            and not math.isnan(t.intermediate_values[step])
+            and t.user_attrs.get("feasible") is not False
+        ]
+        ranked = sorted(reached, key=lambda t: t.intermediate_values[step], reverse=True)
+        cut = ranked[max(len(ranked) // self.factor - 1, 0)]
+        margin = Z_NOISE * math.hypot(se, _se(cut, step))
+        return value + margin < cut.intermediate_values[step]
+
+
+def _se(trial: FrozenTrial, step: int) -> float:
+    se = trial.user_attrs.get(f"se_{step}")
+    return float(se) if isinstance(se, (int, float)) and not math.isnan(se) else 0.0
+
+
+@dataclasses.dataclass
+class _Job:
+    """One quality run: its params (the stage space's), seed, folder, and whether the ladder may prune it."""
+
+    params: dict[str, Any]
+    seed: int
+    trial_dir: Path
+    search: bool
+    trial: Trial | None = None
+
+
+class QualityStage:
+    """Runs the stage for one space (the module docstring says what it does)."""
+
+    def __init__(
+        self,
+        space: Space,
+        adapter: TrainerAdapter,
+        paths: StudyPaths,
+        progress: SweepProgress,
+        systems: dict[str, Any] | None = None,
+        storage_url: str | None = None,
+        n_trials: int | None = None,
+    ) -> None:
+        if space.quality is None:
+            raise ValueError(f"space `{space.name}` has no `quality:` section")
+        self.space, self.adapter, self.paths, self.progress = space, adapter, paths, progress
+        self.q: QualitySettings = space.quality
+        self.systems = {k: v for k, v in (systems or {}).items() if k not in algorithm_values(space, systems or {})}
+        self.stage = quality_stage(space, self.systems)
+        self.url = storage_url or f"sqlite:///{paths.db.resolve()}"
+        self.n_trials = n_trials or self.q.trials
+        self.root = paths.root / "quality"
+        self.defaults = adapter.defaults(self.stage.base_config)
+        self.lock = threading.Lock()
+        self.groups: set[int] = set()
+        self.steps_trained = 0
+        self.done = 0
+        self.prepared = False
+
+    # -- the search ---------------------------------------------------------------------------
+    def open_study(self) -> optuna.Study:
+        sampler = optuna.samplers.TPESampler(
+            seed=self.space.sampler.seed,
+            n_startup_trials=STARTUP + 1,
+        )  # it reads the runs' constraints (`trial.set_constraint`): the KL bound and the other rules
+        study = optuna.create_study(
+            study_name=f"{self.paths.name}-quality",
+            storage=open_storage(self.url),
+            direction="maximize",
+            sampler=sampler,
+            pruner=CurvePruner(self.q),
+            load_if_exists=True,
+        )
+        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+            study.tell(t.number, state=TrialState.FAIL)  # a run of a stopped controller: re-drawn below
+        if not study.trials:
+            study.enqueue_trial(self.baseline_params(), user_attrs={"baseline": True})
+            for params in self.space_filling(STARTUP):
+                study.enqueue_trial(params)
+        return study
+
+    def space_filling(self, n: int) -> list[dict[str, Any]]:
+        """`n` settings spread over the algorithm params (scrambled Sobol, Optuna's QMC sampler): the
+        first draws cover the range evenly instead of clustering, as random draws of a handful do."""
+        sampler = optuna.samplers.QMCSampler(
+            qmc_type="sobol", scramble=True, seed=self.space.sampler.seed, warn_independent_sampling=False
+        )
+        draft = optuna.create_study(sampler=sampler)
+        out = []
+        for _ in range(n + 1):  # the QMC sampler learns the space from its first (random) trial
+            t = draft.ask()
+            out.append(suggest(t, self.stage, self.defaults))
+            draft.tell(t, 0.0)
+        return out[1:]
+
+    def baseline_params(self) -> dict[str, Any]:
+        return {p.name: self.stage.baseline[p.name] for p in self.stage.params if p.name in self.stage.baseline}
+
+    def search(self) -> optuna.Study:
+        study = self.open_study()
+        self.done = sum(
+            1 for t in study.get_trials(deepcopy=False) if t.state.is_finished() and t.state != TrialState.FAIL
+        )
+        left = self.n_trials - self.done
+        if left > 0:
+            self.progress.note(
+                f"quality stage: {left} searched settings of {', '.join(p.name for p in self.stage.params)} "
+                f"over up to {self.q.steps} steps (rungs {self.q.rungs()}), {self.q.parallel} at a time"
+            )
+        claimed = [self.done]
+
+        def claim() -> _Job | None:
+            with self.lock:
+                if claimed[0] >= self.n_trials:
+                    return None
+                claimed[0] += 1
+                trial = study.ask()
+                params = suggest(trial, self.stage, self.defaults)
+                folder = self.root / "search" / f"{trial.number:04d}"
+                return _Job(params, self.q.first_seed, folder, search=True, trial=trial)
+
+        self._pool(claim, lambda job: self._search_one(study, job))
+        return study
+
+    def _search_one(self, study: optuna.Study, job: _Job) -> None:
+        trial = job.trial
+        assert trial is not None
+
+        def at_rung(step: int, s: CurveSummary) -> bool:
+            with self.lock:
+                trial.set_user_attr(f"se_{step}", s.score_se)
+                trial.report(s.score, step)
+                return trial.should_prune()
+
+        watch = CurveWatch(self.q, stop_on_limits=True, at_rung=at_rung)
+        label = "baseline" if trial.user_attrs.get("baseline") else f"#{trial.number}"
+        curve, state, detail = self._run(job, watch, label)
+        s = summarize(curve, self.q)
+        with self.lock:
+            attrs = {
+                "outcome": state, "detail": detail, "steps": s.steps, "score": s.score, "kl_peak": s.kl_peak,
+                "dir": str(job.trial_dir), "seed": job.seed, "feasible": s.broke is None,
+            }  # fmt: skip
+            for k, v in attrs.items():
+                trial.set_user_attr(k, v)
+            trial.set_constraint("kl_bound", s.kl_peak - self.q.kl_max if not math.isnan(s.kl_peak) else 1.0)
+            trial.set_constraint("collapse_or_nan", 1.0 if s.broke in ("nan", "entropy") else -1.0)
+            if state == "pruned":
+                study.tell(trial, state=TrialState.PRUNED)
+            elif state == "failed" or math.isnan(s.score):
+                study.tell(trial, state=TrialState.FAIL)
+            else:  # complete, or stopped for breaking a rule (infeasible through its constraints)
+                study.tell(trial, s.score)
+            self.done += 1
+
+    # -- confirmation over seeds ----------------------------------------------------------------
+    def confirm(self, study: optuna.Study) -> list[QualityCandidate]:
+        trials = study.get_trials(deepcopy=False)
+        base_trial = next((t for t in trials if t.user_attrs.get("baseline")), None)
+        feasible = [
+            t
+            for t in trials
+            if t.state == TrialState.COMPLETE
+            and not t.user_attrs.get("baseline")
+            and t.user_attrs.get("outcome") == "complete"
+            and t.user_attrs.get("feasible")
+        ]
+        feasible.sort(key=lambda t: t.value if t.value is not None else -math.inf, reverse=True)
+        base_params = self.baseline_params()
+        picked: list[FrozenTrial] = []
+        for t in feasible:
+            if t.params != base_params and all(t.params != p.params for p in picked):
+                picked.append(t)
+            if len(picked) == self.q.top_k:
+                break
+        candidates = [("baseline", base_trial.number if base_trial else None, base_params, base_trial)]
+        candidates += [(f"#{t.number}", t.number, dict(t.params), t) for t in picked]
+        jobs: list[tuple[int, _Job]] = []
+        results: dict[tuple[int, int], QualityRun] = {}
+        for i, (label, _number, params, source) in enumerate(candidates):
+            for seed in self.q.seed_values():
+                reused = self._reusable(source, seed)
+                if reused is not None:
+                    results[(i, seed)] = reused
+                    continue
+                folder = self.root / "seeds" / f"{label.replace('#', 'trial')}-seed{seed}"
+                jobs.append((i, _Job(params, seed, folder, search=False)))
+        if jobs:
+            self.progress.note(
+                f"quality stage: confirming the baseline and {len(picked)} setting(s) over seeds "
+                f"{self.q.seed_values()} at {self.q.steps} steps ({len(jobs)} runs)"
+            )
+        queue = list(jobs)
+
+        def claim() -> tuple[int, _Job] | None:
+            with self.lock:
+                return queue.pop(0) if queue else None
+
+        def run(item: tuple[int, _Job]) -> None:
+            i, job = item
+            watch = CurveWatch(self.q, stop_on_limits=False)
+            curve, _state, _detail = self._run(job, watch, f"{candidates[i][0]} seed {job.seed}")
+            results[(i, job.seed)] = _quality_run(curve, self.q, job)
+
+        self._pool(claim, run)
+        out = []
+        for i, (label, number, params, _source) in enumerate(candidates):
+            runs = [results[(i, s)] for s in self.q.seed_values() if (i, s) in results]
+            out.append(QualityCandidate(label=label, number=number, params=params, runs=runs))
+        return out
+
+    def _reusable(self, source: FrozenTrial | None, seed: int) -> QualityRun | None:
+        """A finished seed run in its folder, or the search run at this seed when it reached the horizon."""
+        if (
+            source is not None
+            and seed == source.user_attrs.get("seed")
+            and source.user_attrs.get("outcome") == "complete"
+        ):
+            folder = Path(source.user_attrs["dir"])
+        else:
+            label = "baseline" if source is None or source.user_attrs.get("baseline") else f"trial{source.number}"
+            folder = self.root / "seeds" / f"{label}-seed{seed}"
+            if not (folder / "quality.json").exists():
+                return None
+        rows = read_rows(folder)
+        curve = Curve.of(rows, self.q)
+        if len(curve.steps) < self.q.steps:
+            return None
+        return _quality_run(curve, self.q, _Job({}, seed, folder, search=False))
+
+    # -- running ------------------------------------------------------------------------------
+    def _run(self, job: _Job, watch: CurveWatch, label: str) -> tuple[Curve, str, str]:
+        """One run to the horizon (or until `watch` stops it): (its curve, outcome, detail)."""
+        space = dataclasses.replace(self.stage, base={**self.stage.base, self.q.seed_key: job.seed})
+        started = time.monotonic()
+        self.progress.note(f"  {label} ({short_params(job.params)}, seed {job.seed}) started")
+        ev = evaluate(space, self.adapter, job.params, job.trial_dir, None, monitor=watch, on_start=self._started)
+        rows = ev.runs[-1].rows if ev.runs else []
+        curve = Curve.of(rows, self.q)
+        with self.lock:
+            self.steps_trained += len(curve.steps)
+        if ev.outcome == "failed":
+            state, detail = "failed", f"{ev.reason}: {ev.detail}"
+        elif watch.stopped == "pruned":
+            state, detail = "pruned", watch.detail
+        elif watch.stopped is not None:
+            state, detail = watch.stopped, watch.detail
+        else:
+            state, detail = "complete", ""
+        s = summarize(curve, self.q)
+        write_json(job.trial_dir / "quality.json", {"state": state, "detail": detail, **dataclasses.asdict(s)})
+        self.progress.note(
+            f"  {label}: {state} after {s.steps} steps in {time.monotonic() - started:.0f} s; score {s.score:.3f}, "
+            f"KL peak {s.kl_peak:.4f}{f' ({detail})' if detail else ''}"
+        )
+        return curve, state, detail
+
+    def _started(self, pgid: int) -> None:
+        with self.lock:
+            self.groups.add(pgid)
+
+    def _pool(self, claim: Callable[[], Any], work: Callable[[Any], None]) -> None:
+        """`work` on what `claim` hands out until it hands out None, `quality.parallel` at a time."""
+        if not self.prepared:  # e.g. the built-in trainer's warm parent: one, shared by the parallel runs
+            self.adapter.prepare()
+            self.prepared = True
+
+        def worker() -> None:
+            while (item := claim()) is not None:
+                work(item)
+
+        if self.q.parallel == 1:
+            worker()
+            return
+        with concurrent.futures.ThreadPoolExecutor(self.q.parallel) as pool:
+            futures = [pool.submit(worker) for _ in range(self.q.parallel)]
+            try:
+                for f in futures:
+                    f.result()
+            except BaseException:  # Ctrl-C: the runs' process groups go with the controller
+                for pgid in list(self.groups):
+                    kill_group(pgid, grace_s=1.0)
+                raise
+
+    # -- the whole stage ----------------------------------------------------------------------
+    def run(self) -> Quality:
+        study = self.search()
+        candidates = self.confirm(study)
+        q = self.q
+        result = Quality(
+            study=self.paths.name,
+            horizon=q.steps,
+            seeds=q.seed_values(),
+            score_metric=q.score_metric,
+            score_last=q.score_last,
+            kl_metric=q.kl_metric,
+            kl_window=q.kl_window,
+            kl_max=q.kl_max,
+            systems=self.systems,
+            candidates=candidates,
+            ladder=[_rung_row(t) for t in study.get_trials(deepcopy=False) if t.state.is_finished()],
+            steps_trained=sum(int(t.user_attrs.get("steps", 0)) for t in study.get_trials(deepcopy=False))
+            + sum(r.steps for c in candidates for r in c.runs if "/seeds/" in r.dir),
+        )
+        result.decide()
+        result.write(self.paths)
+        return result
+
+
+def _quality_run(curve: Curve, q: QualitySettings, job: _Job) -> QualityRun:
+    s = summarize(curve, q)
+    broke = s.broke or (None if s.steps >= q.steps else "incomplete")
+    return QualityRun(
+        seed=job.seed, steps=s.steps, score=s.score, kl_peak=s.kl_peak, kl_peak_step=s.kl_peak_step,
+        kl_last=s.kl_last, entropy_low=s.entropy_low, broke=broke, dir=str(job.trial_dir),
+    )  # fmt: skip
+
+
+def _rung_row(t: FrozenTrial) -> dict[str, Any]:
+    return {
+        "number": t.number,
+        "baseline": bool(t.user_attrs.get("baseline")),
+        "params": dict(t.params),
+        "steps": int(t.user_attrs.get("steps", 0)),
+        "outcome": t.user_attrs.get("outcome", t.state.name.lower()),
+        "detail": t.user_attrs.get("detail", ""),
+        "score": t.user_attrs.get("score"),
+        "kl_peak": t.user_attrs.get("kl_peak"),
+        "rungs": {str(k): v for k, v in sorted(t.intermediate_values.items())},
+    }
+
+
+def run_quality(
+    space: Space,
+    adapter: TrainerAdapter,
+    paths: StudyPaths,
+    progress: SweepProgress,
+    systems: dict[str, Any] | None = None,
+    storage_url: str | None = None,
+    n_trials: int | None = None,
+) -> Quality:
+    """The quality stage on `systems` (the throughput winner's params; default: the baseline's)."""
+    return QualityStage(space, adapter, paths, progress, systems, storage_url, n_trials).run()

@@ -1,0 +1,99 @@
+"""The space's `quality:` section and the quality stage's view of a space."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autotune.space.loader import SpaceError, load_space
+from autotune.space.quality_section import QualitySettings
+from autotune.space.stages import quality_stage
+from tests.autotune.conftest import write_space
+
+QUALITY = """
+quality:
+  steps: 30
+  min_steps: 5
+  reduction_factor: 2
+  trials: 4
+  seeds: 2
+  score_last: 10
+  kl_max: 0.2
+  world_size: 1
+  parallel: 2
+  base: {actor_rollout_ref.rollout.tensor_model_parallel_size: 1}
+"""
+
+
+def space_with(tmp_path: Path, quality: str) -> Path:
+    path = write_space(tmp_path)
+    path.write_text(path.read_text() + quality)
+    return path
+
+
+def test_a_quality_section_is_read_with_its_rungs_and_systems_base(tmp_path):
+    space = load_space(str(space_with(tmp_path, QUALITY)))
+    q = space.quality
+    assert q is not None and q.steps == 30 and q.kl_max == 0.2 and q.parallel == 2
+    assert q.base == {"actor_rollout_ref.rollout.tensor_model_parallel_size": 1}
+    assert q.rungs() == [5, 10, 20]  # 5 × 2^k below the horizon of 30
+    assert QualitySettings(steps=150, min_steps=20, reduction_factor=3).rungs() == [20, 60]
+    assert q.seed_values() == [1, 2]
+
+
+def test_no_quality_section_means_no_quality_stage(tmp_path):
+    assert load_space(str(write_space(tmp_path))).quality is None
+
+
+@pytest.mark.parametrize(
+    ("section", "problem"),
+    [
+        ("quality: {kl_max: -1}", "`quality.kl_max` must be a positive number"),
+        ("quality: {steps: 10, min_steps: 20}", "`quality.min_steps` must be <= `quality.steps` (10)"),
+        ("quality: {seedz: 3}", "unknown setting `quality.seedz`; did you mean `seeds`?"),
+        ("quality: {score_metric: critic/score/maen}", "unknown metric `critic/score/maen`"),
+        ("quality: {seed_key: data.sead}", "`quality.seed_key`: the builtin trainer has no key `data.sead`"),
+        (
+            "quality:\n  base: {algorithm.kl_ctrl.kl_coef: 0.1}",
+            "is an algorithm knob: the quality stage searches those",
+        ),
+        (
+            "quality:\n  base: {actor_rollout_ref.rollout.tensor_parallel: 1}",
+            "unknown key `actor_rollout_ref.rollout.tensor_parallel` in quality.base",
+        ),
+    ],
+)
+def test_a_bad_quality_section_names_the_file_line_and_fix(tmp_path, section, problem):
+    path = space_with(tmp_path, "\n" + section + "\n")
+    with pytest.raises(SpaceError) as exc:
+        load_space(str(path))
+    text = str(exc.value)
+    assert problem in text, text
+    assert f"{path}:" in text
+
+
+def test_the_quality_stage_searches_the_algorithm_knobs_on_the_given_systems_values(tmp_path):
+    space = load_space(str(space_with(tmp_path, QUALITY)))
+    winner = {
+        "actor_rollout_ref.actor.use_dynamic_bsz": False,
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 8,
+    }
+    stage = quality_stage(space, winner)
+    assert [p.name for p in stage.params] == ["algorithm.kl_ctrl.kl_coef"]
+    assert stage.baseline == {"algorithm.kl_ctrl.kl_coef": 0.001}
+    assert stage.base["actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"] == 8  # the winner's, not the baseline's 4
+    assert stage.base["actor_rollout_ref.actor.use_dynamic_bsz"] is False
+    assert stage.base["actor_rollout_ref.rollout.tensor_model_parallel_size"] == 1  # quality.base
+    assert (stage.trial.steps, stage.trial.warmup_steps, stage.trial.world_size) == (30, 0, 1)
+    assert stage.limits == [] and stage.objectives[0].metric == "critic/score/mean"
+    # without a winner: the baseline's systems values
+    assert quality_stage(space).base["actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"] == 4
+
+
+def test_the_shipped_fsdp3d_space_has_a_quality_stage():
+    space = load_space("fsdp3d")
+    assert space.quality is not None and space.quality.steps >= 150 and space.quality.seeds >= 3
+    assert space.quality.kl_max == 0.05
+    stage = quality_stage(space)
+    assert {p.name for p in stage.params} == {p.name for p in space.params if p.role == "algorithm"}

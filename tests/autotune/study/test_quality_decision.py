@@ -1,0 +1,77 @@
+"""The quality stage's rule: only a setting that keeps the KL bound in every seed wins; a change over a
+baseline that keeps it too ships only when its paired gain holds across seeds."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from scipy import stats
+
+from autotune.study.results import Quality, QualityCandidate, QualityRun
+from autotune.study.storage import StudyPaths
+
+KL = "algorithm.kl_ctrl.kl_coef"
+
+
+def cand(label, kl_coef, scores, kl_peaks):
+    runs = [
+        QualityRun(seed=i + 1, steps=150, score=s, kl_peak=k, kl_peak_step=100, kl_last=k,
+                   broke=None if k <= 0.05 else "kl_bound")
+        for i, (s, k) in enumerate(zip(scores, kl_peaks, strict=True))
+    ]  # fmt: skip
+    return QualityCandidate(label=label, number=None if label == "baseline" else 1, params={KL: kl_coef}, runs=runs)
+
+
+def decided(*candidates):
+    q = Quality(horizon=150, seeds=[1, 2, 3], score_metric="critic/score/mean", score_last=20,
+                kl_metric="actor/kl_loss", kl_window=10, kl_max=0.05, candidates=list(candidates))  # fmt: skip
+    q.decide()
+    return q
+
+
+def test_when_the_baseline_breaks_the_bound_the_best_setting_that_keeps_it_ships():
+    q = decided(
+        cand("baseline", 0.001, [0.56, 0.55, 0.57], [0.21, 0.19, 0.23]),
+        cand("#3", 0.3, [0.48, 0.47, 0.49], [0.04, 0.045, 0.041]),
+        cand("#5", 0.2, [0.50, 0.51, 0.50], [0.048, 0.049, 0.047]),
+        cand("#6", 0.1, [0.53, 0.52, 0.53], [0.049, 0.055, 0.05]),  # learns most, breaks the bound in one seed
+    )
+    assert q.winner == "#5" and q.shipped == {KL: 0.2}
+    assert "the baseline breaks the KL bound" in q.verdict and "0.2300 > 0.05" in q.verdict
+
+
+def test_when_no_setting_keeps_the_bound_nothing_ships():
+    q = decided(cand("baseline", 0.001, [0.56] * 3, [0.2] * 3), cand("#1", 0.01, [0.55] * 3, [0.1, 0.04, 0.04]))
+    assert q.winner is None and q.shipped == {}
+    assert "nothing is exported" in q.verdict
+
+
+def test_over_a_baseline_that_keeps_the_bound_a_change_ships_only_when_its_gain_holds_across_seeds():
+    base = cand("baseline", 0.5, [0.45, 0.47, 0.46], [0.02] * 3)
+    steady = cand("#2", 0.3, [0.47, 0.49, 0.485], [0.03] * 3)  # +0.02, +0.02, +0.025
+    noisy = cand("#4", 0.3, [0.50, 0.44, 0.49], [0.03] * 3)  # +0.05, -0.03, +0.03
+    q = decided(base, steady)
+    diffs = [0.02, 0.02, 0.025]
+    half = stats.t.ppf(0.95, 2) * stats.tstd(diffs) / math.sqrt(3)
+    mean = sum(diffs) / 3
+    assert q.gain == pytest.approx((mean, mean - half, mean + half))
+    assert q.gain[1] > 0 and q.winner == "#2" and q.shipped == {KL: 0.3}
+    q = decided(base, noisy)
+    assert q.gain[1] < 0 < q.gain[0] and q.winner is None and q.shipped == {}
+    assert "does not hold across seeds" in q.verdict
+
+
+def test_the_decision_round_trips_through_its_file(tmp_path):
+    q = decided(cand("baseline", 0.001, [0.56] * 3, [0.2] * 3), cand("#1", 0.3, [0.5] * 3, [0.04] * 3))
+    q.ladder = [{"number": 0, "params": {KL: 0.001}, "steps": 30, "outcome": "kl_bound", "rungs": {"20": 0.45}}]
+    paths = StudyPaths(tmp_path, "s")
+    paths.root.mkdir()
+    q.write(paths)
+    back = Quality.read(paths)
+    assert back is not None and json.dumps(back.to_json(), sort_keys=True) == json.dumps(
+        q.to_json(), sort_keys=True
+    )  # NaN != NaN: compare text
+    assert back.candidates[1].keeps_bound and not back.baseline.keeps_bound
+    assert any("ships: algorithm.kl_ctrl.kl_coef: 0.3" in line for line in back.lines())

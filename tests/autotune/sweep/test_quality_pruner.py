@@ -1,0 +1,53 @@
+"""The quality stage's pruner: Optuna's successive halving over steps, vetoed when the gap is within noise."""
+
+from __future__ import annotations
+
+import optuna
+from optuna.trial import TrialState
+
+from autotune.space.quality_section import QualitySettings
+from autotune.sweep.quality import CurvePruner
+
+Q = QualitySettings(steps=60, min_steps=20, reduction_factor=3)
+
+
+def study_with(scores_at_20):
+    """Finished trials that reported `score` (with a standard error of 0.01) at the first rung."""
+    study = optuna.create_study(direction="maximize", pruner=CurvePruner(Q))
+    for score in scores_at_20:
+        trial = study.ask()
+        trial.set_user_attr("se_20", 0.01)
+        trial.report(score, 20)
+        trial.should_prune()  # as every stage run does at a rung: halving records its value there
+        study.tell(trial, score)
+    return study
+
+
+def rung_verdict(study, score, se):
+    trial = study.ask()
+    trial.set_user_attr("se_20", se)
+    trial.report(score, 20)
+    values = sorted([t.intermediate_values[20] for t in study.get_trials(deepcopy=False)], reverse=True)
+    halving_alone = score < values[max(len(values) // 3 - 1, 0)]  # the top third goes on (computed by hand)
+    verdict = (halving_alone, trial.should_prune())
+    study.tell(trial, state=TrialState.PRUNED)
+    return verdict
+
+
+def test_a_run_far_below_the_cut_off_is_pruned_at_the_rung():
+    study = study_with([0.50, 0.52, 0.55, 0.60, 0.58])
+    # 6 runs at the rung, factor 3: the top 2 go on; the cut-off is the 2nd best, 0.58
+    assert rung_verdict(study, 0.40, se=0.01) == (True, True)
+
+
+def test_a_slow_starter_within_the_noise_of_the_cut_off_goes_on():
+    study = study_with([0.50, 0.52, 0.55, 0.60, 0.58])
+    # halving alone would stop it (0.57 < 0.58), but 0.57 + 1.28 × hypot(0.02, 0.01) = 0.599 > 0.58
+    assert rung_verdict(study, 0.57, se=0.02) == (True, False)
+    # the same gap with tight errors is real: 0.57 + 1.28 × hypot(0.001, 0.01) = 0.583 ... still above
+    assert rung_verdict(study, 0.565, se=0.001) == (True, True)  # 0.565 + 0.0129 = 0.578 < 0.58
+
+
+def test_a_run_above_the_cut_off_is_never_pruned():
+    study = study_with([0.50, 0.52, 0.55])
+    assert rung_verdict(study, 0.70, se=0.0)[1] is False

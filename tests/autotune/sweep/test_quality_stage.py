@@ -1,0 +1,93 @@
+"""The quality stage end to end: real trainer runs (world 1, two at a time), a real Optuna study, the
+decision written and reported, and a resumed stage that re-runs nothing.
+
+The bound here is put on `actor/reward_kl_penalty_coeff`, the in-reward KL coefficient the trainer
+logs at every step (with `algorithm.use_kl_in_reward`): it equals the setting's `kl_coef`, so which settings keep the bound is known
+before anything runs (0.001 breaks 0.0005, 0.0002 keeps it), and the test does not depend on how
+fast a tiny model drifts in a few steps. Everything else (scores, curves, the rule) is recomputed
+here from the runs' own metrics files.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import optuna
+
+from autotune.study.results import Quality
+from autotune.study.storage import StudyPaths, open_storage
+from tests.autotune.conftest import autotune, write_space
+
+KL = "algorithm.kl_ctrl.kl_coef"
+QUALITY = """
+quality:
+  steps: 8
+  min_steps: 4
+  reduction_factor: 2
+  trials: 3
+  seeds: 2
+  top_k: 1
+  score_last: 4
+  kl_metric: actor/reward_kl_penalty_coeff
+  kl_window: 2
+  kl_max: 0.0005
+  world_size: 1
+  parallel: 2
+"""
+
+
+def tail_mean(metrics_file: Path, metric: str, last: int) -> tuple[int, float, float]:
+    """(steps, mean of the last `last` values of `metric`, the highest 2-step mean of the bounded KL)."""
+    rows = sorted((json.loads(line) for line in metrics_file.read_text().splitlines()), key=lambda r: r["step"])
+    values = [r["metrics"][metric] for r in rows]
+    kl = [r["metrics"]["actor/reward_kl_penalty_coeff"] for r in rows]
+    means = [sum(kl[max(0, i - 1) : i + 1]) / len(kl[max(0, i - 1) : i + 1]) for i in range(len(kl))]
+    return len(rows), sum(values[-last:]) / len(values[-last:]), max(means)
+
+
+def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_without_rerunning(tmp_path):
+    space = write_space(tmp_path)
+    text = space.read_text().replace("base:\n", "base:\n  algorithm.use_kl_in_reward: true\n", 1)
+    space.write_text(text + QUALITY)
+    runs, reports = tmp_path / "runs", tmp_path / "reports"
+    paths = StudyPaths(runs, "small")
+    paths.root.mkdir(parents=True)
+    study = optuna.create_study(
+        study_name="small-quality", storage=open_storage(f"sqlite:///{paths.db}"), direction="maximize"
+    )
+    study.enqueue_trial({KL: 0.001}, user_attrs={"baseline": True})  # what the stage enqueues itself
+    study.enqueue_trial({KL: 0.0002})  # a candidate known to keep the bound
+    args = ["run", "--space", str(space), "--stage", "quality", "--runs-dir", str(runs), "--report-dir", str(reports)]
+    proc = autotune(*args)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = proc.stdout
+    assert "quality stage on the baseline's systems values" in out
+    assert "KL bound broken at step 1" in out  # the baseline's search run stops at once
+
+    result = Quality.read(paths)
+    assert result is not None and [c.label for c in result.candidates][:2] == ["baseline", "#1"]
+    assert len(result.ladder) == 3 and result.seeds == [1, 2]
+    for cand in result.candidates:  # every confirmed run recomputed from its metrics file
+        assert [r.seed for r in cand.runs] == [1, 2]
+        for run in cand.runs:
+            steps, score, peak = tail_mean(Path(run.dir) / "metrics.jsonl", "critic/score/mean", 4)
+            assert steps == 8 and math.isclose(run.score, score) and math.isclose(run.kl_peak, peak)
+            assert (run.broke is None) == (peak <= 0.0005)
+    baseline = result.candidates[0]
+    assert not baseline.keeps_bound and all(math.isclose(r.kl_peak, 0.001) for r in baseline.runs)
+    keepers = [c for c in result.candidates[1:] if all(r.kl_peak <= 0.0005 for r in c.runs)]
+    best = max(keepers, key=lambda c: sum(r.score for r in c.runs))
+    assert result.winner == best.label and result.shipped == {KL: best.params[KL]}
+    assert "the baseline breaks the KL bound" in result.verdict
+    assert "decision: the baseline breaks the KL bound" in out and f"ships: {KL}: {best.params[KL]}" in out
+    page = (reports / "quality.html").read_text()
+    assert "Learning curves over seeds" in page and "The halving ladder" in page
+
+    # the search run of #1 at seed 1 reached the horizon: it is that seed's confirmation run
+    assert Path(result.candidates[1].runs[0].dir).parent.name == "search"
+    again = autotune(*args)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert " started" not in again.stdout  # every search trial and seed run is kept
+    assert Quality.read(paths).to_json()["shipped"] == result.shipped
