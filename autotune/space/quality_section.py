@@ -13,6 +13,7 @@
       kl_window: 10            # ... as a 10-step moving mean, over the whole horizon
       kl_max: 0.05
       min_entropy: 0.05        # entropy collapse: a 10-step mean entropy below this stops the run
+      seed_keys: [data.seed]   # where a run's seed goes (verl: [data.seed, actor_rollout_ref.rollout.seed])
       world_size: 1            # optional: ranks per quality run (default: trial.world_size)
       parallel: 2              # quality runs at a time (default 1)
       base:                    # optional: systems keys set for quality runs only (e.g. a TP that fits world_size)
@@ -61,8 +62,10 @@ class QualitySettings:
     """Ranks per quality run (None: the space's `trial.world_size`)."""
     parallel: int = 1
     """Quality runs at a time (each runs `world_size` ranks)."""
-    seed_key: str = "data.seed"
-    """The config key that seeds a run (prompts, initialisation and sampling)."""
+    seed_keys: tuple[str, ...] = ("data.seed",)
+    """The config keys a run's seed is written to (prompts, initialisation, sampling): the built-in
+    trainer seeds everything from `data.seed`; verl takes the data order from `data.seed` and the
+    rollout's sampling from `actor_rollout_ref.rollout.seed`."""
     first_seed: int = 1
     """Seeds are first_seed, first_seed + 1, ...; the search runs with the first."""
     timeout_s: float | None = None
@@ -95,6 +98,8 @@ class QualitySettings:
             raise bad("parallel", "must be > 0", "1")
         if self.top_k < 1 or self.seeds < 1:
             raise bad("seeds", "must be >= 1", "3")
+        if not self.seed_keys or not all(isinstance(k, str) for k in self.seed_keys):
+            raise bad("seed_keys", "must be a list of config keys", "[data.seed]")
         if not isinstance(self.base, dict):
             raise bad(
                 "base",

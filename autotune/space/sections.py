@@ -219,9 +219,13 @@ def parse_quality(
             base[key] = coerce(located.value, keys[key].type)
         except TypeError as exc:
             r.error(located.where, f"`{key}` {exc}, got {located.value!r}")
-    if settings.seed_key not in keys:
-        r.error(
-            r.at("quality", "seed_key"),
-            f"`quality.seed_key`: the {adapter.name} trainer has no key `{settings.seed_key}`",
-        )
-    return dataclasses.replace(settings, base=base)
+    seed_keys = (settings.seed_keys,) if isinstance(settings.seed_keys, str) else tuple(settings.seed_keys)
+    for key in seed_keys:
+        if key not in keys:
+            hint = suggest_key(key, keys)
+            r.error(
+                r.at("quality", "seed_keys"),
+                f"`quality.seed_keys`: the {adapter.name} trainer has no key `{key}`"
+                + (f"; did you mean `{hint}`?" if hint else ""),
+            )
+    return dataclasses.replace(settings, base=base, seed_keys=seed_keys)

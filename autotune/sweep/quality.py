@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import json
 import math
 import threading
 import time
@@ -41,6 +42,8 @@ from autotune.trial.runner import kill_group
 
 STARTUP = 3
 """Space-filling settings the search starts with, after the baseline; the TPE sampler takes over after them."""
+MAX_BATCHES = 3
+"""Confirmation batches of `top_k` settings at most, while none keeps the bound in every seed."""
 Z_NOISE = 1.28
 """A rung prunes a run only when its score is below the cut-off by more than this many standard
 errors (one-sided 90%): a slow starter within the noise of the runs that go on is not a loser."""
@@ -225,62 +228,109 @@ class QualityStage:
 
     # -- confirmation over seeds ----------------------------------------------------------------
     def confirm(self, study: optuna.Study) -> list[QualityCandidate]:
+        """The baseline and the best feasible search settings over every seed, `top_k` at a time.
+
+        The search judged each setting on one seed, and the settings that learn most are the ones
+        closest to the bound, so the best of them often breaks it on another seed. When no setting
+        of a batch keeps the bound in every seed, the next `top_k` are confirmed (at most
+        `MAX_BATCHES` batches). A candidate's seed run stops where it breaks the bound (it can no
+        longer win) and its remaining seeds are skipped; the baseline's runs go to the horizon, so
+        its KL there is known.
+        """
         trials = study.get_trials(deepcopy=False)
         base_trial = next((t for t in trials if t.user_attrs.get("baseline")), None)
         feasible = [
             t
             for t in trials
-            if t.state == TrialState.COMPLETE
-            and not t.user_attrs.get("baseline")
-            and t.user_attrs.get("outcome") == "complete"
-            and t.user_attrs.get("feasible")
+            if t.state == TrialState.COMPLETE and not t.user_attrs.get("baseline") and t.user_attrs.get("feasible")
         ]
         feasible.sort(key=lambda t: t.value if t.value is not None else -math.inf, reverse=True)
         base_params = self.baseline_params()
-        picked: list[FrozenTrial] = []
+        order: list[FrozenTrial] = []
         for t in feasible:
-            if t.params != base_params and all(t.params != p.params for p in picked):
-                picked.append(t)
-            if len(picked) == self.q.top_k:
-                break
-        candidates = [("baseline", base_trial.number if base_trial else None, base_params, base_trial)]
-        candidates += [(f"#{t.number}", t.number, dict(t.params), t) for t in picked]
-        jobs: list[tuple[int, _Job]] = []
+            if t.params != base_params and all(t.params != p.params for p in order):
+                order.append(t)
+        entries: list[tuple[str, int | None, dict[str, Any], FrozenTrial | None]] = [
+            ("baseline", base_trial.number if base_trial else None, base_params, base_trial)
+        ]
         results: dict[tuple[int, int], QualityRun] = {}
-        for i, (label, _number, params, source) in enumerate(candidates):
+        for batch in range(MAX_BATCHES):
+            picked = order[batch * self.q.top_k : (batch + 1) * self.q.top_k]
+            if not picked and batch > 0:
+                break
+            first = len(entries)
+            entries += [(f"#{t.number}", t.number, dict(t.params), t) for t in picked]
+            self._confirm_batch(entries, range(0 if batch == 0 else first, len(entries)), results)
+            kept = [
+                i
+                for i in range(first, len(entries))
+                if all(results[(i, s)].broke is None for s in self._seeds(i, results))
+            ]
+            if kept or not picked:
+                break
+            self.progress.note(
+                f"quality stage: no setting of batch {batch + 1} kept the bound in every seed; next batch"
+            )
+        return [
+            QualityCandidate(
+                label=label,
+                number=number,
+                params=algorithm_values(self.space, params),
+                runs=[results[(i, s)] for s in self.q.seed_values() if (i, s) in results],
+            )
+            for i, (label, number, params, _source) in enumerate(entries)
+        ]
+
+    def _seeds(self, i: int, results: dict[tuple[int, int], QualityRun]) -> list[int]:
+        return [s for s in self.q.seed_values() if (i, s) in results]
+
+    def _confirm_batch(
+        self,
+        entries: list[tuple[str, int | None, dict[str, Any], FrozenTrial | None]],
+        which: range,
+        results: dict[tuple[int, int], QualityRun],
+    ) -> None:
+        jobs: list[tuple[int, _Job]] = []
+        for i in which:
+            label, _number, params, source = entries[i]
             for seed in self.q.seed_values():
-                reused = self._reusable(source, seed)
+                reused = self._reusable(label, source, seed)
                 if reused is not None:
                     results[(i, seed)] = reused
                     continue
                 folder = self.root / "seeds" / f"{label.replace('#', 'trial')}-seed{seed}"
                 jobs.append((i, _Job(params, seed, folder, search=False)))
+        labels = ", ".join(entries[i][0] for i in which)
         if jobs:
             self.progress.note(
-                f"quality stage: confirming the baseline and {len(picked)} setting(s) over seeds "
-                f"{self.q.seed_values()} at {self.q.steps} steps ({len(jobs)} runs)"
+                f"quality stage: confirming {labels} over seeds {self.q.seed_values()} at {self.q.steps} steps "
+                f"(up to {len(jobs)} runs)"
             )
         queue = list(jobs)
 
+        def broken(i: int) -> bool:
+            return any(results[(i, s)].broke is not None for s in self._seeds(i, results))
+
         def claim() -> tuple[int, _Job] | None:
             with self.lock:
-                return queue.pop(0) if queue else None
+                while queue:
+                    i, job = queue.pop(0)
+                    if i == 0 or not broken(i):  # a candidate that broke the bound on one seed cannot win
+                        return i, job
+                return None
 
         def run(item: tuple[int, _Job]) -> None:
             i, job = item
-            watch = CurveWatch(self.q, stop_on_limits=False)
-            curve, _state, _detail = self._run(job, watch, f"{candidates[i][0]} seed {job.seed}")
-            results[(i, job.seed)] = _quality_run(curve, self.q, job)
+            watch = CurveWatch(self.q, stop_on_limits=i != 0)  # the baseline runs to the horizon
+            curve, _state, _detail = self._run(job, watch, f"{entries[i][0]} seed {job.seed}")
+            with self.lock:
+                results[(i, job.seed)] = _quality_run(curve, self.q, job)
 
         self._pool(claim, run)
-        out = []
-        for i, (label, number, params, _source) in enumerate(candidates):
-            runs = [results[(i, s)] for s in self.q.seed_values() if (i, s) in results]
-            out.append(QualityCandidate(label=label, number=number, params=params, runs=runs))
-        return out
 
-    def _reusable(self, source: FrozenTrial | None, seed: int) -> QualityRun | None:
-        """A finished seed run in its folder, or the search run at this seed when it reached the horizon."""
+    def _reusable(self, label: str, source: FrozenTrial | None, seed: int) -> QualityRun | None:
+        """A finished seed run in its folder (kept on resume), or the search run at this seed when it
+        reached the horizon inside the bound."""
         if (
             source is not None
             and seed == source.user_attrs.get("seed")
@@ -288,20 +338,20 @@ class QualityStage:
         ):
             folder = Path(source.user_attrs["dir"])
         else:
-            label = "baseline" if source is None or source.user_attrs.get("baseline") else f"trial{source.number}"
-            folder = self.root / "seeds" / f"{label}-seed{seed}"
+            folder = self.root / "seeds" / f"{label.replace('#', 'trial')}-seed{seed}"
             if not (folder / "quality.json").exists():
                 return None
-        rows = read_rows(folder)
-        curve = Curve.of(rows, self.q)
-        if len(curve.steps) < self.q.steps:
-            return None
-        return _quality_run(curve, self.q, _Job({}, seed, folder, search=False))
+            state = json.loads((folder / "quality.json").read_text()).get("state")
+            if state not in ("complete", "kl_bound", "entropy", "nan"):
+                return None  # failed or cut short by a stopped controller: run it again
+        curve = Curve.of(read_rows(folder), self.q)
+        run = _quality_run(curve, self.q, _Job({}, seed, folder, search=False))
+        return run if run.broke != "incomplete" else None
 
     # -- running ------------------------------------------------------------------------------
     def _run(self, job: _Job, watch: CurveWatch, label: str) -> tuple[Curve, str, str]:
         """One run to the horizon (or until `watch` stops it): (its curve, outcome, detail)."""
-        space = dataclasses.replace(self.stage, base={**self.stage.base, self.q.seed_key: job.seed})
+        space = dataclasses.replace(self.stage, base={**self.stage.base, **dict.fromkeys(self.q.seed_keys, job.seed)})
         started = time.monotonic()
         self.progress.note(f"  {label} ({short_params(job.params)}, seed {job.seed}) started")
         ev = evaluate(space, self.adapter, job.params, job.trial_dir, None, monitor=watch, on_start=self._started)

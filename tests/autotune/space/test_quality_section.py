@@ -53,7 +53,10 @@ def test_no_quality_section_means_no_quality_stage(tmp_path):
         ("quality: {steps: 10, min_steps: 20}", "`quality.min_steps` must be <= `quality.steps` (10)"),
         ("quality: {seedz: 3}", "unknown setting `quality.seedz`; did you mean `seeds`?"),
         ("quality: {score_metric: critic/score/maen}", "unknown metric `critic/score/maen`"),
-        ("quality: {seed_key: data.sead}", "`quality.seed_key`: the builtin trainer has no key `data.sead`"),
+        (
+            "quality: {seed_keys: [data.sead]}",
+            "`quality.seed_keys`: the builtin trainer has no key `data.sead`; did you mean `data.seed`?",
+        ),
         (
             "quality:\n  base: {algorithm.kl_ctrl.kl_coef: 0.1}",
             "is an algorithm knob: the quality stage searches those",
