@@ -4,14 +4,16 @@
              `--seeds` seeds at the full horizon (no run stopped): score (mean over the last
              `quality.score_last` steps) and the KL's worst moving mean. The scan's best is the value
              that learns most while keeping the bound in every seed.
-2. compare   `--repeats` times (sampler seeds 0, 1, ...): the quality stage as `autotune run --stage
+2. layout    one full-length run at the throughput stage's world size alone, then a pair at the quality
+             section's world size side by side (`quality.parallel`): training steps per minute of each.
+3. compare   `--repeats` times (sampler seeds 0, 1, ...): the quality stage as `autotune run --stage
              quality` runs it, then random search given the same number of training steps, every run
              full length (stopped only when it breaks the KL bound, as the stage's runs are). Each
              method's pick is scored over the same seeds at the horizon; printed: its mean score,
              whether it keeps the bound in every seed, and the steps each method trained.
 
     python benchmarks/quality_stage.py [--space fsdp3d] [--scan 0.03,0.1,0.2,0.3,0.5,1] [--seeds 3]
-        [--repeats 3] [--skip-scan] [--skip-compare] [--out benchmarks/results/quality_stage.json]
+        [--repeats 3] [--skip-scan] [--skip-layout] [--skip-compare] [--out benchmarks/results/quality_stage.json]
 """
 
 from __future__ import annotations
@@ -110,6 +112,39 @@ def _row(c: QualityCandidate) -> dict[str, Any]:
     }
 
 
+def layout(space: Space, runs: Path) -> dict[str, Any]:
+    """Steps per minute: one run at `trial.world_size`, then `quality.parallel` runs at `quality.world_size`."""
+    q = space.quality
+    assert q is not None
+    out = {}
+    for name, world, parallel in (
+        ("alone", space.trial.world_size, 1),
+        ("quality", q.world_size or space.trial.world_size, q.parallel),
+    ):
+        base = dict(q.base) if name == "quality" else {}
+        s = dataclasses.replace(
+            space, quality=dataclasses.replace(q, world_size=world, parallel=parallel, base=base, seeds=1)
+        )
+        stage = stage_for(s, runs, f"layout-{name}")
+        started = time.monotonic()
+        cands = over_seeds(stage, [stage.baseline_params()] * parallel, f"layout-{name}")
+        wall = time.monotonic() - started
+        steps = sum(r.steps for c in cands for r in c.runs)
+        out[name] = {
+            "world_size": world,
+            "parallel": parallel,
+            "steps": steps,
+            "wall_s": wall,
+            "steps_per_min": 60 * steps / wall,
+        }
+        print(
+            f"layout {name}: {parallel} run(s) at world {world}: {steps} steps in {wall:.0f} s = {60 * steps / wall:.0f} steps/min"
+        )
+    out["ratio"] = out["quality"]["steps_per_min"] / out["alone"]["steps_per_min"]
+    print(f"layout: the quality layout trains {out['ratio']:.2f}x the steps per minute")
+    return out
+
+
 def random_search(space: Space, runs: Path, budget: int, sampler_seed: int) -> dict[str, Any]:
     """Full-length runs of random settings (stopped only when they break the bound) until `budget` steps."""
     stage = stage_for(space, runs, f"random-{sampler_seed}", sampler_seed)
@@ -180,6 +215,7 @@ def main() -> None:
     )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--skip-scan", action="store_true")
+    parser.add_argument("--skip-layout", action="store_true")
     parser.add_argument("--skip-compare", action="store_true")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "quality_stage.json")
     args = parser.parse_args()
@@ -193,6 +229,8 @@ def main() -> None:
         runs = Path(tmp)
         if not args.skip_scan:
             results["scan"] = scan(space, runs, [float(v) for v in args.scan.split(",")])
+        if not args.skip_layout:
+            results["layout"] = layout(space, runs)
         if not args.skip_compare:
             rows = compare(space, runs, args.repeats)
             for row in rows:

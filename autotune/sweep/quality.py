@@ -35,6 +35,7 @@ from autotune.space.stages import algorithm_values, quality_stage
 from autotune.study.progress import SweepProgress, short_params
 from autotune.study.results import Quality, QualityCandidate, QualityRun
 from autotune.study.storage import StudyPaths, open_storage
+from autotune.sweep.backends.lifecycle import trial_id
 from autotune.trial.evaluation import evaluate
 from autotune.trial.learning import Curve, CurveSummary, CurveWatch, summarize
 from autotune.trial.record import read_rows, write_json
@@ -129,6 +130,7 @@ class QualityStage:
         self.steps_trained = 0
         self.done = 0
         self.prepared = False
+        self.stopping = False
 
     # -- the search ---------------------------------------------------------------------------
     def open_study(self) -> optuna.Study:
@@ -136,16 +138,20 @@ class QualityStage:
             seed=self.space.sampler.seed,
             n_startup_trials=STARTUP + 1,
         )  # it reads the runs' constraints (`trial.set_constraint`): the KL bound and the other rules
+        self.paths.root.mkdir(parents=True, exist_ok=True)  # the study's folder holds its SQLite file
+        storage = open_storage(self.url)
         study = optuna.create_study(
             study_name=f"{self.paths.name}-quality",
-            storage=open_storage(self.url),
+            storage=storage,
             direction="maximize",
             sampler=sampler,
             pruner=CurvePruner(self.q),
             load_if_exists=True,
         )
-        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-            study.tell(t.number, state=TrialState.FAIL)  # a run of a stopped controller: re-drawn below
+        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):  # a stopped controller's runs
+            storage.set_trial_user_attr(trial_id(storage, study.study_name, t.number), "outcome", "interrupted")
+            study.tell(t.number, state=TrialState.FAIL)
+            study.enqueue_trial(t.params, user_attrs={k: v for k, v in t.user_attrs.items() if k == "baseline"})
         if not study.trials:
             study.enqueue_trial(self.baseline_params(), user_attrs={"baseline": True})
             for params in self.space_filling(STARTUP):
@@ -238,7 +244,9 @@ class QualityStage:
         its KL there is known.
         """
         trials = study.get_trials(deepcopy=False)
-        base_trial = next((t for t in trials if t.user_attrs.get("baseline")), None)
+        base_trial = next(
+            (t for t in trials if t.user_attrs.get("baseline") and t.user_attrs.get("outcome") != "interrupted"), None
+        )
         feasible = [
             t
             for t in trials
@@ -386,7 +394,7 @@ class QualityStage:
             self.prepared = True
 
         def worker() -> None:
-            while (item := claim()) is not None:
+            while not self.stopping and (item := claim()) is not None:
                 work(item)
 
         if self.q.parallel == 1:
@@ -397,7 +405,8 @@ class QualityStage:
             try:
                 for f in futures:
                     f.result()
-            except BaseException:  # Ctrl-C: the runs' process groups go with the controller
+            except BaseException:  # Ctrl-C: no new run starts, and the running ones' process groups are killed
+                self.stopping = True
                 for pgid in list(self.groups):
                     kill_group(pgid, grace_s=1.0)
                 raise
@@ -418,7 +427,11 @@ class QualityStage:
             kl_max=q.kl_max,
             systems=self.systems,
             candidates=candidates,
-            ladder=[_rung_row(t) for t in study.get_trials(deepcopy=False) if t.state.is_finished()],
+            ladder=[
+                _rung_row(t)
+                for t in study.get_trials(deepcopy=False)
+                if t.state.is_finished() and t.user_attrs.get("outcome") != "interrupted"
+            ],
             steps_trained=sum(int(t.user_attrs.get("steps", 0)) for t in study.get_trials(deepcopy=False))
             + sum(r.steps for c in candidates for r in c.runs if "/seeds/" in r.dir),
         )

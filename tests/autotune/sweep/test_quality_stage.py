@@ -15,6 +15,7 @@ import math
 from pathlib import Path
 
 import optuna
+import pytest
 
 from autotune.study.results import Quality
 from autotune.study.storage import StudyPaths, open_storage
@@ -91,3 +92,104 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert " started" not in again.stdout  # every search trial and seed run is kept
     assert Quality.read(paths).to_json()["shipped"] == result.shipped
+
+
+def test_the_export_carries_the_quality_stages_values_and_says_why(tmp_path):
+    """The throughput stage holds kl_coef in the base at its baseline value; what the quality stage
+    ships replaces it there, and only there."""
+    from autotune.adapters import get_adapter
+    from autotune.export.winner import export_settings
+    from autotune.space.loader import load_space
+    from autotune.space.stages import throughput_stage
+
+    staged = throughput_stage(load_space(str(write_space(tmp_path))))
+    adapter = get_adapter("builtin")
+    params = {
+        "actor_rollout_ref.actor.use_dynamic_bsz": False,
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 8,
+    }
+    plain = export_settings(staged, adapter, params)
+    shipped = export_settings(staged, adapter, params, algorithm={KL: 0.0002})
+    assert plain[KL] == 0.001 and shipped[KL] == 0.0002
+    assert {k: v for k, v in shipped.items() if k != KL} == {k: v for k, v in plain.items() if k != KL}
+
+
+@pytest.mark.slow  # a throughput sweep, then the quality stage, then export (a minute on 2 quiet cores)
+def test_both_stages_then_export_ships_the_systems_and_the_algorithm_changes(tmp_path):
+    space = write_space(tmp_path)
+    text = space.read_text().replace("base:\n", "base:\n  algorithm.use_kl_in_reward: true\n", 1)
+    space.write_text(text + QUALITY.replace("trials: 3", "trials: 2"))
+    runs = tmp_path / "runs"
+    paths = StudyPaths(runs, "small")
+    paths.root.mkdir(parents=True)
+    study = optuna.create_study(
+        study_name="small-quality", storage=open_storage(f"sqlite:///{paths.db}"), direction="maximize"
+    )
+    study.enqueue_trial({KL: 0.001}, user_attrs={"baseline": True})
+    study.enqueue_trial({KL: 0.0002})
+    proc = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--report-dir", str(tmp_path / "reports"))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "quality stage on the throughput winner #" in proc.stdout
+    best = tmp_path / "best.yaml"
+    exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(best))
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    text = best.read_text()
+    assert "kl_coef: 0.0002" in text
+    assert "# quality stage: critic/score/mean over the last 4 of 8 steps" in text
+    assert "decision: the baseline breaks the KL bound" in text
+    shown = autotune("best", "small", "--runs-dir", str(runs))
+    assert "ships: algorithm.kl_ctrl.kl_coef: 0.0002" in shown.stdout
+    assert "quality stage" in (tmp_path / "reports" / "index.html").read_text()
+
+
+@pytest.mark.slow  # two parallel 60-step runs interrupted, then the stage resumed to its end
+def test_ctrl_c_during_parallel_quality_runs_leaves_nothing_behind_and_the_stage_resumes(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    from tests.conftest import ROOT, trainer_env
+
+    space = write_space(tmp_path)
+    space.write_text(space.read_text() + QUALITY.replace("steps: 8", "steps: 60").replace("trials: 3", "trials: 2"))
+    runs = tmp_path / "runs"
+    args = [
+        "run",
+        "--space",
+        str(space),
+        "--stage",
+        "quality",
+        "--runs-dir",
+        str(runs),
+        "--report-dir",
+        str(tmp_path / "r"),
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autotune.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=trainer_env(),
+        cwd=ROOT,
+    )
+    search = runs / "small" / "quality" / "search"
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None:
+        logs = list(search.glob("*/metrics.jsonl"))
+        if len(logs) == 2 and all(log.read_text().strip() for log in logs):
+            break
+        time.sleep(0.5)
+    descendants = psutil.Process(proc.pid).children(recursive=True)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "run the same command again to resume" in stderr and "Traceback" not in stderr
+    _, alive = psutil.wait_procs(descendants, timeout=15)
+    assert not alive, [p.cmdline() for p in alive]
+    again = autotune(*args)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    result = Quality.read(StudyPaths(runs, "small"))
+    assert result is not None and len(result.ladder) == 2  # the interrupted runs were drawn again
