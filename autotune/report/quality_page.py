@@ -86,7 +86,7 @@ def ladder(result: Quality) -> str:
     rows = []
     for r in result.ladder:
         values = ", ".join(f"{k.rsplit('.', 1)[-1]}={v}" for k, v in r["params"].items())
-        rungs = " ".join(f"{step}:{value:.3f}" for step, value in r.get("rungs", {}).items())
+        rungs = " ".join(f"{s}:{v:.3f}" for s, v in sorted(r.get("rungs", {}).items(), key=lambda kv: int(kv[0])))
         label = "baseline" if r.get("baseline") else f"#{r['number']}"
         rows.append(
             [label, values, r["steps"], r["outcome"], rungs, r.get("score"), r.get("kl_peak"), r.get("detail", "")]
