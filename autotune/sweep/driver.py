@@ -164,6 +164,9 @@ def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna
     from autotune.study.results import NoWinner, find_winner
     from autotune.sweep.quality import run_quality
 
+    if not any(p.role == "algorithm" for p in opts.space.params):
+        progress.note("quality stage: the space has no algorithm params to judge; skipped")
+        return
     systems: dict[str, Any] = {}
     source = "the baseline's systems values (no throughput winner yet)"
     if study is not None:

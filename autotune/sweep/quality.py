@@ -214,6 +214,8 @@ class QualityStage:
         watch = CurveWatch(self.q, stop_on_limits=True, at_rung=at_rung)
         label = "baseline" if trial.user_attrs.get("baseline") else f"#{trial.number}"
         curve, state, detail = self._run(job, watch, label)
+        if self.stopping:  # killed by Ctrl-C: left RUNNING, so a resumed stage runs it again
+            return
         s = summarize(curve, self.q)
         with self.lock:
             attrs = {
