@@ -8,7 +8,8 @@
              section's world size side by side (`quality.parallel`): training steps per minute of each.
 3. compare   `--repeats` times (sampler seeds 0, 1, ...): the quality stage as `autotune run --stage
              quality` runs it, then random search given the same number of training steps, every run
-             full length (stopped only when it breaks the KL bound, as the stage's runs are). Each
+             full length (stopped only when it breaks the KL bound with the stage's search margin, as the
+             stage's search runs are, so the two differ in how they search, not in what they accept). Each
              method's pick is scored over the same seeds at the horizon; printed: its mean score,
              whether it keeps the bound in every seed, and the steps each method trained.
 
@@ -157,8 +158,10 @@ def random_search(space: Space, runs: Path, budget: int, sampler_seed: int) -> d
         params = stage.baseline_params() if first else suggest(trial, stage.stage, stage.defaults)
         first = False
         job = _Job(params, stage.q.first_seed, stage.root / "search" / f"{trial.number:04d}", search=False)
-        curve, state, _ = stage._run(job, CurveWatch(stage.q, stop_on_limits=True), f"random #{trial.number}")
-        s = summarize(curve, stage.q)
+        curve, state, _ = stage._run(
+            job, CurveWatch(stage.search_q, stop_on_limits=True), f"random #{trial.number}", stage.search_q
+        )
+        s = summarize(curve, stage.search_q)
         spent += s.steps
         tried.append({"params": params, "steps": s.steps, "score": s.score, "feasible": state == "complete"})
         study.tell(trial, s.score if not math.isnan(s.score) else -math.inf)
@@ -167,7 +170,7 @@ def random_search(space: Space, runs: Path, budget: int, sampler_seed: int) -> d
     return {"tried": tried, "steps_trained": spent, "pick": pick["params"] if pick else None, "stage": stage}
 
 
-def compare(space: Space, runs: Path, repeats: int) -> list[dict[str, Any]]:
+def compare(space: Space, runs: Path, repeats: int, on_repeat: Any = None) -> list[dict[str, Any]]:
     out = []
     for r in range(repeats):
         started = time.monotonic()
@@ -203,6 +206,8 @@ def compare(space: Space, runs: Path, repeats: int) -> list[dict[str, Any]]:
             f"({'keeps' if x['keeps_bound'] else 'no pick keeps'} the bound, {x['search_steps']} search steps)"
         )
         out.append(row)
+        if on_repeat is not None:
+            on_repeat(out)
     return out
 
 
@@ -232,7 +237,13 @@ def main() -> None:
         if not args.skip_layout:
             results["layout"] = layout(space, runs)
         if not args.skip_compare:
-            rows = compare(space, runs, args.repeats)
+
+            def partial(rows: list[dict[str, Any]]) -> None:  # each repeat is written as it ends
+                args.out.parent.mkdir(parents=True, exist_ok=True)
+                clean = [{**r, "random": {k: v for k, v in r["random"].items() if k != "stage"}} for r in rows]
+                args.out.write_text(json.dumps({**results, "compare": clean}, indent=2, default=str))
+
+            rows = compare(space, runs, args.repeats, partial)
             for row in rows:
                 row["random"].pop("stage", None)
             results["compare"] = rows

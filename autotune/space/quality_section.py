@@ -12,6 +12,7 @@
       kl_metric: actor/kl_loss # the KL to the reference that is bounded
       kl_window: 10            # ... as a 10-step moving mean, over the whole horizon
       kl_max: 0.05
+      search_margin: 0.7       # the one-seed search asks for KL <= 0.7 × kl_max (seeds spread the KL)
       min_entropy: 0.05        # entropy collapse: a 10-step mean entropy below this stops the run
       seed_keys: [data.seed]   # where a run's seed goes (verl: [data.seed, actor_rollout_ref.rollout.seed])
       world_size: 1            # optional: ranks per quality run (default: trial.world_size)
@@ -55,6 +56,10 @@ class QualitySettings:
     kl_window: int = 10
     """The bound holds for the KL's moving mean over this many steps, at every step of the horizon."""
     kl_max: float = 0.05
+    search_margin: float = 0.7
+    """The search judges a setting on one seed, so it asks for kl_max × search_margin: one seed's KL
+    peak sits up to ~1/0.7 below the worst of three seeds' (the KL scan of `benchmarks/quality_stage.py`).
+    Confirmation holds every seed to kl_max itself."""
     min_entropy: float | None = None
     """Entropy collapse: a run whose moving-mean `actor/entropy` falls below this is stopped (None: not checked)."""
     entropy_metric: str = "actor/entropy"
@@ -90,6 +95,8 @@ class QualitySettings:
             raise bad("kl_window", f"must lie in 1..`quality.steps` ({self.steps})", "10")
         if not (isinstance(self.kl_max, (int, float)) and math.isfinite(self.kl_max) and self.kl_max > 0):
             raise bad("kl_max", "must be a positive number", "0.05")
+        if not (isinstance(self.search_margin, (int, float)) and 0 < self.search_margin <= 1):
+            raise bad("search_margin", "must lie in (0, 1] (1: the search uses the bound itself)", "0.7")
         if self.min_entropy is not None and not (isinstance(self.min_entropy, (int, float)) and self.min_entropy >= 0):
             raise bad("min_entropy", "must be a number >= 0, or left out", "0.05")
         if self.world_size is not None and self.world_size <= 0:

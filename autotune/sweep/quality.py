@@ -119,6 +119,8 @@ class QualityStage:
             raise ValueError(f"space `{space.name}` has no `quality:` section")
         self.space, self.adapter, self.paths, self.progress = space, adapter, paths, progress
         self.q: QualitySettings = space.quality
+        self.search_q = dataclasses.replace(self.q, kl_max=self.q.kl_max * self.q.search_margin)
+        """The search's rules: the bound with its margin (one seed stands in for all of them)."""
         self.systems = {k: v for k, v in (systems or {}).items() if k not in algorithm_values(space, systems or {})}
         self.stage = quality_stage(space, self.systems)
         self.url = storage_url or f"sqlite:///{paths.db.resolve()}"
@@ -137,6 +139,8 @@ class QualityStage:
         sampler = optuna.samplers.TPESampler(
             seed=self.space.sampler.seed,
             n_startup_trials=STARTUP + 1,
+            multivariate=True,  # the KL coefficient and the epochs or clip act together on the drift
+            constant_liar=True,  # parallel runs: a setting being run is not drawn again beside it
         )  # it reads the runs' constraints (`trial.set_constraint`): the KL bound and the other rules
         self.paths.root.mkdir(parents=True, exist_ok=True)  # the study's folder holds its SQLite file
         storage = open_storage(self.url)
@@ -211,12 +215,13 @@ class QualityStage:
                 trial.report(s.score, step)
                 return trial.should_prune()
 
-        watch = CurveWatch(self.q, stop_on_limits=True, at_rung=at_rung)
+        q = self.search_q
+        watch = CurveWatch(q, stop_on_limits=True, at_rung=at_rung)
         label = "baseline" if trial.user_attrs.get("baseline") else f"#{trial.number}"
-        curve, state, detail = self._run(job, watch, label)
+        curve, state, detail = self._run(job, watch, label, q)
         if self.stopping:  # killed by Ctrl-C: left RUNNING, so a resumed stage runs it again
             return
-        s = summarize(curve, self.q)
+        s = summarize(curve, q)
         with self.lock:
             attrs = {
                 "outcome": state, "detail": detail, "steps": s.steps, "score": s.score, "kl_peak": s.kl_peak,
@@ -224,7 +229,7 @@ class QualityStage:
             }  # fmt: skip
             for k, v in attrs.items():
                 trial.set_user_attr(k, v)
-            trial.set_constraint("kl_bound", s.kl_peak - self.q.kl_max if not math.isnan(s.kl_peak) else 1.0)
+            trial.set_constraint("kl_bound", s.kl_peak - q.kl_max if not math.isnan(s.kl_peak) else 1.0)
             trial.set_constraint("collapse_or_nan", 1.0 if s.broke in ("nan", "entropy") else -1.0)
             if state == "pruned":
                 study.tell(trial, state=TrialState.PRUNED)
@@ -359,8 +364,11 @@ class QualityStage:
         return run if run.broke != "incomplete" else None
 
     # -- running ------------------------------------------------------------------------------
-    def _run(self, job: _Job, watch: CurveWatch, label: str) -> tuple[Curve, str, str]:
-        """One run to the horizon (or until `watch` stops it): (its curve, outcome, detail)."""
+    def _run(
+        self, job: _Job, watch: CurveWatch, label: str, q: QualitySettings | None = None
+    ) -> tuple[Curve, str, str]:
+        """One run to the horizon (or until `watch` stops it): (its curve, outcome, detail), judged by `q`."""
+        q = q or self.q
         space = dataclasses.replace(self.stage, base={**self.stage.base, **dict.fromkeys(self.q.seed_keys, job.seed)})
         started = time.monotonic()
         self.progress.note(f"  {label} ({short_params(job.params)}, seed {job.seed}) started")
@@ -377,7 +385,7 @@ class QualityStage:
             state, detail = watch.stopped, watch.detail
         else:
             state, detail = "complete", ""
-        s = summarize(curve, self.q)
+        s = summarize(curve, q)
         write_json(job.trial_dir / "quality.json", {"state": state, "detail": detail, **dataclasses.asdict(s)})
         self.progress.note(
             f"  {label}: {state} after {s.steps} steps in {time.monotonic() - started:.0f} s; score {s.score:.3f}, "

@@ -50,6 +50,7 @@ def test_no_quality_section_means_no_quality_stage(tmp_path):
     ("section", "problem"),
     [
         ("quality: {kl_max: -1}", "`quality.kl_max` must be a positive number"),
+        ("quality: {search_margin: 1.5}", "`quality.search_margin` must lie in (0, 1]"),
         ("quality: {steps: 10, min_steps: 20}", "`quality.min_steps` must be <= `quality.steps` (10)"),
         ("quality: {seedz: 3}", "unknown setting `quality.seedz`; did you mean `seeds`?"),
         ("quality: {score_metric: critic/score/maen}", "unknown metric `critic/score/maen`"),
