@@ -57,9 +57,9 @@ class QualitySettings:
     """The bound holds for the KL's moving mean over this many steps, at every step of the horizon."""
     kl_max: float = 0.05
     search_margin: float = 0.7
-    """The search judges a setting on one seed, so it asks for kl_max × search_margin: one seed's KL
-    peak sits up to ~1/0.7 below the worst of three seeds' (the KL scan of `benchmarks/quality_stage.py`).
-    Confirmation holds every seed to kl_max itself."""
+    """The search judges a setting on one seed, so it asks for kl_max × search_margin: in the KL scan of
+    `benchmarks/quality_stage.py` on fsdp3d, the worst of three seeds' KL peaks read 1.0-1.6x the first
+    seed's. Confirmation holds every seed to kl_max itself."""
     min_entropy: float | None = None
     """Entropy collapse: a run whose moving-mean `actor/entropy` falls below this is stopped (None: not checked)."""
     entropy_metric: str = "actor/entropy"
