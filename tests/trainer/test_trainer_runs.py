@@ -75,7 +75,7 @@ def test_world2_twenty_steps_stream_every_metric(tmp_path):
 
 
 @pytest.mark.parametrize("estimator", ["gae", "grpo"])
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.slow)])  # the second seed: make test-slow
 def test_ppo_improves_the_score(tmp_path, estimator, seed):
     extra = GRPO if estimator == "grpo" else ()
     run = run_trainer(tmp_path, "trainer.total_training_steps=40", f"data.seed={seed}", *extra)
