@@ -19,6 +19,12 @@ the trial's overrides, and its console lines are parsed back into the same metri
   itself win. GPU trials get nothing of it.
 * Environment values are strings and quoted in the overrides (hydra reads `16` as a number and
   Ray refuses it); the trial's `command` file carries the plugin's environment through `env`.
+* CPU-plugin trials of one sweep join one Ray head (`ray_head.py`) through verl's own
+  `ray_kwargs.ray_init.address` instead of each starting a cluster: their overrides lose the
+  cluster-start settings Ray refuses from a joining driver (`num_cpus`, `num_gpus`, ...), and every
+  variable the launcher gets (the plugin's, the thread count, the trial's) also goes into the job's
+  runtime env, the only way it reaches workers the trial did not start. `AUTOTUNE_SHARED_RAY=0`, a
+  GPU trial, or a trial that names its own `ray_kwargs.ray_init.address` starts (or joins) its own.
 """
 
 from __future__ import annotations
