@@ -46,9 +46,9 @@ class Head:
     """The `GPU` resources the head offers (the CPU plugin's ranks)."""
     address: str = ""
     ready: bool = False
-    started: float = field(default_factory=time.monotonic)
+    started: float = field(default_factory=time.time)
     ready_s: float | None = None
-    """Seconds from starting the head to its address (its start-up, paid once per sweep)."""
+    """Seconds from starting the head to its address being written (its start-up, paid once per sweep)."""
 
 
 _head: Head | None = None
@@ -91,7 +91,8 @@ def address(gpus: int) -> str | None:
     deadline = time.monotonic() + READY_TIMEOUT_S
     while head.proc.poll() is None and time.monotonic() < deadline:
         if _session_ready(head):
-            head.ready, head.ready_s = True, time.monotonic() - head.started
+            head.ready = True
+            head.ready_s = (head.folder / ADDRESS_FILE).stat().st_mtime - head.started
             return head.address
         time.sleep(0.1)
     _stop(head.proc, head.folder)
