@@ -128,7 +128,8 @@ def interleaved(trials: int, steps: int | None, folder: Path) -> dict[str, dict[
             stamp = launched.append
             evaluate(space, adapter, dict(space.baseline), trial_dir, None, on_start=lambda _, s=stamp: s(time.time()))
             rows[mode].append(breakdown(trial_dir, launched[0]))
-    head_s = ray_head._head.ready_s if ray_head._head is not None else None
+    head = ray_head.current()
+    head_s = head.ready_s if head is not None else None
     ray_head.stop()
     out = {}
     for mode, trial_rows in rows.items():

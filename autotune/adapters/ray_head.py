@@ -109,8 +109,14 @@ def _session_ready(head: Head) -> bool:
     return bool(head.address)
 
 
-def log_path() -> Path | None:
-    return None if _head is None else _head.folder / "head.log"
+def current() -> Head | None:
+    """The head this controller started, if any (running or not)."""
+    return _head
+
+
+def members(head: Head) -> list[int]:
+    """The live processes of a head: its session (Ray's workers leave its process group, not its session)."""
+    return _session_members(head.proc.pid)
 
 
 def stop() -> None:

@@ -88,12 +88,12 @@ def test_two_real_verl_trials_on_one_head_each_see_their_own_env_and_config(tmp_
             params = {**space.baseline, "actor_rollout_ref.actor.kl_loss_coef": coef}
             ev = evaluate(dataclasses.replace(space, env=env), adapter, params, tmp_path / name, None)
             assert ev.outcome == "complete", (ev.reason, ev.detail)
-        head = ray_head._head
+        head = ray_head.current()
         assert head is not None and head.proc.poll() is None
-        assert len(ray_head._session_members(head.proc.pid)) > 3  # the head, its GCS, raylet, agents
+        assert len(ray_head.members(head)) > 3  # the head, its GCS, raylet, agents
     finally:
         ray_head.stop()
-    assert ray_head._session_members(head.proc.pid) == []  # its GCS, raylet and workers: its whole session
+    assert ray_head.members(head) == []  # its GCS, raylet and workers: its whole session
     for name, _, coef in trials:
         command = (tmp_path / name / "command").read_text()
         assert f"ray_kwargs.ray_init.address={head.address}" in command and "num_gpus" not in command
