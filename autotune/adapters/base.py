@@ -117,8 +117,9 @@ class TrainerAdapter(ABC):
     def failure(self, exit_code: int, stderr: str) -> tuple[str, str]:
         """(reason, detail) of a failed run: oom, nan, crash, invalid."""
 
-    def prepare(self) -> None:
-        """Called once before a sweep's first trial (default: nothing to prepare)."""
+    def prepare(self, base: dict[str, Any], world: int) -> None:
+        """Called once before a sweep's first trial, with the space's base keys and its trials' world size
+        (default: nothing to prepare); returns at once (what it starts, the first launch waits for)."""
         return None
 
     def base_config(self, names: list[str] | None, folder: Path) -> list[str]:

@@ -119,7 +119,7 @@ class BuiltinAdapter(TrainerAdapter):
             ]
         return Launch(argv, {})
 
-    def prepare(self) -> None:
+    def prepare(self, base: dict[str, Any], world: int) -> None:
         if warm.enabled():
             warm.start()  # imports in the background; the first launch waits until it is ready
 

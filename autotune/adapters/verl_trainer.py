@@ -19,6 +19,12 @@ the trial's overrides, and its console lines are parsed back into the same metri
   itself win. GPU trials get nothing of it.
 * Environment values are strings and quoted in the overrides (hydra reads `16` as a number and
   Ray refuses it); the trial's `command` file carries the plugin's environment through `env`.
+* CPU-plugin trials of one sweep join one Ray head (`ray_head.py`) through verl's own
+  `ray_kwargs.ray_init.address` instead of each starting a cluster: their overrides lose the
+  cluster-start settings Ray refuses from a joining driver (`num_cpus`, `num_gpus`, ...), and every
+  variable the launcher gets (the plugin's, the thread count, the trial's) also goes into the job's
+  runtime env, the only way it reaches workers the trial did not start. `AUTOTUNE_SHARED_RAY=0`, a
+  GPU trial, or a trial that names its own `ray_kwargs.ray_init.address` starts (or joins) its own.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from autotune.adapters import ray_head
 from autotune.adapters.base import (
     DeviceKind,
     InvalidConfig,
@@ -379,10 +386,19 @@ class VerlAdapter(TrainerAdapter):
             **{ENV_PREFIX + k: str(v) for k, v in run.env.items()},
         }  # the trial's env reaches every Ray worker
         lines, plugin_env = self.trial_overrides(flat, run.world, run.steps)
+        if shares_ray(run.flat):
+            address = ray_head.address(run.world)
+            if address is not None:
+                lines = joined(lines, address, {**plugin_env, **run.process_env, **run.env})
         prefix = ["env", *(f"{k}={v}" for k, v in plugin_env.items())] if plugin_env else []
         hydra_dir = f"hydra.run.dir={hydra_value(str(run.trial_dir / 'hydra'))}"  # not ./outputs of the caller
         argv = [*prefix, *self.command, *lines, hydra_dir]
         return Launch(argv, {**run.env, **run.process_env}, parse_console=True)
+
+    def prepare(self, base: dict[str, Any], world: int) -> None:
+        """CPU-plugin sweeps: the Ray head every trial joins starts now, in the background."""
+        if shares_ray(base):
+            ray_head.start(world)
 
     def console_parser(self) -> ConsoleParser:
         return ConsoleParser()
@@ -406,6 +422,31 @@ class VerlAdapter(TrainerAdapter):
             if error is not None:
                 return "invalid", error.strip()[:300]
         return "crash", crash_detail(text, exit_code)  # the last exception, not hydra's HYDRA_FULL_ERROR hint
+
+
+RAY_START_KEYS = ("num_cpus", "num_gpus", "include_dashboard", "_temp_dir", "object_store_memory", "resources")
+"""`ray_kwargs.ray_init` settings that start a cluster: Ray refuses them from a driver that joins one."""
+
+
+def shares_ray(flat: dict[str, Any]) -> bool:
+    """Whether a trial joins the sweep's Ray head: CPU-plugin trials that name no cluster of their own."""
+    return (
+        ray_head.enabled()
+        and str(flat.get("trainer.device", "")) == "cpu"
+        and not flat.get("ray_kwargs.ray_init.address")
+    )
+
+
+def joined(lines: list[str], address: str, env: dict[str, str]) -> list[str]:
+    """A trial's overrides rewritten to join the Ray cluster at `address` (verl's `ray_kwargs.ray_init.address`)
+    instead of starting one: no cluster-start settings, and every variable the launcher would set in `env`
+    also in the job's runtime env (the head was not started with them, so they reach the workers only
+    that way; the trial's own values win)."""
+    start = {f"ray_kwargs.ray_init.{k}" for k in RAY_START_KEYS}
+    out = [ln for ln in lines if _split(ln)[0].lstrip("+") not in start]
+    present = {_split(ln)[0].lstrip("+") for ln in out}
+    out += [f"+{ENV_PREFIX}{k}={hydra_value(str(v))}" for k, v in env.items() if ENV_PREFIX + k not in present]
+    return [*out, f"+ray_kwargs.ray_init.address={hydra_value(address)}"]
 
 
 def _split(line: str) -> tuple[str, str]:

@@ -67,7 +67,7 @@ class CostModelFidelity(Fidelity):
     def device(self) -> DeviceKind:
         return "cpu" if self.calibration.get("device") == "cpu" else "cuda"
 
-    def prepare(self, adapter: TrainerAdapter) -> None:
+    def prepare(self, adapter: TrainerAdapter, space: Space) -> None:
         """Nothing is launched: no trainer to prepare."""
 
     def check(self, adapter: TrainerAdapter, base_config: list[str], flat: dict[str, Any], world: int) -> None:

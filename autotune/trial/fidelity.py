@@ -60,9 +60,9 @@ class Fidelity(ABC):
         """The device its numbers are for, recorded on a new study (None: this machine's)."""
         return None
 
-    def prepare(self, adapter: TrainerAdapter) -> None:
+    def prepare(self, adapter: TrainerAdapter, space: Space) -> None:
         """Called once before a sweep's first trial."""
-        adapter.prepare()
+        adapter.prepare(space.base, space.trial.world_size)
 
     def check(self, adapter: TrainerAdapter, base_config: list[str], flat: dict[str, Any], world: int) -> None:
         """Raise InvalidConfig for a trial config that cannot be measured."""

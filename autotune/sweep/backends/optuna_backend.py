@@ -43,7 +43,9 @@ class OptunaBackend(Backend):
         self._baseline_limits: dict[str, float] | None = None
 
     def run(self) -> optuna.Study:
-        self.opts.fidelity.prepare(self.opts.adapter)  # e.g. builtin trials' warm parent, before any trial's clock
+        self.opts.fidelity.prepare(
+            self.opts.adapter, self.opts.space
+        )  # warm parent, Ray head: before any trial's clock
         study = self.open_study()
         self.wait_for_baseline(study)
         n_trials = self.opts.n_trials

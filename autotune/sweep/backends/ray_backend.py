@@ -170,6 +170,7 @@ def run_trial(
     for name in [k for k in os.environ if k.startswith("RAY_") and k != "RAY_AUTH_MODE"]:
         os.environ.pop(name, None)  # the trial's trainer must not join this Ray cluster
     os.environ["AUTOTUNE_WARM_TRIALS"] = "0"  # one trial per Ray worker: a warm parent would not pay off
+    os.environ["AUTOTUNE_SHARED_RAY"] = "0"  # nor a Ray head for verl trials to share
     number = int(config[NUMBER])
     params = {k: v for k, v in config.items() if k != NUMBER}
     storage = open_storage(storage_url)
