@@ -400,7 +400,7 @@ class QualityStage:
     def _pool(self, claim: Callable[[], Any], work: Callable[[Any], None]) -> None:
         """`work` on what `claim` hands out until it hands out None, `quality.parallel` at a time."""
         if not self.prepared:  # e.g. the built-in trainer's warm parent: one, shared by the parallel runs
-            self.adapter.prepare()
+            self.adapter.prepare(self.stage.base, self.stage.trial.world_size)
             self.prepared = True
 
         def worker() -> None:
