@@ -229,7 +229,7 @@ class QualityStage:
             }  # fmt: skip
             for k, v in attrs.items():
                 trial.set_user_attr(k, v)
-            trial.set_constraint("kl_bound", s.kl_peak - q.kl_max if not math.isnan(s.kl_peak) else 1.0)
+            trial.set_constraint("kl_bound", _kl_violation(s, q))
             trial.set_constraint("collapse_or_nan", 1.0 if s.broke in ("nan", "entropy") else -1.0)
             if state == "pruned":
                 study.tell(trial, state=TrialState.PRUNED)
@@ -448,6 +448,19 @@ class QualityStage:
         result.decide()
         result.write(self.paths)
         return result
+
+
+def _kl_violation(s: CurveSummary, q: QualitySettings) -> float:
+    """The KL constraint the sampler learns from (> 0: infeasible). A run stops the step it breaks the
+    bound, so by how much it broke says little (always just over); how early says a lot: a setting
+    that broke at step 9 of 150 is far from feasible, one that broke at step 146 is at the edge. A
+    broken run's violation is the share of the horizon it did not survive; a kept one's, its peak
+    minus the bound (<= 0)."""
+    if math.isnan(s.kl_peak):
+        return 1.0
+    if s.broke == "kl_bound" or s.kl_peak > q.kl_max:
+        return max((q.steps - s.kl_peak_step + 1) / q.steps, 1e-6)
+    return s.kl_peak - q.kl_max
 
 
 def _quality_run(curve: Curve, q: QualitySettings, job: _Job) -> QualityRun:

@@ -51,3 +51,22 @@ def test_a_slow_starter_within_the_noise_of_the_cut_off_goes_on():
 def test_a_run_above_the_cut_off_is_never_pruned():
     study = study_with([0.50, 0.52, 0.55])
     assert rung_verdict(study, 0.70, se=0.0)[1] is False
+
+
+def test_the_sampler_learns_how_early_a_setting_broke_the_bound_not_by_how_little():
+    from autotune.sweep.quality import _kl_violation
+    from autotune.trial.learning import CurveSummary
+
+    q = QualitySettings(steps=150, kl_max=0.05)
+
+    def summary(peak, step, broke):
+        return CurveSummary(steps=step, score=0.4, score_se=0.01, kl_peak=peak, kl_peak_step=step, kl_last=peak,
+                            entropy_low=1.0, broke=broke)  # fmt: skip
+
+    early = _kl_violation(summary(0.0501, 9, "kl_bound"), q)
+    late = _kl_violation(summary(0.0501, 146, "kl_bound"), q)
+    assert early == (150 - 9 + 1) / 150 and late == (150 - 146 + 1) / 150 and early > late > 0
+    assert (
+        _kl_violation(summary(0.03, 150, None), q) == -0.02 + 0.0
+        or abs(_kl_violation(summary(0.03, 150, None), q) + 0.02) < 1e-12
+    )
