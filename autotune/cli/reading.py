@@ -241,20 +241,30 @@ def report(
     space = study_space(paths)
     path = write_report_file(paths, space, output or Path("reports") / study, storage)
     console.print(f"wrote {path}")
-    if check:
-        from autotune.report.browser import inspect
+    from autotune.report.quality_page import write_quality_report
 
-        result = inspect(path, path.parent / "screenshot.png")
-        console.print(
-            f"browser: {result.rendered}/{result.plots} plots rendered, sections: {', '.join(result.sections)}"
-        )
-        for problem in [*result.page_errors, *result.console_errors, *result.external]:
-            err.print(f"[red]{escape(str(problem))}[/]")
-        if result.label_overlaps:
-            err.print(f"[red]{result.label_overlaps} pairs of parallel-coordinates axis titles overlap[/]")
-        if result.plots != result.rendered:
-            err.print(f"[red]{result.plots - result.rendered} of {result.plots} plots did not render[/]")
-        if result.screenshot:
-            console.print(f"screenshot: {result.screenshot}")
-        if not result.ok:
-            raise typer.Exit(1)
+    quality_page = write_quality_report(paths, space, path.parent)  # the stored space keeps its `quality:`
+    if quality_page is not None:
+        console.print(f"wrote {quality_page}")
+    if check:
+        _check_page(path, path.parent / "screenshot.png")
+        if quality_page is not None:
+            _check_page(quality_page, path.parent / "quality-screenshot.png")
+
+
+def _check_page(path: Path, screenshot: Path) -> None:
+    """Open one page of the report in headless Chromium; exit 1 on page errors or unrendered plots."""
+    from autotune.report.browser import inspect
+
+    result = inspect(path, screenshot)
+    console.print(f"browser: {result.rendered}/{result.plots} plots rendered, sections: {', '.join(result.sections)}")
+    for problem in [*result.page_errors, *result.console_errors, *result.external]:
+        err.print(f"[red]{escape(str(problem))}[/]")
+    if result.label_overlaps:
+        err.print(f"[red]{result.label_overlaps} pairs of parallel-coordinates axis titles overlap[/]")
+    if result.plots != result.rendered:
+        err.print(f"[red]{result.plots - result.rendered} of {result.plots} plots did not render[/]")
+    if result.screenshot:
+        console.print(f"screenshot: {result.screenshot}")
+    if not result.ok:
+        raise typer.Exit(1)

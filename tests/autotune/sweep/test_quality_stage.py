@@ -85,6 +85,10 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     assert "decision: the baseline breaks the KL bound" in out and f"ships: {KL}: {best.params[KL]}" in out
     page = (reports / "quality.html").read_text()
     assert "Learning curves over seeds" in page and "The halving ladder" in page
+    from autotune.report.browser import inspect
+
+    seen = inspect(reports / "quality.html", tmp_path / "quality.png", height=1600)  # a real Chromium
+    assert seen.ok and seen.plots == seen.rendered == 1, seen
 
     # a confirmed setting's search run at seed 1 reached the horizon: it is that seed's confirmation run
     assert Path(result.candidates[1].runs[0].dir).parent.name == "search"
