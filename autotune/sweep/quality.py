@@ -43,6 +43,10 @@ from autotune.trial.runner import kill_group
 
 STARTUP = 3
 """Space-filling settings the search starts with, after the baseline; the TPE sampler takes over after them."""
+POLISH = 4
+"""The search's last settings bisect the segment from the best feasible setting to the bound
+(`QualityStage.boundary_points`), `quality.parallel` at a time; spaces searching fewer than 10
+settings have no polish."""
 MAX_BATCHES = 3
 """Confirmation batches of `top_k` settings at most, while none keeps the bound in every seed."""
 Z_NOISE = 1.28
@@ -190,11 +194,29 @@ class QualityStage:
                 f"quality stage: {left} searched settings of {', '.join(p.name for p in self.stage.params)} "
                 f"over up to {self.q.steps} steps (rungs {self.q.rungs()}), {self.q.parallel} at a time"
             )
+        polish = POLISH if self.n_trials >= STARTUP + 1 + POLISH + 2 else 0
+        self._search_until(study, self.n_trials - polish)
+        while self.done < self.n_trials and not self.stopping:  # the polish, a round at a time
+            points = self.boundary_points(study, min(self.q.parallel, self.n_trials - self.done))
+            if points:
+                self.progress.note(
+                    f"quality stage: {len(points)} setting(s) between the best feasible one and the bound"
+                )
+            for params in points:
+                study.enqueue_trial(params, user_attrs={"polish": True})
+            before = self.done
+            self._search_until(study, self.done + max(len(points), 1))
+            if self.done == before:
+                break
+        return study
+
+    def _search_until(self, study: optuna.Study, total: int) -> None:
+        """Run search trials until the study holds `total` finished ones."""
         claimed = [self.done]
 
         def claim() -> _Job | None:
             with self.lock:
-                if claimed[0] >= self.n_trials:
+                if claimed[0] >= total:
                     return None
                 claimed[0] += 1
                 trial = study.ask()
@@ -203,7 +225,31 @@ class QualityStage:
                 return _Job(params, self.q.first_seed, folder, search=True, trial=trial)
 
         self._pool(claim, lambda job: self._search_one(study, job))
-        return study
+
+    def boundary_points(self, study: optuna.Study, n: int) -> list[dict[str, Any]]:
+        """`n` settings on the line from the best feasible setting to the nearest infeasible one.
+
+        On this kind of problem the best setting learns most while just keeping the bound, and
+        learning more means drifting further, so the optimum sits on the bound. Between the best
+        feasible setting and the setting that broke the bound latest (the nearest to it; it learned
+        more), the boundary is bracketed: the points split that segment evenly, in the space's own
+        scale (log for log params). Categorical params keep the feasible setting's value. None when
+        there is no bracket yet (the sampler goes on instead).
+        """
+        trials = [t for t in study.get_trials(deepcopy=False) if t.state.is_finished() and "outcome" in t.user_attrs]
+        feasible = [t for t in trials if t.state == TrialState.COMPLETE and t.user_attrs.get("feasible")]
+        broke = [t for t in trials if t.user_attrs.get("outcome") == "kl_bound"]
+        if not feasible or not broke:
+            return []
+        best = max(feasible, key=lambda t: t.value if t.value is not None else -math.inf)
+        edge = max(broke, key=lambda t: (int(t.user_attrs.get("steps", 0)), t.user_attrs.get("score") or 0.0))
+        seen = [t.params for t in study.get_trials(deepcopy=False)]
+        out = []
+        for k in range(1, n + 1):
+            params = _between(self.stage, best.params, edge.params, k / (n + 1))
+            if params not in seen and params not in out:
+                out.append(params)
+        return out
 
     def _search_one(self, study: optuna.Study, job: _Job) -> None:
         trial = job.trial
@@ -448,6 +494,21 @@ class QualityStage:
         result.decide()
         result.write(self.paths)
         return result
+
+
+def _between(space: Space, a: dict[str, Any], b: dict[str, Any], t: float) -> dict[str, Any]:
+    """The setting a fraction `t` of the way from `a` to `b`, param by param in its own scale."""
+    out = dict(a)
+    for p in space.params:
+        if p.name not in a or p.name not in b or p.type in ("categorical", "bool") or p.low is None or p.high is None:
+            continue
+        x, y = float(a[p.name]), float(b[p.name])
+        value = math.exp(math.log(x) + t * (math.log(y) - math.log(x))) if p.log else x + t * (y - x)
+        if p.step:
+            value = p.low + round((value - p.low) / p.step) * p.step
+        value = min(max(value, p.low), p.high)
+        out[p.name] = round(value) if p.type == "int" else round(value, 12)
+    return out
 
 
 def _kl_violation(s: CurveSummary, q: QualitySettings) -> float:

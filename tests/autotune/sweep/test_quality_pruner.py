@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import optuna
 from optuna.trial import TrialState
 
@@ -67,3 +69,29 @@ def test_the_sampler_learns_how_early_a_setting_broke_the_bound_not_by_how_littl
     late = _kl_violation(summary(0.0501, 146, "kl_bound"), q)
     assert early == (150 - 9 + 1) / 150 and late == (150 - 146 + 1) / 150 and early > late > 0
     assert abs(_kl_violation(summary(0.03, 150, None), q) - (0.03 - 0.05)) < 1e-12  # kept: its peak minus the bound
+
+
+def test_the_polish_splits_the_segment_to_the_bound_in_each_params_own_scale():
+    from autotune.space.schema import Param
+    from autotune.sweep.quality import _between
+
+    stage = SimpleNamespace(
+        params=[
+            Param("algorithm.kl_ctrl.kl_coef", "float", low=1e-4, high=1.0, log=True),
+            Param("actor_rollout_ref.actor.clip_ratio_high", "float", low=0.2, high=0.3, step=0.02),
+            Param("actor_rollout_ref.actor.ppo_epochs", "int", low=1, high=3),
+            Param("algorithm.kl_ctrl.type", "categorical", choices=("fixed", "adaptive")),
+        ]
+    )
+
+    a = {"algorithm.kl_ctrl.kl_coef": 0.5, "actor_rollout_ref.actor.clip_ratio_high": 0.2,
+         "actor_rollout_ref.actor.ppo_epochs": 1, "algorithm.kl_ctrl.type": "fixed"}  # fmt: skip
+    b = {"algorithm.kl_ctrl.kl_coef": 0.125, "actor_rollout_ref.actor.clip_ratio_high": 0.3,
+         "actor_rollout_ref.actor.ppo_epochs": 3, "algorithm.kl_ctrl.type": "adaptive"}  # fmt: skip
+    mid = _between(stage, a, b, 0.5)  # type: ignore[arg-type]
+    assert abs(mid["algorithm.kl_ctrl.kl_coef"] - 0.25) < 1e-9  # the geometric midpoint of 0.5 and 0.125
+    assert abs(mid["actor_rollout_ref.actor.clip_ratio_high"] - 0.24) < 1e-9  # 0.25 snapped to the 0.02 grid
+    assert mid["actor_rollout_ref.actor.ppo_epochs"] == 2
+    assert mid["algorithm.kl_ctrl.type"] == "fixed"  # a categorical keeps the feasible setting's value
+    third = _between(stage, a, b, 1 / 3)  # type: ignore[arg-type]
+    assert abs(third["algorithm.kl_ctrl.kl_coef"] - 0.5 * 0.25 ** (1 / 3)) < 1e-9
