@@ -7,9 +7,9 @@
 2. layout    one full-length run at the throughput stage's world size alone, then a pair at the quality
              section's world size side by side (`quality.parallel`): training steps per minute of each.
 3. compare   `--repeats` times (sampler seeds 0, 1, ...): the quality stage as `autotune run --stage
-             quality` runs it, then random search given the same number of training steps, every run
-             full length (stopped only when it breaks the KL bound with the stage's search margin, as the
-             stage's search runs are, so the two differ in how they search, not in what they accept). Each
+             quality` runs it, then full-length random search given the same number of training steps:
+             random settings, every run the whole horizon (no rung, no stop at the bound), picked on the
+             same rule (the best seed-1 score within the bound with the stage's search margin). Each
              method's pick is scored over the same seeds at the horizon; printed: its mean score,
              whether it keeps the bound in every seed, and the steps each method trained.
 
@@ -147,26 +147,36 @@ def layout(space: Space, runs: Path) -> dict[str, Any]:
 
 
 def random_search(space: Space, runs: Path, budget: int, sampler_seed: int) -> dict[str, Any]:
-    """Full-length runs of random settings (stopped only when they break the bound) until `budget` steps."""
-    stage = stage_for(space, runs, f"random-{sampler_seed}", sampler_seed)
+    """Full-length random search: random settings (the baseline's first), every run the whole horizon
+    (no rung, no stop at the bound), `quality.parallel` at a time, as many as `budget` steps pay for.
+    The pick: the best seed-1 score among the runs that kept the bound with the search margin."""
+    stage = stage_for(space, runs, f"full-{sampler_seed}", sampler_seed)
     sampler = optuna.samplers.RandomSampler(seed=sampler_seed)
     study = optuna.create_study(direction="maximize", sampler=sampler)
-    spent, tried = 0, []
-    first = True
-    while spent < budget:
-        trial = study.ask()
-        params = stage.baseline_params() if first else suggest(trial, stage.stage, stage.defaults)
-        first = False
-        job = _Job(params, stage.q.first_seed, stage.root / "search" / f"{trial.number:04d}", search=False)
-        curve, state, _ = stage._run(
-            job, CurveWatch(stage.search_q, stop_on_limits=True), f"random #{trial.number}", stage.search_q
-        )
+    n = max(1, round(budget / stage.q.steps))
+    settings = [stage.baseline_params()]
+    while len(settings) < n:
+        settings.append(suggest(study.ask(), stage.stage, stage.defaults))
+    jobs = [
+        _Job(p, stage.q.first_seed, stage.root / "search" / f"{i:04d}", search=False) for i, p in enumerate(settings)
+    ]
+    queue, tried = list(jobs), []
+
+    def claim():  # type: ignore[no-untyped-def]
+        with stage.lock:
+            return queue.pop(0) if queue else None
+
+    def run(job):  # type: ignore[no-untyped-def]
+        curve, _, _ = stage._run(job, CurveWatch(stage.q, stop_on_limits=False), "full-length random")
         s = summarize(curve, stage.search_q)
-        spent += s.steps
-        tried.append({"params": params, "steps": s.steps, "score": s.score, "feasible": state == "complete"})
-        study.tell(trial, s.score if not math.isnan(s.score) else -math.inf)
+        with stage.lock:
+            tried.append({"params": job.params, "steps": s.steps, "score": s.score, "feasible": s.broke is None,
+                          "kl_peak": s.kl_peak, "dir": str(job.trial_dir)})  # fmt: skip
+
+    stage._pool(claim, run)
     feasible = [t for t in tried if t["feasible"]]
     pick = max(feasible, key=lambda t: t["score"], default=None)
+    spent = sum(t["steps"] for t in tried)
     return {"tried": tried, "steps_trained": spent, "pick": pick["params"] if pick else None, "stage": stage}
 
 
@@ -222,6 +232,7 @@ def main() -> None:
     parser.add_argument("--skip-scan", action="store_true")
     parser.add_argument("--skip-layout", action="store_true")
     parser.add_argument("--skip-compare", action="store_true")
+    parser.add_argument("--runs", type=Path, default=None, help="keep the runs here (a rerun resumes the stages)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "quality_stage.json")
     args = parser.parse_args()
     space = load_space(args.space)
@@ -231,7 +242,7 @@ def main() -> None:
         space = dataclasses.replace(space, quality=dataclasses.replace(space.quality, seeds=args.seeds))
     results: dict[str, Any] = {"space": space.name, "quality": dataclasses.asdict(space.quality)}
     with tempfile.TemporaryDirectory(prefix="quality-bench-") as tmp:
-        runs = Path(tmp)
+        runs = args.runs or Path(tmp)
         if not args.skip_scan:
             results["scan"] = scan(space, runs, [float(v) for v in args.scan.split(",")])
         if not args.skip_layout:
