@@ -38,7 +38,7 @@ from autotune.study.storage import StudyPaths, open_storage
 from autotune.sweep.backends.lifecycle import trial_id
 from autotune.trial.evaluation import evaluate
 from autotune.trial.learning import Curve, CurveSummary, CurveWatch, summarize
-from autotune.trial.record import read_rows, write_json
+from autotune.trial.record import QualityRecord, read_rows, write_json
 from autotune.trial.runner import kill_group
 
 STARTUP = 3
@@ -62,7 +62,7 @@ class CurvePruner(optuna.pruners.BasePruner):
     the data say so: when halving would stop a run, it is stopped only if its score plus `Z_NOISE`
     combined standard errors (its own and the cut-off run's, from the steps each score averages)
     still falls below the cut-off. The runs report their score's standard error at each rung as a
-    user attribute (`se_<step>`). Runs that broke the KL bound do not count among the competition
+    record (`QualityRecord.se`). Runs that broke the KL bound do not count among the competition
     (they learn fastest precisely because they drift furthest).
     """
 
@@ -82,7 +82,7 @@ class CurvePruner(optuna.pruners.BasePruner):
             for t in study.get_trials(deepcopy=False)
             if step in t.intermediate_values
             and not math.isnan(t.intermediate_values[step])
-            and t.user_attrs.get("feasible") is not False
+            and QualityRecord.of(t).feasible is not False
         ]
         ranked = sorted(reached, key=lambda t: t.intermediate_values[step], reverse=True)
         cut = ranked[max(len(ranked) // self.factor - 1, 0)]
@@ -91,7 +91,7 @@ class CurvePruner(optuna.pruners.BasePruner):
 
 
 def _se(trial: FrozenTrial, step: int) -> float:
-    se = trial.user_attrs.get(f"se_{step}")
+    se = QualityRecord.of(trial).se.get(str(step))
     return float(se) if isinstance(se, (int, float)) and not math.isnan(se) else 0.0
 
 
@@ -157,11 +157,13 @@ class QualityStage:
             load_if_exists=True,
         )
         for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):  # a stopped controller's runs
-            storage.set_trial_user_attr(trial_id(storage, study.study_name, t.number), "outcome", "interrupted")
+            QualityRecord(outcome="interrupted").save_by_id(
+                storage, trial_id(storage, study.study_name, t.number), ("outcome",)
+            )
             study.tell(t.number, state=TrialState.FAIL)
-            study.enqueue_trial(t.params, user_attrs={k: v for k, v in t.user_attrs.items() if k == "baseline"})
+            study.enqueue_trial(t.params, user_attrs=QualityRecord.of(t).attrs(QualityRecord.IDENTITY))
         if not study.trials:
-            study.enqueue_trial(self.baseline_params(), user_attrs={"baseline": True})
+            study.enqueue_trial(self.baseline_params(), user_attrs=QualityRecord(baseline=True).attrs(("baseline",)))
             for params in self.space_filling(STARTUP):
                 study.enqueue_trial(params)
         return study
@@ -203,7 +205,7 @@ class QualityStage:
                     f"quality stage: {len(points)} setting(s) between the best feasible one and the bound"
                 )
             for params in points:
-                study.enqueue_trial(params, user_attrs={"polish": True})
+                study.enqueue_trial(params, user_attrs=QualityRecord(polish=True).attrs(("polish",)))
             before = self.done
             self._search_until(study, self.done + max(len(points), 1))
             if self.done == before:
@@ -236,13 +238,13 @@ class QualityStage:
         scale (log for log params). Categorical params keep the feasible setting's value. None when
         there is no bracket yet (the sampler goes on instead).
         """
-        trials = [t for t in study.get_trials(deepcopy=False) if t.state.is_finished() and "outcome" in t.user_attrs]
-        feasible = [t for t in trials if t.state == TrialState.COMPLETE and t.user_attrs.get("feasible")]
-        broke = [t for t in trials if t.user_attrs.get("outcome") == "kl_bound"]
+        trials = [t for t in study.get_trials(deepcopy=False) if t.state.is_finished() and QualityRecord.of(t).outcome]
+        feasible = [t for t in trials if t.state == TrialState.COMPLETE and QualityRecord.of(t).feasible]
+        broke = [t for t in trials if QualityRecord.of(t).outcome == "kl_bound"]
         if not feasible or not broke:
             return []
         best = max(feasible, key=lambda t: t.value if t.value is not None else -math.inf)
-        edge = max(broke, key=lambda t: (int(t.user_attrs.get("steps", 0)), t.user_attrs.get("score") or 0.0))
+        edge = max(broke, key=lambda t: (QualityRecord.of(t).steps, _finite(QualityRecord.of(t).score)))
         seen = [t.params for t in study.get_trials(deepcopy=False)]
         out = []
         for k in range(1, n + 1):
@@ -257,24 +259,25 @@ class QualityStage:
 
         def at_rung(step: int, s: CurveSummary) -> bool:
             with self.lock:
-                trial.set_user_attr(f"se_{step}", s.score_se)
+                record = QualityRecord.of(trial)
+                record.se[str(step)] = s.score_se
+                record.save(trial, ("se",))
                 trial.report(s.score, step)
                 return trial.should_prune()
 
         q = self.search_q
         watch = CurveWatch(q, stop_on_limits=True, at_rung=at_rung)
-        label = "baseline" if trial.user_attrs.get("baseline") else f"#{trial.number}"
+        label = "baseline" if QualityRecord.of(trial).baseline else f"#{trial.number}"
         curve, state, detail = self._run(job, watch, label, q)
         if self.stopping:  # killed by Ctrl-C: left RUNNING, so a resumed stage runs it again
             return
         s = summarize(curve, q)
         with self.lock:
-            attrs = {
-                "outcome": state, "detail": detail, "steps": s.steps, "score": s.score, "kl_peak": s.kl_peak,
-                "dir": str(job.trial_dir), "seed": job.seed, "feasible": s.broke is None,
-            }  # fmt: skip
-            for k, v in attrs.items():
-                trial.set_user_attr(k, v)
+            record = QualityRecord(
+                outcome=state, detail=detail, steps=s.steps, score=s.score, kl_peak=s.kl_peak,
+                dir=str(job.trial_dir), seed=job.seed, feasible=s.broke is None,
+            )  # fmt: skip
+            record.save(trial, ("outcome", "detail", "steps", "score", "kl_peak", "dir", "seed", "feasible"))
             trial.set_constraint("kl_bound", _kl_violation(s, q))
             trial.set_constraint("collapse_or_nan", 1.0 if s.broke in ("nan", "entropy") else -1.0)
             if state == "pruned":
@@ -298,12 +301,12 @@ class QualityStage:
         """
         trials = study.get_trials(deepcopy=False)
         base_trial = next(
-            (t for t in trials if t.user_attrs.get("baseline") and t.user_attrs.get("outcome") != "interrupted"), None
+            (t for t in trials if QualityRecord.of(t).baseline and QualityRecord.of(t).outcome != "interrupted"), None
         )
         feasible = [
             t
             for t in trials
-            if t.state == TrialState.COMPLETE and not t.user_attrs.get("baseline") and t.user_attrs.get("feasible")
+            if t.state == TrialState.COMPLETE and not QualityRecord.of(t).baseline and QualityRecord.of(t).feasible
         ]
         feasible.sort(key=lambda t: t.value if t.value is not None else -math.inf, reverse=True)
         base_params = self.baseline_params()
@@ -392,12 +395,9 @@ class QualityStage:
     def _reusable(self, label: str, source: FrozenTrial | None, seed: int) -> QualityRun | None:
         """A finished seed run in its folder (kept on resume), or the search run at this seed when it
         reached the horizon inside the bound."""
-        if (
-            source is not None
-            and seed == source.user_attrs.get("seed")
-            and source.user_attrs.get("outcome") == "complete"
-        ):
-            folder = Path(source.user_attrs["dir"])
+        record = QualityRecord.of(source) if source is not None else QualityRecord()
+        if source is not None and seed == record.seed and record.outcome == "complete" and record.dir:
+            folder = Path(record.dir)
         else:
             folder = self.root / "seeds" / f"{label.replace('#', 'trial')}-seed{seed}"
             if not (folder / "quality.json").exists():
@@ -486,9 +486,9 @@ class QualityStage:
             ladder=[
                 _rung_row(t)
                 for t in study.get_trials(deepcopy=False)
-                if t.state.is_finished() and t.user_attrs.get("outcome") != "interrupted"
+                if t.state.is_finished() and QualityRecord.of(t).outcome != "interrupted"
             ],
-            steps_trained=sum(int(t.user_attrs.get("steps", 0)) for t in study.get_trials(deepcopy=False))
+            steps_trained=sum(QualityRecord.of(t).steps for t in study.get_trials(deepcopy=False))
             + sum(r.steps for c in candidates for r in c.runs if "/seeds/" in r.dir),
         )
         result.decide()
@@ -533,16 +533,21 @@ def _quality_run(curve: Curve, q: QualitySettings, job: _Job) -> QualityRun:
     )  # fmt: skip
 
 
+def _finite(value: float) -> float:
+    return value if not math.isnan(value) else -math.inf
+
+
 def _rung_row(t: FrozenTrial) -> dict[str, Any]:
+    record = QualityRecord.of(t)
     return {
         "number": t.number,
-        "baseline": bool(t.user_attrs.get("baseline")),
+        "baseline": record.baseline,
         "params": dict(t.params),
-        "steps": int(t.user_attrs.get("steps", 0)),
-        "outcome": t.user_attrs.get("outcome", t.state.name.lower()),
-        "detail": t.user_attrs.get("detail", ""),
-        "score": t.user_attrs.get("score"),
-        "kl_peak": t.user_attrs.get("kl_peak"),
+        "steps": record.steps,
+        "outcome": record.outcome or t.state.name.lower(),
+        "detail": record.detail,
+        "score": record.score,
+        "kl_peak": record.kl_peak,
         "rungs": {str(k): v for k, v in sorted(t.intermediate_values.items())},
     }
 

@@ -128,6 +128,47 @@ class TrialRecord:
         return self.outcome or self.reason or "running"
 
 
+@dataclass
+class QualityRecord:
+    """One run of the quality stage's search, kept on its trial of the `<study>-quality` study."""
+
+    outcome: str | None = None
+    """complete | kl_bound | entropy | nan | pruned | failed | interrupted, or None while it runs."""
+    detail: str = ""
+    dir: str | None = None
+    seed: int | None = None
+    steps: int = 0
+    score: float = math.nan
+    """Mean score over the last `quality.score_last` steps it ran."""
+    kl_peak: float = math.nan
+    feasible: bool | None = None
+    """It kept the search's bound to its end (None while it runs)."""
+    baseline: bool = False
+    polish: bool = False
+    """A setting placed between the best feasible one and the bound."""
+    se: dict[str, float] = field(default_factory=dict)
+    """The score's standard error at each rung it reached ({step: se}), for the pruner's noise veto."""
+
+    IDENTITY = ("baseline", "polish")
+    """What a retry of an interrupted run keeps."""
+
+    @classmethod
+    def of(cls, trial: FrozenTrial | Trial) -> QualityRecord:
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in trial.user_attrs.items() if k in known})
+
+    def attrs(self, names: tuple[str, ...] | None = None) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if names is None or f.name in names}
+
+    def save(self, trial: Trial, names: tuple[str, ...] | None = None) -> None:
+        for key, value in self.attrs(names).items():
+            trial.set_user_attr(key, value)
+
+    def save_by_id(self, storage: BaseStorage, trial_id: int, names: tuple[str, ...]) -> None:
+        for key, value in self.attrs(names).items():
+            storage.set_trial_user_attr(trial_id, key, value)
+
+
 def set_worker(trial: Trial, worker: Worker) -> None:
     TrialRecord(worker=worker).save(trial, ("worker",))
 

@@ -9,6 +9,7 @@ from optuna.trial import TrialState
 
 from autotune.space.quality_section import QualitySettings
 from autotune.sweep.quality import CurvePruner
+from autotune.trial.record import QualityRecord
 
 Q = QualitySettings(steps=60, min_steps=20, reduction_factor=3)
 
@@ -18,7 +19,7 @@ def study_with(scores_at_20):
     study = optuna.create_study(direction="maximize", pruner=CurvePruner(Q))
     for score in scores_at_20:
         trial = study.ask()
-        trial.set_user_attr("se_20", 0.01)
+        QualityRecord(se={"20": 0.01}).save(trial, ("se",))
         trial.report(score, 20)
         trial.should_prune()  # as every stage run does at a rung: halving records its value there
         study.tell(trial, score)
@@ -27,7 +28,7 @@ def study_with(scores_at_20):
 
 def rung_verdict(study, score, se):
     trial = study.ask()
-    trial.set_user_attr("se_20", se)
+    QualityRecord(se={"20": se}).save(trial, ("se",))
     trial.report(score, 20)
     values = sorted([t.intermediate_values[20] for t in study.get_trials(deepcopy=False)], reverse=True)
     halving_alone = score < values[max(len(values) // 3 - 1, 0)]  # the top third goes on (computed by hand)
