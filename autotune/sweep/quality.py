@@ -18,6 +18,7 @@ import concurrent.futures
 import dataclasses
 import json
 import math
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -416,6 +417,8 @@ class QualityStage:
         """One run to the horizon (or until `watch` stops it): (its curve, outcome, detail), judged by `q`."""
         q = q or self.q
         space = dataclasses.replace(self.stage, base={**self.stage.base, **dict.fromkeys(self.q.seed_keys, job.seed)})
+        if job.trial_dir.exists():  # a run cut short before (a stopped controller): its steps must not mix in
+            shutil.rmtree(job.trial_dir)
         started = time.monotonic()
         self.progress.note(f"  {label} ({short_params(job.params)}, seed {job.seed}) started")
         ev = evaluate(space, self.adapter, job.params, job.trial_dir, None, monitor=watch, on_start=self._started)
