@@ -162,7 +162,7 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
 def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna.Study | None) -> None:
     """The quality stage on the throughput winner's systems values (the baseline's without a winner)."""
     from autotune.study.results import NoWinner, find_winner
-    from autotune.sweep.quality import run_quality
+    from autotune.sweep.quality import QualityStage
 
     if not any(p.role == "algorithm" for p in opts.space.params):
         progress.note("quality stage: the space has no algorithm params to judge; skipped")
@@ -178,7 +178,7 @@ def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna
     progress.note(f"quality stage on {source}")
     adapter = get_adapter(opts.space.trainer, opts.space.command)
     opts.paths.root.mkdir(parents=True, exist_ok=True)
-    result = run_quality(opts.space, adapter, opts.paths, progress, systems, opts.url, opts.quality_trials)
+    result = QualityStage(opts.space, adapter, opts.paths, progress, systems, opts.url, opts.quality_trials).run()
     for line in result.lines():
         progress.note(line)
 

@@ -134,7 +134,6 @@ class QualityStage:
         self.defaults = adapter.defaults(self.stage.base_config)
         self.lock = threading.Lock()
         self.groups: set[int] = set()
-        self.steps_trained = 0
         self.done = 0
         self.prepared = False
         self.stopping = False
@@ -424,8 +423,6 @@ class QualityStage:
         ev = evaluate(space, self.adapter, job.params, job.trial_dir, None, monitor=watch, on_start=self._started)
         rows = ev.runs[-1].rows if ev.runs else []
         curve = Curve.of(rows, self.q)
-        with self.lock:
-            self.steps_trained += len(curve.steps)
         if ev.outcome == "failed":
             state, detail = "failed", f"{ev.reason}: {ev.detail}"
         elif watch.stopped == "pruned":
@@ -553,16 +550,3 @@ def _rung_row(t: FrozenTrial) -> dict[str, Any]:
         "kl_peak": record.kl_peak,
         "rungs": {str(k): v for k, v in sorted(t.intermediate_values.items())},
     }
-
-
-def run_quality(
-    space: Space,
-    adapter: TrainerAdapter,
-    paths: StudyPaths,
-    progress: SweepProgress,
-    systems: dict[str, Any] | None = None,
-    storage_url: str | None = None,
-    n_trials: int | None = None,
-) -> Quality:
-    """The quality stage on `systems` (the throughput winner's params; default: the baseline's)."""
-    return QualityStage(space, adapter, paths, progress, systems, storage_url, n_trials).run()
