@@ -143,6 +143,7 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     assert find_winner(study, paths, space).ablation is None
 
 
+@pytest.mark.slow  # 35-55 s of real runs; the verdict rule is tested above on recorded rounds (make test-slow)
 def test_real_ablation_keeps_a_real_gain_and_drops_a_knob_without_effect(tmp_path):
     """ppo_epochs 4 → 1 cuts the update passes (a large real gain; marked `systems` in this space only
     so the throughput stage searches it: the ablation judges speed, whatever a knob's role);
