@@ -105,6 +105,7 @@ def main() -> None:
     if args.steps:
         space = dataclasses.replace(space, trial=dataclasses.replace(space.trial, steps=args.steps))
     adapter = get_adapter(space.trainer, space.command)
+    adapter.prepare(space.base, space.trial.world_size)  # the warm parent, as a sweep starts it
     defaults = adapter.defaults(space.base_config)
     base = configure(space, defaults, dict(space.baseline))
     key, _, raw = args.gain.partition("=")

@@ -14,7 +14,7 @@
              whether it keeps the bound in every seed, and the steps each method trained.
 
     python benchmarks/quality_stage.py [--space fsdp3d] [--scan 0.03,0.1,0.2,0.3,0.5,1] [--seeds 3]
-        [--repeats 3] [--skip-scan] [--skip-layout] [--skip-compare] [--out benchmarks/results/quality_stage.json]
+        [--repeats 3] [--first-repeat 0] [--skip-scan] [--skip-layout] [--skip-compare] [--out benchmarks/results/quality_stage.json]
 """
 
 from __future__ import annotations
@@ -180,9 +180,9 @@ def random_search(space: Space, runs: Path, budget: int, sampler_seed: int) -> d
     return {"tried": tried, "steps_trained": spent, "pick": pick["params"] if pick else None, "stage": stage}
 
 
-def compare(space: Space, runs: Path, repeats: int, on_repeat: Any = None) -> list[dict[str, Any]]:
+def compare(space: Space, runs: Path, repeats: int, on_repeat: Any = None, first: int = 0) -> list[dict[str, Any]]:
     out = []
-    for r in range(repeats):
+    for r in range(first, first + repeats):
         started = time.monotonic()
         stage = stage_for(space, runs, f"stage-{r}", r, quiet=False)
         result = stage.run()
@@ -229,6 +229,7 @@ def main() -> None:
         "--seeds", type=int, default=None, help="seeds per setting (default: the space's quality.seeds)"
     )
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--first-repeat", type=int, default=0, help="sampler seed of the first repeat (to add repeats)")
     parser.add_argument("--skip-scan", action="store_true")
     parser.add_argument("--skip-layout", action="store_true")
     parser.add_argument("--skip-compare", action="store_true")
@@ -254,7 +255,7 @@ def main() -> None:
                 clean = [{**r, "random": {k: v for k, v in r["random"].items() if k != "stage"}} for r in rows]
                 args.out.write_text(json.dumps({**results, "compare": clean}, indent=2, default=str))
 
-            rows = compare(space, runs, args.repeats, partial)
+            rows = compare(space, runs, args.repeats, partial, args.first_repeat)
             for row in rows:
                 row["random"].pop("stage", None)
             results["compare"] = rows
