@@ -452,6 +452,67 @@ NEW_RUNS: list[dict[str, Any]] = [
         },
         "gen_includes": ("update_weights",),
     },
+    {
+        # TinyZero's fork of verl (January 2025: `timing_s/*` keys, no `old_log_prob` timer, so the old log-probs are
+        # computed inside generation as in RUNS' December 2024 logs), vLLM 0.6.3 (its "async output processing"
+        # warning; TinyZero pins 0.6.3), a code-execution reward (timed in `adv`, which is not compared). Timings:
+        # medians of steps 522-529 (no validation or checkpoint in them), lengths the means of those steps' means.
+        # GPU: `mfu/actor` 0.33-0.36 for verl's 6·N·tokens (N = 1.78e9 as its Qwen2 counter counts, ~18.7k tokens)
+        # in under 1.9 s is >= 105 TFLOP/s achieved, so a ~300-320 TFLOP/s peak: verl's table gives 312 to the A100
+        # and A800 only; vLLM reserved 16.0 GB of KV cache at gpu_memory_utilization 0.25 after 18.6 GB of training
+        # state (~64 GB free), so an 80 GB card. A100 and A800 80 GB share every figure the model uses on one GPU.
+        "name": "a100-ppo-qwen2.5-1.5b-1gpu-longprompt",
+        "env": {"VLLM_USE_V1": "0"},
+        "vllm": "0.6.3",
+        "source": "https://github.com/houkawa2/CodeGenerate_RL_Pipeline/blob/f638591e7d61e8f1bee6104c3cd609faf1132e69/verl_demo.log",
+        "gpu": "A100",
+        "world": 1,
+        "model": "Qwen2.5-1.5B",
+        "step": "522-529 (medians)",
+        "overrides": {
+            **_DEC_2024,
+            "algorithm.adv_estimator": "gae",
+            "data.train_batch_size": 32,
+            "data.max_prompt_length": 1024,
+            "data.max_response_length": 512,
+            "actor_rollout_ref.rollout.n": 1,
+            "actor_rollout_ref.rollout.tensor_model_parallel_size": 1,
+            "actor_rollout_ref.rollout.gpu_memory_utilization": 0.25,
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz": True,
+            "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu": 16384,
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.ref.log_prob_use_dynamic_bsz": True,
+            "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu": 16384,
+            "actor_rollout_ref.ref.fsdp_config.param_offload": False,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 16,
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.actor.use_dynamic_bsz": True,
+            "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": 16384,
+            "actor_rollout_ref.actor.use_kl_loss": False,
+            "actor_rollout_ref.model.use_remove_padding": True,
+            "actor_rollout_ref.model.enable_gradient_checkpointing": True,
+            "critic.ppo_mini_batch_size": 16,
+            "critic.ppo_micro_batch_size_per_gpu": 1,
+            "critic.forward_micro_batch_size_per_gpu": 1,
+            "critic.use_dynamic_bsz": True,
+            "critic.ppo_max_token_len_per_gpu": 32768,
+            "critic.forward_max_token_len_per_gpu": 32768,
+            "critic.model.use_remove_padding": False,
+            "critic.model.enable_gradient_checkpointing": True,
+        },
+        "prompt_tokens": 485.094,
+        "response_tokens": 98.117,
+        "response_max": 268,
+        "published": {
+            "gen": 12.038,
+            "ref": 0.473,
+            "values": 0.911,
+            "update_critic": 3.362,
+            "update_actor": 1.942,
+        },
+        "gen_includes": ("update_weights", "old_log_prob"),
+    },
 ]
 """Published runs gathered to test the cost model on runs it never saw: no constant was set, and no default
 changed, while looking at them (the constants were frozen on RUNS first). Same fields as RUNS; a run's timings
@@ -600,6 +661,46 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "file-index searches for `timing_s/update_actor:`, `timing_s/ref:`, `timing_s/values:`, "
         "`timing_s/update_critic:`, `timing/gen:`, `step:10 - global_seqlen`, `(main_task pid=` (about 80 hits)",
         "parsers, tests with made-up numbers, docs quoting verl's quickstart step 0, and the notes above",
+    ),
+    # second search (issue 27, continued)
+    (
+        "https://github.com/houkawa2/CodeGenerate_RL_Pipeline verl_demo.log (TinyZero's verl, PPO, Qwen2.5-1.5B, 1 GPU, "
+        "~1000 steps)",
+        "USED: NEW_RUNS' a100-ppo-qwen2.5-1.5b-1gpu-longprompt (full config printed, GPU inferred from mfu and the KV "
+        "cache as its entry says)",
+    ),
+    (
+        "https://github.com/LeiLiLab/WALAR grpo.log (Qwen2.5-3B GRPO, translation reward)",
+        "the console logger is off (wandb only): the log has the config but no step's metrics",
+    ),
+    (
+        "https://github.com/zhiyuanhubj/logic-rl-formula grpo.log (Qwen2.5-7B-1M GRPO, 8 GPUs)",
+        "crashes at start-up (flash-attn import error) before the first step",
+    ),
+    (
+        "https://github.com/aghyad-deeb/reward_seeker grpo.log and verl.log",
+        "stored as Git LFS pointers (no content)",
+    ),
+    (
+        "https://github.com/sii-research/siiRL quickstart (GRPO, Qwen2.5-0.5B, per-step perf/delta_time/*)",
+        "siiRL's DAG trainer, not verl's (other timers and workers), and two steps",
+    ),
+    (
+        "a verl stage-tuner trial record (Qwen3-0.6B GRPO on 8 GPUs, verl 0.7, 5120-token responses)",
+        "Megatron actor, a 64 GB accelerator without a preset, one step's phase times",
+    ),
+    (
+        "an experiment verdict file summarising 117 steps of a verl GRPO run (means/min/max of every timing_s/*)",
+        "a modified actor (gradient-masking experiment), and neither the config nor the GPU stated",
+    ),
+    (
+        "https://github.com/verl-project/verl/issues/795 (DAPO on 128 A800), /issues/2753, /issues/4460, /issues/6010",
+        "#795 shows its timings only as images; #2753 and #4460 give no step's timings with the config (#4460 is a "
+        "Megatron MoE run); #6010 runs on Ascend 910B",
+    ),
+    (
+        "https://github.com/Arnie-He/BLPO ppo.log, screechingviolet/epic-tikz-diagram-generator train_grpo.log",
+        "not verl (a JAX PPO on Atari; a TRL GRPO loop)",
     ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
