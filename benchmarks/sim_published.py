@@ -400,6 +400,64 @@ RUNS: list[dict[str, Any]] = [
 
 DSTACK = "https://github.com/Bihan/dstack-configs/blob/136d6ade6f904d3096ed5b393128e8c25b2b39b2/"
 
+def _tinyzero_l40s(name: str, response_tokens: float, published: dict[str, float], reward: str) -> dict[str, Any]:
+    """The reward-design study of Limpidjunewind/tinyzero-experiments: PPO, Qwen2.5-3B, 4 L40S (46 GB), Countdown,
+    TinyZero's verl (January 2025: no `old_log_prob` timer, vLLM 0.6.3 as TinyZero pins it), 15 epochs (~1920
+    steps). The report states the hardware, the batch, the response cap and that the runs differ only in their
+    reward; the rest of the config is the study's launch scripts (reward_study/scripts/run_*.sh, identical in every
+    knob but the reward), with TinyZero's defaults made explicit (its ref, rollout and critic take the actor's
+    `use_dynamic_bsz`; its critic keeps padding). The timings and the mean response length are the report's averages
+    over the whole run (from its wandb), not steady-state medians; the mean prompt (143.8 tokens) is TinyZero's
+    Countdown template with the Qwen2.5 tokenizer as another public log measures it (143.2-143.8, range 140-146)."""
+    return {
+        "name": name,
+        "env": {"VLLM_USE_V1": "0", "VLLM_ATTENTION_BACKEND": "XFORMERS"},
+        "vllm": "0.6.3",
+        "source": "https://github.com/Limpidjunewind/tinyzero-experiments/blob/07e010a676392d3f44d6f9174e25aa570e8bc63e/"
+        "reports/experiment_report_reward.md (section 4.5; config: reward_study/scripts/ at 665a43d) " + reward,
+        "gpu": "L40S",
+        "world": 4,
+        "model": "Qwen2.5-3B",
+        "step": "averages over the whole run (~1920 steps)",
+        "overrides": {
+            **_DEC_2024,
+            "algorithm.adv_estimator": "gae",
+            "data.train_batch_size": 256,
+            "data.max_prompt_length": 256,
+            "data.max_response_length": 1024,
+            "actor_rollout_ref.rollout.n": 1,
+            "actor_rollout_ref.rollout.tensor_model_parallel_size": 2,
+            "actor_rollout_ref.rollout.gpu_memory_utilization": 0.4,
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz": True,
+            "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu": 16384,
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.ref.log_prob_use_dynamic_bsz": True,
+            "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu": 16384,
+            "actor_rollout_ref.ref.fsdp_config.param_offload": False,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 64,
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.actor.use_dynamic_bsz": True,
+            "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": 16384,
+            "actor_rollout_ref.actor.use_kl_loss": False,
+            "actor_rollout_ref.model.use_remove_padding": True,
+            "actor_rollout_ref.model.enable_gradient_checkpointing": True,
+            "critic.ppo_mini_batch_size": 64,
+            "critic.ppo_micro_batch_size_per_gpu": 1,
+            "critic.forward_micro_batch_size_per_gpu": 1,
+            "critic.use_dynamic_bsz": True,
+            "critic.ppo_max_token_len_per_gpu": 32768,
+            "critic.forward_max_token_len_per_gpu": 32768,
+            "critic.model.use_remove_padding": False,
+            "critic.model.enable_gradient_checkpointing": True,
+        },
+        "prompt_tokens": 143.8,
+        "response_tokens": response_tokens,
+        "published": published,
+        "gen_includes": ("update_weights", "old_log_prob"),
+    }
+
+
 NEW_RUNS: list[dict[str, Any]] = [
     {
         # verl of May 2025 (vLLM 0.8.5, V1 engine: the image whatcanyousee/verl:ngc-cu124-vllm0.8.5-... in the same
@@ -513,6 +571,21 @@ NEW_RUNS: list[dict[str, Any]] = [
         },
         "gen_includes": ("update_weights", "old_log_prob"),
     },
+    # the report's table "per-phase time from wandb": v2 (continuous outcome reward) and v3 (v2 plus a 4.8M-parameter
+    # process reward model on the CPU, timed in the reward, not compared); v2's longest response hits the 1024 cap in
+    # most steps (median of the per-step max 1024), v3's does not (220)
+    _tinyzero_l40s(
+        "l40sx4-ppo-qwen2.5-3b-tinyzero-v2",
+        284.0,
+        {"gen": 30.4, "ref": 2.0, "values": 4.5, "update_critic": 17.8, "update_actor": 10.1},
+        "(v2)",
+    ),
+    _tinyzero_l40s(
+        "l40sx4-ppo-qwen2.5-3b-tinyzero-v3",
+        158.0,
+        {"gen": 13.5, "ref": 1.5, "values": 4.6, "update_critic": 17.9, "update_actor": 8.3},
+        "(v3)",
+    ),
 ]
 """Published runs gathered to test the cost model on runs it never saw: no constant was set, and no default
 changed, while looking at them (the constants were frozen on RUNS first). Same fields as RUNS; a run's timings
@@ -668,6 +741,13 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "~1000 steps)",
         "USED: NEW_RUNS' a100-ppo-qwen2.5-1.5b-1gpu-longprompt (full config printed, GPU inferred from mfu and the KV "
         "cache as its entry says)",
+    ),
+    (
+        "https://github.com/Limpidjunewind/tinyzero-experiments reports/experiment_report_reward.md (PPO, Qwen2.5-3B, "
+        "4 L40S; per-phase averages of reward designs v2 and v3)",
+        "USED: NEW_RUNS' l40sx4-ppo-qwen2.5-3b-tinyzero-v2 and -v3 (run averages, config from the study's scripts, as "
+        "their entries say); v1 has no per-phase figures, and the repository's other reports (1 A100, 2 H100-96) give "
+        "none",
     ),
     (
         "https://github.com/LeiLiLab/WALAR grpo.log (Qwen2.5-3B GRPO, translation reward)",
