@@ -400,6 +400,7 @@ RUNS: list[dict[str, Any]] = [
 
 DSTACK = "https://github.com/Bihan/dstack-configs/blob/136d6ade6f904d3096ed5b393128e8c25b2b39b2/"
 
+
 def _tinyzero_l40s(name: str, response_tokens: float, published: dict[str, float], reward: str) -> dict[str, Any]:
     """The reward-design study of Limpidjunewind/tinyzero-experiments: PPO, Qwen2.5-3B, 4 L40S (46 GB), Countdown,
     TinyZero's verl (January 2025: no `old_log_prob` timer, vLLM 0.6.3 as TinyZero pins it), 15 epochs (~1920
