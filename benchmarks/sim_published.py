@@ -587,6 +587,51 @@ NEW_RUNS: list[dict[str, Any]] = [
         {"gen": 13.5, "ref": 1.5, "values": 4.6, "update_critic": 17.9, "update_actor": 8.3},
         "(v3)",
     ),
+    {
+        # A blog note committed as Markdown (TinyZero on AutoDL): its author moved from an RTX 5090 (unsupported by
+        # its torch) to one RTX 4090 ("GPU 0 has a total capacity of 23.55 GiB" in its OOM message; mfu 0.000, as verl's
+        # table has no 4090), and pasted the launch command of the run that then trained (pid 19799, started
+        # 21:56:34) and its steps 383-389: timings are their medians, lengths the means of their means (responses
+        # had collapsed to ~35 tokens by then, longest 37-39). TinyZero's verl (January 2025, old log-probs inside
+        # generation), vLLM 0.6.3 as TinyZero pins it. The GPU is a device file written from the 4090's datasheet,
+        # as a user would pass it (`--gpu benchmarks/devices/rtx4090.yaml`). The actor's and critic's mini-batch of
+        # 128 exceeds the batch of 32, which verl then trains as one mini-batch of 32 (written as 32: today's verl
+        # rejects a mini-batch larger than the batch).
+        "name": "rtx4090-ppo-qwen2.5-0.5b-1gpu-tinyzero",
+        "env": {"VLLM_USE_V1": "0"},
+        "vllm": "0.6.3",
+        "source": "a TinyZero reproduction note committed to GitHub as Markdown (53 kB; the file index's id 4406744086) "
+        "and its companion log note with steps 383-389 (60 kB, id 3902241921); found by `find_string timing_s/values:`",
+        "gpu": str(Path(__file__).resolve().parent / "devices" / "rtx4090.yaml"),
+        "world": 1,
+        "model": "Qwen2.5-0.5B",
+        "step": "383-389 (medians)",
+        "overrides": {
+            **_DEC_2024,
+            "algorithm.adv_estimator": "gae",
+            "data.train_batch_size": 32,
+            "data.max_prompt_length": 256,
+            "data.max_response_length": 256,
+            "actor_rollout_ref.rollout.n": 1,
+            "actor_rollout_ref.rollout.tensor_model_parallel_size": 1,
+            "actor_rollout_ref.rollout.gpu_memory_utilization": 0.35,
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 4,
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 4,
+            "actor_rollout_ref.ref.fsdp_config.param_offload": False,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 32,
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 4,
+            "actor_rollout_ref.actor.use_kl_loss": False,
+            "critic.ppo_mini_batch_size": 32,
+            "critic.ppo_micro_batch_size_per_gpu": 8,
+            "critic.forward_micro_batch_size_per_gpu": 8,
+            "critic.model.enable_gradient_checkpointing": True,
+        },
+        "prompt_tokens": 143.951,
+        "response_tokens": 34.973,
+        "response_max": 37,
+        "published": {"gen": 1.962, "ref": 0.500, "values": 0.221, "update_critic": 1.213, "update_actor": 1.671},
+        "gen_includes": ("update_weights", "old_log_prob"),
+    },
 ]
 """Published runs gathered to test the cost model on runs it never saw: no constant was set, and no default
 changed, while looking at them (the constants were frozen on RUNS first). Same fields as RUNS; a run's timings
@@ -634,7 +679,8 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
     ),
     (
         "a TinyZero blog note (Qwen2.5-0.5B countdown PPO on one RTX 4090)",
-        "TinyZero's fork of verl from early 2025 (keys and timers differ) and no preset for the 4090's figures",
+        "first rejected (no preset for the 4090); on a second look USED: NEW_RUNS' rtx4090-ppo-qwen2.5-0.5b-1gpu-"
+        "tinyzero, its keys are verl's of January 2025 (timing_s/*) and the GPU is a datasheet device file",
     ),
     (
         "a SLURM log pasted in a repository note (Qwen3-4B PPO on 2 A100, ray_multistep_trainer)",
