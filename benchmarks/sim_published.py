@@ -37,8 +37,14 @@ How the GPU is known (the logs do not print it; the inference, and how sure it i
 Runs the constants never saw (NEW_RUNS): gathered after the constants were set on RUNS, and predicted first with
 the model exactly as it stood then (FROZEN_REV; `frozen_model()` reproduces it), then with the model now. The
 benchmark prints and writes both directions of the split: constants set (or fitted) on RUNS predicting NEW_RUNS,
-and weights fitted on NEW_RUNS predicting RUNS. Only one usable run was found (SOURCES_CHECKED lists the 30-odd
-sources checked and why each other one was rejected); its GPU is known as its entry says.
+and weights fitted on NEW_RUNS predicting RUNS. Five usable runs were found (SOURCES_CHECKED lists the 50-odd
+sources checked and why each other one was rejected): 2×8 H100, 1 A100-80GB, 4 L40S (two runs of one study), 1 RTX
+4090 (a datasheet device file); each entry says how its GPU is known and how sure that is.
+
+Generation depends on the step's longest response, which the mean length does not fix: without it the model assumes
+a spread equal to the mean (workload.DEFAULT_SPREAD_RATIO). The split is also reported with each run's measured
+longest response given as `sim.response_spread` (what `autotune calibrate --verl-log` derives from
+`response_length/max`), the constants unchanged; that view was added after the unseen runs' errors were seen.
 
 The vLLM version: vLLM 0.6+ warns "To see benefits of async output processing, enable CUDA graph" at start-up
 under enforce_eager; the 1024-token log prints it, the 512-token and gemma logs (same stack, vLLM's own
@@ -401,7 +407,9 @@ RUNS: list[dict[str, Any]] = [
 DSTACK = "https://github.com/Bihan/dstack-configs/blob/136d6ade6f904d3096ed5b393128e8c25b2b39b2/"
 
 
-def _tinyzero_l40s(name: str, response_tokens: float, published: dict[str, float], reward: str) -> dict[str, Any]:
+def _tinyzero_l40s(
+    name: str, response_tokens: float, response_max: float, published: dict[str, float], reward: str
+) -> dict[str, Any]:
     """The reward-design study of Limpidjunewind/tinyzero-experiments: PPO, Qwen2.5-3B, 4 L40S (46 GB), Countdown,
     TinyZero's verl (January 2025: no `old_log_prob` timer, vLLM 0.6.3 as TinyZero pins it), 15 epochs (~1920
     steps). The report states the hardware, the batch, the response cap and that the runs differ only in their
@@ -454,6 +462,7 @@ def _tinyzero_l40s(name: str, response_tokens: float, published: dict[str, float
         },
         "prompt_tokens": 143.8,
         "response_tokens": response_tokens,
+        "response_max": response_max,  # the report's median over the run of each step's longest response
         "published": published,
         "gen_includes": ("update_weights", "old_log_prob"),
     }
@@ -578,12 +587,14 @@ NEW_RUNS: list[dict[str, Any]] = [
     _tinyzero_l40s(
         "l40sx4-ppo-qwen2.5-3b-tinyzero-v2",
         284.0,
+        1024.0,
         {"gen": 30.4, "ref": 2.0, "values": 4.5, "update_critic": 17.8, "update_actor": 10.1},
         "(v2)",
     ),
     _tinyzero_l40s(
         "l40sx4-ppo-qwen2.5-3b-tinyzero-v3",
         158.0,
+        220.0,
         {"gen": 13.5, "ref": 1.5, "values": 4.6, "update_critic": 17.9, "update_actor": 8.3},
         "(v3)",
     ),
@@ -881,7 +892,7 @@ from autotune.sim.hardware import cluster  # noqa: E402
 from autotune.sim.model import default_weights  # noqa: E402
 from autotune.sim.predict import PredictedTrial, predict_space, predict_trial, sim_fidelity  # noqa: E402
 from autotune.sim.rollout import rollout_plan  # noqa: E402
-from autotune.sim.workload import PRESETS  # noqa: E402
+from autotune.sim.workload import PRESETS, spread_from_longest  # noqa: E402
 from autotune.space.loader import load_space  # noqa: E402
 from autotune.space.schema import Space  # noqa: E402
 
@@ -1138,12 +1149,23 @@ def split_errors(predictions: dict[str, dict[str, float]], observations: list[Ob
     }
 
 
+def with_measured_longest(run: dict[str, Any]) -> dict[str, Any]:
+    """The run with its measured longest response as the model's input (`sim.response_spread`, derived from
+    `response_length/max` as `autotune calibrate --verl-log` derives it), under a name of its own."""
+    flat = run["overrides"]
+    count = int(flat["data.train_batch_size"]) * int(flat.get("actor_rollout_ref.rollout.n", 1))
+    spread = spread_from_longest(run["response_tokens"], run["response_max"], count)
+    return {**run, "name": run["name"] + "--longest", "response_spread": spread}
+
+
 def generalisation(ridge: float) -> dict[str, Any]:
     """Both directions of the split between the runs the constants were set on (RUNS) and the runs gathered to
     test them (NEW_RUNS): old → new uncalibrated (the shipped constants) and calibrated (fitted on RUNS), and new →
     old (fitted on NEW_RUNS, predicting RUNS)."""
     old = [observation(run)[0] for run in RUNS]
     new = [observation(run)[0] for run in NEW_RUNS]
+    old_longest = [observation(with_measured_longest(run))[0] for run in RUNS]
+    new_longest = [observation(with_measured_longest(run))[0] for run in NEW_RUNS]
     defaults = default_weights()
     on_old, on_new = fit_weights(old, defaults, ridge), fit_weights(new, defaults, ridge)
     return {
@@ -1151,6 +1173,12 @@ def generalisation(ridge: float) -> dict[str, Any]:
         "old_to_new_calibrated": split_errors({o.name: published_prediction(on_old, o) for o in new}, new),
         "new_to_old_calibrated": split_errors({o.name: published_prediction(on_new, o) for o in old}, old),
         "old_uncalibrated": split_errors({o.name: published_prediction(defaults, o) for o in old}, old),
+        "old_to_new_uncalibrated_measured_longest": split_errors(
+            {o.name: published_prediction(defaults, o) for o in new_longest}, new_longest
+        ),
+        "old_uncalibrated_measured_longest": split_errors(
+            {o.name: published_prediction(defaults, o) for o in old_longest}, old_longest
+        ),
     }
 
 
@@ -1161,6 +1189,10 @@ def print_generalisation(title: str, result: dict[str, Any]) -> None:
         "old_to_new_calibrated": f"fitted on the {len(RUNS)} runs, on the {len(NEW_RUNS)} unseen",
         "new_to_old_calibrated": f"fitted on the {len(NEW_RUNS)} unseen, on the {len(RUNS)} runs",
         "old_uncalibrated": f"constants set on the {len(RUNS)} runs, on themselves (uncalibrated)",
+        "old_to_new_uncalibrated_measured_longest": f"the same on the {len(NEW_RUNS)} unseen, given each run's measured "
+        "longest response",
+        "old_uncalibrated_measured_longest": f"the same on the {len(RUNS)} runs, given each run's measured longest "
+        "response",
     }
     for key, label in labels.items():
         r = result[key]
@@ -1169,6 +1201,8 @@ def print_generalisation(title: str, result: dict[str, Any]) -> None:
               f"{r['max_abs_gen_error']:.1%}; per phase: {phases}")  # fmt: skip
     for name, errors in result["old_to_new_uncalibrated"]["errors"].items():
         print(f"  {name} (uncalibrated): " + ", ".join(f"{p} {e:+.0%}" for p, e in errors.items()))
+    for name, errors in result["old_to_new_uncalibrated_measured_longest"]["errors"].items():
+        print(f"  {name} (uncalibrated): generation {errors['gen']:+.0%}")
 
 
 def main() -> None:
