@@ -690,8 +690,8 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
     ),
     (
         "a TinyZero blog note (Qwen2.5-0.5B countdown PPO on one RTX 4090)",
-        "first rejected (no preset for the 4090); on a second look USED: NEW_RUNS' rtx4090-ppo-qwen2.5-0.5b-1gpu-"
-        "tinyzero, its keys are verl's of January 2025 (timing_s/*) and the GPU is a datasheet device file",
+        "USED on a second look (first rejected: no preset for the 4090): NEW_RUNS' rtx4090-ppo-qwen2.5-0.5b-1gpu-"
+        "tinyzero; its keys are verl's of January 2025 (timing_s/*) and the GPU is a datasheet device file",
     ),
     (
         "a SLURM log pasted in a repository note (Qwen3-4B PPO on 2 A100, ray_multistep_trainer)",
@@ -839,6 +839,57 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
     (
         "https://github.com/Arnie-He/BLPO ppo.log, screechingviolet/epic-tikz-diagram-generator train_grpo.log",
         "not verl (a JAX PPO on Atari; a TRL GRPO loop)",
+    ),
+    (
+        "https://github.com/rinconjm/151B_SP26_Competition grpo_train.log",
+        "Unsloth's GRPO trainer, not verl",
+    ),
+    (
+        "https://github.com/josephdutoit/probability-aligned-llms, pandanzhe/Hack-RLOO, GuoCheng24/batch-logprob-gap "
+        "(logs/grpo.log listed by the file index)",
+        "not readable here (absent from the fetched history, or no snapshot could be fetched)",
+    ),
+    (
+        "https://github.com/verl-project/verl/issues/316 (step:5 pasted), https://github.com/rllm-org/rllm/issues/54 "
+        "(step:4 pasted)",
+        "one step each, pasted just before a crash; no steady window",
+    ),
+    (
+        "https://github.com/verl-project/verl/issues/2566 (DeepScaleR 1.5B on 4 A100 80GB, 8192-token responses)",
+        "the stored thread gives the config and step times from the progress bar, no per-phase timings",
+    ),
+    (
+        "https://github.com/zhaochenyang20/Awesome-ML-SYS-Tutorial/issues/106 (verl step logs in an SGLang thread)",
+        "SGLang rollout (the model times vLLM)",
+    ),
+    (
+        "https://github.com/verl-project/verl/pull/7833 (Qwen3.5-9B GRPO on 8 B200), /issues/7203 (Qwen3.5-9B, 8 H800)",
+        "Qwen3.5's hybrid linear-attention layers have no preset or term; #7203 also runs Megatron and SGLang",
+    ),
+    (
+        "a verl-on-MI355X note (Qwen3-4B GRPO, 8 GPUs, 10 prompts per step) and a vLLM 0.18 note on two GB10 "
+        "(DGX Spark) boxes (Qwen3-0.6B)",
+        "accelerators without a preset, 1-5 steps of toy batches, partial timings",
+    ),
+    (
+        "a 589 kB log in a notes file of a RAGEN-style agent (env/* metrics, ACTIVE_TRAJ_NUM)",
+        "multi-turn environment rollouts, which the model does not time",
+    ),
+    (
+        "https://github.com/volcengine/verl (fetched: docs, recipes, examples)",
+        "no per-phase timings with a config except docs/perf/dpsk.md (DeepSeek on Megatron)",
+    ),
+    (
+        "web pages: a MI300X verl tuning blog (yottalabs), Chinese articles claiming verl throughput measurements, "
+        "mirror sites of verl's scripts",
+        "the page store keeps only a page's opening (no per-phase table reachable); the articles show no log or "
+        "config that can be checked",
+    ),
+    (
+        "file-index sweeps for `timing_s/update_actor:0`-`:9`, `timing_s/gen:1`-`:9`, `timing_s/ref:`, "
+        "`timing_s/old_log_prob:`, `timing_per_token_ms/{values,ref,update_critic}:`, `perf/mfu/actor:0.`, "
+        "`timing_s/reshard:`, `timing_s/update_weights:`, `mfu/critic:0.` (about 150 hits)",
+        "the runs used above, the notes listed here, and parsers or tests with made-up numbers",
     ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
@@ -1296,8 +1347,8 @@ def main() -> None:
         times = ", ".join(f"TP{t} {s:.0f}s" if math.isfinite(s) else f"TP{t} oom" for t, s in r["gen_s_by_tp"].items())
         print(f"HybridFlow TP ranking {name}: best TP {r['best_tp']} (published {r['published_best_tp']}): {times}")
     print(f"runs never seen by the constants: {len(NEW_RUNS)} usable ({', '.join(r['name'] for r in NEW_RUNS)}); "
-          f"{sum(not why.startswith('USED') for _, why in SOURCES_CHECKED)} other public sources checked and rejected "
-        "(SOURCES_CHECKED says why)")  # fmt: skip
+          f"{sum(not why.startswith('USED') for _, why in SOURCES_CHECKED)} other entries of public sources (some "
+          "covering several) checked and rejected (SOURCES_CHECKED says why)")  # fmt: skip
     print_generalisation(f"the model as frozen at {FROZEN_REV}, before the unseen runs were looked at", split_frozen)
     print_generalisation("the model now", split_now)
     print("calibrated on the H100 runs, the 8-GPU space's job on 8×H100:")
