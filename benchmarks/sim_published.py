@@ -37,8 +37,14 @@ How the GPU is known (the logs do not print it; the inference, and how sure it i
 Runs the constants never saw (NEW_RUNS): gathered after the constants were set on RUNS, and predicted first with
 the model exactly as it stood then (FROZEN_REV; `frozen_model()` reproduces it), then with the model now. The
 benchmark prints and writes both directions of the split: constants set (or fitted) on RUNS predicting NEW_RUNS,
-and weights fitted on NEW_RUNS predicting RUNS. Only one usable run was found (SOURCES_CHECKED lists the 30-odd
-sources checked and why each other one was rejected); its GPU is known as its entry says.
+and weights fitted on NEW_RUNS predicting RUNS. Five usable runs were found (SOURCES_CHECKED lists the 50-odd
+sources checked and why each other one was rejected): 2×8 H100, 1 A100-80GB, 4 L40S (two runs of one study), 1 RTX
+4090 (a datasheet device file); each entry says how its GPU is known and how sure that is.
+
+Generation depends on the step's longest response, which the mean length does not fix: without it the model assumes
+a spread equal to the mean (workload.DEFAULT_SPREAD_RATIO). The split is also reported with each run's measured
+longest response given as `sim.response_spread` (what `autotune calibrate --verl-log` derives from
+`response_length/max`), the constants unchanged; that view was added after the unseen runs' errors were seen.
 
 The vLLM version: vLLM 0.6+ warns "To see benefits of async output processing, enable CUDA graph" at start-up
 under enforce_eager; the 1024-token log prints it, the 512-token and gemma logs (same stack, vLLM's own
@@ -400,6 +406,68 @@ RUNS: list[dict[str, Any]] = [
 
 DSTACK = "https://github.com/Bihan/dstack-configs/blob/136d6ade6f904d3096ed5b393128e8c25b2b39b2/"
 
+
+def _tinyzero_l40s(
+    name: str, response_tokens: float, response_max: float, published: dict[str, float], reward: str
+) -> dict[str, Any]:
+    """The reward-design study of Limpidjunewind/tinyzero-experiments: PPO, Qwen2.5-3B, 4 L40S (46 GB), Countdown,
+    TinyZero's verl (January 2025: no `old_log_prob` timer, vLLM 0.6.3 as TinyZero pins it), 15 epochs (~1920
+    steps). The report states the hardware, the batch, the response cap and that the runs differ only in their
+    reward; the rest of the config is the study's launch scripts (reward_study/scripts/run_*.sh, identical in every
+    knob but the reward), with TinyZero's defaults made explicit (its ref, rollout and critic take the actor's
+    `use_dynamic_bsz`; its critic keeps padding). The timings and the mean response length are the report's averages
+    over the whole run (from its wandb), not steady-state medians; the mean prompt (143.8 tokens) is TinyZero's
+    Countdown template with the Qwen2.5 tokenizer as another public log measures it (143.2-143.8, range 140-146)."""
+    return {
+        "name": name,
+        "env": {"VLLM_USE_V1": "0", "VLLM_ATTENTION_BACKEND": "XFORMERS"},
+        "vllm": "0.6.3",
+        "source": "https://github.com/Limpidjunewind/tinyzero-experiments/blob/07e010a676392d3f44d6f9174e25aa570e8bc63e/"
+        "reports/experiment_report_reward.md (section 4.5; config: reward_study/scripts/ at 665a43d) " + reward,
+        "gpu": "L40S",
+        "world": 4,
+        "model": "Qwen2.5-3B",
+        "step": "averages over the whole run (~1920 steps)",
+        "overrides": {
+            **_DEC_2024,
+            "algorithm.adv_estimator": "gae",
+            "data.train_batch_size": 256,
+            "data.max_prompt_length": 256,
+            "data.max_response_length": 1024,
+            "actor_rollout_ref.rollout.n": 1,
+            "actor_rollout_ref.rollout.tensor_model_parallel_size": 2,
+            "actor_rollout_ref.rollout.gpu_memory_utilization": 0.4,
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz": True,
+            "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu": 16384,
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.ref.log_prob_use_dynamic_bsz": True,
+            "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu": 16384,
+            "actor_rollout_ref.ref.fsdp_config.param_offload": False,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 64,
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.actor.use_dynamic_bsz": True,
+            "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": 16384,
+            "actor_rollout_ref.actor.use_kl_loss": False,
+            "actor_rollout_ref.model.use_remove_padding": True,
+            "actor_rollout_ref.model.enable_gradient_checkpointing": True,
+            "critic.ppo_mini_batch_size": 64,
+            "critic.ppo_micro_batch_size_per_gpu": 1,
+            "critic.forward_micro_batch_size_per_gpu": 1,
+            "critic.use_dynamic_bsz": True,
+            "critic.ppo_max_token_len_per_gpu": 32768,
+            "critic.forward_max_token_len_per_gpu": 32768,
+            "critic.model.use_remove_padding": False,
+            "critic.model.enable_gradient_checkpointing": True,
+        },
+        "prompt_tokens": 143.8,
+        "response_tokens": response_tokens,
+        "response_max": response_max,  # the report's median over the run of each step's longest response
+        "published": published,
+        "gen_includes": ("update_weights", "old_log_prob"),
+    }
+
+
 NEW_RUNS: list[dict[str, Any]] = [
     {
         # verl of May 2025 (vLLM 0.8.5, V1 engine: the image whatcanyousee/verl:ngc-cu124-vllm0.8.5-... in the same
@@ -452,6 +520,129 @@ NEW_RUNS: list[dict[str, Any]] = [
         },
         "gen_includes": ("update_weights",),
     },
+    {
+        # TinyZero's fork of verl (January 2025: `timing_s/*` keys, no `old_log_prob` timer, so the old log-probs are
+        # computed inside generation as in RUNS' December 2024 logs), vLLM 0.6.3 (its "async output processing"
+        # warning; TinyZero pins 0.6.3), a code-execution reward (timed in `adv`, which is not compared). Timings:
+        # medians of steps 522-529 (no validation or checkpoint in them), lengths the means of those steps' means.
+        # GPU: `mfu/actor` 0.33-0.36 for verl's 6·N·tokens (N = 1.78e9 as its Qwen2 counter counts, ~18.7k tokens)
+        # in under 1.9 s is >= 105 TFLOP/s achieved, so a ~300-320 TFLOP/s peak: verl's table gives 312 to the A100
+        # and A800 only; vLLM reserved 16.0 GB of KV cache at gpu_memory_utilization 0.25 after 18.6 GB of training
+        # state (~64 GB free), so an 80 GB card. A100 and A800 80 GB share every figure the model uses on one GPU.
+        "name": "a100-ppo-qwen2.5-1.5b-1gpu-longprompt",
+        "env": {"VLLM_USE_V1": "0"},
+        "vllm": "0.6.3",
+        "source": "https://github.com/houkawa2/CodeGenerate_RL_Pipeline/blob/f638591e7d61e8f1bee6104c3cd609faf1132e69/verl_demo.log",
+        "gpu": "A100",
+        "world": 1,
+        "model": "Qwen2.5-1.5B",
+        "step": "522-529 (medians)",
+        "overrides": {
+            **_DEC_2024,
+            "algorithm.adv_estimator": "gae",
+            "data.train_batch_size": 32,
+            "data.max_prompt_length": 1024,
+            "data.max_response_length": 512,
+            "actor_rollout_ref.rollout.n": 1,
+            "actor_rollout_ref.rollout.tensor_model_parallel_size": 1,
+            "actor_rollout_ref.rollout.gpu_memory_utilization": 0.25,
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz": True,
+            "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu": 16384,
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.ref.log_prob_use_dynamic_bsz": True,
+            "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu": 16384,
+            "actor_rollout_ref.ref.fsdp_config.param_offload": False,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 16,
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.actor.use_dynamic_bsz": True,
+            "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": 16384,
+            "actor_rollout_ref.actor.use_kl_loss": False,
+            "actor_rollout_ref.model.use_remove_padding": True,
+            "actor_rollout_ref.model.enable_gradient_checkpointing": True,
+            "critic.ppo_mini_batch_size": 16,
+            "critic.ppo_micro_batch_size_per_gpu": 1,
+            "critic.forward_micro_batch_size_per_gpu": 1,
+            "critic.use_dynamic_bsz": True,
+            "critic.ppo_max_token_len_per_gpu": 32768,
+            "critic.forward_max_token_len_per_gpu": 32768,
+            "critic.model.use_remove_padding": False,
+            "critic.model.enable_gradient_checkpointing": True,
+        },
+        "prompt_tokens": 485.094,
+        "response_tokens": 98.117,
+        "response_max": 268,
+        "published": {
+            "gen": 12.038,
+            "ref": 0.473,
+            "values": 0.911,
+            "update_critic": 3.362,
+            "update_actor": 1.942,
+        },
+        "gen_includes": ("update_weights", "old_log_prob"),
+    },
+    # the report's table "per-phase time from wandb": v2 (continuous outcome reward) and v3 (v2 plus a 4.8M-parameter
+    # process reward model on the CPU, timed in the reward, not compared); v2's longest response hits the 1024 cap in
+    # most steps (median of the per-step max 1024), v3's does not (220)
+    _tinyzero_l40s(
+        "l40sx4-ppo-qwen2.5-3b-tinyzero-v2",
+        284.0,
+        1024.0,
+        {"gen": 30.4, "ref": 2.0, "values": 4.5, "update_critic": 17.8, "update_actor": 10.1},
+        "(v2)",
+    ),
+    _tinyzero_l40s(
+        "l40sx4-ppo-qwen2.5-3b-tinyzero-v3",
+        158.0,
+        220.0,
+        {"gen": 13.5, "ref": 1.5, "values": 4.6, "update_critic": 17.9, "update_actor": 8.3},
+        "(v3)",
+    ),
+    {
+        # A blog note committed as Markdown (TinyZero on AutoDL): its author moved from an RTX 5090 (unsupported by
+        # its torch) to one RTX 4090 ("GPU 0 has a total capacity of 23.55 GiB" in its OOM message; mfu 0.000, as verl's
+        # table has no 4090), and pasted the launch command of the run that then trained (pid 19799, started
+        # 21:56:34) and its steps 383-389: timings are their medians, lengths the means of their means (responses
+        # had collapsed to ~35 tokens by then, longest 37-39). TinyZero's verl (January 2025, old log-probs inside
+        # generation), vLLM 0.6.3 as TinyZero pins it. The GPU is a device file written from the 4090's datasheet,
+        # as a user would pass it (`--gpu benchmarks/devices/rtx4090.yaml`). The actor's and critic's mini-batch of
+        # 128 exceeds the batch of 32, which verl then trains as one mini-batch of 32 (written as 32: today's verl
+        # rejects a mini-batch larger than the batch).
+        "name": "rtx4090-ppo-qwen2.5-0.5b-1gpu-tinyzero",
+        "env": {"VLLM_USE_V1": "0"},
+        "vllm": "0.6.3",
+        "source": "a TinyZero reproduction note committed to GitHub as Markdown (53 kB; the file index's id 4406744086) "
+        "and its companion log note with steps 383-389 (60 kB, id 3902241921); found by `find_string timing_s/values:`",
+        "gpu": str(Path(__file__).resolve().parent / "devices" / "rtx4090.yaml"),
+        "world": 1,
+        "model": "Qwen2.5-0.5B",
+        "step": "383-389 (medians)",
+        "overrides": {
+            **_DEC_2024,
+            "algorithm.adv_estimator": "gae",
+            "data.train_batch_size": 32,
+            "data.max_prompt_length": 256,
+            "data.max_response_length": 256,
+            "actor_rollout_ref.rollout.n": 1,
+            "actor_rollout_ref.rollout.tensor_model_parallel_size": 1,
+            "actor_rollout_ref.rollout.gpu_memory_utilization": 0.35,
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 4,
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 4,
+            "actor_rollout_ref.ref.fsdp_config.param_offload": False,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 32,
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 4,
+            "actor_rollout_ref.actor.use_kl_loss": False,
+            "critic.ppo_mini_batch_size": 32,
+            "critic.ppo_micro_batch_size_per_gpu": 8,
+            "critic.forward_micro_batch_size_per_gpu": 8,
+            "critic.model.enable_gradient_checkpointing": True,
+        },
+        "prompt_tokens": 143.951,
+        "response_tokens": 34.973,
+        "response_max": 37,
+        "published": {"gen": 1.962, "ref": 0.500, "values": 0.221, "update_critic": 1.213, "update_actor": 1.671},
+        "gen_includes": ("update_weights", "old_log_prob"),
+    },
 ]
 """Published runs gathered to test the cost model on runs it never saw: no constant was set, and no default
 changed, while looking at them (the constants were frozen on RUNS first). Same fields as RUNS; a run's timings
@@ -499,7 +690,8 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
     ),
     (
         "a TinyZero blog note (Qwen2.5-0.5B countdown PPO on one RTX 4090)",
-        "TinyZero's fork of verl from early 2025 (keys and timers differ) and no preset for the 4090's figures",
+        "USED on a second look (first rejected: no preset for the 4090): NEW_RUNS' rtx4090-ppo-qwen2.5-0.5b-1gpu-"
+        "tinyzero; its keys are verl's of January 2025 (timing_s/*) and the GPU is a datasheet device file",
     ),
     (
         "a SLURM log pasted in a repository note (Qwen3-4B PPO on 2 A100, ray_multistep_trainer)",
@@ -601,6 +793,104 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "`timing_s/update_critic:`, `timing/gen:`, `step:10 - global_seqlen`, `(main_task pid=` (about 80 hits)",
         "parsers, tests with made-up numbers, docs quoting verl's quickstart step 0, and the notes above",
     ),
+    # second search (issue 27, continued)
+    (
+        "https://github.com/houkawa2/CodeGenerate_RL_Pipeline verl_demo.log (TinyZero's verl, PPO, Qwen2.5-1.5B, 1 GPU, "
+        "~1000 steps)",
+        "USED: NEW_RUNS' a100-ppo-qwen2.5-1.5b-1gpu-longprompt (full config printed, GPU inferred from mfu and the KV "
+        "cache as its entry says)",
+    ),
+    (
+        "https://github.com/Limpidjunewind/tinyzero-experiments reports/experiment_report_reward.md (PPO, Qwen2.5-3B, "
+        "4 L40S; per-phase averages of reward designs v2 and v3)",
+        "USED: NEW_RUNS' l40sx4-ppo-qwen2.5-3b-tinyzero-v2 and -v3 (run averages, config from the study's scripts, as "
+        "their entries say); v1 has no per-phase figures, and the repository's other reports (1 A100, 2 H100-96) give "
+        "none",
+    ),
+    (
+        "https://github.com/LeiLiLab/WALAR grpo.log (Qwen2.5-3B GRPO, translation reward)",
+        "the console logger is off (wandb only): the log has the config but no step's metrics",
+    ),
+    (
+        "https://github.com/zhiyuanhubj/logic-rl-formula grpo.log (Qwen2.5-7B-1M GRPO, 8 GPUs)",
+        "crashes at start-up (flash-attn import error) before the first step",
+    ),
+    (
+        "https://github.com/aghyad-deeb/reward_seeker grpo.log and verl.log",
+        "stored as Git LFS pointers (no content)",
+    ),
+    (
+        "https://github.com/sii-research/siiRL quickstart (GRPO, Qwen2.5-0.5B, per-step perf/delta_time/*)",
+        "siiRL's DAG trainer, not verl's (other timers and workers), and two steps",
+    ),
+    (
+        "a verl stage-tuner trial record (Qwen3-0.6B GRPO on 8 GPUs, verl 0.7, 5120-token responses)",
+        "Megatron actor, a 64 GB accelerator without a preset, one step's phase times",
+    ),
+    (
+        "an experiment verdict file summarising 117 steps of a verl GRPO run (means/min/max of every timing_s/*)",
+        "a modified actor (gradient-masking experiment), and neither the config nor the GPU stated",
+    ),
+    (
+        "https://github.com/verl-project/verl/issues/795 (DAPO on 128 A800), /issues/2753, /issues/4460, /issues/6010",
+        "#795 shows its timings only as images; #2753 and #4460 give no step's timings with the config (#4460 is a "
+        "Megatron MoE run); #6010 runs on Ascend 910B",
+    ),
+    (
+        "https://github.com/Arnie-He/BLPO ppo.log, screechingviolet/epic-tikz-diagram-generator train_grpo.log",
+        "not verl (a JAX PPO on Atari; a TRL GRPO loop)",
+    ),
+    (
+        "https://github.com/rinconjm/151B_SP26_Competition grpo_train.log",
+        "Unsloth's GRPO trainer, not verl",
+    ),
+    (
+        "https://github.com/josephdutoit/probability-aligned-llms, pandanzhe/Hack-RLOO, GuoCheng24/batch-logprob-gap "
+        "(logs/grpo.log listed by the file index)",
+        "not readable here (absent from the fetched history, or no snapshot could be fetched)",
+    ),
+    (
+        "https://github.com/verl-project/verl/issues/316 (step:5 pasted), https://github.com/rllm-org/rllm/issues/54 "
+        "(step:4 pasted)",
+        "one step each, pasted just before a crash; no steady window",
+    ),
+    (
+        "https://github.com/verl-project/verl/issues/2566 (DeepScaleR 1.5B on 4 A100 80GB, 8192-token responses)",
+        "the stored thread gives the config and step times from the progress bar, no per-phase timings",
+    ),
+    (
+        "https://github.com/zhaochenyang20/Awesome-ML-SYS-Tutorial/issues/106 (verl step logs in an SGLang thread)",
+        "SGLang rollout (the model times vLLM)",
+    ),
+    (
+        "https://github.com/verl-project/verl/pull/7833 (Qwen3.5-9B GRPO on 8 B200), /issues/7203 (Qwen3.5-9B, 8 H800)",
+        "Qwen3.5's hybrid linear-attention layers have no preset or term; #7203 also runs Megatron and SGLang",
+    ),
+    (
+        "a verl-on-MI355X note (Qwen3-4B GRPO, 8 GPUs, 10 prompts per step) and a vLLM 0.18 note on two GB10 "
+        "(DGX Spark) boxes (Qwen3-0.6B)",
+        "accelerators without a preset, 1-5 steps of toy batches, partial timings",
+    ),
+    (
+        "a 589 kB log in a notes file of a RAGEN-style agent (env/* metrics, ACTIVE_TRAJ_NUM)",
+        "multi-turn environment rollouts, which the model does not time",
+    ),
+    (
+        "https://github.com/volcengine/verl (fetched: docs, recipes, examples)",
+        "no per-phase timings with a config except docs/perf/dpsk.md (DeepSeek on Megatron)",
+    ),
+    (
+        "web pages: a MI300X verl tuning blog (yottalabs), Chinese articles claiming verl throughput measurements, "
+        "mirror sites of verl's scripts",
+        "the page store keeps only a page's opening (no per-phase table reachable); the articles show no log or "
+        "config that can be checked",
+    ),
+    (
+        "file-index sweeps for `timing_s/update_actor:0`-`:9`, `timing_s/gen:1`-`:9`, `timing_s/ref:`, "
+        "`timing_s/old_log_prob:`, `timing_per_token_ms/{values,ref,update_critic}:`, `perf/mfu/actor:0.`, "
+        "`timing_s/reshard:`, `timing_s/update_weights:`, `mfu/critic:0.` (about 150 hits)",
+        "the runs used above, the notes listed here, and parsers or tests with made-up numbers",
+    ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
 they never saw) and why none was usable. Usable needs the config, the GPU, several steady steps with `timing_s/*`
@@ -653,7 +943,7 @@ from autotune.sim.hardware import cluster  # noqa: E402
 from autotune.sim.model import default_weights  # noqa: E402
 from autotune.sim.predict import PredictedTrial, predict_space, predict_trial, sim_fidelity  # noqa: E402
 from autotune.sim.rollout import rollout_plan  # noqa: E402
-from autotune.sim.workload import PRESETS  # noqa: E402
+from autotune.sim.workload import PRESETS, spread_from_longest  # noqa: E402
 from autotune.space.loader import load_space  # noqa: E402
 from autotune.space.schema import Space  # noqa: E402
 
@@ -910,12 +1200,23 @@ def split_errors(predictions: dict[str, dict[str, float]], observations: list[Ob
     }
 
 
+def with_measured_longest(run: dict[str, Any]) -> dict[str, Any]:
+    """The run with its measured longest response as the model's input (`sim.response_spread`, derived from
+    `response_length/max` as `autotune calibrate --verl-log` derives it), under a name of its own."""
+    flat = run["overrides"]
+    count = int(flat["data.train_batch_size"]) * int(flat.get("actor_rollout_ref.rollout.n", 1))
+    spread = spread_from_longest(run["response_tokens"], run["response_max"], count)
+    return {**run, "name": run["name"] + "--longest", "response_spread": spread}
+
+
 def generalisation(ridge: float) -> dict[str, Any]:
     """Both directions of the split between the runs the constants were set on (RUNS) and the runs gathered to
     test them (NEW_RUNS): old → new uncalibrated (the shipped constants) and calibrated (fitted on RUNS), and new →
     old (fitted on NEW_RUNS, predicting RUNS)."""
     old = [observation(run)[0] for run in RUNS]
     new = [observation(run)[0] for run in NEW_RUNS]
+    old_longest = [observation(with_measured_longest(run))[0] for run in RUNS]
+    new_longest = [observation(with_measured_longest(run))[0] for run in NEW_RUNS]
     defaults = default_weights()
     on_old, on_new = fit_weights(old, defaults, ridge), fit_weights(new, defaults, ridge)
     return {
@@ -923,6 +1224,12 @@ def generalisation(ridge: float) -> dict[str, Any]:
         "old_to_new_calibrated": split_errors({o.name: published_prediction(on_old, o) for o in new}, new),
         "new_to_old_calibrated": split_errors({o.name: published_prediction(on_new, o) for o in old}, old),
         "old_uncalibrated": split_errors({o.name: published_prediction(defaults, o) for o in old}, old),
+        "old_to_new_uncalibrated_measured_longest": split_errors(
+            {o.name: published_prediction(defaults, o) for o in new_longest}, new_longest
+        ),
+        "old_uncalibrated_measured_longest": split_errors(
+            {o.name: published_prediction(defaults, o) for o in old_longest}, old_longest
+        ),
     }
 
 
@@ -933,6 +1240,10 @@ def print_generalisation(title: str, result: dict[str, Any]) -> None:
         "old_to_new_calibrated": f"fitted on the {len(RUNS)} runs, on the {len(NEW_RUNS)} unseen",
         "new_to_old_calibrated": f"fitted on the {len(NEW_RUNS)} unseen, on the {len(RUNS)} runs",
         "old_uncalibrated": f"constants set on the {len(RUNS)} runs, on themselves (uncalibrated)",
+        "old_to_new_uncalibrated_measured_longest": f"the same on the {len(NEW_RUNS)} unseen, given each run's measured "
+        "longest response",
+        "old_uncalibrated_measured_longest": f"the same on the {len(RUNS)} runs, given each run's measured longest "
+        "response",
     }
     for key, label in labels.items():
         r = result[key]
@@ -941,6 +1252,8 @@ def print_generalisation(title: str, result: dict[str, Any]) -> None:
               f"{r['max_abs_gen_error']:.1%}; per phase: {phases}")  # fmt: skip
     for name, errors in result["old_to_new_uncalibrated"]["errors"].items():
         print(f"  {name} (uncalibrated): " + ", ".join(f"{p} {e:+.0%}" for p, e in errors.items()))
+    for name, errors in result["old_to_new_uncalibrated_measured_longest"]["errors"].items():
+        print(f"  {name} (uncalibrated): generation {errors['gen']:+.0%}")
 
 
 def main() -> None:
@@ -1034,8 +1347,8 @@ def main() -> None:
         times = ", ".join(f"TP{t} {s:.0f}s" if math.isfinite(s) else f"TP{t} oom" for t, s in r["gen_s_by_tp"].items())
         print(f"HybridFlow TP ranking {name}: best TP {r['best_tp']} (published {r['published_best_tp']}): {times}")
     print(f"runs never seen by the constants: {len(NEW_RUNS)} usable ({', '.join(r['name'] for r in NEW_RUNS)}); "
-          f"{sum(not why.startswith('USED') for _, why in SOURCES_CHECKED)} other public sources checked and rejected "
-        "(SOURCES_CHECKED says why)")  # fmt: skip
+          f"{sum(not why.startswith('USED') for _, why in SOURCES_CHECKED)} other entries of public sources (some "
+          "covering several) checked and rejected (SOURCES_CHECKED says why)")  # fmt: skip
     print_generalisation(f"the model as frozen at {FROZEN_REV}, before the unseen runs were looked at", split_frozen)
     print_generalisation("the model now", split_now)
     print("calibrated on the H100 runs, the 8-GPU space's job on 8×H100:")
