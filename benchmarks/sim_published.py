@@ -37,9 +37,10 @@ How the GPU is known (the logs do not print it; the inference, and how sure it i
 Runs the constants never saw (NEW_RUNS): gathered after the constants were set on RUNS, and predicted first with
 the model exactly as it stood then (FROZEN_REV; `frozen_model()` reproduces it), then with the model now. The
 benchmark prints and writes both directions of the split: constants set (or fitted) on RUNS predicting NEW_RUNS,
-and weights fitted on NEW_RUNS predicting RUNS. Five usable runs were found (SOURCES_CHECKED lists the 50-odd
-sources checked and why each other one was rejected): 2×8 H100, 1 A100-80GB, 4 L40S (two runs of one study), 1 RTX
-4090 (a datasheet device file); each entry says how its GPU is known and how sure that is.
+and weights fitted on NEW_RUNS predicting RUNS. Six usable runs were found (SOURCES_CHECKED lists the 60-odd
+sources checked and why each other one was rejected): PPO on 2×8 H100, 1 A100-80GB, 4 L40S (two runs of one study),
+1 RTX 4090 (a datasheet device file), and GRPO on 8 H100 (Llama-3.2-1B given as its config.json; one step, its GPU
+less sure than stated); each entry says how its GPU is known and how sure that is.
 
 Generation depends on the step's longest response, which the mean length does not fix: without it the model assumes
 a spread equal to the mean (workload.DEFAULT_SPREAD_RATIO). The split is also reported with each run's measured
@@ -643,6 +644,54 @@ NEW_RUNS: list[dict[str, Any]] = [
         "published": {"gen": 1.962, "ref": 0.500, "values": 0.221, "update_critic": 1.213, "update_actor": 1.671},
         "gen_includes": ("update_weights", "old_log_prob"),
     },
+    {
+        # GRPO, the first run here without a critic. A benchmark report committed as Markdown ("veRL Benchmark Report:
+        # GRPO + LLaMA3.2-1B on GSM8K"): its launch command (verl's examples/grpo_trainer template with Llama-3.2-1B-
+        # Instruct) and wandb's console run summary of the last step, 105 of 105 (lr decayed to 0; the sparklines show
+        # no trend in the phase timers after the first steps). ONE steady step, not a median: the report prints no
+        # other step's values. verl of mid 2025 (timing_s/generate_sequences, reshard and start_profile keys, no
+        # update_weights key: the weight sync is timed inside `gen` as `reshard`), so today's defaults of that time
+        # as in the 2-node run above (eager vLLM V1 engine, chunked prefill). GPU: the report states "GPU H100 × 8";
+        # 52.7 GB reserved fits it and `perf/mfu/actor` 0.065 cannot tell H100 from H200 (both 989 TFLOP/s in verl's
+        # table). Less sure than it reads: the same author's Qwen2.5-7B report, also headed "H100 × 8", reserves
+        # 109.5 GB, more than an H100 holds (an H200 would); the benchmark also prints this run on the H200 preset.
+        # The model is given as its config.json (benchmarks/models/), as a user would pass a model with no preset.
+        "name": "h100-grpo-llama3.2-1b",
+        "source": "a veRL benchmark report committed to GitHub as Markdown (17.9 kB; the file index's id 37843108617; "
+        "wandb run haoyugao-google/verl_grpo_example_gsm8k/w73j5mdv); found by `search code` for verl GRPO reports",
+        "gpu": "H100",
+        "world": 8,
+        "model": str(Path(__file__).resolve().parent / "models" / "Llama-3.2-1B-Instruct.json"),
+        "step": "105 (the last; one step)",
+        "vllm": "0.8.5",
+        "overrides": {
+            **_OLD_ROLLOUT,
+            "algorithm.adv_estimator": "grpo",
+            "algorithm.use_kl_in_reward": False,
+            "data.train_batch_size": 1024,
+            "data.max_prompt_length": 512,
+            "data.max_response_length": 1024,
+            "actor_rollout_ref.rollout.n": 5,
+            "actor_rollout_ref.rollout.tensor_model_parallel_size": 2,
+            "actor_rollout_ref.rollout.gpu_memory_utilization": 0.6,
+            "actor_rollout_ref.rollout.enable_chunked_prefill": True,
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 4,
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 4,
+            "actor_rollout_ref.ref.fsdp_config.param_offload": True,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 256,
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 4,
+            "actor_rollout_ref.actor.use_kl_loss": True,
+            "actor_rollout_ref.actor.fsdp_config.param_offload": False,
+            "actor_rollout_ref.actor.fsdp_config.optimizer_offload": False,
+            "actor_rollout_ref.model.use_remove_padding": True,
+            "actor_rollout_ref.model.enable_gradient_checkpointing": True,
+        },
+        "prompt_tokens": 106.774,
+        "response_tokens": 183.242,
+        "response_max": 1024,
+        "published": {"gen": 21.701, "old_log_prob": 7.864, "ref": 13.008, "update_actor": 27.339},
+        "gen_includes": ("update_weights",),
+    },
 ]
 """Published runs gathered to test the cost model on runs it never saw: no constant was set, and no default
 changed, while looking at them (the constants were frozen on RUNS first). Same fields as RUNS; a run's timings
@@ -891,6 +940,47 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "`timing_s/reshard:`, `timing_s/update_weights:`, `mfu/critic:0.` (about 150 hits)",
         "the runs used above, the notes listed here, and parsers or tests with made-up numbers",
     ),
+    # third search (issue 27, continued)
+    (
+        "a veRL benchmark report committed as Markdown: GRPO + LLaMA3.2-1B on GSM8K, 8 GPUs (wandb run summary)",
+        "USED: NEW_RUNS' h100-grpo-llama3.2-1b (one step, the last; its GPU less sure than stated, as its entry says)",
+    ),
+    (
+        "the same author's report GRPO + Qwen2.5-7B on GSM8K (file index id 37899697233; wandb run summary)",
+        "no launch command (micro-batch sizes unknown; only batch 1024 × n 5 follows from perf/total_num_tokens), one "
+        "step, and its 109.5 GB reserved contradicts the stated H100 × 8 (80 GB)",
+    ),
+    (
+        "an Ascend VeRL image guide (Qwen3-32B DAPO, step:1 log with 7385-token responses)",
+        "Ascend NPUs (A3), Megatron image, one step",
+    ),
+    (
+        "a note quoting Qwen3-4B/8B step-1 metrics on a 192 GB accelerator (update_actor 150 s, 2048-token cap)",
+        "one step before a crash, an accelerator without a preset (192 GB: MI300X or B200), no config",
+    ),
+    (
+        "GRPO notes quoting step-1 metrics (Cambrian-S PPO smoke, a 24 GB colocated multi-turn agent, an OPD teacher "
+        "run, a 2-GPU SFT/GRPO tool-use note, an LLDS experiment, a Docker-sandbox agent)",
+        "each one step (or two) of a smoke test, multi-turn or custom trainers, GPU or config not stated",
+    ),
+    (
+        "https://github.com/turboweii/Tinyzero_2A800, sunnweiwei/verl-vllm-rollout-benchmark, ztlmememe/VERL-NSCC",
+        "no committed log (the first has TinyZero's README and scripts only; the second is a test-generation task)",
+    ),
+    (
+        "issue searches: GRPO/H20/H800/14B/multi-node/DeepSeek-R1-Distill step timings, vLLM-upgrade regressions, "
+        "Chinese 'training slow' threads (verl, EasyR1 forks, ROLL#101, rllm, One-Shot-RLVR#3)",
+        "the threads already listed, EasyR1 (another trainer), or attachments and images instead of pasted logs",
+    ),
+    (
+        "file-index sweeps for `timing_s/gen:`, `timing_s/generate_sequences:`, `timing_s/start_profile:`, "
+        "`timing_s/step:1`, `timing_s/old_log_prob:2`, `perf/throughput:`, `timing_per_token_ms/gen`, JSON keys "
+        "(`\"timing_s/update_actor\":`), wandb summaries (`timing_s/update_actor 1`-`5`, `timing_s/ref 1`), "
+        "`step:5|20|50 - global_seqlen/min`, `critic/kl_coeff:0.001 - critic/vf_loss`, `actor/kl_coef:0.001 - ...` "
+        "(about 120 hits)",
+        "the notes above and those already listed (the AutoDL and RLDecisionAgent notes, the MetaX C550 log, the "
+        "RAGEN-style log, the 4090 notes), parsers, dashboards and tests with made-up numbers",
+    ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
 they never saw) and why none was usable. Usable needs the config, the GPU, several steady steps with `timing_s/*`
@@ -1071,7 +1161,7 @@ def legacy_cross_check(observations: list[Observation]) -> dict[str, Any]:
 
 def alternative_gpu(name: str, gpu: str) -> dict[str, float]:
     """Uncalibrated phase errors of one run predicted on another GPU preset (for a run whose GPU is least sure)."""
-    run = next(r for r in RUNS if r["name"] == name)
+    run = next(r for r in (*RUNS, *NEW_RUNS) if r["name"] == name)
     obs, _ = observation(run, gpu)
     return relative_errors(published_prediction(default_weights(), obs), obs.measured)
 
@@ -1303,6 +1393,7 @@ def main() -> None:
     tp = hybridflow_tp()
     cross = legacy_cross_check(observations)
     short_l40s = alternative_gpu("h100nvl-ppo-qwen2.5-0.5b-1gpu-short", "L40S")
+    llama_h200 = alternative_gpu("h100-grpo-llama3.2-1b", "H200")
     calibrated = calibrated_h100_check(observations, args.ridge, args.out.parent / "calibration_h100.json")
     with frozen_model():
         split_frozen = generalisation(args.ridge)
@@ -1320,6 +1411,7 @@ def main() -> None:
         "runs_not_informing_constants": [r["name"] for r in RUNS if r["name"] not in informed],
         "legacy_vllm_cross_check": cross,
         "short_run_on_L40S_errors": short_l40s,
+        "unseen_llama_run_on_H200_errors": llama_h200,
         "hybridflow_tp": tp,
         "calibrated_h100_8gpu_space": calibrated,
         "informed_by": {k: list(v) for k, v in INFORMED_BY.items()},
@@ -1343,6 +1435,8 @@ def main() -> None:
         print(f"STEP_BASE_LEGACY cross-check: {key}: generation error {err:+.1%}")
     print("the 512-token 0.5B run on the L40S preset instead: "
           + ", ".join(f"{p} {e:+.0%}" for p, e in short_l40s.items()))  # fmt: skip
+    print("the unseen GRPO Llama-3.2-1B run on the H200 preset instead (its GPU is least sure): "
+          + ", ".join(f"{p} {e:+.0%}" for p, e in llama_h200.items()))  # fmt: skip
     for name, r in tp.items():
         times = ", ".join(f"TP{t} {s:.0f}s" if math.isfinite(s) else f"TP{t} oom" for t, s in r["gen_s_by_tp"].items())
         print(f"HybridFlow TP ranking {name}: best TP {r['best_tp']} (published {r['published_best_tp']}): {times}")
