@@ -975,7 +975,7 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
     (
         "file-index sweeps for `timing_s/gen:`, `timing_s/generate_sequences:`, `timing_s/start_profile:`, "
         "`timing_s/step:1`, `timing_s/old_log_prob:2`, `perf/throughput:`, `timing_per_token_ms/gen`, JSON keys "
-        "(`\"timing_s/update_actor\":`), wandb summaries (`timing_s/update_actor 1`-`5`, `timing_s/ref 1`), "
+        '(`"timing_s/update_actor":`), wandb summaries (`timing_s/update_actor 1`-`5`, `timing_s/ref 1`), '
         "`step:5|20|50 - global_seqlen/min`, `critic/kl_coeff:0.001 - critic/vf_loss`, `actor/kl_coef:0.001 - ...` "
         "(about 120 hits)",
         "the notes above and those already listed (the AutoDL and RLDecisionAgent notes, the MetaX C550 log, the "
