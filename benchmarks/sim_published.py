@@ -987,7 +987,7 @@ they never saw) and why none was usable. Usable needs the config, the GPU, sever
 and the measured mean lengths, on the FSDP trainer without LoRA."""
 
 
-HYBRIDFLOW = {
+HYBRIDFLOW: dict[str, Any] = {
     "source": "https://arxiv.org/abs/2409.19256 (HybridFlow, §8: generation TP ablation on 8×A100-80GB)",
     "claim": "the fastest rollout TP for a 7B actor on 8 GPUs is 2 (60% lower generation latency than TP 8); "
     "for 13B it is 4 (36% lower than TP 8)",
