@@ -964,6 +964,16 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "each one step (or two) of a smoke test, multi-turn or custom trainers, GPU or config not stated",
     ),
     (
+        "https://github.com/verl-project/rl-insight data/verl_data/*.log (a log analyser's sample logs; GRPO with "
+        "on-policy distillation, Qwen2.5-0.5B student, 3.1 MB)",
+        "Ascend NPUs (torch_npu, vllm_ascend), a distillation teacher in the step; the other samples are fragments",
+    ),
+    (
+        "https://github.com/Wyyyb/critique_rl (a script that tees verl_demo.log), file-index lookups of the paths "
+        "verl_demo.log, verl.log, train.log, nohup.out",
+        "no committed log, or only the logs already listed (the common names list thousands of unrelated repositories)",
+    ),
+    (
         "https://github.com/turboweii/Tinyzero_2A800, sunnweiwei/verl-vllm-rollout-benchmark, ztlmememe/VERL-NSCC",
         "no committed log (the first has TinyZero's README and scripts only; the second is a test-generation task)",
     ),
