@@ -100,6 +100,7 @@ def candidates_over_rounds(
 ) -> dict[str, Candidate]:
     """`configs` (label, params; the first is the baseline) run once per round, in a rotated order."""
     adapter = get_adapter(space.trainer, space.command)
+    adapter.prepare(space.base, space.trial.world_size)  # the warm parent, as a sweep starts it
     cands = [Candidate(i, p, label=label, is_baseline=i == 0) for i, (label, p) in enumerate(configs)]
     progress = SweepProgress(len(cands) * rounds, space.objectives[0].metric)
     measure_interleaved(space, adapter, cands, folder, rounds, None, progress, title)
@@ -108,6 +109,7 @@ def candidates_over_rounds(
 
 def best_known(space: Space, runs: Path, n_levels: int, top: int, rounds: int) -> dict[str, Any]:
     adapter = get_adapter(space.trainer, space.command)
+    adapter.prepare(space.base, space.trial.world_size)  # the warm parent, as a sweep starts it
     defaults = adapter.defaults(space.base_config)
     base_params = {p.name: space.baseline[p.name] for p in space.params if p.name in space.baseline}
     configs = grid(space, n_levels, defaults)
@@ -152,7 +154,7 @@ def cands_label(cands: dict[str, Candidate], number: int) -> str:
 
 def seed_sweep(space: Space, runs: Path, seed: int, run_args: list[str]) -> dict[str, Any]:
     """`autotune run --stage throughput` on the space with sampler seed `seed`: what it ships."""
-    raw = yaml.safe_load(space.path.read_text())
+    raw = yaml.safe_load(Path(space.path).read_text())
     name = f"{space.name}-seed{seed}"
     raw["name"] = name
     raw.setdefault("sampler", {})["seed"] = seed
