@@ -335,6 +335,10 @@ class ConfirmSettings:
     ablation_repeats: int | None = None
     """Interleaved rounds of the ablation that keeps only the winner's changes that clear the noise
     (None: as many as `repeats`; 0: no ablation, the confirmed winner ships whole)."""
+    ablation_max_repeats: int | None = None
+    """Rounds a change still within noise may get in all: while its gain points up but its interval
+    reaches 1.0, the baseline, the winner and the winner without it run one more round, up to this
+    many (None: no more than `ablation_repeats`)."""
 
     def __post_init__(self) -> None:
         if self.top_k <= 0:
@@ -343,6 +347,8 @@ class ConfirmSettings:
             raise ValueError(f"`confirm.repeats` must be >= 0 (0: no confirmation), got {self.repeats}")
         if self.ablation_repeats is not None and self.ablation_repeats < 0:
             raise ValueError(f"`confirm.ablation_repeats` must be >= 0 (0: no ablation), got {self.ablation_repeats}")
+        if self.ablation_max_repeats is not None and self.ablation_max_repeats < 2:
+            raise ValueError(f"`confirm.ablation_max_repeats` must be >= 2, got {self.ablation_max_repeats}")
 
     @property
     def ablation_rounds(self) -> int:

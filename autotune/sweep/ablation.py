@@ -11,6 +11,10 @@ way confirmation is (every configuration once per round, rotated order, ratios w
                  the `LEVEL` interval of the geometric mean (Student t over the rounds) lies above
                  1.0 (below it, for a minimised objective); otherwise it goes back to its baseline
                  value: within noise, or slower
+    more rounds  with `confirm.ablation_max_repeats`, a knob still within noise whose gain points up
+                 gets one more round at a time (the baseline, the winner and the winner without it),
+                 up to that many rounds in all: a 10% gain needs about 8 paired rounds on a 2-core
+                 machine (`benchmarks/noise_floor.py`), and only the undecided knobs pay for them
     what ships   the winner with every dropped knob at baseline. When that is a configuration the
                  rounds already ran (the winner itself, or the winner without its one dropped knob),
                  its speedup over the baseline comes from the same rounds; else the reduced
@@ -26,11 +30,13 @@ The result is an `Ablation` (study/results.py), written to `runs/<study>/ablatio
 `find_winner`, so `best`, `export` and the report ship and show the minimal winner.
 
     runs/<study>/ablation/r<round>-<stem>/    the rounds (base, winner, without-<knob>)
+    runs/<study>/ablation/more-<round>/r1-<stem>/    the extra rounds of the undecided knobs
     runs/<study>/ablation/reduced/r<round>-<stem>/   the reduced configuration's own rounds
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Collection
 from typing import Any
@@ -125,13 +131,31 @@ def run_ablation(
     runs = [baseline_c, winner_c, *(c for c in loo if c.params != base_params)]
     folder = paths.root / "ablation"
     measure_interleaved(space, adapter, runs, folder, repeats, limits, progress, "ablation")
+
+    def ref_of(c: Candidate) -> Candidate:
+        return baseline_c if c.params == base_params else c
+
+    def judged(c: Candidate) -> tuple[list[float], tuple[float, float, float, AblationVerdict]]:
+        # rounds are appended in order, so the first len(ref) rounds of the winner pair with the ref's
+        ratios = [
+            w / v if v and not math.isnan(w) else math.nan
+            for w, v in zip(winner_c.values, ref_of(c).values, strict=False)
+        ]
+        return ratios, verdict(ratios, maximize, level)
+
+    most = max(repeats, space.confirm.ablation_max_repeats or repeats)
+    for extra in range(repeats, most):  # undecided changes that point to a gain get more rounds
+        undecided = [c for c in loo if _undecided(judged(c)[1], maximize)]
+        if not undecided:
+            break
+        more = [baseline_c, winner_c, *(c for c in undecided if c.params != base_params)]
+        names = ", ".join(k.label for k, c in zip(changes, loo, strict=True) if c in undecided)
+        progress.note(f"ablation round {extra + 1}/{most} for what is still within noise: {names}")
+        measure_interleaved(space, adapter, more, folder / f"more-{extra + 1}", 1, limits, progress, "ablation")
+    rounds = len(winner_c.values)
     ablated = []
     for knob, c in zip(changes, loo, strict=True):
-        ref = baseline_c if c.params == base_params else c
-        ratios = [
-            w / v if v and not math.isnan(w) else math.nan for w, v in zip(winner_c.values, ref.values, strict=True)
-        ]
-        gain, low, high, said = verdict(ratios, maximize, level)
+        ratios, (gain, low, high, said) = judged(c)
         ablated.append(
             AblatedKnob(
                 knob=knob.name,
@@ -167,7 +191,7 @@ def run_ablation(
         measure_interleaved(space, adapter, [ref, measured], folder / "reduced", repeats, limits, progress, "shipped")
         shipped_speedup = compare(measured, ref)
     else:
-        shipped_speedup = compare(measured, baseline_c) if measured is not baseline_c else _unity()
+        shipped_speedup = compare(*_paired(measured, baseline_c)) if measured is not baseline_c else _unity()
     winner_speedup = compare(winner_c, baseline_c)
     confirmed = ConfirmedSpeedup.of(row)
     result = Ablation(
@@ -175,7 +199,7 @@ def run_ablation(
         baseline=base.number,
         winner=row.number,
         objective=space.objectives[0].metric,
-        rounds=repeats,
+        rounds=rounds,
         level=level,
         knobs=ablated,
         same_as_baseline=same,
@@ -192,6 +216,23 @@ def run_ablation(
     for line in result.lines():
         progress.note(escape(line))
     return result
+
+
+def _undecided(judged: tuple[float, float, float, AblationVerdict], maximize: bool) -> bool:
+    """Within noise, with the point estimate on the gaining side: more rounds may resolve it."""
+    gain, _, _, said = judged
+    return said == "within noise" and (gain > 1.0 if maximize else gain < 1.0)
+
+
+def _paired(c: Candidate, ref: Candidate) -> tuple[Candidate, Candidate]:
+    """`c` and `ref` over the rounds both ran (the first ones: extra rounds are appended)."""
+    n = min(len(c.values), len(ref.values))
+
+    def cut(x: Candidate) -> Candidate:
+        return dataclasses.replace(x, values=x.values[:n], key_metrics=x.key_metrics[:n], feasible=x.feasible[:n],
+                                   ran=x.ran[:n], limits=x.limits[:n])  # fmt: skip
+
+    return cut(c), cut(ref)
 
 
 def _unity() -> Ratios:

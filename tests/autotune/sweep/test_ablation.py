@@ -27,7 +27,8 @@ from autotune.study.results import (
     intervals_overlap,
 )
 from autotune.study.storage import StudyPaths, load_study
-from autotune.sweep.ablation import reset, run_ablation, verdict
+from autotune.sweep.ablation import _paired, _undecided, reset, run_ablation, verdict
+from autotune.sweep.confirmation import Candidate
 from autotune.sweep.explain import configure
 from tests.autotune.conftest import autotune, write_space
 
@@ -82,6 +83,29 @@ def test_a_knob_back_at_baseline_brings_back_what_it_switched_off():
     without_dyn = reset(space, {}, base, winner, [DYN, "actor_token_mult", "logprob_token_mult"])
     assert without_dyn == {**base, tp: 1}  # the fixed micro-batch is back at the baseline's 4
     assert reset(space, {}, base, winner, [tp]) == {**winner, tp: 2}
+
+
+def test_only_a_gain_still_within_noise_asks_for_more_rounds():
+    up = [1.16 * f for f in (0.85, 1.15, 1.0)]  # x1.16, the interval reaches below 1.0 in 3 rounds
+    assert verdict(up, True)[3] == "within noise"
+    assert _undecided(verdict(up, True), maximize=True) is True
+    assert _undecided(verdict([1 / r for r in up], True), maximize=True) is False  # points down: no more rounds
+    assert _undecided(verdict([1 / r for r in up], False), maximize=False) is True  # a minimised objective
+    assert _undecided(verdict([1.5, 1.52, 1.49], True), maximize=True) is False  # already kept
+    # the same spread over 8 rounds (what ablation_max_repeats 8 allows) resolves it
+    eight = [1.16 * f for f in (0.85, 1.15, 1.0, 0.9, 1.1, 0.88, 1.12, 1.0)]
+    assert verdict(eight, True)[3] == "kept"
+
+
+def test_extra_rounds_pair_with_the_reference_over_the_rounds_both_ran():
+    winner = Candidate(1, {}, values=[2.0, 2.2, 2.4, 2.6], key_metrics=[{}] * 4, feasible=[True] * 4, ran=[True] * 4,
+                       limits=[{}] * 4)  # fmt: skip
+    ref = Candidate(2, {}, values=[1.0, 1.1, 1.2], key_metrics=[{}] * 3, feasible=[True] * 3, ran=[True] * 3,
+                    limits=[{}] * 3)  # fmt: skip
+    a, b = _paired(winner, ref)
+    assert a.values == [2.0, 2.2, 2.4] and b.values == [1.0, 1.1, 1.2]
+    assert len(a.key_metrics) == len(a.feasible) == len(a.ran) == len(a.limits) == 3
+    assert winner.values == [2.0, 2.2, 2.4, 2.6]  # the candidate itself keeps every round
 
 
 def test_intervals_overlap():
@@ -155,6 +179,11 @@ def test_real_ablation_keeps_a_real_gain_and_drops_a_knob_without_effect(tmp_pat
         extra_params=f"  {EPOCHS}: {{type: int, low: 1, high: 4, role: systems}}\n  {PREFETCH}: {{type: bool}}",
         extra_baseline=f"  {EPOCHS}: 4\n  {PREFETCH}: false",
     )
+    text = space_path.read_text()
+    assert "confirm: {top_k: 1, repeats: 1}" in text
+    space_path.write_text(
+        text.replace("confirm: {top_k: 1, repeats: 1}", "confirm: {top_k: 1, repeats: 1, ablation_max_repeats: 6}")
+    )
     runs = tmp_path / "runs"
     proc = autotune("run", "--space", str(space_path), "--runs-dir", str(runs), "--trials", "2", "--confirm", "0",
                     "--report-dir", str(tmp_path / "report"))  # fmt: skip
@@ -185,6 +214,11 @@ def test_real_ablation_keeps_a_real_gain_and_drops_a_knob_without_effect(tmp_pat
     assert result.shipped_rounds == "ablation"  # the winner without forward_prefetch ran in the same rounds
     assert result.shipped_speedup.speedup_low > 1.0
     assert len(list((paths.root / "ablation").glob("r*-*"))) == 4 * 4  # base, winner, 2 leave-one-outs
+    # the decided gain gets no more rounds; prefetch gets more only while it points up within noise
+    assert len(by_knob[EPOCHS].ratios) == 4
+    extra = sorted((paths.root / "ablation").glob("more-*/r1-*"))
+    assert 4 <= len(by_knob[PREFETCH].ratios) <= 6 and len(extra) == 3 * (len(by_knob[PREFETCH].ratios) - 4)
+    assert result.rounds == len(by_knob[PREFETCH].ratios)
     best = autotune("best", "small", "--runs-dir", str(runs))
     assert best.returncode == 0, best.stderr
     assert "kept    ppo_epochs=1" in best.stdout and "dropped forward_prefetch=True" in best.stdout
@@ -209,3 +243,6 @@ def test_ablation_rounds_default_to_confirmation_and_refuse_negatives():
     with pytest.raises(ValueError, match=r"`confirm.ablation_repeats` must be >= 0 \(0: no ablation\), got -1"):
         ConfirmSettings(ablation_repeats=-1)
     assert load_space("fsdp3d").confirm.ablation_rounds == 3
+    assert load_space("fsdp3d").confirm.ablation_max_repeats == 8
+    with pytest.raises(ValueError, match=r"`confirm.ablation_max_repeats` must be >= 2, got 1"):
+        ConfirmSettings(ablation_max_repeats=1)
