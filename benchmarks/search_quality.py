@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import itertools
 import json
 import math
 import shlex
@@ -68,7 +67,7 @@ def levels(p: Param, n: int) -> list[Any]:
         points = [p.low + (p.high - p.low) * i / (n - 1) for i in range(n)]
     if p.step:
         points = [p.low + round((x - p.low) / p.step) * p.step for x in points]
-    out = [int(round(x)) if p.type == "int" else float(x) for x in points]
+    out = [round(x) if p.type == "int" else float(x) for x in points]
     return list(dict.fromkeys(out))
 
 
@@ -276,7 +275,9 @@ def main() -> None:
         }
         save()
     s = results["summary"]
-    print(f"median fraction of the best known {s['median_fraction']:.2f} (goal 0.95), minimum {s['min_fraction']:.2f} (goal 0.85)")
+    print(
+        f"median fraction of the best known {s['median_fraction']:.2f} (goal 0.95), minimum {s['min_fraction']:.2f} (goal 0.85)"
+    )
     print(f"written: {args.out}")
 
 
