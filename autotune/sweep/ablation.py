@@ -150,8 +150,10 @@ def run_ablation(
             break
         more = [baseline_c, winner_c, *(c for c in undecided if c.params != base_params)]
         names = ", ".join(k.label for k, c in zip(changes, loo, strict=True) if c in undecided)
-        progress.note(f"ablation round {extra + 1}/{most} for what is still within noise: {names}")
-        measure_interleaved(space, adapter, more, folder / f"more-{extra + 1}", 1, limits, progress, "ablation")
+        progress.note(f"still within noise, one more round: {names}")
+        measure_interleaved(
+            space, adapter, more, folder / f"more-{extra + 1}", 1, limits, progress, "ablation", (extra + 1, most)
+        )
     rounds = len(winner_c.values)
     ablated = []
     for knob, c in zip(changes, loo, strict=True):

@@ -70,17 +70,20 @@ def measure_interleaved(
     baseline_limits: dict[str, float] | None,
     progress: SweepProgress,
     title: str = "confirm",
+    of: tuple[int, int] | None = None,
 ) -> None:
     """Run every candidate once per round, in an order rotated each round, into `folder/r<round>-<stem>`.
 
     Results are appended to each candidate; comparing candidates round by round cancels the drift
-    of a shared machine.
+    of a shared machine. `of` (first round's number, rounds in all) numbers the progress lines of
+    rounds that continue earlier ones.
     """
+    first, total = of or (1, repeats)
     for round_ in range(repeats):
         shift = round_ % len(candidates)
         for c in candidates[shift:] + candidates[:shift]:
             name = "baseline" if c.is_baseline else (c.label or f"#{c.number}")
-            progress.note(f"{title} round {round_ + 1}/{repeats}: {name}")
+            progress.note(f"{title} round {first + round_}/{total}: {name}")
             ev = evaluate(
                 space, adapter, c.params, folder / f"r{round_ + 1}-{c.stem}", baseline_limits, is_baseline=c.is_baseline
             )
