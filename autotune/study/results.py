@@ -428,8 +428,11 @@ class Ablation:
         """The minimal winner as plain text lines (`best`, the CLI after a sweep, the benchmark)."""
         pct = f"{self.level:.0%}"
         out = [f"minimal winner of #{self.winner} ({self.rounds} interleaved rounds, {pct} intervals):"]
+        counts = {len(k.ratios) for k in self.knobs if k.ratios}
         for k in self.knobs:
             spread = f"×{k.gain:.3f} [{k.low:.3f}, {k.high:.3f}]" if not math.isnan(k.gain) else "not run"
+            if len(counts) > 1 and k.ratios:  # extra rounds went to the undecided changes
+                spread += f" in {len(k.ratios)} rounds"
             out.append(f"  {'kept   ' if k.kept else 'dropped'} {k.label}: {spread}  ({k.verdict})")
         s, w = self.shipped_speedup, self.winner_speedup
         if not self.kept:

@@ -4,6 +4,7 @@ speed is dropped and a real gain is kept."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -95,6 +96,24 @@ def test_only_a_gain_still_within_noise_asks_for_more_rounds():
     # the same spread over 8 rounds (what ablation_max_repeats 8 allows) resolves it
     eight = [1.16 * f for f in (0.85, 1.15, 1.0, 0.9, 1.1, 0.88, 1.12, 1.0)]
     assert verdict(eight, True)[3] == "kept"
+
+
+def test_the_lines_name_each_knobs_rounds_when_extra_rounds_went_to_some():
+    def knob(name: str, ratios: list[float], said: str) -> AblatedKnob:
+        gain, low, high, _ = verdict(ratios, True)
+        return AblatedKnob(knob=name, label=name, params={name: 1}, baseline={name: 2}, ratios=ratios, gain=gain,
+                           low=low, high=high, verdict=said)  # fmt: skip
+
+    ablation = Ablation(
+        baseline=0, winner=3, rounds=5, knobs=[knob("tp", [1.1, 1.2, 1.0, 1.15, 1.1], "kept"),
+        knob("mb", [1.6, 1.7, 1.65], "kept")], shipped={}, winner_speedup=_ratios(1.8, 1.6, 2.0),
+        shipped_speedup=_ratios(1.8, 1.6, 2.0),
+    )  # fmt: skip
+    lines = ablation.lines()
+    assert lines[0] == "minimal winner of #3 (5 interleaved rounds, 90% intervals):"
+    assert lines[1].endswith("in 5 rounds  (kept)") and lines[2].endswith("in 3 rounds  (kept)")
+    same = dataclasses.replace(ablation, knobs=[knob("mb", [1.6, 1.7, 1.65], "kept")], rounds=3)
+    assert "rounds  (kept)" not in same.lines()[1]
 
 
 def test_extra_rounds_pair_with_the_reference_over_the_rounds_both_ran():
@@ -227,7 +246,7 @@ def test_real_ablation_keeps_a_real_gain_and_drops_a_knob_without_effect(tmp_pat
     assert exported.returncode == 0, exported.stdout + exported.stderr
     text = out.read_text()
     assert "ppo_epochs: 1" in text and "forward_prefetch: true" not in text
-    assert "# minimal winner of #1 (4 interleaved rounds, 95% intervals):" in text
+    assert f"# minimal winner of #1 ({result.rounds} interleaved rounds, 95% intervals):" in text
     report = autotune("report", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "report"))
     assert report.returncode == 0, report.stderr
     page = (tmp_path / "report" / "index.html").read_text()
