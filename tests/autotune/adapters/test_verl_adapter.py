@@ -300,6 +300,7 @@ def real_verl(tmp_path_factory):
     return paths, load_study(paths).trials[0], bad
 
 
+@pytest.mark.slow  # 80 s of real verl start-up; make test-slow (real verl also runs there on a shared Ray head)
 @pytest.mark.xdist_group("verl")
 def test_real_verl_trial_on_the_cpu_plugin(real_verl):
     paths, trial, _ = real_verl
@@ -322,6 +323,7 @@ def test_real_verl_trial_on_the_cpu_plugin(real_verl):
     assert "trainer.total_training_steps=3" in command and "actor_rollout_ref.rollout.name=hf" in command
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("verl")
 def test_real_bad_override_is_classified_invalid_with_verls_message(real_verl):
     _, _, bad = real_verl
