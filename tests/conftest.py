@@ -6,7 +6,6 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,23 +31,16 @@ def trainer_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run_trainer(tmp_path: Path, *overrides: str, world: int = 1, timeout: float = 240) -> TrainerRun:
-    """Run the real trainer (torchrun for world > 1) and read its metrics.jsonl back."""
+def run_trainer(tmp_path: Path, *overrides: str, world: int = 1, timeout: float = 240, warm: bool = True) -> TrainerRun:
+    """Run the real trainer and read its metrics.jsonl back: its ranks forked from this test
+    process's warm parent (`trainer.zygote`, started on first use, as a sweep's trials start), or
+    with `warm=False` as a user starts it by hand (`python -m trainer`, torchrun for world > 1)."""
+    from autotune.adapters import warm as warm_parent
+    from trainer.spawn import cold_argv
+
     metrics_file = tmp_path / f"metrics-{len(list(tmp_path.glob('metrics-*')))}.jsonl"
     args = [f"trainer.metrics_file={metrics_file}", *overrides]
-    if world == 1:
-        cmd = [sys.executable, "-m", "trainer", *args]
-    else:
-        cmd = [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            "--standalone",
-            f"--nproc_per_node={world}",
-            "-m",
-            "trainer",
-            *args,
-        ]
+    cmd = warm_parent.launch_argv(world, args) if warm else cold_argv(world, ["-m", "trainer"], args)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=trainer_env(), cwd=ROOT)
     rows = (
         [json.loads(line)["metrics"] for line in metrics_file.read_text().splitlines()] if metrics_file.exists() else []

@@ -1,6 +1,11 @@
 """A warm parent for trainer runs: imports torch, transformers and the trainer once, then forks
 each run's ranks from that state (`python -m trainer.zygote SOCKET`).
 
+A run names its entry point: the trainer (`python -m trainer`, the default), another module of
+this project that runs under torchrun (`trainer.equivalence`, the equivalence check's one step), or
+a script path; each rank runs it as `__main__` (`runpy`), as `python -m MODULE` or `python SCRIPT`
+would, with the imports already done.
+
 Most of a short CPU trial used to be start-up: a fresh interpreter per rank importing torch and
 transformers (seconds) before a second of real work. Here a run asks the zygote over a Unix
 socket (`trainer/spawn.py`, a stdlib-only client) and gets ranks that start from the imported
@@ -127,14 +132,11 @@ def _fork_rank(request: dict[str, Any], rank: int, fds: list[int]) -> int:
                 MASTER_ADDR="127.0.0.1", MASTER_PORT=str(request["port"]),
             )  # fmt: skip
         os.chdir(request["cwd"])
-        sys.argv = ["trainer", *request["argv"]]
         sys.stdout = os.fdopen(1, "w", buffering=1)
         sys.stderr = os.fdopen(2, "w", buffering=1)
-        from trainer.__main__ import main
-
-        code = main(request["argv"])  # a finished run leaves inside main, through os._exit
+        code = _run_entry(request.get("module", "trainer"), request.get("script"), request["argv"])
     except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     except BaseException:
         import traceback
 
@@ -144,6 +146,21 @@ def _fork_rank(request: dict[str, Any], rank: int, fds: list[int]) -> int:
             sys.stdout.flush()
             sys.stderr.flush()
         os._exit(code)
+
+
+def _run_entry(module: str, script: str | None, argv: list[str]) -> int:
+    """Run the entry point as `__main__` with `argv`, as `python -m module` (or `python script`)
+    would; a finished trainer run leaves inside it, through os._exit."""
+    import runpy
+
+    if script is not None:
+        sys.argv = [script, *argv]
+        sys.path.insert(0, str(Path(script).resolve().parent))
+        runpy.run_path(script, run_name="__main__")
+    else:
+        sys.argv = [module, *argv]
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    return 0
 
 
 def _wait(ranks: list[int], conn: socket.socket) -> int:

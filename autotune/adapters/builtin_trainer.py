@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -94,29 +93,14 @@ class BuiltinAdapter(TrainerAdapter):
     def launch(self, run: TrialRun) -> Launch:
         configs = [arg for name in run.base_config for arg in ("--config", name)]
         world, trial_dir = run.world, run.trial_dir
-        tail = [
-            "-m",
-            "trainer",
+        args = [
             *configs,
             "--config",
             str(run.config_file),
             f"trainer.total_training_steps={run.steps}",
             f"trainer.metrics_file={metrics_path(trial_dir)}",
         ]
-        zygote = warm.socket_path() if warm.enabled() else None
-        if zygote is not None:  # the ranks fork from a parent that has already imported torch
-            argv = [sys.executable, "-m", "trainer.spawn", str(zygote), str(world), "--", *tail[2:]]
-        elif world == 1:
-            argv = [sys.executable, *tail]
-        else:
-            argv = [
-                sys.executable,
-                "-m",
-                "torch.distributed.run",
-                "--standalone",
-                f"--nproc_per_node={world}",
-                *tail,
-            ]
+        argv = warm.launch_argv(world, args)  # from the warm parent when it is up: torch already imported
         return Launch(argv, {})
 
     def prepare(self, base: dict[str, Any], world: int) -> None:

@@ -4,8 +4,8 @@ Started without waiting when the sweep prepares (`start`), so its imports run wh
 controller opens the study and asks for the first configuration; the first launch then waits
 until it is ready (`socket_path`), so its imports never overlap a trial's timed steps. Stopped when
 the controller exits (atexit, and the kernel's parent-death signal if the controller is killed).
-Trials start through `trainer.spawn`, which falls back to a cold `torchrun` when the zygote is
-gone. `AUTOTUNE_WARM_TRIALS=0` turns it off (Ray trainables do: each would start its own zygote
+Trials (and the equivalence check's runs) start through `trainer.spawn` (`launch_argv`), which
+falls back to a cold `torchrun` when the zygote is gone. `AUTOTUNE_WARM_TRIALS=0` turns it off (Ray trainables do: each would start its own zygote
 for a single trial).
 """
 
@@ -83,6 +83,18 @@ def socket_path() -> Path | None:
         return None
     zygote.ready = True
     return zygote.path
+
+
+def launch_argv(world: int, args: list[str], entry: tuple[str, ...] = ("-m", "trainer")) -> list[str]:
+    """The command line of a run of `entry` (`-m MODULE` or a script) at `world` ranks: forked from
+    the warm zygote when warm starts are on and it can start, else `torchrun --standalone` (or a
+    plain `python` at world 1)."""
+    from trainer.spawn import cold_argv
+
+    zygote = socket_path() if enabled() else None
+    if zygote is None:
+        return cold_argv(world, list(entry), args)
+    return [sys.executable, "-m", "trainer.spawn", str(zygote), str(world), *entry, "--", *args]
 
 
 def stop() -> None:

@@ -20,7 +20,6 @@ import json
 import math
 import os
 import subprocess
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -29,6 +28,7 @@ import optuna
 import yaml
 from rich.markup import escape
 
+from autotune.adapters import warm
 from autotune.adapters.base import TrainerAdapter
 from autotune.space.sampling import TrialConfig, trial_config
 from autotune.space.schema import Space
@@ -160,14 +160,17 @@ def measure(
     config_file, out = workdir / "config.yaml", workdir / "equivalence.json"
     config_file.write_text(yaml.safe_dump(to_nested(config.flat), sort_keys=False))
     out.unlink(missing_ok=True)
-    tail = ["-m", "trainer.equivalence", "--out", str(out)]
-    tail += [arg for name in base_config for arg in ("--config", name)] + ["--config", str(config_file)]
-    launcher = ["-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={world}"] if world > 1 else []
+    args = [
+        "--out",
+        str(out),
+        *(arg for name in base_config for arg in ("--config", name)),
+        "--config",
+        str(config_file),
+    ]
+    argv = warm.launch_argv(world, args, ("-m", "trainer.equivalence"))  # the sweep's warm parent, when it is up
     env = {**os.environ, **config.env, "OMP_NUM_THREADS": str(threads_per_rank), "PYTHONUNBUFFERED": "1"}
     with (workdir / "stdout.log").open("w") as stdout, (workdir / "stderr.log").open("w") as stderr:
-        proc = subprocess.run(
-            [sys.executable, *launcher, *tail], stdout=stdout, stderr=stderr, env=env, timeout=timeout_s, check=False
-        )
+        proc = subprocess.run(argv, stdout=stdout, stderr=stderr, env=env, timeout=timeout_s, check=False)
     if proc.returncode != 0 or not out.exists():
         lines = (workdir / "stderr.log").read_text(errors="replace").strip().splitlines()
         raise EquivalenceRunFailed(f"{workdir}: exit code {proc.returncode}: {lines[-1] if lines else 'no output'}")

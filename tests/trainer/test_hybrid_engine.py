@@ -1,16 +1,17 @@
 """The hybrid engine: TP rollout equals the unsharded model, zero-redundancy resharding stays small,
-and a round trip leaves the training state bit-identical. Real torchrun + gloo processes."""
+and a round trip leaves the training state bit-identical. Real gloo ranks (forked from the warm
+parent, with torchrun's environment)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections import defaultdict
 
 import pytest
 import torch
 
+from autotune.adapters import warm
 from tests.conftest import ROOT, trainer_env
 
 WORKER = ROOT / "tests" / "trainer" / "engine_worker.py"
@@ -18,16 +19,7 @@ WORKER = ROOT / "tests" / "trainer" / "engine_worker.py"
 
 def layouts(tmp_path, world: int, *specs: str) -> dict:
     out = tmp_path / f"engine-{world}.json"
-    cmd = [
-        sys.executable,
-        "-m",
-        "torch.distributed.run",
-        "--standalone",
-        f"--nproc_per_node={world}",
-        str(WORKER),
-        str(out),
-        *specs,
-    ]
+    cmd = warm.launch_argv(world, [str(out), *specs], (str(WORKER),))  # ranks forked from the warm parent
     proc = subprocess.run(cmd, capture_output=True, text=True, env=trainer_env(), cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(out.read_text())
