@@ -25,8 +25,18 @@ class TrainerRun:
         return [m[key] for m in self.metrics]
 
 
-def trainer_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+def trainer_env(extra: dict[str, str] | None = None, warm: bool = True) -> dict[str, str]:
+    """The environment of a test's subprocesses: one thread per rank and, unless `warm=False`, this
+    pytest worker's warm parent (AUTOTUNE_WARM_SOCKET), so an `autotune run` a test starts launches
+    its trials from it instead of importing torch in a zygote of its own (seconds of CPU per sweep).
+    A test of the controller's own warm parent passes `warm=False`."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+    if warm:
+        from autotune.adapters import warm as warm_parent
+
+        socket = warm_parent.socket_path() if warm_parent.enabled() else None
+        if socket is not None:
+            env[warm_parent.SHARED] = str(socket)
     env.update(extra or {})
     return env
 

@@ -65,6 +65,8 @@ def main(argv: list[str]) -> int:
     first = json.loads(reader.readline() or '{"cold": true}')
     if first.get("cold"):  # this run changes how libraries load: a fresh interpreter, as before
         conn.close()
+        differs = ", ".join(first.get("differs", []))
+        print(f"trainer.spawn: starting cold: the warm parent was started with other {differs}", file=sys.stderr)
         _cold(world, entry, args)
     pgid = int(first["pgid"])
 

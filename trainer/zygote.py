@@ -36,9 +36,11 @@ from typing import Any
 STOP_GRACE_S = 1.0
 KILL_GRACE_S = 5.0
 IMPORT_TIME = ("TORCH_", "PYTORCH_", "LD_", "MKL_", "KMP_", "OMP_", "GOMP_", "PYTHON", "CUDA_VISIBLE_DEVICES")
-"""Variables a library may read while it is imported: a run that changes one (beyond the thread
-count and unbuffered output, which the trainer applies itself) starts cold instead."""
-APPLIED_LATER = ("OMP_NUM_THREADS", "PYTHONUNBUFFERED")
+"""Variables a library may read while it is imported: a run that changes one (beyond those in
+APPLIED_LATER) starts cold instead."""
+APPLIED_LATER = ("OMP_NUM_THREADS", "PYTHONUNBUFFERED", "PYTHONBREAKPOINT")
+"""Read when used, not at import: the thread count and unbuffered output (the trainer applies both
+itself) and the hook `breakpoint()` calls (a Ray worker sets Ray's own)."""
 
 
 def import_time_env(env: dict[str, str]) -> dict[str, str]:
@@ -50,7 +52,10 @@ def serve(path: str) -> None:
     import torch  # noqa: F401  (the point: import here, once)
     import transformers  # noqa: F401
 
-    import trainer.__main__
+    # what `python -m trainer` imports, not trainer.__main__ itself: each run executes it afresh as
+    # __main__ (runpy warns about a __main__ module that is already imported)
+    import trainer.config.checks
+    import trainer.failures
     import trainer.loop  # noqa: F401
 
     _warm_config()
@@ -96,8 +101,11 @@ def _lead(conn: socket.socket) -> None:
         os.setpgid(0, 0)
         message, fds, _, _ = socket.recv_fds(conn, 1 << 20, 2)
         request = json.loads(message)
-        if import_time_env(request["env"]) != import_time_env(dict(os.environ)):
-            conn.sendall(json.dumps({"cold": True}).encode() + b"\n")  # the client starts it itself
+        ours, theirs = import_time_env(dict(os.environ)), import_time_env(request["env"])
+        if ours != theirs:
+            differs = sorted(k for k in ours.keys() | theirs.keys() if ours.get(k) != theirs.get(k))
+            reply = {"cold": True, "differs": differs}
+            conn.sendall(json.dumps(reply).encode() + b"\n")  # the client starts it itself
             os._exit(0)
         request["port"] = _free_port()
         conn.sendall(json.dumps({"pgid": os.getpid()}).encode() + b"\n")

@@ -6,6 +6,8 @@ Nested mappings and dotted keys are both accepted and flattened to dotted keys
 
 from __future__ import annotations
 
+import copy
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,11 +176,29 @@ def flatten(tree: dict[str, Any], where: dict[tuple[str, ...], str], source: str
 
 
 def load_flat(path: str | Path) -> dict[str, Located]:
-    """A YAML mapping file as {dotted key: Located}."""
-    tree, where = load_tree(path)
-    if not isinstance(tree, dict):
-        raise YamlError(f"{path}: expected a mapping of config keys at the top level, got {type(tree).__name__}")
-    return flatten(tree, where, str(path))
+    """A YAML mapping file as {dotted key: Located}.
+
+    Parsed once per version of the file (path, size, modification time) in a process: checking a
+    space reads the same preset files once for every choice of every knob. A copy comes back, so a
+    caller may change it freely.
+    """
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None  # load_tree names the file and the problem
+    key = (str(path), st.st_size, st.st_mtime_ns) if st is not None else None
+    if key is None or key not in _FLAT:
+        tree, where = load_tree(path)
+        if not isinstance(tree, dict):
+            raise YamlError(f"{path}: expected a mapping of config keys at the top level, got {type(tree).__name__}")
+        flat = flatten(tree, where, str(path))
+        if key is None:
+            return flat
+        _FLAT[key] = flat
+    return copy.deepcopy(_FLAT[key])
+
+
+_FLAT: dict[tuple[str, int, int], dict[str, Located]] = {}
 
 
 def parse_override(text: str) -> tuple[str, Located]:

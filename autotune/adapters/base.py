@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib
+import os
 import re
 import signal
 import sys
@@ -74,6 +75,8 @@ class TrialRun:
 
 class TrainerAdapter(ABC):
     name: ClassVar[str]
+    warm_starts: ClassVar[bool] = False
+    """Whether its trials launch from the warm parent (`warm.launch_argv`)."""
     """The trainer's name (set by `register`): what a space's `trainer:` says."""
 
     def __init__(self, command: list[str] | None = None) -> None:
@@ -203,7 +206,15 @@ def get_adapter(name: str, command: list[str] | None = None) -> TrainerAdapter:
     return _REGISTRY[name](command)
 
 
+GPU_DEVICE_FILES = ("/dev/nvidiactl", "/dev/kfd")
+"""The NVIDIA driver's control device and ROCm's: without either, torch cannot see a GPU."""
+
+
 def device_kind() -> DeviceKind:
+    """ "cuda" when torch sees a GPU, else "cpu". A machine with neither GPU driver's device file
+    answers without importing torch (seconds of start-up for every command that reads a space)."""
+    if not any(os.path.exists(f) for f in GPU_DEVICE_FILES):
+        return "cpu"
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"

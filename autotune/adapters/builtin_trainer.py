@@ -48,6 +48,8 @@ trainer derives from the actor's when unset; exported at the values the trial us
 
 @register("builtin")
 class BuiltinAdapter(TrainerAdapter):
+    warm_starts = True
+
     def keys(self) -> dict[str, KeyInfo]:
         return {k: KeyInfo(k, s.type, s.default, s.doc) for k, s in schema_keys().items()}
 

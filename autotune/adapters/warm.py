@@ -5,8 +5,14 @@ controller opens the study and asks for the first configuration; the first launc
 until it is ready (`socket_path`), so its imports never overlap a trial's timed steps. Stopped when
 the controller exits (atexit, and the kernel's parent-death signal if the controller is killed).
 Trials (and the equivalence check's runs) start through `trainer.spawn` (`launch_argv`), which
-falls back to a cold `torchrun` when the zygote is gone. `AUTOTUNE_WARM_TRIALS=0` turns it off (Ray trainables do: each would start its own zygote
-for a single trial).
+falls back to a cold `torchrun` when the zygote is gone. `AUTOTUNE_WARM_TRIALS=0` turns it off.
+
+`AUTOTUNE_WARM_SOCKET` names a zygote that is already running on this machine: a process given one
+launches from it and starts none of its own (a zygote that is gone, or one whose import-time
+environment differs from a run's, means a cold start, never a failure). The Ray backend hands its
+driver's zygote to its trainables this way, so trials on the driver's machine start warm (a
+trainable elsewhere finds no such socket and starts its own runs cold); the test suite hands each
+pytest worker's zygote to the sweeps it runs as subprocesses.
 """
 
 from __future__ import annotations
@@ -40,14 +46,23 @@ class _Zygote:
 _zygote: _Zygote | None = None
 
 
+SHARED = "AUTOTUNE_WARM_SOCKET"
+
+
 def enabled() -> bool:
     return os.environ.get("AUTOTUNE_WARM_TRIALS", "1") != "0"
 
 
+def shared() -> Path | None:
+    """The socket of a running zygote named by AUTOTUNE_WARM_SOCKET, if it is there."""
+    path = os.environ.get(SHARED)
+    return Path(path) if path and Path(path).is_socket() else None
+
+
 def start() -> None:
-    """Start the zygote in the background if none is running; returns at once."""
+    """Start the zygote in the background if none is running (nor shared with us); returns at once."""
     global _zygote
-    if _zygote is not None and _zygote.proc.poll() is None:
+    if shared() is not None or (_zygote is not None and _zygote.proc.poll() is None):
         return
     from autotune.adapters.base import die_with_parent
 
@@ -67,8 +82,11 @@ def start() -> None:
 
 
 def socket_path() -> Path | None:
-    """The running zygote's socket, starting it and waiting until it is ready; None if it cannot start."""
+    """The running zygote's socket (a shared one, or ours: started and waited for until it is ready);
+    None if it cannot start."""
     global _zygote
+    if (given := shared()) is not None:
+        return given
     start()
     assert _zygote is not None
     zygote = _zygote

@@ -1,6 +1,6 @@
 """The trainer in real processes with real metrics: ranks forked from the warm parent as a sweep's
-trials start, and cold as users run it by hand (python -m trainer, torchrun + gloo) where the
-launcher itself is under test (the 20-step stream, the kill of one rank)."""
+trials start, and cold as users run it by hand (torchrun + gloo) where the launcher itself is under
+test (the kill of one rank; tests/trainer/test_teardown.py runs cold world-2 jobs to the end)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ GRPO = (
 
 def test_world2_twenty_steps_stream_every_metric(tmp_path):
     start = time.monotonic()
-    run = run_trainer(tmp_path, "trainer.total_training_steps=20", world=2, warm=False)
+    run = run_trainer(tmp_path, "trainer.total_training_steps=20", world=2)
     wall = time.monotonic() - start
     assert run.returncode == 0, run.stderr[-3000:]
     print(f"world 2, 20 steps: {wall:.1f} s wall")

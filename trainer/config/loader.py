@@ -63,6 +63,7 @@ def _is_dataclass_type(tp: Any) -> bool:
     return isinstance(tp, type) and dataclasses.is_dataclass(tp)
 
 
+@cache
 def _field_docs(cls: type) -> dict[str, str]:
     """Attribute docstrings (the string literal under each field)."""
     import ast

@@ -15,7 +15,8 @@ Departures from a plain Tune setup, on purpose:
   Tune's iterations as the trial's steps (the trainable reports the real steps, as the local
   backend does, so the pruner compares like with like).
 * A trial's torchrun runs as a child process of the Ray worker (no nested Ray, no placement
-  group inside the trial); Ray's `RAY_*` variables are removed from its environment and
+  group inside the trial), or, for the built-in trainer on the driver's machine, its ranks fork
+  from the driver's warm parent (`adapters/warm.py`: no seconds of imports per trial); Ray's `RAY_*` variables are removed from its environment and
   `OMP_NUM_THREADS` is set to the space's threads per rank (Ray sets it to the trial's CPUs).
 * Ray Tune has no hard per-trial timeout or hang detection; the runner's watchdog provides both.
 * Ray Tune's own experiment state is not used for resuming: the Optuna storage is the record.
@@ -38,6 +39,7 @@ from optuna.storages import BaseStorage
 from optuna.trial import FrozenTrial, Trial, TrialState
 from ray.tune.search import Searcher
 
+from autotune.adapters import warm
 from autotune.adapters.base import device_kind
 from autotune.space.sampling import suggest
 from autotune.space.schema import Space
@@ -155,12 +157,19 @@ class TuneReport:
 
 
 def run_trial(
-    config: dict[str, Any], space: Space, runs_dir: str, study_name: str, storage_url: str, fidelity: Fidelity
+    config: dict[str, Any],
+    space: Space,
+    runs_dir: str,
+    study_name: str,
+    storage_url: str,
+    fidelity: Fidelity,
+    warm_socket: str | None = None,
 ) -> None:
     """The Tune trainable: one trial, evaluated exactly as the local backend evaluates it.
 
     It receives the driver's resolved space (after `--trainer`, `--freeze-inert` and `--sampler`),
-    not the space file: re-reading the file would undo what the driver resolved.
+    not the space file: re-reading the file would undo what the driver resolved. `warm_socket` is
+    the driver's warm parent: a trainable on the driver's machine launches its trial from it.
     """
     from ray import tune
 
@@ -169,7 +178,11 @@ def run_trial(
 
     for name in [k for k in os.environ if k.startswith("RAY_") and k != "RAY_AUTH_MODE"]:
         os.environ.pop(name, None)  # the trial's trainer must not join this Ray cluster
-    os.environ["AUTOTUNE_WARM_TRIALS"] = "0"  # one trial per Ray worker: a warm parent would not pay off
+    os.environ.pop(warm.SHARED, None)
+    if warm_socket and Path(warm_socket).is_socket():
+        os.environ[warm.SHARED] = warm_socket  # the driver's machine: its warm parent
+    else:
+        os.environ["AUTOTUNE_WARM_TRIALS"] = "0"  # one trial per Ray worker: its own warm parent would not pay off
     os.environ["AUTOTUNE_SHARED_RAY"] = "0"  # nor a Ray head for verl trials to share
     number = int(config[NUMBER])
     params = {k: v for k, v in config.items() if k != NUMBER}
@@ -242,6 +255,8 @@ class RayBackend(Backend):
         remaining -= len(running_trials(study))
         if remaining <= 0:
             return study
+        if self.opts.adapter.warm_starts and warm.enabled():
+            warm.start()  # the trainables' warm parent imports while Ray starts
         self.start_ray()
         if baseline_trial(study) is None:
             self.progress.note("ray: the baseline first, alone (every limit compares with it)")
@@ -255,6 +270,13 @@ class RayBackend(Backend):
         done = [t for t in study.get_trials(deepcopy=False) if counted(t)]
         self.progress.note(f"ray: the study holds {len(done)} finished trials")
         return study
+
+    def warm_socket(self) -> str | None:
+        """The driver's warm parent for its trainables, when the trainer launches from one."""
+        if not (self.opts.adapter.warm_starts and warm.enabled()):
+            return None
+        path = warm.socket_path()
+        return str(path) if path is not None else None
 
     def _fit(self, study: optuna.Study, samples: int, concurrent: int | None) -> None:
         from ray import tune
@@ -271,6 +293,7 @@ class RayBackend(Backend):
             study_name=opts.paths.name,
             storage_url=opts.storage_url,
             fidelity=opts.fidelity,
+            warm_socket=self.warm_socket(),
         )
         self.progress.note(f"ray: {samples} trial(s), {concurrent or 'unlimited'} at a time, {self.resources()} each")
         tuner = tune.Tuner(

@@ -239,7 +239,7 @@ def test_ctrl_c_says_how_to_resume_and_leaves_no_trainer_behind(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=trainer_env(),
+        env=trainer_env(warm=False),  # its own warm parent: the ranks are its descendants
         cwd=ROOT,
         # started as a script's background job is (SIGINT inherited ignored): kill -INT must still stop it
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),

@@ -1,7 +1,8 @@
 """One contract, every registered backend: the local Optuna loop and Ray Tune (on a local Ray the
-test starts, 2 CPUs) run the same sweep, classify the same failures, report the same steps to the
-pruner, resume after the driver is killed, and leave a study that `report` and `export` read the
-same way. A new backend needs one entry in LAUNCH."""
+test starts, 2 CPUs) run the same sweep, run the knobs `--freeze-inert` froze at their baseline
+values, classify the same failures, report the same steps to the pruner, resume after the driver is
+killed, and leave a study that `report` and `export` read the same way. A new backend needs one
+entry in LAUNCH."""
 
 from __future__ import annotations
 
@@ -30,6 +31,11 @@ from autotune.sweep.backends.lifecycle import create_or_load
 from tests.autotune.conftest import ROOT, autotune, trainer_env, write_space
 
 FAULTS = "  builtin.fault.kind: {type: categorical, choices: [none, hang]}\n"
+FROZEN = (  # inert on a CPU (an NCCL variable, parameter offload); baselines differ from the trainer's defaults
+    "  env.NCCL_PROTO: {type: categorical, choices: [LL, Simple]}\n"
+    "  actor_rollout_ref.actor.fsdp_config.param_offload: {type: bool}\n"
+)
+FROZEN_BASELINE = "  env.NCCL_PROTO: LL\n  actor_rollout_ref.actor.fsdp_config.param_offload: true\n"
 
 
 class RayHead:
@@ -156,7 +162,13 @@ def run_env() -> dict[str, str]:
 
 @pytest.mark.parametrize("backend", BACKEND_PARAMS)
 def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
-    path = write_space(tmp_path, steps=4, hang=6, extra_params=FAULTS, extra_baseline="  builtin.fault.kind: none\n")
+    path = write_space(
+        tmp_path,
+        steps=4,
+        hang=6,
+        extra_params=FAULTS + FROZEN,
+        extra_baseline="  builtin.fault.kind: none\n" + FROZEN_BASELINE,
+    )
     path.write_text(
         path.read_text().replace(
             "  builtin.warm_start.steps: 15\n", "  builtin.warm_start.steps: 15\n  builtin.fault.at_step: 2\n"
@@ -169,10 +181,13 @@ def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
     study.enqueue_trial({**space.baseline, "builtin.fault.kind": "hang"})
     proc = subprocess.run(
         [sys.executable, "-m", "autotune.cli", "run", "--space", str(path), "--runs-dir", str(runs), "--trials", "4", "--confirm", "0",
-         "--report-dir", str(tmp_path / "report"), *backend_args(backend, request)],
+         "--freeze-inert", "--report-dir", str(tmp_path / "report"), *backend_args(backend, request)],
         capture_output=True, text=True, env=run_env(), cwd=ROOT, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    for trial_dir in sorted((runs / "small" / "trials").iterdir()):  # frozen knobs at their baseline, in every trial
+        assert "NCCL_PROTO=LL\n" in (trial_dir / "env").read_text(), trial_dir
+        assert "param_offload: true" in (trial_dir / "config.yaml").read_text(), trial_dir
     trials = load_study(paths).get_trials()
     finished = [t for t in trials if counted(t)]
     assert len(finished) == 4
@@ -236,33 +251,3 @@ def test_killing_the_driver_then_rerunning_resumes_without_losing_a_trial(tmp_pa
     assert interrupted and all(t.state == optuna.trial.TrialState.FAIL for t in interrupted)
     retried = {t.system_attrs.get("failed_trial") for t in trials if counted(t)}
     assert {t.number for t in interrupted} <= retried
-
-
-FROZEN = (
-    "  env.NCCL_PROTO: {type: categorical, choices: [LL, Simple]}\n"
-    "  actor_rollout_ref.actor.fsdp_config.param_offload: {type: bool}\n"
-)
-
-
-@pytest.mark.parametrize("backend", BACKEND_PARAMS)
-def test_freeze_inert_runs_frozen_knobs_at_their_baseline_values(tmp_path, backend, request):
-    """Knobs inert on CPU (an NCCL variable, parameter offload) are fixed at their baseline values —
-    which differ from the trainer's defaults here — in every trial, on every backend."""
-    path = write_space(
-        tmp_path,
-        steps=2,
-        extra_params=FROZEN,
-        extra_baseline="  env.NCCL_PROTO: LL\n  actor_rollout_ref.actor.fsdp_config.param_offload: true\n",
-    )
-    runs = tmp_path / "runs"
-    proc = subprocess.run(
-        [sys.executable, "-m", "autotune.cli", "run", "--space", str(path), "--runs-dir", str(runs), "--trials", "2",
-         "--confirm", "0", "--freeze-inert", "--report-dir", str(tmp_path / "report"), *backend_args(backend, request)],
-        capture_output=True, text=True, env=run_env(), cwd=ROOT, timeout=600,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    trials = sorted((runs / "small" / "trials").iterdir())
-    assert len(trials) == 2
-    for trial in trials:
-        assert "NCCL_PROTO=LL\n" in (trial / "env").read_text(), trial
-        assert "param_offload: true" in (trial / "config.yaml").read_text(), trial

@@ -177,7 +177,7 @@ def test_ctrl_c_during_parallel_quality_runs_leaves_nothing_behind_and_the_stage
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=trainer_env(),
+        env=trainer_env(warm=False),  # its own warm parent: the ranks are its descendants
         cwd=ROOT,
     )
     search = runs / "small" / "quality" / "search"
