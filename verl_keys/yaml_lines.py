@@ -185,17 +185,18 @@ def load_flat(path: str | Path) -> dict[str, Located]:
     try:
         st = os.stat(path)
     except OSError:
-        st = None  # load_tree names the file and the problem
-    key = (str(path), st.st_size, st.st_mtime_ns) if st is not None else None
-    if key is None or key not in _FLAT:
-        tree, where = load_tree(path)
-        if not isinstance(tree, dict):
-            raise YamlError(f"{path}: expected a mapping of config keys at the top level, got {type(tree).__name__}")
-        flat = flatten(tree, where, str(path))
-        if key is None:
-            return flat
-        _FLAT[key] = flat
+        return _parse_flat(path)  # load_tree names the file and the problem
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _FLAT:
+        _FLAT[key] = _parse_flat(path)
     return copy.deepcopy(_FLAT[key])
+
+
+def _parse_flat(path: str | Path) -> dict[str, Located]:
+    tree, where = load_tree(path)
+    if not isinstance(tree, dict):
+        raise YamlError(f"{path}: expected a mapping of config keys at the top level, got {type(tree).__name__}")
+    return flatten(tree, where, str(path))
 
 
 _FLAT: dict[tuple[str, int, int], dict[str, Located]] = {}

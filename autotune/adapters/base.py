@@ -75,9 +75,9 @@ class TrialRun:
 
 class TrainerAdapter(ABC):
     name: ClassVar[str]
+    """The trainer's name (set by `register`): what a space's `trainer:` says."""
     warm_starts: ClassVar[bool] = False
     """Whether its trials launch from the warm parent (`warm.launch_argv`)."""
-    """The trainer's name (set by `register`): what a space's `trainer:` says."""
 
     def __init__(self, command: list[str] | None = None) -> None:
         self.command = command

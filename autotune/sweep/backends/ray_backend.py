@@ -16,8 +16,9 @@ Departures from a plain Tune setup, on purpose:
   backend does, so the pruner compares like with like).
 * A trial's torchrun runs as a child process of the Ray worker (no nested Ray, no placement
   group inside the trial), or, for the built-in trainer on the driver's machine, its ranks fork
-  from the driver's warm parent (`adapters/warm.py`: no seconds of imports per trial); Ray's `RAY_*` variables are removed from its environment and
-  `OMP_NUM_THREADS` is set to the space's threads per rank (Ray sets it to the trial's CPUs).
+  from the driver's warm parent (`adapters/warm.py`: no seconds of imports per trial); Ray's
+  `RAY_*` variables are removed from its environment and `OMP_NUM_THREADS` is set to the space's
+  threads per rank (Ray sets it to the trial's CPUs).
 * Ray Tune has no hard per-trial timeout or hang detection; the runner's watchdog provides both.
 * Ray Tune's own experiment state is not used for resuming: the Optuna storage is the record.
 """
@@ -255,7 +256,7 @@ class RayBackend(Backend):
         remaining -= len(running_trials(study))
         if remaining <= 0:
             return study
-        if self.opts.adapter.warm_starts and warm.enabled():
+        if self.warm():
             warm.start()  # the trainables' warm parent imports while Ray starts
         self.start_ray()
         if baseline_trial(study) is None:
@@ -271,11 +272,13 @@ class RayBackend(Backend):
         self.progress.note(f"ray: the study holds {len(done)} finished trials")
         return study
 
+    def warm(self) -> bool:
+        """Whether the trainables launch from the driver's warm parent (on the driver's machine)."""
+        return self.opts.adapter.warm_starts and warm.enabled()
+
     def warm_socket(self) -> str | None:
-        """The driver's warm parent for its trainables, when the trainer launches from one."""
-        if not (self.opts.adapter.warm_starts and warm.enabled()):
-            return None
-        path = warm.socket_path()
+        """The driver's warm parent's socket for its trainables, once it is ready."""
+        path = warm.socket_path() if self.warm() else None
         return str(path) if path is not None else None
 
     def _fit(self, study: optuna.Study, samples: int, concurrent: int | None) -> None:
