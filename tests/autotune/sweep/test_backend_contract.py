@@ -204,8 +204,8 @@ def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
         assert sorted(expected) == [2, 3, 4]
         assert t.intermediate_values == pytest.approx(expected), t.number
     assert (tmp_path / "report" / "index.html").exists()
-    # the winner as either backend stored it exports (`--check`, verl's validation and the equivalence
-    # check, reads only the exported files: test_sweep's export test runs it)
+    # the winner as either backend stored it exports; `--check` (verl's validation of the exported files,
+    # the equivalence check on the winner's params) does not depend on the backend: test_sweep runs it
     exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "best.yaml"))
     assert exported.returncode == 0, exported.stdout + exported.stderr
     text = (tmp_path / "best.yaml").read_text()
