@@ -7,6 +7,7 @@ entry in LAUNCH."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import shutil
@@ -38,6 +39,14 @@ FROZEN = (  # inert on a CPU (an NCCL variable, parameter offload); baselines di
 FROZEN_BASELINE = "  env.NCCL_PROTO: LL\n  actor_rollout_ref.actor.fsdp_config.param_offload: true\n"
 
 
+def _term_with_parent() -> None:
+    """In the child before exec (Linux): SIGTERM when the process that started it dies. `ray start --block`
+    answers SIGTERM by ending the node it started (GCS, raylet, agents, workers), so a head outlives neither a
+    pytest worker killed mid-test (whose fixture finaliser never runs) nor an interrupted run."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 class RayHead:
     """A local Ray head with 2 CPUs, as a user's cluster would be (its own processes, an address),
     owned by this test module alone: its own port and temp folder, started with `ray start --block`
@@ -59,7 +68,10 @@ class RayHead:
         start = [self.ray, "start", "--head", "--block", "--num-cpus=2", "--num-gpus=0", f"--port={port}",
                  f"--temp-dir={self.temp}", "--include-dashboard=false", "--disable-usage-stats"]  # fmt: skip
         log = (self.temp / "ray-start.log").open("wb")
-        self.proc = subprocess.Popen(start, stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
+        self.proc = subprocess.Popen(
+            start, stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True,
+            preexec_fn=_term_with_parent,
+        )  # fmt: skip
         self.address = f"127.0.0.1:{port}"
         deadline = time.monotonic() + 180
         while not self.alive():
