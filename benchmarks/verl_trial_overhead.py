@@ -12,7 +12,10 @@ local Ray instance`/`Connected to Ray cluster`, verl's `Platform override` in ea
 `dataloader initialized`, `create worker group`, `actor and ref model engine initialized`, `all
 initialize finished, ready to fit`) and the runner's clock (launch, first step, wall time) and verl's
 `timing_s/step`. "outside steps" is everything but the steps' own time (the shared head's start-up,
-paid once, is counted against the shared trials). `--sweep-trials N` also runs `autotune run --space
+paid once, is counted against the shared trials). It also samples the CPU seconds every process of the trial
+uses (`CpuSampler`), outside steps and per process: that work spread over every core, with no process ever
+waiting on another, is the least time outside steps any scheduling of these processes could reach, and so the
+least share outside steps (`outside_share_floor`). `--sweep-trials N` also runs `autotune run --space
 verl-cpu --trials N --confirm 0` both ways, as a user would (the acceptance measure).
 
     python benchmarks/verl_trial_overhead.py [--trials 2] [--steps N] [--sweep-trials 4]
@@ -21,6 +24,7 @@ verl-cpu --trials N --confirm 0` both ways, as a user would (the acceptance meas
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -29,6 +33,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
@@ -81,7 +86,83 @@ def marks(trial_dir: Path) -> dict[str, float]:
     return found
 
 
-def breakdown(trial_dir: Path, launched: float) -> dict[str, Any]:
+class CpuSampler:
+    """CPU seconds used by a trial's processes, sampled every 0.2 s: the driver and everything under this process
+    (a per-trial cluster's GCS, raylet and workers), and every process of the shared head's session (where a shared
+    trial's workers run). Each process counts from its first sample (a process alive before the trial counts only
+    what it used during it); what a process uses after its last sample is missed, so the totals are a lower bound."""
+
+    PERIOD_S = 0.2
+
+    def __init__(self, head_session: int | None) -> None:
+        self.head_session = head_session
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self.names: dict[int, str] = {}
+        self.by_pid: dict[int, list[tuple[float, float]]] = {}
+        self.series: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> CpuSampler:
+        self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _pids(self) -> set[int]:
+        import psutil
+
+        pids = {p.pid for p in psutil.Process().children(recursive=True)}
+        if self.head_session is not None:
+            from autotune.adapters.ray_head import _session_members
+
+            pids |= set(_session_members(self.head_session))
+        return pids
+
+    def _sample(self) -> None:
+        import psutil
+
+        for pid in self._pids():
+            with contextlib.suppress(psutil.Error):
+                proc = psutil.Process(pid)
+                cpu = sum(proc.cpu_times()[:2])
+                name = proc.name()
+                self.names[pid] = name if name.startswith("ray::") else " ".join(proc.cmdline()[:3])[-60:]
+                self.first.setdefault(pid, cpu)
+                self.last[pid] = cpu
+                self.by_pid.setdefault(pid, []).append((time.time(), cpu))
+        self.series.append((time.time(), self.used()))
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.PERIOD_S):
+            self._sample()
+
+    def used(self) -> float:
+        return sum(self.last[pid] - self.first[pid] for pid in self.last)
+
+    def used_between(self, start: float, end: float, pid: int | None = None) -> float:
+        """CPU seconds used between two wall-clock times (the nearest samples before them), by all the processes
+        or by one."""
+        series = self.series if pid is None else self.by_pid[pid]
+
+        def at(t: float) -> float:
+            before = [cpu for stamp, cpu in series if stamp <= t]
+            return before[-1] if before else series[0][1] if pid is not None else 0.0
+
+        return at(end) - at(start)
+
+    def by_process(self, start: float, end: float) -> list[tuple[str, float, float]]:
+        """(name, CPU seconds in the trial, of them between `start` and `end`) per process, the busiest first."""
+        rows = [(self.names[pid], self.last[pid] - self.first[pid], self.used_between(start, end, pid))
+                for pid in self.last]  # fmt: skip
+        return sorted((r for r in rows if r[1] >= 0.05), key=lambda r: -r[1])
+
+
+def breakdown(trial_dir: Path, launched: float, cpu: CpuSampler | None = None) -> dict[str, Any]:
     """One trial's parts (seconds) from its logs, outcome.json and metrics.jsonl."""
     outcome = json.loads((trial_dir / "outcome.json").read_text())
     rows = [json.loads(line) for line in (trial_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
@@ -95,7 +176,22 @@ def breakdown(trial_dir: Path, launched: float) -> dict[str, Any]:
     parts["steps 2.."] = sum(steps[1:])
     parts["after the last step: shutdown"] = float(outcome["wall_s"]) - first_step_s - sum(steps[1:])
     wall = float(outcome["wall_s"])
+    cores = os.cpu_count() or 1
+    cpu_parts: dict[str, Any] = {}
+    if cpu is not None:
+        start, end = at["first_step_start"], at["first_step_start"] + sum(steps)
+        outside = cpu.used() - cpu.used_between(start, end)
+        floor = outside / cores
+        cpu_parts = {
+            "cpu_s": cpu.used(),
+            "cpu_outside_steps_s": outside,
+            "cpu_by_process": cpu.by_process(start, end),
+            # all of the CPU work outside steps spread over every core, none of it waiting on another
+            "outside_floor_s": floor,
+            "outside_share_floor": floor / (floor + sum(steps)),
+        }
     return {
+        **cpu_parts,
         "outcome": outcome["outcome"],
         "wall_s": wall,
         "first_step_s": first_step_s,
@@ -126,8 +222,12 @@ def interleaved(trials: int, steps: int | None, folder: Path) -> dict[str, dict[
             launched: list[float] = []
             trial_dir = folder / mode / f"{n:04d}"
             stamp = launched.append
-            evaluate(space, adapter, dict(space.baseline), trial_dir, None, on_start=lambda _, s=stamp: s(time.time()))
-            rows[mode].append(breakdown(trial_dir, launched[0]))
+            head = ray_head.current() if mode == "shared" else None
+            with CpuSampler(head.proc.pid if head is not None else None) as cpu:
+                evaluate(
+                    space, adapter, dict(space.baseline), trial_dir, None, on_start=lambda _, s=stamp: s(time.time())
+                )
+            rows[mode].append(breakdown(trial_dir, launched[0], cpu))
     head = ray_head.current()
     head_s = head.ready_s if head is not None else None
     ray_head.stop()
@@ -191,6 +291,20 @@ def report(trials: int, load: float, before: dict[str, Any], after: dict[str, An
     b = statistics.median(r["outside_share"] for r in before["trials"])
     a = statistics.median(r["outside_share"] for r in after["trials"])
     print(f"{'share of a trial outside steps':56s} {b:14.0%} {a:11.0%}")
+    cores = os.cpu_count() or 1
+    for key, label, fmt in (
+        ("cpu_s", "CPU seconds of the trial's processes", ".1f"),
+        ("cpu_outside_steps_s", "  of them outside steps", ".1f"),
+        ("outside_floor_s", f"  that, spread over all {cores} cores (s)", ".1f"),
+        ("outside_share_floor", "  the least share outside steps it allows", ".0%"),
+    ):
+        b = statistics.median(r[key] for r in before["trials"])
+        a = statistics.median(r[key] for r in after["trials"])
+        print(f"{label:56s} {format(b, fmt):>14s} {format(a, fmt):>11s}")
+    print("CPU seconds per process in the last shared trial, and of them during its steps (a process alive before the")
+    print("trial counts what it used during it):")
+    for name, used, in_steps in after["trials"][-1]["cpu_by_process"]:
+        print(f"  {used:6.1f} {in_steps:6.1f}  {name}")
     print(f"{'sweep: shared head start-up (once), s':56s} {'-':>14s} {after['head_start_s'] or 0:11.1f}")
     print(f"{'all trials + head start, s':56s} {before['wall_s']:14.1f} {after['wall_s']:11.1f}")
     print(f"{'share of that outside steps':56s} {before['outside_share']:14.0%} {after['outside_share']:11.0%}")
