@@ -37,10 +37,12 @@ How the GPU is known (the logs do not print it; the inference, and how sure it i
 Runs the constants never saw (NEW_RUNS): gathered after the constants were set on RUNS, and predicted first with
 the model exactly as it stood then (FROZEN_REV; `frozen_model()` reproduces it), then with the model now. The
 benchmark prints and writes both directions of the split: constants set (or fitted) on RUNS predicting NEW_RUNS,
-and weights fitted on NEW_RUNS predicting RUNS. Six usable runs were found (SOURCES_CHECKED lists the 60-odd
+and weights fitted on NEW_RUNS predicting RUNS. Ten usable runs were found (SOURCES_CHECKED lists the 80-odd
 sources checked and why each other one was rejected): PPO on 2×8 H100, 1 A100-80GB, 4 L40S (two runs of one study),
 1 RTX 4090 (a datasheet device file), and GRPO on 8 H100 (Llama-3.2-1B given as its config.json; one step, its GPU
-less sure than stated); each entry says how its GPU is known and how sure that is.
+less sure than stated), on 8 H20 (Qwen2-7B and Qwen2.5-3B, one recipe's baselines, config from its launch script)
+and on 4 H200 (Qwen2.5-1.5B, a research fork's dense controls at two token budgets, verl of 2026); each entry says
+how its GPU is known and how sure that is. The last four were added on 2026-12-03 with no constant changed.
 
 Generation depends on the step's longest response, which the mean length does not fix: without it the model assumes
 a spread equal to the mean (workload.DEFAULT_SPREAD_RATIO). The split is also reported with each run's measured
@@ -469,6 +471,124 @@ def _tinyzero_l40s(
     }
 
 
+TENCENT = "https://github.com/haolinyan/verl/tree/35cee0caba9f852cfe62c39f738f096f55c8cbd0/recipe/async_reward_agent/"
+
+
+def _async_reward_h20(
+    name: str, model: str, prompt: float, response: float, response_max: float, published: dict[str, float], run: str
+) -> dict[str, Any]:
+    """The synchronous FSDP2 baselines of Tencent's async-reward-agent recipe (verl PR #2854, commit 35cee0c of the
+    author's fork; the TensorBoard event files it committed and later deleted, every scalar of 105 steps): GRPO on
+    GSM8K, 1 node × 8 H20 (the recipe's README: "1 node with 8xH20 GPUs"; `perf/mfu/actor` 0.36 for verl's
+    6·N·tokens over 8 GPUs implies verl's 148 TFLOP/s peak, which its table gives only to the H20). verl of late
+    July 2025 (`timing_s/reshard` inside `gen`, no `update_weights` key; that time's rollout defaults as in the GRPO
+    run below). The config is the recipe's one launch script (qwen2_7b_instruct_gsm8k.sh, FSDP2 branch, written as
+    its e2e test): not a printed record of these runs, but the logged tokens confirm batch 1024 × n 5 and the
+    512/1024 caps. Each sample's reward sleeps 1-40 s (a simulated remote reward), waited for in `timing_s/adv`,
+    which is not compared. Timings: medians of steps 2-105 without the validation steps (every 5th), lengths the
+    means of those steps' means, the longest response the median of their per-step maxima."""
+    return {
+        "name": name,
+        "source": TENCENT + f"assets/tensorboard/{run} (config: {TENCENT}qwen2_7b_instruct_gsm8k.sh)",
+        "gpu": "H20",
+        "world": 8,
+        "model": model,
+        "step": "2-105 without every 5th (medians)",
+        "overrides": {
+            **_OLD_ROLLOUT,
+            "algorithm.adv_estimator": "grpo",
+            "algorithm.use_kl_in_reward": False,
+            "data.train_batch_size": 1024,
+            "data.max_prompt_length": 512,
+            "data.max_response_length": 1024,
+            "actor_rollout_ref.rollout.n": 5,
+            "actor_rollout_ref.rollout.tensor_model_parallel_size": 1,
+            "actor_rollout_ref.rollout.gpu_memory_utilization": 0.6,
+            "actor_rollout_ref.rollout.enable_chunked_prefill": True,
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 32,
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 32,
+            "actor_rollout_ref.ref.fsdp_config.param_offload": True,
+            "actor_rollout_ref.actor.strategy": "fsdp2",
+            "critic.strategy": "fsdp2",
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 256,
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 4,
+            "actor_rollout_ref.actor.use_kl_loss": True,
+            "actor_rollout_ref.actor.fsdp_config.param_offload": False,
+            "actor_rollout_ref.actor.fsdp_config.optimizer_offload": False,
+            "actor_rollout_ref.model.use_remove_padding": True,
+            "actor_rollout_ref.model.enable_gradient_checkpointing": True,
+        },
+        "prompt_tokens": prompt,
+        "response_tokens": response,
+        "response_max": response_max,
+        "published": published,
+        "gen_includes": ("update_weights",),
+    }
+
+
+SHAMANEZ = "https://github.com/shamanez/verl/blob/"
+
+
+def _compression_fork_h200(
+    name: str,
+    source: str,
+    budget: int,
+    prompt: float,
+    response: float,
+    response_max: float,
+    published: dict[str, float],
+) -> dict[str, Any]:
+    """The dense controls of a gradient-compression research fork of verl (shamanez/verl, "verl-compression-research"):
+    the fork's compression hook is off (`actor.comm_eff.enabled=false`, every `actor/comm_eff/*` counter 0), so the
+    actor update is upstream verl's but for `use_orig_params=true`, which the hook needs. GRPO on GSM8K, Qwen2.5-1.5B-
+    Instruct, no KL (no reference pass), 4 H200 on one vast.ai box: the harness rents only `gpu_name=H200
+    num_gpus=4`, the runs' box records say so, and a wandb-metadata.json of the same box lists 4 × NVIDIA H200. verl of
+    2026 (agent-loop rollout, TransferQueue off, `timing_s/update_weights` timed apart from `gen`). Per-step metrics
+    as JSON lines (wandb history); timings are medians of the steps after the first (without any step that validates
+    or checkpoints), lengths the means of those steps' means, the longest response the median of their maxima."""
+    return {
+        "name": name,
+        "source": SHAMANEZ + source,
+        "gpu": "H200",
+        "world": 4,
+        "model": "Qwen2.5-1.5B",
+        "step": "2-47 / 2-24 (medians)",
+        "overrides": {
+            "algorithm.adv_estimator": "grpo",
+            "algorithm.use_kl_in_reward": False,
+            "data.train_batch_size": 128,
+            "data.max_prompt_length": 1024,
+            "data.max_response_length": 16384,
+            "actor_rollout_ref.rollout.name": "vllm",
+            "actor_rollout_ref.rollout.n": 8,
+            "actor_rollout_ref.rollout.tensor_model_parallel_size": 2,
+            "actor_rollout_ref.rollout.gpu_memory_utilization": 0.4,
+            "actor_rollout_ref.rollout.enable_chunked_prefill": False,
+            "actor_rollout_ref.rollout.max_num_seqs": 1024,
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz": True,
+            "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu": budget,
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.ref.log_prob_use_dynamic_bsz": True,
+            "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu": budget,
+            "actor_rollout_ref.ref.fsdp_config.param_offload": True,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 64,
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.actor.use_dynamic_bsz": True,
+            "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": budget,
+            "actor_rollout_ref.actor.use_kl_loss": False,
+            "actor_rollout_ref.actor.fsdp_config.use_orig_params": True,
+            "actor_rollout_ref.model.use_remove_padding": True,
+            "actor_rollout_ref.model.enable_gradient_checkpointing": True,
+        },
+        "prompt_tokens": prompt,
+        "response_tokens": response,
+        "response_max": response_max,
+        "published": published,
+        "gen_includes": (),
+    }
+
+
 NEW_RUNS: list[dict[str, Any]] = [
     {
         # verl of May 2025 (vLLM 0.8.5, V1 engine: the image whatcanyousee/verl:ngc-cu124-vllm0.8.5-... in the same
@@ -692,6 +812,49 @@ NEW_RUNS: list[dict[str, Any]] = [
         "published": {"gen": 21.701, "old_log_prob": 7.864, "ref": 13.008, "update_actor": 27.339},
         "gen_includes": ("update_weights",),
     },
+    # added 2026-12-03 with the constants unchanged (found by fetching verl's repository with its PR branches and
+    # listing every file ever committed: find_string does not index logs)
+    _async_reward_h20(
+        "h20x8-grpo-qwen2-7b-async-reward-baseline",
+        "Qwen2-7B",
+        93.586,
+        162.462,
+        1024.0,
+        {"gen": 30.982, "old_log_prob": 23.563, "ref": 22.025, "update_actor": 139.038},
+        "q7b_fsdp_base",
+    ),
+    _async_reward_h20(
+        "h20x8-grpo-qwen2.5-3b-async-reward-baseline",
+        "Qwen2.5-3B",
+        103.586,
+        269.386,
+        946.0,
+        {"gen": 29.356, "old_log_prob": 20.907, "ref": 23.394, "update_actor": 107.873},
+        "q3b_fsdp_base",
+    ),
+    # the run's full wandb config dump (EXP-18/metrics/...config.json at 8a17dab) printed every key; 48 of its 50 steps
+    # are stored (the file ends at step 48)
+    _compression_fork_h200(
+        "h200x4-grpo-qwen2.5-1.5b-dense-36k",
+        "7c4c10c84b9f1712a828331ea05162e9cbb5790b/research/runs/EXP-18/metrics/curvematch_dense_ref_50step.jsonl",
+        36864,
+        103.863,
+        198.761,
+        789.5,
+        {"gen": 9.9015, "old_log_prob": 5.3120, "update_actor": 7.6126},
+    ),
+    # 25 steps (the last also validates and checkpoints: left out); its token budget is not printed for this run but
+    # taken from the next experiment's resolved parameters (EXP-17/resolved_params.txt, the same launcher a day
+    # later, compared against this run as its baseline); its 66.6 GB allocated against the 36k run's 40.7 fits it
+    _compression_fork_h200(
+        "h200x4-grpo-qwen2.5-1.5b-dense-98k",
+        "0eb08665d44e44a9f164e601dafc4e3d215e57cb/research/runs/EXP-17/baseline_EXP16_dense/metrics/train.jsonl",
+        98304,
+        104.032,
+        223.484,
+        842.0,
+        {"gen": 7.8336, "old_log_prob": 3.8746, "update_actor": 5.8877},
+    ),
 ]
 """Published runs gathered to test the cost model on runs it never saw: no constant was set, and no default
 changed, while looking at them (the constants were frozen on RUNS first). Same fields as RUNS; a run's timings
@@ -990,6 +1153,91 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "(about 120 hits)",
         "the notes above and those already listed (the AutoDL and RLDecisionAgent notes, the MetaX C550 log, the "
         "RAGEN-style log, the 4090 notes), parsers, dashboards and tests with made-up numbers",
+    ),
+    # checked 2026-12-03 (two search helpers; the file index does not hold .log files, so the second fetched
+    # repositories and listed every file ever committed to them, verl's PR branches included)
+    (
+        "https://github.com/haolinyan/verl/tree/35cee0caba9f852cfe62c39f738f096f55c8cbd0/recipe/async_reward_agent/"
+        "assets/tensorboard (verl PR #2854's event files: q7b_fsdp_base, q3b_fsdp_base, and the others)",
+        "USED: NEW_RUNS' h20x8-grpo-qwen2-7b-async-reward-baseline and h20x8-grpo-qwen2.5-3b-async-reward-baseline "
+        "(config from the recipe's launch script); its *_off_ppl runs pipeline the next step's rollout into this "
+        "step's update (not the synchronous phases) and its *_mcore_* runs are Megatron",
+    ),
+    (
+        "https://github.com/shamanez/verl research/runs/EXP-18/metrics/curvematch_dense_ref_50step.jsonl (+ .config.json) "
+        "and research/runs/EXP-17/baseline_EXP16_dense/metrics/train.jsonl",
+        "USED: NEW_RUNS' h200x4-grpo-qwen2.5-1.5b-dense-36k and -98k (the fork's dense controls, compression off)",
+    ),
+    (
+        "https://github.com/volcengine/verl/blob/19997f9ec3d0a3c44a941ea09b89eeabf38bf261/recipe/fully_async_policy/"
+        "README.md (and README_zh.md): colocate-sync DAPO rows on 32/64/128 H20, Qwen2.5-Math-7B, 28k responses",
+        "run-wide per-phase averages with no mean prompt or response length anywhere (README, scripts, PRs); the "
+        "English and Chinese tables disagree on one cell",
+    ),
+    (
+        "https://github.com/volcengine/verl/blob/606ed9379364e74e9347cc8a8f33d147954111e4/recipe/one_step_off_policy/"
+        "README.md (colocate sync, VLLM+FSDP2, 2 nodes of H20, DAPO 7B)",
+        "run averages, no lengths; its colocate script survives only in forks and caps responses at 8192 where the "
+        "README says 20,480",
+    ),
+    (
+        "verl docs/advance/fully_async.md (`use_trainer_do_validate` table, 16 H20) and examples/prefix_grouper/"
+        "README.md (Qwen3-4B, 4 H800)",
+        "run averages without lengths (old_log_prob bypassed in the first); the second has no generation timing and "
+        "states only rollout.n of its config",
+    ),
+    (
+        "verl examples/tuning/README.md with scaling/run_qwen3_8b_fsdp.sh (file-index ids 68722574245, 68413756862; "
+        "Qwen3-8B GRPO on 4 and 8 A800-80GB PCIe, 2k responses, min/recommended profiles)",
+        "phase timings of one step per configuration and no mean prompt or response length (only the share of "
+        "responses at the 2048 cap); repository and commit not identified",
+    ),
+    (
+        "https://github.com/verl-project/verl pull 2676 (log/tensorboard/my_DAPO/DAPO-Qwen2-7B-Test, an A800 host)",
+        "no config anywhere (the PR adds only event files), a modified trainer (`timing_s/gen_layer2`), GPU count "
+        "unknown",
+    ),
+    (
+        "https://github.com/shamanez/verl research/runs/* (a gradient-compression research fork, ~1200 files)",
+        "most runs train with the fork's compression hook on (a modified actor update); 62-* are 5-step smoke cells, "
+        "63-*'s long-response dense control committed no training log",
+    ),
+    (
+        "https://github.com/Mario928/toolrl-verl-reproduction/blob/2a2ee73ee79bc93fd065075af974910540961c2c/run.log "
+        "(ToolRL GRPO, Qwen2.5-3B, 4 H100, full config printed)",
+        "17.9 MB printing every one of the 2048 responses per step: ~5 steps, ending mid-step, that the stored text "
+        "cannot be searched for",
+    ),
+    (
+        "https://github.com/yushengsu-thu/verl_training_log (linked from verl's docs/algo/baseline.md)",
+        "AMD MI300 GPUs",
+    ),
+    (
+        "verl-project/verl fork branches of faradawn (trtllm-qwen2-7b-tp4-8gpus, log-7-h200.txt, game2048) and "
+        "JessicaZhong (qwen3-0.6b-function-reward-minimal, Titan_Qwen3_30B_A3B)",
+        "TensorRT-LLM rollout or multi-turn games; 6-step smoke tests with every response at the cap, MoE",
+    ),
+    (
+        "https://github.com/rayjang/code-rl-verl experiments/*/train.log (26 code-RL runs with printed configs)",
+        "MoE models (Qwen3-30B-A3B, Qwen1.5-MoE-A2.7B) with LoRA rank 32 and GSPO in a custom TaskRunner",
+    ),
+    (
+        "https://github.com/nuzant/verl_benchmark (AReaL's verl throughput scripts), verl-project/verl-recipe, "
+        "meituan-search/verl exp/ folders, and fetched with every ref: Jiayi-Pan/TinyZero, SkyworkAI/Skywork-OR1, "
+        "Unakar/Logic-RL, PRIME-RL/PRIME, PeterGriffinJin/Search-R1, agentica-project/rllm, eric-haibin-lin/verl, "
+        "vermouth1992/verl, tongyx361/verl",
+        "launch scripts only; no training log or event file ever committed",
+    ),
+    (
+        "hkust-nlp/simpleRL-reason PR 57 (log1.txt, log2.txt), sksdiw3/hint-ladder-verl logs, file-index notes "
+        "66695573296 (TTRL, 8 H100), 55716353258 (1 A100 quickstart), 65973878982 (DualKV), 61409486496 (A800 + "
+        "A4000 split rollout), 53464344220 (8 RTX 4090 runbook)",
+        "fail before a step; a multi-turn ALFWorld agent with a self-distillation phase; TTRL's 64-vote rollouts "
+        "with ranges only; two steps; a custom attention; rollout on separate cards; step 1 only",
+    ),
+    (
+        "https://github.com/verl-project/verl/issues/1224 and /issues/1393; BytedTsinghua-SIA/MemAgent issue 31",
+        "one pasted step without config or GPU; warm-up steps only; a recurrent memory agent timed by progress bars",
     ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs

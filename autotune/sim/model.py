@@ -50,9 +50,10 @@ COMM_PHASE = {
 
 STATED_ERROR = (
     "median |error| per phase 19% uncalibrated, 13% leave-one-out calibrated, on the 8 published verl runs its "
-    "constants were set on (benchmarks/sim_published.py); 18.7% on 6 published runs it never saw (PPO on H100, A100, "
-    "L40S, RTX 4090; GRPO on H100), but generation predicted up to 2.2x too slow when responses are much "
-    "shorter-tailed than the mean suggests (31% at worst given the measured longest response, sim.response_spread)"
+    "constants were set on (benchmarks/sim_published.py); 22% on 10 published runs it never saw (PPO on H100, A100, "
+    "L40S, RTX 4090; GRPO on H100, H20, H200), but generation predicted up to 2.2x too slow when responses are much "
+    "shorter-tailed than the mean suggests (31% at worst given the measured longest response, sim.response_spread), "
+    "and the training phases of verl 2026 on H200 2-7x optimistic"
 )
 """What the model's predictions are worth, as `benchmarks/sim_published.py` measures it (the report quotes it)."""
 
