@@ -94,8 +94,9 @@ class CpuSampler:
 
     PERIOD_S = 0.2
 
-    def __init__(self, head_session: int | None) -> None:
-        self.head_session = head_session
+    def __init__(self, head: Any | None) -> None:
+        self.head = head
+        """The shared Ray head (`ray_head.Head`) whose processes count too, or None."""
         self.first: dict[int, float] = {}
         self.last: dict[int, float] = {}
         self.names: dict[int, str] = {}
@@ -117,10 +118,10 @@ class CpuSampler:
         import psutil
 
         pids = {p.pid for p in psutil.Process().children(recursive=True)}
-        if self.head_session is not None:
-            from autotune.adapters.ray_head import _session_members
+        if self.head is not None:
+            from autotune.adapters import ray_head
 
-            pids |= set(_session_members(self.head_session))
+            pids |= set(ray_head.members(self.head))
         return pids
 
     def _sample(self) -> None:
@@ -176,7 +177,7 @@ def breakdown(trial_dir: Path, launched: float, cpu: CpuSampler | None = None) -
     parts["steps 2.."] = sum(steps[1:])
     parts["after the last step: shutdown"] = float(outcome["wall_s"]) - first_step_s - sum(steps[1:])
     wall = float(outcome["wall_s"])
-    cores = os.cpu_count() or 1
+    cores = len(os.sched_getaffinity(0))
     cpu_parts: dict[str, Any] = {}
     if cpu is not None:
         start, end = at["first_step_start"], at["first_step_start"] + sum(steps)
@@ -223,7 +224,7 @@ def interleaved(trials: int, steps: int | None, folder: Path) -> dict[str, dict[
             trial_dir = folder / mode / f"{n:04d}"
             stamp = launched.append
             head = ray_head.current() if mode == "shared" else None
-            with CpuSampler(head.proc.pid if head is not None else None) as cpu:
+            with CpuSampler(head) as cpu:
                 evaluate(
                     space, adapter, dict(space.baseline), trial_dir, None, on_start=lambda _, s=stamp: s(time.time())
                 )
@@ -291,7 +292,7 @@ def report(trials: int, load: float, before: dict[str, Any], after: dict[str, An
     b = statistics.median(r["outside_share"] for r in before["trials"])
     a = statistics.median(r["outside_share"] for r in after["trials"])
     print(f"{'share of a trial outside steps':56s} {b:14.0%} {a:11.0%}")
-    cores = os.cpu_count() or 1
+    cores = len(os.sched_getaffinity(0))
     for key, label, fmt in (
         ("cpu_s", "CPU seconds of the trial's processes", ".1f"),
         ("cpu_outside_steps_s", "  of them outside steps", ".1f"),
