@@ -471,6 +471,29 @@ def _tinyzero_l40s(
     }
 
 
+_GRPO_GSM8K_EXAMPLE = {
+    # verl's examples/grpo_trainer GSM8K template of mid 2025 (run_qwen2-7b.sh and its siblings), that time's rollout
+    # defaults included; runs launched from it differ in the rollout TP and the log-prob micro-batch
+    **_OLD_ROLLOUT,
+    "algorithm.adv_estimator": "grpo",
+    "algorithm.use_kl_in_reward": False,
+    "data.train_batch_size": 1024,
+    "data.max_prompt_length": 512,
+    "data.max_response_length": 1024,
+    "actor_rollout_ref.rollout.n": 5,
+    "actor_rollout_ref.rollout.gpu_memory_utilization": 0.6,
+    "actor_rollout_ref.rollout.enable_chunked_prefill": True,
+    "actor_rollout_ref.ref.fsdp_config.param_offload": True,
+    "actor_rollout_ref.actor.ppo_mini_batch_size": 256,
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 4,
+    "actor_rollout_ref.actor.use_kl_loss": True,
+    "actor_rollout_ref.actor.fsdp_config.param_offload": False,
+    "actor_rollout_ref.actor.fsdp_config.optimizer_offload": False,
+    "actor_rollout_ref.model.use_remove_padding": True,
+    "actor_rollout_ref.model.enable_gradient_checkpointing": True,
+}
+
+
 TENCENT = "https://github.com/haolinyan/verl/tree/35cee0caba9f852cfe62c39f738f096f55c8cbd0/recipe/async_reward_agent/"
 
 
@@ -495,28 +518,12 @@ def _async_reward_h20(
         "model": model,
         "step": "2-105 without every 5th (medians)",
         "overrides": {
-            **_OLD_ROLLOUT,
-            "algorithm.adv_estimator": "grpo",
-            "algorithm.use_kl_in_reward": False,
-            "data.train_batch_size": 1024,
-            "data.max_prompt_length": 512,
-            "data.max_response_length": 1024,
-            "actor_rollout_ref.rollout.n": 5,
+            **_GRPO_GSM8K_EXAMPLE,
             "actor_rollout_ref.rollout.tensor_model_parallel_size": 1,
-            "actor_rollout_ref.rollout.gpu_memory_utilization": 0.6,
-            "actor_rollout_ref.rollout.enable_chunked_prefill": True,
             "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 32,
             "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 32,
-            "actor_rollout_ref.ref.fsdp_config.param_offload": True,
             "actor_rollout_ref.actor.strategy": "fsdp2",
             "critic.strategy": "fsdp2",
-            "actor_rollout_ref.actor.ppo_mini_batch_size": 256,
-            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 4,
-            "actor_rollout_ref.actor.use_kl_loss": True,
-            "actor_rollout_ref.actor.fsdp_config.param_offload": False,
-            "actor_rollout_ref.actor.fsdp_config.optimizer_offload": False,
-            "actor_rollout_ref.model.use_remove_padding": True,
-            "actor_rollout_ref.model.enable_gradient_checkpointing": True,
         },
         "prompt_tokens": prompt,
         "response_tokens": response,
@@ -785,26 +792,10 @@ NEW_RUNS: list[dict[str, Any]] = [
         "step": "105 (the last; one step)",
         "vllm": "0.8.5",
         "overrides": {
-            **_OLD_ROLLOUT,
-            "algorithm.adv_estimator": "grpo",
-            "algorithm.use_kl_in_reward": False,
-            "data.train_batch_size": 1024,
-            "data.max_prompt_length": 512,
-            "data.max_response_length": 1024,
-            "actor_rollout_ref.rollout.n": 5,
+            **_GRPO_GSM8K_EXAMPLE,
             "actor_rollout_ref.rollout.tensor_model_parallel_size": 2,
-            "actor_rollout_ref.rollout.gpu_memory_utilization": 0.6,
-            "actor_rollout_ref.rollout.enable_chunked_prefill": True,
             "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 4,
             "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 4,
-            "actor_rollout_ref.ref.fsdp_config.param_offload": True,
-            "actor_rollout_ref.actor.ppo_mini_batch_size": 256,
-            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 4,
-            "actor_rollout_ref.actor.use_kl_loss": True,
-            "actor_rollout_ref.actor.fsdp_config.param_offload": False,
-            "actor_rollout_ref.actor.fsdp_config.optimizer_offload": False,
-            "actor_rollout_ref.model.use_remove_padding": True,
-            "actor_rollout_ref.model.enable_gradient_checkpointing": True,
         },
         "prompt_tokens": 106.774,
         "response_tokens": 183.242,

@@ -97,10 +97,9 @@ class CpuSampler:
     def __init__(self, head: Any | None) -> None:
         self.head = head
         """The shared Ray head (`ray_head.Head`) whose processes count too, or None."""
-        self.first: dict[int, float] = {}
-        self.last: dict[int, float] = {}
         self.names: dict[int, str] = {}
         self.by_pid: dict[int, list[tuple[float, float]]] = {}
+        """Each process's (time, CPU seconds so far) samples."""
         self.series: list[tuple[float, float]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -133,8 +132,6 @@ class CpuSampler:
                 cpu = sum(proc.cpu_times()[:2])
                 name = proc.name()
                 self.names[pid] = name if name.startswith("ray::") else " ".join(proc.cmdline()[:3])[-60:]
-                self.first.setdefault(pid, cpu)
-                self.last[pid] = cpu
                 self.by_pid.setdefault(pid, []).append((time.time(), cpu))
         self.series.append((time.time(), self.used()))
 
@@ -142,8 +139,12 @@ class CpuSampler:
         while not self._stop.wait(self.PERIOD_S):
             self._sample()
 
+    def _used(self, pid: int) -> float:
+        samples = self.by_pid[pid]
+        return samples[-1][1] - samples[0][1]
+
     def used(self) -> float:
-        return sum(self.last[pid] - self.first[pid] for pid in self.last)
+        return sum(self._used(pid) for pid in self.by_pid)
 
     def used_between(self, start: float, end: float, pid: int | None = None) -> float:
         """CPU seconds used between two wall-clock times (the nearest samples before them), by all the processes
@@ -158,8 +159,7 @@ class CpuSampler:
 
     def by_process(self, start: float, end: float) -> list[tuple[str, float, float]]:
         """(name, CPU seconds in the trial, of them between `start` and `end`) per process, the busiest first."""
-        rows = [(self.names[pid], self.last[pid] - self.first[pid], self.used_between(start, end, pid))
-                for pid in self.last]  # fmt: skip
+        rows = [(self.names[pid], self._used(pid), self.used_between(start, end, pid)) for pid in self.by_pid]
         return sorted((r for r in rows if r[1] >= 0.05), key=lambda r: -r[1])
 
 
