@@ -46,8 +46,8 @@ how its GPU is known and how sure that is. The last four were added on 2026-12-0
 
 Generation depends on the step's longest response, which the mean length does not fix: without it the model assumes
 a spread equal to the mean (workload.DEFAULT_SPREAD_RATIO). The split is also reported with each run's measured
-longest response given as `sim.response_spread` (what `autotune calibrate --verl-log` derives from
-`response_length/max`), the constants unchanged; that view was added after the unseen runs' errors were seen.
+longest response (the median of its per-step `response_length/max`) given as the space's `sim.response_max`, the
+constants unchanged; that view was added after the unseen runs' errors were seen.
 
 The vLLM version: vLLM 0.6+ warns "To see benefits of async output processing, enable CUDA graph" at start-up
 under enforce_eager; the 1024-token log prints it, the 512-token and gemma logs (same stack, vLLM's own
@@ -1282,7 +1282,7 @@ from autotune.sim.hardware import cluster  # noqa: E402
 from autotune.sim.model import default_weights  # noqa: E402
 from autotune.sim.predict import PredictedTrial, predict_space, predict_trial, sim_fidelity  # noqa: E402
 from autotune.sim.rollout import rollout_plan  # noqa: E402
-from autotune.sim.workload import PRESETS, spread_from_longest  # noqa: E402
+from autotune.sim.workload import PRESETS  # noqa: E402
 from autotune.space.loader import load_space  # noqa: E402
 from autotune.space.schema import Space  # noqa: E402
 
@@ -1327,9 +1327,10 @@ def space_text(run: dict[str, Any], tp_choices: tuple[int, ...] = ()) -> str:
             "trainer.n_gpus_per_node": min(world, 8), "trainer.nnodes": max(1, world // 8)}  # fmt: skip
     tp = base.pop(TP, 1)
     sim = {"prompt_tokens": run["prompt_tokens"], "response_tokens": run["response_tokens"], "gpu": run["gpu"]}
-    for key in ("response_spread",):
-        if key in run:
-            sim[key] = run[key]
+    if "response_spread" in run:
+        sim["response_spread"] = run["response_spread"]
+    if "sim_response_max" in run:
+        sim["response_max"] = run["sim_response_max"]
     if "vllm" in run:
         sim["vllm_version"] = run["vllm"]
     space: dict[str, Any] = {
@@ -1540,12 +1541,9 @@ def split_errors(predictions: dict[str, dict[str, float]], observations: list[Ob
 
 
 def with_measured_longest(run: dict[str, Any]) -> dict[str, Any]:
-    """The run with its measured longest response as the model's input (`sim.response_spread`, derived from
-    `response_length/max` as `autotune calibrate --verl-log` derives it), under a name of its own."""
-    flat = run["overrides"]
-    count = int(flat["data.train_batch_size"]) * int(flat.get("actor_rollout_ref.rollout.n", 1))
-    spread = spread_from_longest(run["response_tokens"], run["response_max"], count)
-    return {**run, "name": run["name"] + "--longest", "response_spread": spread}
+    """The run with its measured longest response (`response_length/max`) given to the model as the space's
+    `sim.response_max`, under a name of its own."""
+    return {**run, "name": run["name"] + "--longest", "sim_response_max": run["response_max"]}
 
 
 def generalisation(ridge: float) -> dict[str, Any]:

@@ -52,7 +52,7 @@ STATED_ERROR = (
     "median |error| per phase 19% uncalibrated, 13% leave-one-out calibrated, on the 8 published verl runs its "
     "constants were set on (benchmarks/sim_published.py); 22% on 10 published runs it never saw (PPO on H100, A100, "
     "L40S, RTX 4090; GRPO on H100, H20, H200), but generation predicted up to 2.2x too slow when responses are much "
-    "shorter-tailed than the mean suggests (31% at worst given the measured longest response, sim.response_spread), "
+    "shorter-tailed than the mean suggests (31% at worst given the measured longest response, sim.response_max), "
     "and the training phases of verl 2026 on H200 2-7x optimistic"
 )
 """What the model's predictions are worth, as `benchmarks/sim_published.py` measures it (the report quotes it)."""
@@ -142,6 +142,8 @@ class CostModel:
     prompt_tokens: float | None = None
     response_tokens: float | None = None
     response_spread: float | None = None
+    response_max: float | None = None
+    """The longest response of a step (verl's response_length/max), when known; overrides response_spread."""
     source: str = "defaults from public figures"
     vllm_version: str | None = None
     """The rollout's vLLM version when known (a log says it); None = a current one (0.6 or later)."""
@@ -156,7 +158,7 @@ class CostModel:
         self, flat: dict[str, Any], env: dict[str, str], world: int
     ) -> tuple[Workload, dict[str, dict[str, float]]]:
         w = workload(flat, env, world, self.prompt_tokens, self.response_tokens, response_spread=self.response_spread,
-                     vllm_version=self.vllm_version)  # fmt: skip
+                     vllm_version=self.vllm_version, response_max=self.response_max)  # fmt: skip
         return w, phase_features(w, self.shape, self.cluster, self.param_bytes)
 
     def predict(self, flat: dict[str, Any], env: dict[str, str], world: int) -> Prediction:
@@ -195,6 +197,7 @@ class CostModel:
             "prompt_tokens": self.prompt_tokens,
             "response_tokens": self.response_tokens,
             "response_spread": self.response_spread,
+            "response_max": self.response_max,
             "param_bytes": self.param_bytes,
             "source": self.source,
         }

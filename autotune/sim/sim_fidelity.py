@@ -111,6 +111,7 @@ class CostModelFidelity(Fidelity):
             prompt_tokens=length("prompt_tokens"),
             response_tokens=length("response_tokens"),
             response_spread=length("response_spread"),
+            response_max=stated.get("response_max"),
             source=cal.get("source", "defaults from public figures"),
             vllm_version=self.sim.vllm_version if self.sim is not None else None,
         )

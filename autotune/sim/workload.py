@@ -269,6 +269,7 @@ def workload(
     response_fraction: float = 0.5,
     response_spread: float | None = None,
     vllm_version: str | None = None,
+    response_max: float | None = None,
 ) -> Workload:
     """Counts from a resolved verl config; token lengths measured (or stated in the space's `sim:`), or a fraction
     of the limits."""
@@ -278,7 +279,10 @@ def workload(
     max_prompt, max_response = _need(flat, "data.max_prompt_length"), _need(flat, "data.max_response_length")
     p_tok = prompt_tokens if prompt_tokens is not None else 0.8 * max_prompt
     r_tok = response_tokens if response_tokens is not None else response_fraction * max_response
-    spread = response_spread if response_spread is not None else DEFAULT_SPREAD_RATIO * r_tok
+    if response_max is not None:  # a measured longest response: the spread that puts longest_response there
+        spread = spread_from_longest(r_tok, min(response_max, max_response), int(prompts) * n)
+    else:
+        spread = response_spread if response_spread is not None else DEFAULT_SPREAD_RATIO * r_tok
     mini = _need(flat, "actor_rollout_ref.actor.ppo_mini_batch_size")
     algorithm_kl = _flag(flat, "algorithm.use_kl_in_reward") or _flag(flat, "actor_rollout_ref.actor.use_kl_loss")
     builtin = any(k.startswith("builtin.") for k in flat)

@@ -3,12 +3,16 @@
     sim:
       prompt_tokens: 100        # expected mean prompt length (tokens)
       response_tokens: 190      # expected mean response length (tokens)
-      response_spread: 190      # optional: standard deviation of response lengths (default: the mean)
+      response_max: 1024        # optional: the longest response of a step (verl logs it as response_length/max)
+      response_spread: 190      # optional, instead of response_max: standard deviation of response lengths
       gpu: H100                 # optional: preset or device file; `--gpu` on the command line overrides it
       vllm_version: 0.5.4       # optional: the rollout's vLLM when older than 0.6 (default: a current one)
 
 A synchronous rollout lasts until the longest response of the batch ends, and training time follows the
 tokens actually generated, so the expected lengths matter more than the limits (`data.max_*_length`).
+Generation time follows the longest response; give it as `response_max` when a run has shown it (the median of
+verl's per-step `response_length/max`), or as a `response_spread`; without either the model assumes a spread
+equal to the mean, which can be far off (answers that all end near the same length, or long tails).
 Without this section the model assumes 0.8 × the prompt limit and 0.5 × the response limit.
 """
 
@@ -28,6 +32,9 @@ class SimSettings:
     """Expected mean response length in tokens (default: 0.5 × data.max_response_length)."""
     response_spread: float | None = None
     """Standard deviation of response lengths in tokens (default: the mean response length)."""
+    response_max: float | None = None
+    """The longest response of a step in tokens (verl's `response_length/max`); sets the spread that puts the
+    model's expected longest response there. Exclusive with `response_spread`."""
     gpu: str | None = None
     """Device the sim predicts for: a preset (H100, H800, H200, H20, A100, ...) or a device file."""
     vllm_version: str | None = None
@@ -45,6 +52,24 @@ class SimSettings:
                 f"`sim.response_spread` must be a number of tokens >= 0 (a standard deviation), got {spread!r}; "
                 "e.g. `response_spread: 150`, or leave it out for the default (the mean response length)"
             )
+        longest = self.response_max
+        if longest is not None:
+            if not (_number(longest) and longest > 0):
+                raise ValueError(
+                    f"`sim.response_max` must be a positive number of tokens (the longest response of a step, verl's "
+                    f"response_length/max), got {longest!r}; e.g. `response_max: 1024`"
+                )
+            if spread is not None:
+                raise ValueError(
+                    "`sim.response_max` and `sim.response_spread` both describe the longest response; give one "
+                    f"(got response_max {longest!r} and response_spread {spread!r})"
+                )
+            mean = self.response_tokens
+            if mean is not None and _number(mean) and longest < mean:
+                raise ValueError(
+                    f"`sim.response_max` ({longest!r}) is shorter than `sim.response_tokens` ({mean!r}): the longest "
+                    "response of a step cannot be shorter than the mean"
+                )
         if self.gpu is not None and (not isinstance(self.gpu, str) or not self.gpu.strip()):
             raise ValueError(
                 f"`sim.gpu` must be a GPU preset name or a device file path, got {self.gpu!r}; e.g. `gpu: H100`"
@@ -62,6 +87,7 @@ class SimSettings:
             "prompt_tokens": self.prompt_tokens,
             "response_tokens": self.response_tokens,
             "response_spread": self.response_spread,
+            "response_max": self.response_max,
         }
 
 
@@ -75,9 +101,9 @@ def parse_sim_section(raw: Any) -> SimSettings:
         return SimSettings()
     if not isinstance(raw, dict):
         raise ValueError(
-            f"`sim` must be a mapping (prompt_tokens, response_tokens, response_spread, gpu, vllm_version), got {raw!r}"
+            f"`sim` must be a mapping (prompt_tokens, response_tokens, response_max, response_spread, gpu, vllm_version), got {raw!r}"
         )
-    known = {"prompt_tokens", "response_tokens", "response_spread", "gpu", "vllm_version"}
+    known = {"prompt_tokens", "response_tokens", "response_max", "response_spread", "gpu", "vllm_version"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ValueError(f"unknown setting(s) `sim.{'`, `sim.'.join(unknown)}` (known: {', '.join(sorted(known))})")

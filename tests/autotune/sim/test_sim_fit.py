@@ -130,8 +130,14 @@ def test_calibrate_from_verl_logs_keeps_the_runs_gpu(tmp_path):
 
 def test_sim_section_rules_and_loader(tmp_path):
     assert parse_sim_section({"prompt_tokens": 100, "response_tokens": 200}).lengths() == {
-        "prompt_tokens": 100, "response_tokens": 200, "response_spread": None,
+        "prompt_tokens": 100, "response_tokens": 200, "response_spread": None, "response_max": None,
     }  # fmt: skip
+    with pytest.raises(ValueError, match=r"`sim.response_max` and `sim.response_spread` both describe"):
+        SimSettings(response_max=900, response_spread=100)
+    with pytest.raises(ValueError, match=r"`sim.response_max` \(150\) is shorter than `sim.response_tokens` \(200\)"):
+        SimSettings(response_tokens=200, response_max=150)
+    with pytest.raises(ValueError, match=r"`sim.response_max` must be a positive number of tokens"):
+        SimSettings(response_max=0)
     with pytest.raises(ValueError, match=r"`sim.response_tokens` must be a positive number of tokens, got -5"):
         SimSettings(response_tokens=-5)
     with pytest.raises(ValueError, match=r"`sim.response_spread` must be a number of tokens >= 0"):

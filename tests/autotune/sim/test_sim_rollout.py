@@ -73,6 +73,20 @@ def test_vllm_version_selects_the_legacy_engine():
     assert not build(flat, {}, 1).vllm_legacy and not build(flat, {}, 1, vllm_version="0.8.5.post1").vllm_legacy
 
 
+def test_a_measured_longest_response_sets_the_spread():
+    from autotune.sim.workload import workload as build
+
+    flat = {"data.train_batch_size": 128, "actor_rollout_ref.rollout.n": 8, "data.max_prompt_length": 512,
+            "data.max_response_length": 1024, "actor_rollout_ref.actor.ppo_mini_batch_size": 64}  # fmt: skip
+    w = build(flat, {}, 8, 100, 200, response_max=700)
+    # by hand: 1024 responses; spread = (700 - 200) / √(2 ln 1024) = 500 / 3.7233 = 134.29 tokens
+    assert w.response_spread == pytest.approx(134.29, abs=0.01)
+    assert w.longest_response == pytest.approx(700)
+    assert build(flat, {}, 8, 100, 200, response_max=5000).longest_response == 1024  # no longer than the limit
+    # without it: a spread equal to the mean, 200 + 200 · 3.7233 = 944.7
+    assert build(flat, {}, 8, 100, 200).longest_response == pytest.approx(944.66, abs=0.01)
+
+
 def test_rollout_oom_when_weights_and_one_sequence_do_not_fit_the_vllm_share():
     shape = PRESETS["Llama-3-70B"]
     tp1 = rollout.rollout_plan(workload(tp=1), shape, H100)
