@@ -852,6 +852,15 @@ changed, while looking at them (the constants were frozen on RUNS first). Same f
 may be medians over several steady steps (its `step` says which)."""
 
 
+THIRD_FROZEN_REV = "581a47d"
+"""The revision whose cost model the third round of runs (THIRD_RUNS) is predicted with: frozen before any of them was
+looked at. No constant, default or term of the model changed after it; a change would need a fourth round to test."""
+
+THIRD_RUNS: list[dict[str, Any]] = []
+"""Runs gathered after THIRD_FROZEN_REV (on 2026-12-03, evening): seen by neither the constants nor the two rounds'
+error analysis."""
+
+
 SOURCES_CHECKED: list[tuple[str, str]] = [
     (
         "https://github.com/eric-haibin-lin/verl-data/blob/experiments/math/Qwen2.5-{0.5B,1.5B,3B,7B,14B,32B,72B}-*.log "
@@ -1302,6 +1311,9 @@ INFORMED_BY = {
     "hardware.Cluster.busbw across nodes (fixed after the frozen figures were taken)": (
         "h100x16-ppo-qwen2.5-7b-2nodes",
     ),
+    "terms.critic_params (the value model's N without the vocabulary; set after both rounds were seen)": tuple(
+        run["name"] for run in RUNS + NEW_RUNS if "values" in run["published"] or "update_critic" in run["published"]
+    ),
     "model.default_weights micro_layers (per layer and micro-batch)": (
         "h100-ppo-qwen2.5-0.5b-padded",
         "h100-grpo-qwen2.5-0.5b",
@@ -1513,15 +1525,18 @@ def _strided_busbw_at_frozen_rev(self: Any, group: int, stride: int) -> float:
 
 @contextlib.contextmanager
 def frozen_model() -> Iterator[None]:
-    """The cost model as it stood at FROZEN_REV (before anything was changed for the unseen runs)."""
+    """The cost model as it stood at FROZEN_REV (before anything was changed for the unseen runs): one NIC's rate
+    across nodes, and the critic counted with the actor's N (terms.critic_params came with THIRD_FROZEN_REV)."""
+    from autotune.sim import terms
     from autotune.sim.hardware import Cluster
 
-    saved = Cluster.busbw, Cluster.strided_busbw
+    saved = Cluster.busbw, Cluster.strided_busbw, terms.critic_params
     Cluster.busbw, Cluster.strided_busbw = _busbw_at_frozen_rev, _strided_busbw_at_frozen_rev  # type: ignore[method-assign]
+    terms.critic_params = terms.dense_params_verl
     try:
         yield
     finally:
-        Cluster.busbw, Cluster.strided_busbw = saved  # type: ignore[method-assign]
+        Cluster.busbw, Cluster.strided_busbw, terms.critic_params = saved  # type: ignore[method-assign]
 
 
 def split_errors(predictions: dict[str, dict[str, float]], observations: list[Observation]) -> dict[str, Any]:
@@ -1546,17 +1561,19 @@ def with_measured_longest(run: dict[str, Any]) -> dict[str, Any]:
     return {**run, "name": run["name"] + "--longest", "sim_response_max": run["response_max"]}
 
 
-def generalisation(ridge: float) -> dict[str, Any]:
-    """Both directions of the split between the runs the constants were set on (RUNS) and the runs gathered to
-    test them (NEW_RUNS): old → new uncalibrated (the shipped constants) and calibrated (fitted on RUNS), and new →
-    old (fitted on NEW_RUNS, predicting RUNS)."""
-    old = [observation(run)[0] for run in RUNS]
-    new = [observation(run)[0] for run in NEW_RUNS]
-    old_longest = [observation(with_measured_longest(run))[0] for run in RUNS]
-    new_longest = [observation(with_measured_longest(run))[0] for run in NEW_RUNS]
+def generalisation(ridge: float, seen: list[dict[str, Any]], unseen: list[dict[str, Any]]) -> dict[str, Any]:
+    """Both directions of the split between the runs the constants were set on (`seen`) and runs gathered to test
+    them (`unseen`): seen → unseen uncalibrated (the shipped constants) and calibrated (fitted on `seen`), and
+    unseen → seen (fitted on `unseen`, predicting `seen`); each also with the runs' measured longest responses."""
+    old = [observation(run)[0] for run in seen]
+    new = [observation(run)[0] for run in unseen]
+    old_longest = [observation(with_measured_longest(run))[0] for run in seen]
+    new_longest = [observation(with_measured_longest(run))[0] for run in unseen]
     defaults = default_weights()
     on_old, on_new = fit_weights(old, defaults, ridge), fit_weights(new, defaults, ridge)
     return {
+        "seen": len(seen),
+        "unseen": len(unseen),
         "old_to_new_uncalibrated": split_errors({o.name: published_prediction(defaults, o) for o in new}, new),
         "old_to_new_calibrated": split_errors({o.name: published_prediction(on_old, o) for o in new}, new),
         "new_to_old_calibrated": split_errors({o.name: published_prediction(on_new, o) for o in old}, old),
@@ -1572,15 +1589,15 @@ def generalisation(ridge: float) -> dict[str, Any]:
 
 def print_generalisation(title: str, result: dict[str, Any]) -> None:
     print(f"\n== {title} ==")
+    seen, unseen = result["seen"], result["unseen"]
     labels = {
-        "old_to_new_uncalibrated": f"constants set on the {len(RUNS)} runs, on the {len(NEW_RUNS)} unseen (uncalibrated)",
-        "old_to_new_calibrated": f"fitted on the {len(RUNS)} runs, on the {len(NEW_RUNS)} unseen",
-        "new_to_old_calibrated": f"fitted on the {len(NEW_RUNS)} unseen, on the {len(RUNS)} runs",
-        "old_uncalibrated": f"constants set on the {len(RUNS)} runs, on themselves (uncalibrated)",
-        "old_to_new_uncalibrated_measured_longest": f"the same on the {len(NEW_RUNS)} unseen, given each run's measured "
+        "old_to_new_uncalibrated": f"constants set on the {seen} runs, on the {unseen} unseen (uncalibrated)",
+        "old_to_new_calibrated": f"fitted on the {seen} runs, on the {unseen} unseen",
+        "new_to_old_calibrated": f"fitted on the {unseen} unseen, on the {seen} runs",
+        "old_uncalibrated": f"constants set on the {seen} runs, on themselves (uncalibrated)",
+        "old_to_new_uncalibrated_measured_longest": f"the same on the {unseen} unseen, given each run's measured "
         "longest response",
-        "old_uncalibrated_measured_longest": f"the same on the {len(RUNS)} runs, given each run's measured longest "
-        "response",
+        "old_uncalibrated_measured_longest": f"the same on the {seen} runs, given each run's measured longest response",
     }
     for key, label in labels.items():
         r = result[key]
@@ -1643,8 +1660,9 @@ def main() -> None:
     llama_h200 = alternative_gpu("h100-grpo-llama3.2-1b", "H200")
     calibrated = calibrated_h100_check(observations, args.ridge, args.out.parent / "calibration_h100.json")
     with frozen_model():
-        split_frozen = generalisation(args.ridge)
-    split_now = generalisation(args.ridge)
+        split_frozen = generalisation(args.ridge, RUNS, NEW_RUNS)
+    split_now = generalisation(args.ridge, RUNS, NEW_RUNS)
+    split_third = generalisation(args.ridge, RUNS + NEW_RUNS, THIRD_RUNS) if THIRD_RUNS else None
     summary = {
         "head_model_median_abs_error": median_abs(before) if args.head else None,
         "runs": len(RUNS),
@@ -1665,6 +1683,8 @@ def main() -> None:
         "unseen_runs": [r["name"] for r in NEW_RUNS],
         "generalisation_frozen_at_" + FROZEN_REV: split_frozen,
         "generalisation": split_now,
+        "third_runs": [r["name"] for r in THIRD_RUNS],
+        "generalisation_third_frozen_at_" + THIRD_FROZEN_REV: split_third,
         "sources_checked_for_unseen_runs": [{"source": a, "rejected": b} for a, b in SOURCES_CHECKED],
         "fitted_on_all_runs": fit_weights(observations, defaults, args.ridge),
     }
@@ -1692,6 +1712,13 @@ def main() -> None:
           "covering several) checked and rejected (SOURCES_CHECKED says why)")  # fmt: skip
     print_generalisation(f"the model as frozen at {FROZEN_REV}, before the unseen runs were looked at", split_frozen)
     print_generalisation("the model now", split_now)
+    if split_third is not None:
+        print_generalisation(
+            f"the model now (as at {THIRD_FROZEN_REV}: no constant changed since) on the {len(THIRD_RUNS)} runs of the "
+            f"third round, gathered after it was frozen; 'the {len(RUNS) + len(NEW_RUNS)} runs' are the two rounds "
+            "before",
+            split_third,
+        )
     print("calibrated on the H100 runs, the 8-GPU space's job on 8×H100:")
     for key, value in calibrated.items():
         if key != "calibration":

@@ -40,16 +40,34 @@ def dense_params_verl(shape: Shape) -> int:
     return (3 * h * shape.intermediate + h * (q + 2 * kv + q)) * shape.layers + 2 * shape.vocab * h
 
 
-def train_flops(shape: Shape, sequences: float, seq_tokens: float) -> float:
+def critic_params(shape: Shape) -> int:
+    """The N of verl's formula for the value model (verl's critic: the actor's decoder with a head of H × 1).
+
+    verl's 2·V·H stands for all of the actor's vocabulary-sized work per token: the LM head's GEMM, and the fp32
+    log-softmax, log-prob gather and entropy over V logits (and their backward), memory-bound passes of ~4·V bytes
+    each that take as long as the GEMM or longer (the embedding is a lookup, no FLOPs). The value model does none
+    of it, so its N is the decoder's plus its head's H. On the 10 published PPO runs of
+    benchmarks/sim_published.py, counting the critic with the actor's N put its update a median 43% and its value
+    pass 19% too slow while the actor's update and reference pass were +9% and +1%; with its own N, +24% and +4%.
+    """
+    return dense_params_verl(shape) - 2 * shape.vocab * shape.hidden + shape.hidden
+
+
+def flop_params(shape: Shape, critic: bool = False) -> int:
+    """The N of verl's FLOP formula for the actor (and reference) or the critic."""
+    return critic_params(shape) if critic else dense_params_verl(shape)
+
+
+def train_flops(shape: Shape, sequences: float, seq_tokens: float, critic: bool = False) -> float:
     """verl's formula: 6·N·Σtokens + 6·Σ(seqlen²)·head_dim·heads·L (forward + backward)."""
     return (
-        6 * dense_params_verl(shape) * sequences * seq_tokens
+        6 * flop_params(shape, critic) * sequences * seq_tokens
         + 6 * sequences * seq_tokens**2 * shape.head_dim * shape.heads * shape.layers
     )
 
 
-def forward_flops(shape: Shape, sequences: float, seq_tokens: float) -> float:
-    return train_flops(shape, sequences, seq_tokens) / 3
+def forward_flops(shape: Shape, sequences: float, seq_tokens: float, critic: bool = False) -> float:
+    return train_flops(shape, sequences, seq_tokens, critic) / 3
 
 
 def fsdp_collectives(w: Workload, shape: Shape, c: Cluster, param_bytes: int, grad_bytes: int) -> tuple[float, float]:
@@ -117,10 +135,10 @@ def update_features(
     )
     micro = w.mini_batches * micro_per_mini * epochs
     seq = w.seq_tokens if rmpad else w.padded_tokens
-    flops = train_flops(shape, w.responses / w.world, seq) * epochs * (4 / 3 if ckpt else 1)
+    flops = train_flops(shape, w.responses / w.world, seq, critic) * epochs * (4 / 3 if ckpt else 1)
     ag, rs = fsdp_collectives(w, shape, c, param_bytes, grad_bytes)
     out = {
-        **compute_features(flops, micro * 6 * dense_params_verl(shape) * CURVE_TOKENS, c),
+        **compute_features(flops, micro * 6 * flop_params(shape, critic) * CURVE_TOKENS, c),
         "micro_batches": float(micro),
         "micro_layers": float(micro * shape.layers),
         "optimizer_steps": float(w.mini_batches * epochs),
@@ -141,13 +159,14 @@ def forward_features(
     param_bytes: int = 2,
     rmpad: bool = True,
     offload_bytes: float = 0.0,
+    critic: bool = False,
 ) -> dict[str, float]:
     """A forward-only pass over the step's responses (old log-probs, reference, values)."""
     ag, _ = fsdp_collectives(w, shape, c, param_bytes, 4)
     seq = w.seq_tokens if rmpad else w.padded_tokens
-    flops = forward_flops(shape, w.responses / w.world, seq)
+    flops = forward_flops(shape, w.responses / w.world, seq, critic)
     return {
-        **compute_features(flops, micro * 2 * dense_params_verl(shape) * CURVE_TOKENS, c),
+        **compute_features(flops, micro * 2 * flop_params(shape, critic) * CURVE_TOKENS, c),
         "micro_batches": float(micro),
         "micro_layers": float(micro * shape.layers),
         "fsdp_ag_s": micro * ag,
@@ -249,7 +268,7 @@ def phase_features(w: Workload, actor: Shape, c: Cluster, param_bytes: int = 2) 
     features["step"] = {"const": 1.0}
     if w.has_critic:
         features["values"] = forward_features(
-            w, actor, c, w.values_micro, param_bytes, w.critic_rmpad, 4.0 if w.critic_param_offload else 0.0
+            w, actor, c, w.values_micro, param_bytes, w.critic_rmpad, 4.0 if w.critic_param_offload else 0.0, True
         )
         features["update_critic"] = update_features(
             w, actor, c, w.critic_micro_per_mini, w.critic_epochs, param_bytes, 4, critic=True

@@ -93,6 +93,24 @@ def test_train_flops_is_verls_formula():
     assert terms.train_flops(s, 3, 5) == 6 * dense * 15 + 6 * 3 * 25 * 4 * 2 * 2
 
 
+def test_the_critic_has_no_vocabulary_work():
+    """verl's critic is the decoder with a value head (H × 1): none of the 2·V·H the actor's N counts."""
+    s = Shape(hidden=8, intermediate=16, layers=2, heads=2, kv_heads=1, vocab=10, head_dim=4)
+    decoder = (3 * 8 * 16 + 8 * (8 + 4 + 4 + 8)) * 2
+    assert terms.critic_params(s) == decoder + 8
+    attention = 6 * 3 * 25 * 4 * 2 * 2
+    assert terms.train_flops(s, 3, 5, critic=True) == 6 * (decoder + 8) * 15 + attention
+    w, c = workload(), H100
+    qwen = PRESETS["Qwen2.5-0.5B"]
+    values = terms.forward_features(w, qwen, c, 8, critic=True)["flops_s"]
+    ref = terms.forward_features(w, qwen, c, 8)["flops_s"]
+    actor_update = terms.update_features(w, qwen, c, 4, 1)["flops_s"]
+    critic_update = terms.update_features(w, qwen, c, 4, 1, critic=True)["flops_s"]
+    # Qwen2.5-0.5B: the vocabulary is 272M of verl's 630M; the attention term is the same for both models
+    for critic, actor in ((values, ref), (critic_update, actor_update)):
+        assert 0.5 < critic / actor < 0.65
+
+
 def workload(**overrides) -> Workload:
     base = dict(
         world=8, tp=2, prompts=1024, n=1, prompt_tokens=400, response_tokens=500, max_response=1024, mini_batches=4,

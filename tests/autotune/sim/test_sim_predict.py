@@ -53,7 +53,7 @@ def test_the_cli_predicts_every_published_run_as_the_benchmark_does(bench: Any, 
     from autotune.sim.fit import published_prediction
     from autotune.sim.model import default_weights
 
-    for run in bench.RUNS + bench.NEW_RUNS:
+    for run in bench.RUNS + bench.NEW_RUNS + bench.THIRD_RUNS:
         space_file = tmp_path / f"{run['name']}.yaml"
         space_file.write_text(bench.space_text(run))
         cli = cli_trial_phases(space_file, tmp_path / "runs")
@@ -169,10 +169,10 @@ def test_the_split_is_reported_both_ways_with_the_frozen_model_reproduced(bench:
     two_nodes = cluster("H100", 16)
     now = two_nodes.busbw(16)
     with bench.frozen_model():
-        frozen = bench.generalisation(0.3)
+        frozen = bench.generalisation(0.3, bench.RUNS, bench.NEW_RUNS)
         assert two_nodes.busbw(16) == pytest.approx(0.9 * 50e9)
     assert two_nodes.busbw(16) == now > 0.9 * 50e9
-    result = bench.generalisation(0.3)
+    result = bench.generalisation(0.3, bench.RUNS, bench.NEW_RUNS)
     names = {r["name"] for r in bench.NEW_RUNS}
     for split in (frozen, result):
         assert set(split["old_to_new_uncalibrated"]["errors"]) == names
@@ -188,5 +188,13 @@ def test_the_split_is_reported_both_ways_with_the_frozen_model_reproduced(bench:
         frozen["old_to_new_uncalibrated"]["errors"][run]["update_actor"]
         > (result["old_to_new_uncalibrated"]["errors"][run]["update_actor"])
     )
-    # the 8 single-node runs do not cross nodes: their errors are the same under both models
-    assert frozen["old_uncalibrated"]["errors"] == result["old_uncalibrated"]["errors"]
+    # the 8 single-node runs do not cross nodes: their errors are the same under both models but for the critic's
+    # phases, which the frozen model counts with the actor's N (slower)
+    critic = {"values", "update_critic"}
+    for name, now_errors in result["old_uncalibrated"]["errors"].items():
+        then = frozen["old_uncalibrated"]["errors"][name]
+        assert {p: e for p, e in then.items() if p not in critic} == {
+            p: e for p, e in now_errors.items() if p not in critic
+        }
+        for phase in critic & set(now_errors):
+            assert then[phase] > now_errors[phase]
