@@ -852,9 +852,10 @@ changed, while looking at them (the constants were frozen on RUNS first). Same f
 may be medians over several steady steps (its `step` says which)."""
 
 
-THIRD_FROZEN_REV = "581a47d"
-"""The revision whose cost model the third round of runs (THIRD_RUNS) is predicted with: frozen before any of them was
-looked at. No constant, default or term of the model changed after it; a change would need a fourth round to test."""
+THIRD_FROZEN_REV = "023bf29"
+"""The revision whose cost model the third round of runs (THIRD_RUNS) is predicted with, committed before any of them
+was looked at: the last model change (the critic's own N, terms.critic_params) is in it. No constant, default or term
+of the model changed after it; a change would need a fourth round to test."""
 
 THIRD_RUNS: list[dict[str, Any]] = []
 """Runs gathered after THIRD_FROZEN_REV (on 2026-12-03, evening): seen by neither the constants nor the two rounds'
