@@ -64,6 +64,7 @@ import contextlib
 import json
 import math
 import statistics
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -1540,6 +1541,15 @@ def frozen_model() -> Iterator[None]:
         Cluster.busbw, Cluster.strided_busbw, terms.critic_params = saved  # type: ignore[method-assign]
 
 
+def model_changed_since(rev: str) -> bool | None:
+    """Whether the cost model's code (autotune/sim/) differs from `rev`'s; None without git history (an export)."""
+    try:
+        done = subprocess.run(["git", "diff", "--quiet", rev, "--", "autotune/sim"], cwd=ROOT, capture_output=True)
+    except OSError:
+        return None
+    return None if done.returncode not in (0, 1) else done.returncode == 1
+
+
 def split_errors(predictions: dict[str, dict[str, float]], observations: list[Observation]) -> dict[str, Any]:
     """Per run and phase signed errors of `predictions` (run name -> published phase -> seconds), and their
     summaries: the median |error| over all timings and per phase, and the largest |generation error|."""
@@ -1686,6 +1696,7 @@ def main() -> None:
         "generalisation": split_now,
         "third_runs": [r["name"] for r in THIRD_RUNS],
         "generalisation_third_frozen_at_" + THIRD_FROZEN_REV: split_third,
+        "model_changed_since_" + THIRD_FROZEN_REV: model_changed_since(THIRD_FROZEN_REV),
         "sources_checked_for_unseen_runs": [{"source": a, "rejected": b} for a, b in SOURCES_CHECKED],
         "fitted_on_all_runs": fit_weights(observations, defaults, args.ridge),
     }
@@ -1714,10 +1725,11 @@ def main() -> None:
     print_generalisation(f"the model as frozen at {FROZEN_REV}, before the unseen runs were looked at", split_frozen)
     print_generalisation("the model now", split_now)
     if split_third is not None:
+        changed = summary["model_changed_since_" + THIRD_FROZEN_REV]
+        state = {False: "unchanged since", True: "CHANGED since", None: "not checkable against"}[changed]
         print_generalisation(
-            f"the model now (as at {THIRD_FROZEN_REV}: no constant changed since) on the {len(THIRD_RUNS)} runs of the "
-            f"third round, gathered after it was frozen; 'the {len(RUNS) + len(NEW_RUNS)} runs' are the two rounds "
-            "before",
+            f"the model now ({state} {THIRD_FROZEN_REV}, where it was frozen) on the {len(THIRD_RUNS)} runs of the third "
+            f"round, gathered after it; 'the {len(RUNS) + len(NEW_RUNS)} runs' are the two rounds before",
             split_third,
         )
     print("calibrated on the H100 runs, the 8-GPU space's job on 8×H100:")
