@@ -195,6 +195,78 @@ FILE_LISTS = ("data.train_files", "data.val_files")
 """Keys whose default is one path but that take a list of paths too (verl's dataset reads either)."""
 
 
+CONFIG_CLASS_DIRS = ("workers/config", "trainer/config", "utils/profiler")
+"""Where verl 0.9 declares the dataclasses its YAML nodes name in `_target_`."""
+
+
+@cache
+def _dataclass_fields() -> dict[str, tuple[tuple[str, ...], dict[str, str]]]:
+    """verl's config dataclasses, read from source without importing verl: class name -> (base names, {field:
+    annotation as written})."""
+    import ast
+
+    root = config_dir().parent.parent
+    classes: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {}
+    for folder in CONFIG_CLASS_DIRS:
+        for path in sorted((root / folder).glob("*.py")):
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                if not isinstance(node, ast.ClassDef):
+                    continue
+                fields = {
+                    item.target.id: ast.unparse(item.annotation)
+                    for item in node.body
+                    if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+                }
+                bases = tuple(ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases)
+                classes.setdefault(node.name, (bases, fields))
+    return classes
+
+
+def _annotation(cls: str, field: str, seen: frozenset[str] = frozenset()) -> str | None:
+    """A field's annotation on a verl config class or the nearest base that declares it."""
+    classes = _dataclass_fields()
+    if cls not in classes or cls in seen:
+        return None
+    bases, fields = classes[cls]
+    if field in fields:
+        return fields[field]
+    for base in bases:
+        found = _annotation(base, field, seen | {cls})
+        if found is not None:
+            return found
+    return None
+
+
+@cache
+def float_keys() -> frozenset[str]:
+    """Keys whose YAML default is written as an integer (`entropy_coeff: 0`, `rollout.top_p: 1`) but that verl's
+    dataclass declares a float: a value like 0.001 is valid there, though the default's type says int."""
+    from omegaconf import OmegaConf
+
+    flat = _flatten_tree(OmegaConf.to_container(compose([]), resolve=False))
+    out = set()
+    for key, value in flat.items():
+        if not isinstance(value, int) or isinstance(value, bool) or "." not in key:
+            continue
+        parent, field = key.rsplit(".", 1)
+        target = flat.get(f"{parent}._target_")
+        if not isinstance(target, str):
+            continue
+        annotation = _annotation(target.rsplit(".", 1)[-1], field)
+        if annotation is not None and "float" in annotation:
+            out.add(key)
+    return frozenset(out)
+
+
+def _flatten_tree(node: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(node, dict) and node:
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            out.update(_flatten_tree(value, f"{prefix}{key}."))
+        return out
+    return {prefix[:-1]: node}
+
+
 def check_types(cfg: Any, flat: dict[str, Any]) -> list[str]:
     """Keys whose value's type differs from verl's default (bool vs number vs string vs list)."""
     from omegaconf import OmegaConf
@@ -213,7 +285,9 @@ def check_types(cfg: Any, flat: dict[str, Any]) -> list[str]:
             isinstance(default, (int, float)) and not isinstance(default, bool) and not isinstance(value, (int, float))
         ):
             problems.append(f"`{key}`: verl expects a number, got {value!r}")
-        elif isinstance(default, int) and isinstance(value, float) and not value.is_integer():
+        elif (
+            isinstance(default, int) and isinstance(value, float) and not value.is_integer() and key not in float_keys()
+        ):
             problems.append(f"`{key}`: verl expects an integer, got {value!r}; round it")
         elif (
             isinstance(default, str)

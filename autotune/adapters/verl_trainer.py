@@ -288,9 +288,12 @@ class VerlAdapter(TrainerAdapter):
         self.command: list[str] = command or [sys.executable, "-m", "verl.trainer.main_ppo"]
 
     def keys(self) -> dict[str, KeyInfo]:
+        from autotune.adapters.verl_config import float_keys
+
         raw, resolved = verl_tree()
+        floats = float_keys()
         return {
-            k: KeyInfo(k, Any if k in FILE_LISTS else _key_type(v), resolved.get(k))
+            k: KeyInfo(k, Any if k in FILE_LISTS else float if k in floats else _key_type(v), resolved.get(k))
             for k, v in raw.items()
             if not k.endswith("._target_")
         }

@@ -180,6 +180,23 @@ def test_a_misspelled_key_fails_before_launch_with_verls_message(tmp_path):
         load_space(str(bad))
 
 
+def test_float_knobs_whose_yaml_default_is_a_whole_number_take_fractions():
+    """verl's YAML writes `entropy_coeff: 0` and `rollout.top_p: 1` while its dataclasses declare floats: 0.001 and
+    0.9 are valid there (verl's examples set them), unlike a fraction for an integer key. The space loader checks
+    `base:` and `params:` values with these key types."""
+    from autotune.adapters.verl_config import check_types, defaults_config
+    from verl_keys.keys import coerce
+
+    keys = get_adapter("verl").keys()
+    for key, value in (("actor_rollout_ref.actor.entropy_coeff", 0.001), ("actor_rollout_ref.rollout.top_p", 0.9)):
+        assert coerce(value, keys[key].type) == value
+        assert check_types(defaults_config(), {key: value}) == []
+    micro = "actor_rollout_ref.actor.ppo_mini_batch_size"
+    with pytest.raises(TypeError, match="must be an integer"):
+        coerce(2.5, keys[micro].type)
+    assert check_types(defaults_config(), {micro: 2.5}) == [f"`{micro}`: verl expects an integer, got 2.5; round it"]
+
+
 def test_home_paths_are_expanded_or_rejected(tmp_path):
     adapter = get_adapter("verl")
     flat = {
