@@ -49,11 +49,12 @@ COMM_PHASE = {
 
 
 STATED_ERROR = (
-    "median |error| per phase 19% uncalibrated, 13% leave-one-out calibrated, on the 8 published verl runs its "
-    "constants were set on (benchmarks/sim_published.py); 22% on 10 published runs it never saw (PPO on H100, A100, "
-    "L40S, RTX 4090; GRPO on H100, H20, H200), but generation predicted up to 2.2x too slow when responses are much "
-    "shorter-tailed than the mean suggests (31% at worst given the measured longest response, sim.response_max), "
-    "and the training phases of verl 2026 on H200 2-7x optimistic"
+    "median |error| per phase 17% uncalibrated, 13% leave-one-out calibrated, on the 8 published verl runs its "
+    "constants were set on (benchmarks/sim_published.py); on runs it never saw, 22% on 10 (PPO on H100, A100, L40S, "
+    "RTX 4090; GRPO on H100, H20, H200) and 23% on 7 more (GRPO of verl 0.7-2026 on H20, A100, A800; 44% counting "
+    "each configuration once); generation up to 2.2x too slow when responses are much shorter-tailed than the mean "
+    "suggests (sim.response_max helps) and up to 1.7x on long responses with vLLM 0.24; the small-batch training "
+    "passes of verl 0.7 and later 2-10x optimistic"
 )
 """What the model's predictions are worth, as `benchmarks/sim_published.py` measures it (the report quotes it)."""
 
