@@ -243,7 +243,7 @@ def float_keys() -> frozenset[str]:
     dataclass declares a float: a value like 0.001 is valid there, though the default's type says int."""
     from omegaconf import OmegaConf
 
-    flat = _flatten_tree(OmegaConf.to_container(compose([]), resolve=False))
+    flat = flatten_tree(OmegaConf.to_container(compose([]), resolve=False))
     out = set()
     for key, value in flat.items():
         if not isinstance(value, int) or isinstance(value, bool) or "." not in key:
@@ -258,11 +258,12 @@ def float_keys() -> frozenset[str]:
     return frozenset(out)
 
 
-def _flatten_tree(node: Any, prefix: str = "") -> dict[str, Any]:
+def flatten_tree(node: Any, prefix: str = "") -> dict[str, Any]:
+    """A nested config as {dotted key: value}; empty mappings are leaves."""
     if isinstance(node, dict) and node:
         out: dict[str, Any] = {}
         for key, value in node.items():
-            out.update(_flatten_tree(value, f"{prefix}{key}."))
+            out.update(flatten_tree(value, f"{prefix}{key}."))
         return out
     return {prefix[:-1]: node}
 

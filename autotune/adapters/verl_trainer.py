@@ -46,7 +46,7 @@ from autotune.adapters.base import (
     crash_detail,
     register,
 )
-from autotune.adapters.verl_config import ENV_PREFIX, FILE_LISTS, hydra_value, overrides
+from autotune.adapters.verl_config import ENV_PREFIX, FILE_LISTS, flatten_tree, hydra_value, overrides
 from autotune.adapters.verl_console import ConsoleParser
 
 VERL_PREFIXES = (
@@ -143,16 +143,6 @@ def version_metrics(version: str | None = None) -> VersionMetrics:
     return METRICS_BY_VERSION["0.9" if major_minor >= (0, 9) else "0.8"]
 
 
-def _flatten(node: Any, prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if isinstance(node, dict) and node:
-        for key, value in node.items():
-            out.update(_flatten(value, f"{prefix}{key}."))
-    else:
-        out[prefix[:-1]] = node
-    return out
-
-
 @cache
 def verl_tree() -> tuple[dict[str, Any], dict[str, Any]]:
     """(raw values with interpolations, resolved values) of verl's default ppo_trainer config."""
@@ -164,9 +154,9 @@ def verl_tree() -> tuple[dict[str, Any], dict[str, Any]]:
     from autotune.adapters.verl_config import compose
 
     cfg = compose([])
-    raw = _flatten(OmegaConf.to_container(cfg, resolve=False))
+    raw = flatten_tree(OmegaConf.to_container(cfg, resolve=False))
     try:
-        resolved = _flatten(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=False))
+        resolved = flatten_tree(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=False))
     except Exception:  # an interpolation that needs runtime context: keep what resolves
         resolved = {}
         for key in raw:
@@ -201,7 +191,7 @@ def resolved_config(keys: dict[str, Any]) -> dict[str, Any]:
         if len(_DERIVED) > 1024:
             _DERIVED.clear()
         _DERIVED[signature] = derived
-    out = {**verl_tree()[1], **derived, **(_flatten(keys) if keys else {})}
+    out = {**verl_tree()[1], **derived, **(flatten_tree(keys) if keys else {})}
     return {k: v for k, v in out.items() if v is not _ABSENT}
 
 
@@ -253,10 +243,10 @@ def resolved_exactly(keys: dict[str, Any]) -> dict[str, Any]:
     for key, value in keys.items():
         OmegaConf.update(cfg, key, value, merge=False, force_add=True)
     try:
-        return _flatten(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=False))
+        return flatten_tree(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=False))
     except Exception:  # an interpolation that needs runtime context: resolve key by key, keep what resolves
         out: dict[str, Any] = {}
-        for key in _flatten(OmegaConf.to_container(cfg, resolve=False)):
+        for key in flatten_tree(OmegaConf.to_container(cfg, resolve=False)):
             try:
                 value = OmegaConf.select(cfg, key, throw_on_missing=False)
             except Exception:

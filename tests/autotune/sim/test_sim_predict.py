@@ -91,8 +91,8 @@ def test_a_space_that_leaves_verl_to_derive_keys_predicts_what_verl_would_run(be
 def test_resolved_config_is_what_composing_verl_with_the_keys_gives() -> None:
     from omegaconf import OmegaConf
 
-    from autotune.adapters.verl_config import compose, overrides
-    from autotune.adapters.verl_trainer import _flatten, resolved_config, resolved_exactly
+    from autotune.adapters.verl_config import compose, flatten_tree, overrides
+    from autotune.adapters.verl_trainer import resolved_config, resolved_exactly
 
     keys = {
         "actor_rollout_ref.actor.use_dynamic_bsz": True,
@@ -103,7 +103,7 @@ def test_resolved_config_is_what_composing_verl_with_the_keys_gives() -> None:
         "data.max_response_length": 2048,
     }
     ours = resolved_config(keys)
-    assert ours == resolved_exactly(keys) == _flatten(OmegaConf.to_container(compose(overrides(keys)), resolve=True))
+    assert ours == resolved_exactly(keys) == flatten_tree(OmegaConf.to_container(compose(overrides(keys)), resolve=True))
     assert ours["actor_rollout_ref.rollout.log_prob_use_dynamic_bsz"] is True
     assert ours["actor_rollout_ref.ref.log_prob_use_dynamic_bsz"] is False
     assert ours["actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu"] == 12000
