@@ -54,7 +54,7 @@ STATED_ERROR = (
     "RTX 4090; GRPO on H100, H20, H200) and 23% on 7 more (GRPO of verl 0.7-2026 on H20, A100, A800; 44% counting "
     "each configuration once); generation up to 2.2x too slow when responses are much shorter-tailed than the mean "
     "suggests (sim.response_max helps) and up to 1.7x on long responses with vLLM 0.24; the small-batch training "
-    "passes of verl 0.7 and later 2-10x optimistic"
+    "passes of verl 0.7 and later 2-11x optimistic"
 )
 """What the model's predictions are worth, as `benchmarks/sim_published.py` measures it (the report quotes it)."""
 
