@@ -103,7 +103,9 @@ def test_resolved_config_is_what_composing_verl_with_the_keys_gives() -> None:
         "data.max_response_length": 2048,
     }
     ours = resolved_config(keys)
-    assert ours == resolved_exactly(keys) == flatten_tree(OmegaConf.to_container(compose(overrides(keys)), resolve=True))
+    assert (
+        ours == resolved_exactly(keys) == flatten_tree(OmegaConf.to_container(compose(overrides(keys)), resolve=True))
+    )
     assert ours["actor_rollout_ref.rollout.log_prob_use_dynamic_bsz"] is True
     assert ours["actor_rollout_ref.ref.log_prob_use_dynamic_bsz"] is False
     assert ours["actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu"] == 12000
