@@ -46,7 +46,7 @@ from autotune.adapters.base import (
     crash_detail,
     register,
 )
-from autotune.adapters.verl_config import ENV_PREFIX, FILE_LISTS, flatten_tree, hydra_value, overrides
+from autotune.adapters.verl_config import ENV_PREFIX, FILE_LISTS, flatten_tree, float_keys, hydra_value, overrides
 from autotune.adapters.verl_console import ConsoleParser
 
 VERL_PREFIXES = (
@@ -278,8 +278,6 @@ class VerlAdapter(TrainerAdapter):
         self.command: list[str] = command or [sys.executable, "-m", "verl.trainer.main_ppo"]
 
     def keys(self) -> dict[str, KeyInfo]:
-        from autotune.adapters.verl_config import float_keys
-
         raw, resolved = verl_tree()
         floats = float_keys()
         return {
