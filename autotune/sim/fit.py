@@ -27,7 +27,7 @@ GROUPS = {
     "prefill_flops_s": "compute", "decode_flops_s": "compute", "decode_weights_s": "compute", "decode_kv_s": "compute",
     "step_overhead_s": "overhead", "sequence_overhead_s": "overhead", "micro_batches": "overhead",
     "micro_layers": "overhead",
-    "optimizer_steps": "overhead", "sync_tensors": "overhead", "const": "overhead",
+    "optimizer_steps": "overhead", "sync_tensors": "overhead", "const": "overhead", "calls": "overhead",
     "fsdp_ag_fwd_s": "transfer", "fsdp_ag_fwd_prefetch_s": "transfer", "fsdp_ag_bwd_s": "transfer", "fsdp_rs_s": "transfer",
     "fsdp_ag_s": "transfer", "tp_allreduce_s": "transfer", "offload_s": "transfer", "optimizer_s": "transfer",
     "sync_gather_s": "transfer", "sync_load_s": "transfer", "reshard_bytes_s": "transfer", "reshard_tensors": "overhead",

@@ -48,6 +48,8 @@ class Device:
     pcie_bytes_per_s: float = 64e9
     """Host link per direction (offloaded parameters and optimizer state cross it)."""
     source: str = ""
+    gemm_efficiency: float = MATMUL_EFFICIENCY
+    """Share of `peak_flops` large bf16 GEMMs sustain on this device (MATMUL_EFFICIENCY unless measured otherwise)."""
 
     def __post_init__(self) -> None:
         for name in ("peak_flops", "hbm_bytes_per_s", "memory_bytes", "nvlink_bytes_per_s", "pcie_bytes_per_s"):
@@ -55,10 +57,29 @@ class Device:
                 raise ValueError(f"device {self.name!r}: {name} must be > 0, got {getattr(self, name)!r}")
         if not 0 < self.busbw_fraction <= 1:
             raise ValueError(f"device {self.name!r}: busbw_fraction must be in (0, 1], got {self.busbw_fraction!r}")
+        if not 0 < self.gemm_efficiency <= 1:
+            raise ValueError(f"device {self.name!r}: gemm_efficiency must be in (0, 1], got {self.gemm_efficiency!r}")
 
     @property
     def busbw(self) -> float:
         return self.nvlink_bytes_per_s * self.busbw_fraction
+
+    @property
+    def gemm_peak_flops(self) -> float:
+        """The rate the cost model's FLOP features divide by: the peak, scaled so that the default weight
+        (1 / MATMUL_EFFICIENCY) gives this device's GEMM rate, peak × gemm_efficiency (the peak itself on every
+        device whose gemm_efficiency is the default)."""
+        return self.peak_flops * self.gemm_efficiency / MATMUL_EFFICIENCY
+
+
+H20_GEMM_EFFICIENCY = 1.0
+"""The H20 sustains its whole 148 TFLOP/s in training GEMMs: a Hopper die whose tensor throughput is capped far
+below what its SMs, clocks and 4.0 TB/s of HBM would feed (an H100 reaches 85% of 989), so the cap, not the kernel,
+bounds a large GEMM. Evidence (benchmarks/sim_published.py): every training phase of the four published H20
+configurations (verl 2025-2026, Qwen2-7B, Qwen2.5-3B, Qwen3-8B, 4 and 8 GPUs) came out 11-31% slower at 85% of 148
+(median +21% over 14 timings, compute-bound: the FLOP terms are 80-90% of each phase) while the same terms sat
+within a few percent on H100/H800 runs; at 100% the median is near zero. One multiplier for the device, not one per
+run."""
 
 
 def _gpu(name: str, tflops: float, hbm_tb: float, gib: float, link_gb: float, pcie_gb: float, **kw: Any) -> Device:
@@ -70,7 +91,9 @@ DEVICES = {
     "H100-NVL": _gpu("H100 NVL", 835, 3.9, 94, 300, 64, source="NVIDIA H100 page (NVL: 94 GB, 3.9 TB/s, bridge)"),
     "H800": _gpu("H800 SXM", 989, 3.35, 80, 200, 64, source="NVIDIA spec; NVLink 400 GB/s bidirectional"),
     "H200": _gpu("H200 SXM", 989, 4.8, 141, 450, 64, source="NVIDIA H200 page"),
-    "H20": _gpu("H20", 148, 4.0, 96, 450, 64, source="verl flops_counter (148e12); reported HGX H20 figures"),
+    "H20": _gpu(
+        "H20", 148, 4.0, 96, 450, 64, gemm_efficiency=H20_GEMM_EFFICIENCY, source="verl flops_counter; HGX H20"
+    ),
     "A100": _gpu("A100 SXM 80GB", 312, 2.039, 80, 300, 32, busbw_fraction=0.77, source="NVIDIA A100 page"),
     "A800": _gpu("A800 SXM 80GB", 312, 2.039, 80, 200, 32, busbw_fraction=0.77, source="NVIDIA A800 datasheet"),
     "L40S": _gpu("L40S", 362, 0.864, 48, 32, 32, busbw_fraction=0.7, source="NVIDIA L40S datasheet (PCIe only)"),
@@ -86,13 +109,15 @@ _FILE_FIELDS = {
     "link_gb_s": ("nvlink_bytes_per_s", 1e9),
     "pcie_gb_s": ("pcie_bytes_per_s", 1e9),
     "busbw_fraction": ("busbw_fraction", 1.0),
+    "gemm_efficiency": ("gemm_efficiency", 1.0),
     "source": ("source", 1.0),
 }
 _REQUIRED = ("peak_tflops", "hbm_tb_s", "memory_gib", "link_gb_s")
 
 
 def device_from_file(path: str | Path) -> Device:
-    """A user device file (YAML): peak_tflops, hbm_tb_s, memory_gib, link_gb_s (+ pcie_gb_s, busbw_fraction, name)."""
+    """A user device file (YAML): peak_tflops, hbm_tb_s, memory_gib, link_gb_s (+ pcie_gb_s, busbw_fraction,
+    gemm_efficiency, name)."""
     p = Path(path)
     try:
         raw = yaml.safe_load(p.read_text())

@@ -31,7 +31,15 @@ from typing import Any
 
 from autotune.sim.hardware import GIB, MATMUL_EFFICIENCY, Cluster
 from autotune.sim.rollout import rollout_plan
-from autotune.sim.terms import COMM_FEATURES, Memory, memory, phase_features, train_flops
+from autotune.sim.terms import (
+    COMM_FEATURES,
+    ENGINE_WORKER_FORWARD_CALL,
+    ENGINE_WORKER_UPDATE_CALL,
+    Memory,
+    memory,
+    phase_features,
+    train_flops,
+)
 from autotune.sim.workload import Shape, Workload, workload
 
 PHASE_METRICS = (
@@ -63,7 +71,7 @@ def default_weights() -> dict[str, dict[str, float]]:
     """Dimensionless (or seconds-per-count) weights, the same for every model and device."""
     flops = 1 / MATMUL_EFFICIENCY
     forward = {"flops_s": flops, "memory_s": 1.0, "curve_s": 1.0, "micro_batches": 0.005, "micro_layers": 1.5e-3,
-               "fsdp_ag_s": 0.3, "offload_s": 1 / 0.8}  # fmt: skip
+               "fsdp_ag_s": 0.3, "offload_s": 1 / 0.8, "calls": ENGINE_WORKER_FORWARD_CALL}  # fmt: skip
     update = {
         "flops_s": flops,
         "memory_s": 1.0,
@@ -77,6 +85,7 @@ def default_weights() -> dict[str, dict[str, float]]:
         "fsdp_rs_s": 0.25,
         "optimizer_s": 1.0,
         "offload_s": 1 / 0.8,
+        "calls": ENGINE_WORKER_UPDATE_CALL,
     }
     return {
         "gen": {
@@ -148,6 +157,8 @@ class CostModel:
     source: str = "defaults from public figures"
     vllm_version: str | None = None
     """The rollout's vLLM version when known (a log says it); None = a current one (0.6 or later)."""
+    verl_version: str | None = None
+    """verl's version when known; None = a current one (0.7 or later, whose training calls carry a fixed cost)."""
 
     def __post_init__(self) -> None:
         merged = default_weights()
@@ -159,7 +170,8 @@ class CostModel:
         self, flat: dict[str, Any], env: dict[str, str], world: int
     ) -> tuple[Workload, dict[str, dict[str, float]]]:
         w = workload(flat, env, world, self.prompt_tokens, self.response_tokens, response_spread=self.response_spread,
-                     vllm_version=self.vllm_version, response_max=self.response_max)  # fmt: skip
+                     vllm_version=self.vllm_version, response_max=self.response_max,
+                     verl_version=self.verl_version)  # fmt: skip
         return w, phase_features(w, self.shape, self.cluster, self.param_bytes)
 
     def predict(self, flat: dict[str, Any], env: dict[str, str], world: int) -> Prediction:

@@ -103,7 +103,7 @@ def rollout_plan(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int = 2) ->
 def generation_features(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int = 2) -> dict[str, float]:
     """Rollout seconds by cause (the weights of model.py scale each; defaults are 1/efficiency)."""
     plan = rollout_plan(w, shape, c, dtype_bytes)
-    peak = c.device.peak_flops
+    peak = c.device.gemm_peak_flops
     dense = 2 * shape.params / w.tp
     generated = plan.sequences * w.response_tokens
     # KV read: token t of a response reads the prompt and t earlier tokens; E[L²] = mean² + spread²

@@ -114,6 +114,7 @@ class CostModelFidelity(Fidelity):
             response_max=stated.get("response_max"),
             source=cal.get("source", "defaults from public figures"),
             vllm_version=self.sim.vllm_version if self.sim is not None else None,
+            verl_version=self.sim.verl_version if self.sim is not None else None,
         )
 
     def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> RunResult:

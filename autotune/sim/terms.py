@@ -102,10 +102,30 @@ def compute_features(flops: float, curve_flops: float, c: Cluster) -> dict[str, 
     """GEMM seconds at peak, the non-GEMM work at HBM rate, and the per-micro-batch curve term (both rates)."""
     d = c.device
     return {
-        "flops_s": flops / d.peak_flops,
+        "flops_s": flops / d.gemm_peak_flops,
         "memory_s": flops * BYTES_PER_FLOP / d.hbm_bytes_per_s,
-        "curve_s": curve_flops * (1 / (MATMUL_EFFICIENCY * d.peak_flops) + BYTES_PER_FLOP / d.hbm_bytes_per_s),
+        "curve_s": curve_flops * (1 / (MATMUL_EFFICIENCY * d.gemm_peak_flops) + BYTES_PER_FLOP / d.hbm_bytes_per_s),
     }
+
+
+ENGINE_WORKER_FORWARD_CALL = 0.6
+"""Seconds each forward-only pass (old log-probs, reference, values) costs beyond its compute in verl 0.7 and
+later, whatever its size: its training calls go through the engine workers (a TensorDict per call, converted to and
+from the no-padding layout, dispatched to and gathered from every rank through Ray, the model switched into eval
+mode and resharded after). Evidence (benchmarks/sim_published.py): on the six published configurations of verl
+0.7-2026 the passes took 0.4-1.1 s more than compute accounts for (3.2-4.6 s on a 4-H200 fork with a 36-98k-token
+budget), median over configurations ~0.6 s, however small the batch (64 responses of a 0.5B model: 1.19 s measured
+for 0.10 s of compute); none of the 18 runs of verl 0.1-0.5 shows such a floor."""
+ENGINE_WORKER_UPDATE_CALL = 2.3
+"""The same for each update call (actor or critic) in verl 0.7 and later: the median over the same configurations
+of what the updates took beyond their compute (2.1-2.9 s; 3.0-4.5 s on the H200 fork; ~0 on the compute-bound
+Qwen3-8B H20 runs once the H20's GEMM rate is right), train mode, zero_grad and the loss and metric gathering
+around the micro-batches."""
+
+
+def call_features(w: Workload) -> dict[str, float]:
+    """One training call's fixed cost in verl 0.7+ (weights ENGINE_WORKER_FORWARD_CALL / _UPDATE_CALL)."""
+    return {"calls": 1.0 if w.engine_workers else 0.0}
 
 
 def offload_seconds(shape: Shape, c: Cluster, group: int, bytes_per_param: float) -> float:
@@ -146,6 +166,7 @@ def update_features(
         "fsdp_rs_s": micro * rs,
         "optimizer_s": 16 * shape.params / w.fsdp_group / c.device.hbm_bytes_per_s * w.mini_batches * epochs,
         "offload_s": offload_seconds(shape, c, w.fsdp_group, (4 if p_off else 0) + (8 if o_off else 0)),
+        **call_features(w),
     }
     out["fsdp_ag_fwd_prefetch_s" if w.forward_prefetch else "fsdp_ag_fwd_s"] = micro * ag
     return out
@@ -171,6 +192,7 @@ def forward_features(
         "micro_layers": float(micro * shape.layers),
         "fsdp_ag_s": micro * ag,
         "offload_s": offload_seconds(shape, c, w.fsdp_group, offload_bytes),
+        **call_features(w),
     }
 
 

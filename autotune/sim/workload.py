@@ -160,6 +160,8 @@ class Workload:
     """vLLM before 0.6 (older verl's forks of 0.3-0.5): the V0 engine before 0.6's CPU-overhead work."""
     engine: str = "verl"
     """'verl' syncs weights into the rollout server (update_weights); 'builtin' reshards with this project's engine."""
+    engine_workers: bool = False
+    """verl 0.7 or later: every training call goes through its engine workers (terms.ENGINE_WORKER_CALL)."""
 
     @property
     def responses(self) -> int:
@@ -209,14 +211,24 @@ def spread_from_longest(mean: float, longest: float, count: int) -> float:
     return max(0.0, (longest - mean) / math.sqrt(2 * math.log(count)))
 
 
-def legacy_vllm(version: str) -> bool:
-    """Whether a vLLM version string ("0.5.4", "0.6.3", "0.8.5.post1") is older than 0.6."""
+def _older_than(version: str, release: tuple[int, int], what: str, example: str) -> bool:
     parts = version.strip().split(".")
     try:
         major, minor = int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
     except ValueError:
-        raise ValueError(f"vllm_version {version!r}: expected a version like '0.5.4' or '0.8.5'") from None
-    return (major, minor) < (0, 6)
+        raise ValueError(f"{what} {version!r}: expected a version like {example}") from None
+    return (major, minor) < release
+
+
+def legacy_vllm(version: str) -> bool:
+    """Whether a vLLM version string ("0.5.4", "0.6.3", "0.8.5.post1") is older than 0.6."""
+    return _older_than(version, (0, 6), "vllm_version", "'0.5.4' or '0.8.5'")
+
+
+def verl_engine_workers(version: str | None) -> bool:
+    """Whether verl of this version ("0.5.0", "0.7.1"; None = a current one) runs its training calls through the
+    engine workers of verl 0.7 (January 2026) and later."""
+    return version is None or not _older_than(version, (0, 7), "verl_version", "'0.5.0' or '0.7.1'")
 
 
 class _Recorder(dict):  # type: ignore[type-arg]
@@ -270,6 +282,7 @@ def workload(
     response_spread: float | None = None,
     vllm_version: str | None = None,
     response_max: float | None = None,
+    verl_version: str | None = None,
 ) -> Workload:
     """Counts from a resolved verl config; token lengths measured (or stated in the space's `sim:`), or a fraction
     of the limits."""
@@ -305,6 +318,7 @@ def workload(
         max_prompt=max_prompt,
         has_ref=builtin or algorithm_kl,
         engine="builtin" if builtin else "verl",
+        engine_workers=not builtin and verl_engine_workers(verl_version),
     )
 
 

@@ -7,6 +7,7 @@
       response_spread: 190      # optional, instead of response_max: standard deviation of response lengths
       gpu: H100                 # optional: preset or device file; `--gpu` on the command line overrides it
       vllm_version: 0.5.4       # optional: the rollout's vLLM when older than 0.6 (default: a current one)
+      verl_version: 0.5.0       # optional: verl when older than 0.7 (default: a current one, 0.7 or later)
 
 A synchronous rollout lasts until the longest response of the batch ends, and training time follows the
 tokens actually generated, so the expected lengths matter more than the limits (`data.max_*_length`).
@@ -40,6 +41,9 @@ class SimSettings:
     vllm_version: str | None = None
     """The rollout's vLLM version ("0.5.4"); before 0.6 its engine costs about twice as much per decode step.
     Default: a current vLLM (0.6 or later)."""
+    verl_version: str | None = None
+    """verl's version ("0.5.0"); from 0.7 on every training call carries a fixed cost (its engine workers).
+    Default: a current verl (0.7 or later)."""
 
     def __post_init__(self) -> None:
         for name in ("prompt_tokens", "response_tokens"):
@@ -74,12 +78,15 @@ class SimSettings:
             raise ValueError(
                 f"`sim.gpu` must be a GPU preset name or a device file path, got {self.gpu!r}; e.g. `gpu: H100`"
             )
-        version = self.vllm_version
-        if version is not None and not (isinstance(version, str) and re.fullmatch(r"\d+\.\d+(\.[\w.+]+)?", version)):
-            raise ValueError(
-                f"`sim.vllm_version` must be a quoted version like '0.5.4' or '0.8.5', got {version!r}; "
-                "e.g. `vllm_version: '0.5.4'`"
-            )
+        for name, example in (("vllm_version", "'0.5.4' or '0.8.5'"), ("verl_version", "'0.5.0' or '0.7.1'")):
+            version = getattr(self, name)
+            if version is not None and not (
+                isinstance(version, str) and re.fullmatch(r"\d+\.\d+(\.[\w.+]+)?", version)
+            ):
+                raise ValueError(
+                    f"`sim.{name}` must be a quoted version like {example}, got {version!r}; "
+                    f"e.g. `{name}: {example.split(' or ')[0]}`"
+                )
 
     def lengths(self) -> dict[str, float | None]:
         """Keyword arguments for the cost model."""
@@ -101,9 +108,18 @@ def parse_sim_section(raw: Any) -> SimSettings:
         return SimSettings()
     if not isinstance(raw, dict):
         raise ValueError(
-            f"`sim` must be a mapping (prompt_tokens, response_tokens, response_max, response_spread, gpu, vllm_version), got {raw!r}"
+            "`sim` must be a mapping (prompt_tokens, response_tokens, response_max, response_spread, gpu, vllm_version, "
+            f"verl_version), got {raw!r}"
         )
-    known = {"prompt_tokens", "response_tokens", "response_max", "response_spread", "gpu", "vllm_version"}
+    known = {
+        "prompt_tokens",
+        "response_tokens",
+        "response_max",
+        "response_spread",
+        "gpu",
+        "vllm_version",
+        "verl_version",
+    }
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ValueError(f"unknown setting(s) `sim.{'`, `sim.'.join(unknown)}` (known: {', '.join(sorted(known))})")
