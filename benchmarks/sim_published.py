@@ -74,7 +74,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -1148,6 +1148,13 @@ two rounds' error analysis. Seven runs of four configurations: Qwen3-8B GRPO on 
 A100/A800 80GB."""
 
 
+FOURTH_FROZEN_REV = "9314143"
+"""The revision whose cost model the fourth round of runs (FOURTH_RUNS) is predicted with, committed before any of
+them was looked at: the fixed cost per training call of verl 0.7+ (terms.ENGINE_WORKER_*) and the H20's GEMM rate
+(hardware.H20_GEMM_EFFICIENCY), both set on the three rounds before, are in it."""
+
+FOURTH_RUNS: list[dict[str, Any]] = []
+
 for _run in RUNS + NEW_RUNS:
     # Every run of the first two rounds but the H200 fork's is of verl 0.1-0.5 (December 2024 to July 2025): their logs
     # time the weight sync inside `gen`, which verl stopped doing before 0.7. "0.5" stands for "before 0.7", which is
@@ -1898,9 +1905,30 @@ def _strided_busbw_at_frozen_rev(self: Any, group: int, stride: int) -> float:
 
 
 @contextlib.contextmanager
+def third_frozen_model() -> Iterator[None]:
+    """The cost model as it stood at THIRD_FROZEN_REV, where the third round was frozen: no fixed cost per training
+    call of verl 0.7+ (terms.call_features) and the H20's GEMMs at the default efficiency (both set after the third
+    round was seen, FOURTH_FROZEN_REV)."""
+    from dataclasses import replace
+
+    from autotune.sim import hardware, terms
+
+    saved = terms.call_features, hardware.DEVICES["H20"]
+    terms.call_features = lambda w: {"calls": 0.0}
+    hardware.DEVICES["H20"] = replace(saved[1], gemm_efficiency=hardware.MATMUL_EFFICIENCY)
+    _LOADED.clear()
+    try:
+        yield
+    finally:
+        terms.call_features, hardware.DEVICES["H20"] = saved
+        _LOADED.clear()
+
+
+@contextlib.contextmanager
 def frozen_model() -> Iterator[None]:
     """The cost model as it stood at FROZEN_REV (before anything was changed for the unseen runs): one NIC's rate
-    across nodes, and the critic counted with the actor's N (terms.critic_params came with THIRD_FROZEN_REV)."""
+    across nodes, the critic counted with the actor's N (terms.critic_params came with THIRD_FROZEN_REV), and what
+    `third_frozen_model` undoes."""
     from autotune.sim import terms
     from autotune.sim.hardware import Cluster
 
@@ -1908,7 +1936,8 @@ def frozen_model() -> Iterator[None]:
     Cluster.busbw, Cluster.strided_busbw = _busbw_at_frozen_rev, _strided_busbw_at_frozen_rev  # type: ignore[method-assign]
     terms.critic_params = terms.dense_params_verl
     try:
-        yield
+        with third_frozen_model():
+            yield
     finally:
         Cluster.busbw, Cluster.strided_busbw, terms.critic_params = saved  # type: ignore[method-assign]
 
@@ -1921,7 +1950,7 @@ sys.path.insert(0, sys.argv[2])
 import sim_published as b
 from autotune.sim.fit import published_prediction
 from autotune.sim.model import default_weights
-runs = [r for r in b.THIRD_RUNS if r["name"] in sys.argv[3:]]
+runs = [r for r in getattr(b, sys.argv[3]) if r["name"] in sys.argv[4:]]
 out = {}
 for run in runs + [b.with_measured_longest(r) for r in runs]:
     out[run["name"]] = published_prediction(default_weights(), b.observation(run)[0])
@@ -1929,11 +1958,11 @@ print(json.dumps(out))
 """
 
 
-def predictions_at(rev: str, runs: list[dict[str, Any]]) -> dict[str, dict[str, float]] | None:
+def predictions_at(rev: str, runs: list[dict[str, Any]], listed: str) -> dict[str, dict[str, float]] | None:
     """The runs (and their measured-longest views) predicted with the cost model (autotune/sim/) as it was at `rev`
     and everything else as it is now (the space loader, verl's key types): today's packages copied into a temporary
     folder, `rev`'s autotune/sim/ from git over them, and this benchmark's spaces predicted there in a fresh process.
-    None without git history (an exported copy)."""
+    `listed`: the name of this module's list that holds the runs. None without git history (an exported copy)."""
     import shutil
 
     folder = Path(tempfile.mkdtemp(prefix=f"autotune-at-{rev}-"))
@@ -1945,7 +1974,15 @@ def predictions_at(rev: str, runs: list[dict[str, Any]]) -> dict[str, dict[str, 
     shutil.rmtree(folder / "autotune" / "sim")
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
     done = subprocess.run(
-        [sys.executable, "-c", _AT_REVISION, str(folder), str(Path(__file__).parent), *(r["name"] for r in runs)],
+        [
+            sys.executable,
+            "-c",
+            _AT_REVISION,
+            str(folder),
+            str(Path(__file__).parent),
+            listed,
+            *(r["name"] for r in runs),
+        ],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -1956,14 +1993,18 @@ def predictions_at(rev: str, runs: list[dict[str, Any]]) -> dict[str, dict[str, 
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def same_as_frozen(rev: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Whether today's model predicts the runs exactly as the model at `rev` did (every phase, both views)."""
-    then = predictions_at(rev, runs)
+def same_as_frozen(
+    rev: str, runs: list[dict[str, Any]], listed: str, as_then: Callable[[], Any] = contextlib.nullcontext
+) -> dict[str, Any]:
+    """Whether today's model (inside `as_then`, the context that restores the model of `rev`) predicts the runs
+    exactly as the model at `rev` did (every phase, both views)."""
+    then = predictions_at(rev, runs, listed)
     if then is None:
         return {"checked": False}
     now = {}
-    for run in runs + [with_measured_longest(r) for r in runs]:
-        now[run["name"]] = published_prediction(default_weights(), observation(run)[0])
+    with as_then():
+        for run in runs + [with_measured_longest(r) for r in runs]:
+            now[run["name"]] = published_prediction(default_weights(), observation(run)[0])
     worst = max(abs(now[n][p] / then[n][p] - 1) for n in now for p in now[n])
     return {"checked": True, "identical": now == then, "largest_relative_difference": worst}
 
@@ -2061,6 +2102,21 @@ def print_generalisation(title: str, result: dict[str, Any]) -> None:
         print(f"  {name} (uncalibrated): generation {errors['gen']:+.0%}")
 
 
+def frozen_state(check: dict[str, Any], rev: str) -> str:
+    if not check["checked"]:
+        return "not checkable: no git history here"
+    if check["identical"]:
+        return f"checked: today's model, so restored, predicts them exactly as the model at {rev}"
+    return f"NOT as the model at {rev}: up to {check['largest_relative_difference']:.1%} apart"
+
+
+def print_per_configuration(split: dict[str, Any]) -> None:
+    per = split["old_to_new_uncalibrated_per_configuration"]
+    phases = ", ".join(f"{p} {v:.0%}" for p, v in per["median_abs_error_by_phase"].items())
+    print(f"the same counting each of the {per['configurations']} configurations once: median |error| "
+          f"{per['median_abs_error']:.1%} over {per['timings']} timings; per phase: {phases}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ridge", type=float, default=0.3)
@@ -2113,10 +2169,16 @@ def main() -> None:
     with frozen_model():
         split_frozen = generalisation(args.ridge, RUNS, NEW_RUNS)
     split_now = generalisation(args.ridge, RUNS, NEW_RUNS)
-    split_third = generalisation(args.ridge, RUNS + NEW_RUNS, THIRD_RUNS) if THIRD_RUNS else None
-    if split_third is not None:
-        split_third["old_to_new_uncalibrated_per_configuration"] = per_configuration(
-            split_third["old_to_new_uncalibrated"]["errors"], THIRD_RUNS
+    with third_frozen_model():
+        split_third = generalisation(args.ridge, RUNS + NEW_RUNS, THIRD_RUNS)
+    split_third["old_to_new_uncalibrated_per_configuration"] = per_configuration(
+        split_third["old_to_new_uncalibrated"]["errors"], THIRD_RUNS
+    )
+    split_third_now = generalisation(args.ridge, RUNS + NEW_RUNS, THIRD_RUNS)
+    split_fourth = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS, FOURTH_RUNS) if FOURTH_RUNS else None
+    if split_fourth is not None:
+        split_fourth["old_to_new_uncalibrated_per_configuration"] = per_configuration(
+            split_fourth["old_to_new_uncalibrated"]["errors"], FOURTH_RUNS
         )
     summary = {
         "head_model_median_abs_error": median_abs(before) if args.head else None,
@@ -2140,8 +2202,16 @@ def main() -> None:
         "generalisation": split_now,
         "third_runs": [r["name"] for r in THIRD_RUNS],
         "generalisation_third_frozen_at_" + THIRD_FROZEN_REV: split_third,
-        "third_runs_predicted_as_at_" + THIRD_FROZEN_REV: same_as_frozen(THIRD_FROZEN_REV, THIRD_RUNS)
-        if THIRD_RUNS
+        "third_runs_predicted_as_at_" + THIRD_FROZEN_REV: same_as_frozen(
+            THIRD_FROZEN_REV, THIRD_RUNS, "THIRD_RUNS", third_frozen_model
+        ),
+        "generalisation_third_now": split_third_now,
+        "fourth_runs": [r["name"] for r in FOURTH_RUNS],
+        "generalisation_fourth_frozen_at_" + FOURTH_FROZEN_REV: split_fourth,
+        "fourth_runs_predicted_as_at_" + FOURTH_FROZEN_REV: same_as_frozen(
+            FOURTH_FROZEN_REV, FOURTH_RUNS, "FOURTH_RUNS"
+        )
+        if FOURTH_RUNS
         else None,
         "sources_checked_for_unseen_runs": [{"source": a, "rejected": b} for a, b in SOURCES_CHECKED],
         "fitted_on_all_runs": fit_weights(observations, defaults, args.ridge),
@@ -2170,24 +2240,27 @@ def main() -> None:
           "covering several) checked and rejected (SOURCES_CHECKED says why)")  # fmt: skip
     print_generalisation(f"the model as frozen at {FROZEN_REV}, before the unseen runs were looked at", split_frozen)
     print_generalisation("the model now", split_now)
-    if split_third is not None:
-        check = summary["third_runs_predicted_as_at_" + THIRD_FROZEN_REV]
-        state = (
-            "not checkable: no git history here"
-            if not check["checked"]
-            else f"predicting them exactly as the model at {THIRD_FROZEN_REV}, where it was frozen"
-            if check["identical"]
-            else f"NOT as the model at {THIRD_FROZEN_REV} (up to {check['largest_relative_difference']:.1%} apart)"
-        )
+    check = summary["third_runs_predicted_as_at_" + THIRD_FROZEN_REV]
+    print_generalisation(
+        f"the model as frozen at {THIRD_FROZEN_REV} ({frozen_state(check, THIRD_FROZEN_REV)}) on the "
+        f"{len(THIRD_RUNS)} runs of the third round, gathered after it; 'the {len(RUNS) + len(NEW_RUNS)} runs' are the "
+        "two rounds before",
+        split_third,
+    )
+    print_per_configuration(split_third)
+    print_generalisation(
+        f"the model now on the third round (its runs informed the constants set at {FOURTH_FROZEN_REV}: not a test)",
+        split_third_now,
+    )
+    if split_fourth is not None:
+        check = summary["fourth_runs_predicted_as_at_" + FOURTH_FROZEN_REV]
         print_generalisation(
-            f"the model now ({state}) on the {len(THIRD_RUNS)} runs of the third "
-            f"round, gathered after it; 'the {len(RUNS) + len(NEW_RUNS)} runs' are the two rounds before",
-            split_third,
+            f"the model as frozen at {FOURTH_FROZEN_REV} ({frozen_state(check, FOURTH_FROZEN_REV)}) on the "
+            f"{len(FOURTH_RUNS)} runs of the fourth round, gathered after it; 'the "
+            f"{len(RUNS) + len(NEW_RUNS) + len(THIRD_RUNS)} runs' are the three rounds before",
+            split_fourth,
         )
-        per = split_third["old_to_new_uncalibrated_per_configuration"]
-        phases = ", ".join(f"{p} {v:.0%}" for p, v in per["median_abs_error_by_phase"].items())
-        print(f"the same counting each of the {per['configurations']} configurations once (the H20 lab's four loss arms "
-              f"as one): median |error| {per['median_abs_error']:.1%} over {per['timings']} timings; per phase: {phases}")  # fmt: skip
+        print_per_configuration(split_fourth)
     print("calibrated on the H100 runs, the 8-GPU space's job on 8×H100:")
     for key, value in calibrated.items():
         if key != "calibration":

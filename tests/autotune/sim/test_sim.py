@@ -111,6 +111,61 @@ def test_the_critic_has_no_vocabulary_work():
         assert 0.5 < critic / actor < 0.65
 
 
+def test_verl_0_7_and_later_pay_a_fixed_cost_per_training_call():
+    """verl's engine workers (0.7, January 2026, and later; also the default, a current verl) add one fixed cost to
+    every forward pass and update, whatever its size; verl before 0.7 and the built-in trainer do not."""
+    from autotune.sim.workload import verl_engine_workers
+    from autotune.sim.workload import workload as build
+
+    assert [verl_engine_workers(v) for v in (None, "0.7.0", "0.7.1", "0.9.0.dev", "1.0")] == [True] * 5
+    assert [verl_engine_workers(v) for v in ("0.4.1", "0.5", "0.6.1")] == [False] * 3
+    with pytest.raises(ValueError, match=r"verl_version 'latest': expected a version like '0.5.0'"):
+        verl_engine_workers("latest")
+    flat = {"data.train_batch_size": 8, "data.max_prompt_length": 64, "data.max_response_length": 64,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 8}  # fmt: skip
+    assert build(flat, {}, 1).engine_workers and not build(flat, {}, 1, verl_version="0.5.0").engine_workers
+    assert not build({**flat, "builtin.reshard": "zero_redundancy"}, {}, 1).engine_workers
+    qwen = PRESETS["Qwen2.5-0.5B"]
+    old, new = workload(), workload(engine_workers=True)
+    for features in (terms.forward_features, lambda w, s, c, m: terms.update_features(w, s, c, m, 1)):
+        before, after = features(old, qwen, H100, 4), features(new, qwen, H100, 4)
+        assert (before["calls"], after["calls"]) == (0.0, 1.0)
+        assert {k: v for k, v in before.items() if k != "calls"} == {k: v for k, v in after.items() if k != "calls"}
+    model = CostModel(H100, qwen)
+    flat: dict[str, object] = {**flat, "data.train_batch_size": 64, "actor_rollout_ref.actor.ppo_mini_batch_size": 64,
+            "algorithm.adv_estimator": "gae", "actor_rollout_ref.actor.use_kl_loss": True}  # fmt: skip
+    now, then = (
+        model.predict(flat, {}, 8).phases,
+        CostModel(H100, qwen, verl_version="0.4.1").predict(flat, {}, 8).phases,
+    )
+    for phase in ("old_log_prob", "ref", "values"):
+        assert now[phase] - then[phase] == pytest.approx(0.6)
+    for phase in ("update_actor", "update_critic"):
+        assert now[phase] - then[phase] == pytest.approx(2.3)
+    assert now["gen"] == then["gen"]
+
+
+def test_the_h20_runs_its_gemms_at_its_whole_peak(tmp_path):
+    """The H20's FLOP features at 148 TFLOP/s × 1.0 (its gemm_efficiency) where another device's are at 85% of its
+    peak: the default weight 1/0.85 times the feature gives FLOPs / (148e12 × 1.0)."""
+    from autotune.sim.hardware import MATMUL_EFFICIENCY, Device, device_from_file
+
+    h20, h100 = cluster("H20", 8), H100
+    qwen = PRESETS["Qwen2.5-0.5B"]
+    flops = terms.forward_flops(qwen, 1024 / 8, 900)
+    seconds = terms.forward_features(workload(), qwen, h20, 8)["flops_s"] / MATMUL_EFFICIENCY
+    assert seconds == pytest.approx(flops / 148e12)
+    assert terms.forward_features(workload(), qwen, h100, 8)["flops_s"] / 0.85 == pytest.approx(flops / (0.85 * 989e12))
+    with pytest.raises(ValueError, match=r"gemm_efficiency must be in \(0, 1\], got 1.2"):
+        Device("x", 1e12, 1e12, 1e9, 1e9, gemm_efficiency=1.2)
+    # a device file may state its own rate; without it, the default 85%
+    spec = "peak_tflops: 148\nhbm_tb_s: 4.0\nmemory_gib: 96\nlink_gb_s: 450\n"
+    (tmp_path / "h20.yaml").write_text(spec + "gemm_efficiency: 1.0\n")
+    (tmp_path / "plain.yaml").write_text(spec)
+    assert device_from_file(tmp_path / "h20.yaml").gemm_peak_flops == pytest.approx(148e12 / 0.85)
+    assert device_from_file(tmp_path / "plain.yaml").gemm_peak_flops == pytest.approx(148e12)
+
+
 def workload(**overrides) -> Workload:
     base = dict(
         world=8, tp=2, prompts=1024, n=1, prompt_tokens=400, response_tokens=500, max_response=1024, mini_batches=4,
