@@ -118,6 +118,9 @@ class LoggedRun:
     """From the log's longest and mean response (None: the model's default)."""
     vllm_version: str | None = None
     """From vLLM's start-up line in the log (None: not logged)."""
+    verl_version: str | None = None
+    """"0.5" (before 0.7) when the log times the weight sync inside `gen`, as verl did before its engine workers
+    (0.7) and through mid 2025; None (a current verl) otherwise."""
 
 
 def logged_run(
@@ -150,7 +153,8 @@ def logged_run(
     version = _VLLM_VERSION.search(text)
     return LoggedRun(Path(log).stem, flat, {**read_env(config), **(env or {})}, world, measured,
                      medians["prompt_length/mean"], medians["response_length/mean"], {"gen": parts}, spread,
-                     version.group(1) if version else None)  # fmt: skip
+                     version.group(1) if version else None,
+                     None if "update_weights" in measured else "0.5")  # fmt: skip
 
 
 def calibrate_from_logs(
@@ -165,7 +169,7 @@ def calibrate_from_logs(
         shape = find_shape(model or run.flat.get("actor_rollout_ref.model.path"), run.flat)
         cost = CostModel(cluster(gpu, run.world), shape, prompt_tokens=run.prompt_tokens,
                          response_tokens=run.response_tokens, response_spread=run.response_spread,
-                         vllm_version=run.vllm_version)  # fmt: skip
+                         vllm_version=run.vllm_version, verl_version=run.verl_version)  # fmt: skip
         device = cost.cluster.device
         _, features = cost.features(run.flat, run.env, run.world)
         observations.append(Observation(run.name, features, run.measured, run.includes))

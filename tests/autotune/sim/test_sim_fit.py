@@ -61,6 +61,10 @@ def test_run_script_environment_and_vllm_version_from_the_log(tmp_path):
     assert logged_run(log, script, dict).vllm_version == "0.9.1"
     log.write_text(LOG)
     assert logged_run(log, script, dict).vllm_version is None
+    # the weight sync timed inside `gen` (no update_weights timer): verl before its engine workers (0.7)
+    assert logged_run(log, script, dict).verl_version == "0.5"
+    log.write_text(LOG.replace(" - response_length/mean", " - timing_s/update_weights:1.0 - response_length/mean"))
+    assert logged_run(log, script, dict).verl_version is None
     with pytest.raises(ValueError, match=r"--verl-log .*nope.log: no such file"):
         logged_run(tmp_path / "nope.log", script, dict)
 
