@@ -1153,13 +1153,169 @@ FOURTH_FROZEN_REV = "9314143"
 them was looked at: the fixed cost per training call of verl 0.7+ (terms.ENGINE_WORKER_*) and the H20's GEMM rate
 (hardware.H20_GEMM_EFFICIENCY), both set on the three rounds before, are in it."""
 
-FOURTH_RUNS: list[dict[str, Any]] = []
+LEARNERAF = "https://github.com/Learneraf/ascend_npu_measure_verl/blob/a99f789660f5f16b6eabf403f753642d42fddff4/"
+
+_LEARNERAF_A100_8B = {
+    # run_qwen3_8b_a100.sh at a99f789 (the repository's first commit, 2026-06-23; its header: "GRPO | Qwen3-8B | veRL
+    # 0.8.0 main_ppo_sync | 8xA100 80GB"): every key here is an explicit override of that script; GSM8K (verl's
+    # preprocessing), the rest verl 0.8.0's defaults
+    "algorithm.adv_estimator": "grpo",
+    "algorithm.use_kl_in_reward": False,
+    "data.train_batch_size": 256,
+    "data.max_prompt_length": 512,
+    "data.max_response_length": 1024,
+    "actor_rollout_ref.model.use_remove_padding": True,
+    "actor_rollout_ref.model.enable_gradient_checkpointing": True,
+    "actor_rollout_ref.actor.strategy": "fsdp",
+    "actor_rollout_ref.actor.ppo_mini_batch_size": 64,
+    "actor_rollout_ref.actor.use_dynamic_bsz": False,
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 2,
+    "actor_rollout_ref.actor.use_kl_loss": True,
+    "actor_rollout_ref.actor.kl_loss_coef": 0.001,
+    "actor_rollout_ref.actor.kl_loss_type": "low_var_kl",
+    "actor_rollout_ref.actor.entropy_coeff": 0,
+    "actor_rollout_ref.actor.use_torch_compile": False,
+    "actor_rollout_ref.actor.fsdp_config.param_offload": False,
+    "actor_rollout_ref.actor.fsdp_config.optimizer_offload": False,
+    "actor_rollout_ref.rollout.name": "vllm",
+    "actor_rollout_ref.rollout.tensor_model_parallel_size": 1,
+    "actor_rollout_ref.rollout.n": 4,
+    "actor_rollout_ref.rollout.gpu_memory_utilization": 0.4,
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 4,
+    "actor_rollout_ref.ref.fsdp_config.param_offload": False,
+    "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 4,
+    "trainer.balance_batch": True,
+}
+
+
+def _learneraf_a100(
+    name: str,
+    changes: dict[str, Any],
+    response: float,
+    published: dict[str, float],
+    step: str = "2-20 (means: the study prints each arm's mean and std, not its steps)",
+    table: str = "",
+) -> dict[str, Any]:
+    """A system-performance study of verl GRPO (Learneraf/ascend_npu_measure_verl, results_tables_a100.md as first
+    committed in a99f789 and unchanged since; later commits port the study to Ascend NPUs): Qwen3-8B on GSM8K, 8 ×
+    A100-SXM4-80GB (the report's header and setup notes; `perf/mfu/actor` 0.27-0.29 against verl's 312 TFLOP/s
+    peak), verl 0.8.0's `main_ppo_sync` (agent-loop vLLM server rollout, `update_weights` timed apart from `gen`),
+    vLLM 0.20.2, both pinned by the study's setup script. The tables were filled from verl's console log by the
+    study's script. Its ablation arms change one key each (ablation/*.sh), run 20 steps, and publish only `gen` and
+    `update_actor`, as means over steps 2-20. Lengths: the report prints the baseline's per-step mean response;
+    neither run prints its mean prompt, which is derived from verl's `perf/throughput` (all tokens, prompt and
+    response, per GPU per second of the step): ~105 tokens per prompt on the baseline's steps (101.6-107.7), and
+    104.6 from the 256-token arm whose every response is at the cap, which checks the derivation; an arm's mean
+    response is derived the same way from its mean throughput and step time with that prompt (±1%). The longest
+    response is the cap wherever the report's clip ratio is above zero (every step of the baseline: 43-68% of
+    responses at the cap), and taken as the cap on the arms with the baseline's cap and ~88% of it on average."""
+    return {
+        "name": name,
+        "source": LEARNERAF
+        + f"results_tables_a100.md ({table}; config: {LEARNERAF}run_qwen3_8b_a100.sh and ablation/*.sh; versions: "
+        + f"{LEARNERAF}other_scripts/setup.sh)",
+        "gpu": "A100",
+        "world": 8,
+        "model": str(MODELS / "Qwen3-8B.json"),
+        "step": step,
+        "vllm": "0.20.2",
+        "verl": "0.8.0",
+        "overrides": {**_LEARNERAF_A100_8B, **changes},
+        "prompt_tokens": 104.9,
+        "response_tokens": response,
+        "response_max": float(changes.get("data.max_response_length", 1024)),
+        "published": published,
+        "gen_includes": (),
+    }
+
+
+_N = "actor_rollout_ref.rollout.n"
+_BATCH, _MINI = "data.train_batch_size", "actor_rollout_ref.actor.ppo_mini_batch_size"
+_CAP = "data.max_response_length"
+
+FOURTH_RUNS: list[dict[str, Any]] = [
+    # The baseline: per-step timings of 20 steps (表 1), medians of steps 2-19 without the validating 5, 10 and 15;
+    # the mean response the mean of those steps' means (表 5), the prompt derived as the docstring says. `gen` is
+    # printed in whole seconds on 19 of 20 steps (±1 s). Its reference pass takes 28.5 s where the old log-probs, with
+    # the same micro-batch and no offload, take 15.5 s: as measured.
+    _learneraf_a100(
+        "a100x8-grpo-qwen3-8b-gsm8k-b256n4",
+        {},
+        885.4,
+        {"gen": 23.0, "old_log_prob": 15.5, "ref": 28.5, "update_actor": 72.8},
+        step="2-19 without 5, 10, 15 (medians of 15 steps)",
+        table="表 1, 3, 5",
+    ),
+    _learneraf_a100(
+        "a100x8-grpo-qwen3-8b-gsm8k-b256n1", {_N: 1}, 901.3, {"gen": 15.2, "update_actor": 19.0}, table="表 7"
+    ),
+    _learneraf_a100(
+        "a100x8-grpo-qwen3-8b-gsm8k-b256n2", {_N: 2}, 899.6, {"gen": 17.8, "update_actor": 36.9}, table="表 7"
+    ),
+    _learneraf_a100(
+        "a100x8-grpo-qwen3-8b-gsm8k-b256n8", {_N: 8}, 867.4, {"gen": 49.1, "update_actor": 149.0}, table="表 7"
+    ),
+    _learneraf_a100(
+        "a100x8-grpo-qwen3-8b-gsm8k-b256n16", {_N: 16}, 855.7, {"gen": 98.4, "update_actor": 300.2}, table="表 7"
+    ),
+    _learneraf_a100(
+        "a100x8-grpo-qwen3-8b-gsm8k-b64n4",
+        {_BATCH: 64, _MINI: 16},
+        904.6,
+        {"gen": 15.3, "update_actor": 19.0},
+        table="表 9",
+    ),
+    _learneraf_a100(
+        "a100x8-grpo-qwen3-8b-gsm8k-b128n4",
+        {_BATCH: 128, _MINI: 32},
+        894.2,
+        {"gen": 17.8, "update_actor": 37.0},
+        table="表 9",
+    ),
+    _learneraf_a100(
+        "a100x8-grpo-qwen3-8b-gsm8k-b512n4",
+        {_BATCH: 512, _MINI: 128},
+        885.0,
+        {"gen": 49.8, "update_actor": 149.2},
+        table="表 9",
+    ),
+    _learneraf_a100(
+        "a100x8-grpo-qwen3-8b-gsm8k-b256n4-256cap",
+        {_CAP: 256},
+        255.5,
+        {"gen": 9.1, "update_actor": 51.1},
+        table="表 11",
+    ),
+    _learneraf_a100(
+        "a100x8-grpo-qwen3-8b-gsm8k-b256n4-512cap",
+        {_CAP: 512},
+        508.6,
+        {"gen": 13.7, "update_actor": 59.2},
+        table="表 11",
+    ),
+    _learneraf_a100(
+        "a100x8-grpo-qwen3-8b-gsm8k-b256n4-2kcap",
+        {_CAP: 2048},
+        1163.2,
+        {"gen": 41.3, "update_actor": 85.3},
+        table="表 11",
+    ),
+]
+"""The fourth round: gathered after FOURTH_FROZEN_REV by search helpers who were not shown the model. One study's
+baseline and its ten one-key ablations (11 configurations: rollout.n 1-16, batch 64-512, response caps 256-2048) of
+Qwen3-8B GRPO on 8 A100 80GB with verl 0.8 and vLLM 0.20: a GPU, model size and verl version no earlier run had
+together, responses of 256-1,163 tokens. Only the baseline publishes every phase; the ablations publish `gen` and
+`update_actor`."""
 
 for _run in RUNS + NEW_RUNS:
     # Every run of the first two rounds but the H200 fork's is of verl 0.1-0.5 (December 2024 to July 2025): their logs
     # time the weight sync inside `gen`, which verl stopped doing before 0.7. "0.5" stands for "before 0.7", which is
-    # all the model asks (terms.ENGINE_WORKER_*).
+    # all the model asks (terms.ENGINE_WORKER_*). Those whose vLLM is not recorded ran one of verl's pins of that time
+    # (0.6-0.8, after the pre-0.6 forks the logs would name): "0.8" stands for "0.6 to 0.13", which the model costs
+    # alike (rollout.STEP_BASE, no async scheduling).
     _run.setdefault("verl", "0.5")
+    if _run["verl"] == "0.5":
+        _run.setdefault("vllm", "0.8")
 
 SOURCES_CHECKED: list[tuple[str, str]] = [
     (
@@ -1911,10 +2067,24 @@ def _strided_busbw_at_frozen_rev(self: Any, group: int, stride: int) -> float:
 
 
 @contextlib.contextmanager
+def fourth_frozen_model() -> Iterator[None]:
+    """The cost model as it stood at FOURTH_FROZEN_REV, where the fourth round was frozen: vLLM's CPU step added to
+    the GPU's on every version (the overlap of vLLM 0.14+, rollout._overlap_cpu_with_gpu, came after that round)."""
+    from autotune.sim import rollout
+
+    saved = rollout._overlap_cpu_with_gpu
+    rollout._overlap_cpu_with_gpu = lambda features: None
+    try:
+        yield
+    finally:
+        rollout._overlap_cpu_with_gpu = saved
+
+
+@contextlib.contextmanager
 def third_frozen_model() -> Iterator[None]:
     """The cost model as it stood at THIRD_FROZEN_REV, where the third round was frozen: no fixed cost per training
     call of verl 0.7+ (terms.call_features) and the H20's GEMMs at the default efficiency (both set after the third
-    round was seen, FOURTH_FROZEN_REV)."""
+    round was seen, FOURTH_FROZEN_REV), and what `fourth_frozen_model` undoes."""
     from dataclasses import replace
 
     from autotune.sim import hardware, terms
@@ -1924,7 +2094,8 @@ def third_frozen_model() -> Iterator[None]:
     hardware.DEVICES["H20"] = replace(saved[1], gemm_efficiency=hardware.MATMUL_EFFICIENCY)
     _LOADED.clear()
     try:
-        yield
+        with fourth_frozen_model():
+            yield
     finally:
         terms.call_features, hardware.DEVICES["H20"] = saved
         _LOADED.clear()
@@ -2181,11 +2352,12 @@ def main() -> None:
         split_third["old_to_new_uncalibrated"]["errors"], THIRD_RUNS
     )
     split_third_now = generalisation(args.ridge, RUNS + NEW_RUNS, THIRD_RUNS)
-    split_fourth = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS, FOURTH_RUNS) if FOURTH_RUNS else None
-    if split_fourth is not None:
-        split_fourth["old_to_new_uncalibrated_per_configuration"] = per_configuration(
-            split_fourth["old_to_new_uncalibrated"]["errors"], FOURTH_RUNS
-        )
+    with fourth_frozen_model():
+        split_fourth = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS, FOURTH_RUNS)
+    split_fourth["old_to_new_uncalibrated_per_configuration"] = per_configuration(
+        split_fourth["old_to_new_uncalibrated"]["errors"], FOURTH_RUNS
+    )
+    split_fourth_now = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS, FOURTH_RUNS)
     summary = {
         "head_model_median_abs_error": median_abs(before) if args.head else None,
         "runs": len(RUNS),
@@ -2215,10 +2387,9 @@ def main() -> None:
         "fourth_runs": [r["name"] for r in FOURTH_RUNS],
         "generalisation_fourth_frozen_at_" + FOURTH_FROZEN_REV: split_fourth,
         "fourth_runs_predicted_as_at_" + FOURTH_FROZEN_REV: same_as_frozen(
-            FOURTH_FROZEN_REV, FOURTH_RUNS, "FOURTH_RUNS"
-        )
-        if FOURTH_RUNS
-        else None,
+            FOURTH_FROZEN_REV, FOURTH_RUNS, "FOURTH_RUNS", fourth_frozen_model
+        ),
+        "generalisation_fourth_now": split_fourth_now,
         "sources_checked_for_unseen_runs": [{"source": a, "rejected": b} for a, b in SOURCES_CHECKED],
         "fitted_on_all_runs": fit_weights(observations, defaults, args.ridge),
     }
@@ -2260,15 +2431,19 @@ def main() -> None:
         f"the model now on the third round (its runs informed the constants set at {FOURTH_FROZEN_REV}: not a test)",
         split_third_now,
     )
-    if split_fourth is not None:
-        check = summary["fourth_runs_predicted_as_at_" + FOURTH_FROZEN_REV]
-        print_generalisation(
-            f"the model as frozen at {FOURTH_FROZEN_REV} ({frozen_state(check, FOURTH_FROZEN_REV)}) on the "
-            f"{len(FOURTH_RUNS)} runs of the fourth round, gathered after it; 'the "
-            f"{len(RUNS) + len(NEW_RUNS) + len(THIRD_RUNS)} runs' are the three rounds before",
-            split_fourth,
-        )
-        print_per_configuration(split_fourth)
+    check = summary["fourth_runs_predicted_as_at_" + FOURTH_FROZEN_REV]
+    print_generalisation(
+        f"the model as frozen at {FOURTH_FROZEN_REV} ({frozen_state(check, FOURTH_FROZEN_REV)}) on the "
+        f"{len(FOURTH_RUNS)} runs of the fourth round, gathered after it; 'the "
+        f"{len(RUNS) + len(NEW_RUNS) + len(THIRD_RUNS)} runs' are the three rounds before",
+        split_fourth,
+    )
+    print_per_configuration(split_fourth)
+    print_generalisation(
+        "the model now on the fourth round (its runs informed vLLM 0.14+'s overlap, rollout._overlap_cpu_with_gpu: "
+        "not a test)",
+        split_fourth_now,
+    )
     print("calibrated on the H100 runs, the 8-GPU space's job on 8×H100:")
     for key, value in calibrated.items():
         if key != "calibration":

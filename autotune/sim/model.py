@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune.sim.hardware import GIB, MATMUL_EFFICIENCY, Cluster
-from autotune.sim.rollout import rollout_plan
+from autotune.sim.rollout import DECODE_HBM_EFFICIENCY, rollout_plan
 from autotune.sim.terms import (
     COMM_FEATURES,
     ENGINE_WORKER_FORWARD_CALL,
@@ -91,8 +91,8 @@ def default_weights() -> dict[str, dict[str, float]]:
         "gen": {
             "prefill_flops_s": 1 / MATMUL_EFFICIENCY,
             "decode_flops_s": 1 / MATMUL_EFFICIENCY,
-            "decode_weights_s": 1 / 0.8,
-            "decode_kv_s": 1 / 0.8,
+            "decode_weights_s": 1 / DECODE_HBM_EFFICIENCY,
+            "decode_kv_s": 1 / DECODE_HBM_EFFICIENCY,
             "step_overhead_s": 1.0,
             "sequence_overhead_s": 1.0,
             "tp_allreduce_s": 1.0,

@@ -158,6 +158,9 @@ class Workload:
     """vLLM's V0 engine (VLLM_USE_V1=0 or VLLM_ATTENTION_BACKEND=XFORMERS): more CPU overhead per step."""
     vllm_legacy: bool = False
     """vLLM before 0.6 (older verl's forks of 0.3-0.5): the V0 engine before 0.6's CPU-overhead work."""
+    vllm_async: bool = False
+    """vLLM 0.14 or later on its V1 engine: async scheduling, on by default, overlaps the engine's CPU step with the
+    GPU's (rollout.generation_features)."""
     engine: str = "verl"
     """'verl' syncs weights into the rollout server (update_weights); 'builtin' reshards with this project's engine."""
     engine_workers: bool = False
@@ -223,6 +226,12 @@ def _older_than(version: str, release: tuple[int, int], what: str, example: str)
 def legacy_vllm(version: str) -> bool:
     """Whether a vLLM version string ("0.5.4", "0.6.3", "0.8.5.post1") is older than 0.6."""
     return _older_than(version, (0, 6), "vllm_version", "'0.5.4' or '0.8.5'")
+
+
+def async_vllm(version: str | None) -> bool:
+    """Whether vLLM of this version (None = a current one) schedules asynchronously by default: 0.14 (January 2026)
+    and later ("Async scheduling is now enabled by default", vLLM 0.14.0's release notes)."""
+    return version is None or not _older_than(version, (0, 14), "vllm_version", "'0.5.4' or '0.8.5'")
 
 
 def verl_engine_workers(version: str | None) -> bool:
@@ -409,6 +418,7 @@ def _rollout_engine(flat: dict[str, Any], env: dict[str, str], vllm_version: str
     """The rollout engine's settings (vLLM's memory share, batching, graphs, version) and NCCL's."""
     g = flat.get
     channels = env.get("NCCL_MAX_NCHANNELS")
+    v0 = env.get("VLLM_USE_V1") == "0" or env.get("VLLM_ATTENTION_BACKEND", "").upper() == "XFORMERS"
     return {
         "gpu_memory_utilization": float(g("actor_rollout_ref.rollout.gpu_memory_utilization") or 0.5),
         "free_cache_engine": bool(g("actor_rollout_ref.rollout.free_cache_engine", True)),
@@ -418,6 +428,7 @@ def _rollout_engine(flat: dict[str, Any], env: dict[str, str], vllm_version: str
         "max_num_seqs": int(g("actor_rollout_ref.rollout.max_num_seqs") or 256),
         "max_num_batched_tokens": int(g("actor_rollout_ref.rollout.max_num_batched_tokens") or 8192),
         "chunked_prefill": _flag(flat, "actor_rollout_ref.rollout.enable_chunked_prefill", default=True),
-        "vllm_v0": env.get("VLLM_USE_V1") == "0" or env.get("VLLM_ATTENTION_BACKEND", "").upper() == "XFORMERS",
+        "vllm_v0": v0,
         "vllm_legacy": vllm_version is not None and legacy_vllm(vllm_version),
+        "vllm_async": not v0 and async_vllm(vllm_version),
     }

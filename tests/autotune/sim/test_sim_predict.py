@@ -53,7 +53,7 @@ def test_the_cli_predicts_every_published_run_as_the_benchmark_does(bench: Any, 
     from autotune.sim.fit import published_prediction
     from autotune.sim.model import default_weights
 
-    for run in bench.RUNS + bench.NEW_RUNS + bench.THIRD_RUNS:
+    for run in bench.RUNS + bench.NEW_RUNS + bench.THIRD_RUNS + bench.FOURTH_RUNS:
         space_file = tmp_path / f"{run['name']}.yaml"
         space_file.write_text(bench.space_text(run))
         cli = cli_trial_phases(space_file, tmp_path / "runs")
@@ -219,11 +219,16 @@ def test_the_third_frozen_model_takes_the_call_cost_and_the_h20_rate_back_out(be
     from autotune.sim.model import default_weights
 
     run = next(r for r in bench.THIRD_RUNS if r["gpu"] == "A800")
-    assert run["verl"] == "0.7.1"
+    assert run["verl"] == "0.7.1" and run["vllm"] == "0.19.1"
     now = published_prediction(default_weights(), bench.observation(run)[0])
+    with bench.fourth_frozen_model():  # vLLM's CPU step added to the GPU's again: only generation differs
+        fourth = published_prediction(default_weights(), bench.observation(run)[0])
     with bench.third_frozen_model():
         then = published_prediction(default_weights(), bench.observation(run)[0])
-    assert now["gen"] == then["gen"]
+    assert fourth["gen"] > now["gen"] and {p: s for p, s in fourth.items() if p != "gen"} == {
+        p: s for p, s in now.items() if p != "gen"
+    }
+    assert fourth["gen"] == then["gen"]
     for phase in ("old_log_prob", "ref"):
         assert now[phase] - then[phase] == pytest.approx(0.6)
     assert now["update_actor"] - then["update_actor"] == pytest.approx(2.3)

@@ -59,6 +59,33 @@ def test_eager_mode_pays_kernel_launches_every_decode_step():
     assert eager["decode_weights_s"] == pytest.approx(plan.steps * shape.params / 3.35e12)
 
 
+def test_vllm_0_14_and_later_overlap_the_engine_step_with_the_gpu():
+    """vLLM 0.14 made async scheduling the default: the CPU step of decode N+1 runs while the GPU runs step N, so
+    only the CPU time beyond the GPU's remains; before 0.14, or on the V0 engine, the two add."""
+    from autotune.sim.workload import async_vllm
+    from autotune.sim.workload import workload as build
+
+    assert [async_vllm(v) for v in (None, "0.14.0", "0.20.2", "0.24", "1.0")] == [True] * 5
+    assert [async_vllm(v) for v in ("0.13.1", "0.8.5", "0.5.4")] == [False] * 3
+    flat = {"data.train_batch_size": 8, "data.max_prompt_length": 8, "data.max_response_length": 8,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 8}  # fmt: skip
+    assert build(flat, {}, 1).vllm_async and not build(flat, {}, 1, vllm_version="0.8.5").vllm_async
+    assert not build(flat, {"VLLM_USE_V1": "0"}, 1).vllm_async
+    for shape in (PRESETS["Qwen2.5-0.5B"], PRESETS["Qwen2.5-7B"]):  # CPU-bound, then GPU-bound at 256 sequences
+        serial = rollout.generation_features(workload(), shape, H100)
+        overlapped = rollout.generation_features(workload(vllm_async=True), shape, H100)
+        # by hand: GPU seconds at 85% of peak and 80% of HBM, CPU seconds as before; what CPU exceeds GPU stays
+        gpu = (serial["prefill_flops_s"] + serial["decode_flops_s"]) / 0.85 + serial["tp_allreduce_s"]
+        gpu += (serial["decode_weights_s"] + serial["decode_kv_s"]) / 0.8
+        cpu = serial["step_overhead_s"] + serial["sequence_overhead_s"]
+        left = overlapped["step_overhead_s"] + overlapped["sequence_overhead_s"]
+        assert left == pytest.approx(max(0.0, cpu - gpu))
+        assert {k: v for k, v in overlapped.items() if "overhead" not in k} == {
+            k: v for k, v in serial.items() if "overhead" not in k
+        }
+    assert 0 < left < cpu / 2  # the 7B decode hides most of the engine step
+
+
 def test_vllm_version_selects_the_legacy_engine():
     from autotune.sim.workload import legacy_vllm
     from autotune.sim.workload import workload as build
