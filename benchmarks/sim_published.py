@@ -51,6 +51,13 @@ with 1.7-1.9k-token responses (one configuration, four loss arms), Qwen3-4B GRPO
 two Qwen2.5-0.5B GRPO runs on 4 A100/A800, all of verl 0.7 to 2026. Both directions are reported again, now between
 the 18 runs of the first two rounds and these 7.
 
+A fourth round (FOURTH_RUNS): after the third round set a fixed cost per training call of verl 0.7+ and the H20's
+GEMM rate, the model was committed (FOURTH_FROZEN_REV) before three more helpers searched: 13 runs of 12
+configurations, Qwen3-8B GRPO on 8 A100 (one study's baseline and ten one-key ablations; verl 0.8, vLLM 0.20) and
+verl's own GPG baseline log (Qwen2-7B on 8 A100/A800, verl 0.4, two length regimes). `fourth_frozen_model()`
+reproduces the frozen model (vLLM 0.14+'s overlap of the engine step came after this round); the benchmark checks it
+against that revision with git.
+
 Generation depends on the step's longest response, which the mean length does not fix: without it the model assumes
 a spread equal to the mean (workload.DEFAULT_SPREAD_RATIO). The split is also reported with each run's measured
 longest response (the median of its per-step `response_length/max`) given as the space's `sim.response_max`, the
@@ -1229,6 +1236,75 @@ def _learneraf_a100(
     }
 
 
+VERLDATA = "https://github.com/diqiuzhuanzhuan/verldata/blob/42e31cd07ea08b66e709a74e9aed2bd740589c34/"
+
+_VERLDATA_GPG_QWEN2_7B = {
+    # The launch command the log echoes at its top (`++ python3 -m verl.trainer.main_ppo algorithm.adv_estimator=gpg
+    # ...`), and for keys it leaves unset the config the log prints; verl's fork of June 2025 (~0.4: SPMD vLLM rollout,
+    # the weight sync timed inside `gen` as `reshard`, FSDP1). GSM8K + MATH, a rule reward, no reference pass and no
+    # critic. The GPG loss (`use_gpg_loss` then) is verl 0.9's `policy_loss.loss_mode: gpg`: the same computation.
+    "algorithm.adv_estimator": "gpg",
+    "algorithm.use_kl_in_reward": False,
+    "data.train_batch_size": 1024,
+    "data.max_prompt_length": 1024,
+    "data.max_response_length": 1024,
+    "actor_rollout_ref.model.use_remove_padding": True,
+    "actor_rollout_ref.model.enable_gradient_checkpointing": True,
+    "actor_rollout_ref.actor.strategy": "fsdp",
+    "actor_rollout_ref.actor.ppo_mini_batch_size": 256,
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 16,
+    "actor_rollout_ref.actor.use_dynamic_bsz": False,
+    "actor_rollout_ref.actor.ppo_epochs": 1,
+    "actor_rollout_ref.actor.use_kl_loss": False,
+    "actor_rollout_ref.actor.policy_loss.loss_mode": "gpg",
+    "actor_rollout_ref.actor.entropy_coeff": 0,
+    "actor_rollout_ref.actor.fsdp_config.param_offload": False,
+    "actor_rollout_ref.actor.fsdp_config.optimizer_offload": False,
+    "actor_rollout_ref.rollout.name": "vllm",
+    "actor_rollout_ref.rollout.n": 5,
+    "actor_rollout_ref.rollout.tensor_model_parallel_size": 2,
+    "actor_rollout_ref.rollout.gpu_memory_utilization": 0.6,
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 16,
+    "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz": False,
+    "actor_rollout_ref.rollout.enforce_eager": True,
+    "actor_rollout_ref.rollout.free_cache_engine": True,
+    "actor_rollout_ref.rollout.enable_chunked_prefill": True,
+    "actor_rollout_ref.rollout.max_num_batched_tokens": 8192,
+    "actor_rollout_ref.rollout.max_num_seqs": 1024,
+}
+
+
+def _verldata_gpg(name: str, step: str, prompt: float, response: float, published: dict[str, float]) -> dict[str, Any]:
+    """verl's GPG baseline log, linked from verl's docs/algo/baseline.md (Qwen2-7B-Instruct, GPG): repository
+    diqiuzhuanzhuan/verldata at 42e31cd (2025-06-19, "add gpg running logs"), run_logs/qwen2-7b_math.log, a run of
+    2025-06-18 with 210 `step:N - ...` lines (every timing_s/*, lengths, perf/*). GPU: not named; A100 or A800 80GB,
+    fairly sure: 6 × verl's N × perf/total_num_tokens / update_actor / 8 / perf/mfu/actor gives a peak of 304-309
+    TFLOP/s on every step (verl's 312 for A100/A800; an H100 would give 989, an H20 148), and the allocated memory
+    fits an 80 GB card beside vLLM's 0.6 share. A800 rather than A100 is a guess (the Ray head's address is a China
+    Telecom one); the two differ here only in NVLink rate. vLLM: the V1 engine, its version not printed (verl 0.4's
+    pins of the time, 0.8-0.9: "0.8" here, which the model costs as any 0.6-0.13). The run's responses jump at step
+    ~157 (mean 220 → 610 tokens, clip ratio 0.004 → 0.45) with the same config: two length regimes of one
+    configuration, given as two entries. Validation steps (every 5th; checkpoints fall on them too) are left out;
+    timings are medians, lengths the means of the steps' means, and the longest response the median of the per-step
+    maxima (1024, the cap, in both windows). Transcribed by a search helper from the stored log, per step."""
+    return {
+        "name": name,
+        "source": VERLDATA + "run_logs/qwen2-7b_math.log",
+        "gpu": "A800",
+        "world": 8,
+        "model": "Qwen2-7B",
+        "step": step,
+        "vllm": "0.8",
+        "verl": "0.4",
+        "overrides": dict(_VERLDATA_GPG_QWEN2_7B),
+        "prompt_tokens": prompt,
+        "response_tokens": response,
+        "response_max": 1024,
+        "published": published,
+        "gen_includes": ("update_weights",),
+    }
+
+
 _N = "actor_rollout_ref.rollout.n"
 _BATCH, _MINI = "data.train_batch_size", "actor_rollout_ref.actor.ppo_mini_batch_size"
 _CAP = "data.max_response_length"
@@ -1300,12 +1376,30 @@ FOURTH_RUNS: list[dict[str, Any]] = [
         {"gen": 41.3, "update_actor": 85.3},
         table="表 11",
     ),
+    # verl's GPG baseline: steps 2-155 without the validating multiples of 5 (123 steps). Its generation is bimodal at
+    # a steady response length (55-60 s in steps 2-50, 113-118 and 141-155; 75-100 s in 61-111 and 121-136) while the
+    # training phases stay flat; the log does not say why; the median is given.
+    _verldata_gpg(
+        "a800x8-gpg-qwen2-7b-gsm8k-math-1k",
+        "2-155 without multiples of 5 (medians of 123 steps)",
+        100.948,
+        219.395,
+        {"gen": 69.283, "old_log_prob": 30.785, "update_actor": 124.971},
+    ),
+    # the same run after its responses lengthened: steps 166-210 without multiples of 5 (36 steps)
+    _verldata_gpg(
+        "a800x8-gpg-qwen2-7b-gsm8k-math-1k-late",
+        "166-210 without multiples of 5 (medians of 36 steps)",
+        101.130,
+        612.996,
+        {"gen": 130.747, "old_log_prob": 50.499, "update_actor": 191.663},
+    ),
 ]
-"""The fourth round: gathered after FOURTH_FROZEN_REV by search helpers who were not shown the model. One study's
-baseline and its ten one-key ablations (11 configurations: rollout.n 1-16, batch 64-512, response caps 256-2048) of
-Qwen3-8B GRPO on 8 A100 80GB with verl 0.8 and vLLM 0.20: a GPU, model size and verl version no earlier run had
-together, responses of 256-1,163 tokens. Only the baseline publishes every phase; the ablations publish `gen` and
-`update_actor`."""
+"""The fourth round: gathered after FOURTH_FROZEN_REV by search helpers who were not shown the model. Two sources,
+12 configurations. One study's baseline and its ten one-key ablations (rollout.n 1-16, batch 64-512, response caps
+256-2048) of Qwen3-8B GRPO on 8 A100 80GB with verl 0.8 and vLLM 0.20, a GPU, model size and verl version no earlier
+run had together, responses of 256-1,163 tokens: only the baseline publishes every phase, the ablations `gen` and
+`update_actor`. And verl's own GPG baseline log: Qwen2-7B on 8 A100/A800 with verl 0.4, in two length regimes."""
 
 for _run in RUNS + NEW_RUNS:
     # Every run of the first two rounds but the H200 fork's is of verl 0.1-0.5 (December 2024 to July 2025): their logs
@@ -1773,6 +1867,71 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "verl_file_logger.jsonl, 'timing_s/old_log_prob', and others",
         "led to the three used repositories; the other hits are parsers, tests, agent or Megatron notes, or sources "
         "listed above (logs read by indexed scripts but not committed anywhere findable)",
+    ),
+    # the fourth round (2026-12-04, three search helpers; each line may cover several sources)
+    (
+        "https://github.com/Learneraf/ascend_npu_measure_verl results_tables_a100.md (8B baseline, its ten ablations)",
+        "USED: FOURTH_RUNS' a100x8-grpo-qwen3-8b-gsm8k-* (the ablations publish gen and update_actor only, as means)",
+    ),
+    (
+        "https://github.com/diqiuzhuanzhuan/verldata run_logs/qwen2-7b_math.log (linked from verl's docs/algo/baseline.md)",
+        "USED: FOURTH_RUNS' a800x8-gpg-qwen2-7b-gsm8k-math-1k and -late; its Megatron sibling log rejected (Megatron)",
+    ),
+    (
+        "Learneraf/ascend_npu_measure_verl's Qwen3-32B tables (表 2/4/6/8/10/12) and fully-async tables (表 17/18)",
+        "LoRA (rank 64) with offload; the fully asynchronous trainer (4 + 4 GPUs overlapped), not the colocated step",
+    ),
+    (
+        "terrense/qwen3-8b-grpo-dapo-lab arms R1_grpo_baseline, B_gspo, C_aggonly, D_drgrpo",
+        "the configuration of THIRD_RUNS' four H20 arms, which informed the constants frozen at FOURTH_FROZEN_REV: "
+        "not an unseen configuration (transcribed, not used)",
+    ),
+    (
+        "the previous round's unfetchable leads: AlexJJ009/verl-v0.7, sherrywan717/ppo-vs-grpo-math-rlvr, "
+        "Aochong-Li/One-Shot-RLVR, uiuc-kang-lab/rlvr-noisy-data, zhanfang/math-rlvr, demon2036/verl_qwen_grpo, "
+        "JZhao1122/aidando73/TimS-ml simpleRL-reason, boren-ms/plasmapotatos/zzqbjt/imvladikon/shaoxiongduan verl, ...",
+        "not verl (TRL, SkyRL, own scripts), a fused joint-training fork without timings, evaluation outputs only, "
+        "start-up failures, or no snapshot and no run artefact in the file index",
+    ),
+    (
+        "file-index ids 67109882755 (lhy101/verl: Qwen2.5-7B/32B on H20 nodes), 3903514712 / 3946110501 (SPEED-RL), "
+        "66379434766, 62746187936, 59790210492, 54931530822, and five more notes",
+        "scripts and figures only (logs on private paths), metrics never committed, a parser without data, run-wide "
+        "means with the reward inside gen, fully-async LoRA runs, 5-10 steps of batch 4-16, MoE or hybrid attention",
+    ),
+    (
+        "about 60 fetched repositories: verl forks and tutorials (zhusq20/verl_dev's 36 empty event files, "
+        "verl-recipe, verl-hardware-plugin, verl-community, mengchengTang/verl-data, ...), reasoning-RL papers "
+        "(cmu-l3/l1, ThinkPrune, AdaptThink, QwenLong-L1, Light-R1, ...), DAPO/GRPO reproductions, AReaL, DAPO, "
+        "LIMR, General-Reasoner, Minimal-RL, ROLL, slime, EasyR1, Open-Reasoner-Zero",
+        "no committed console log, event file or metrics dump with verl's timing_s (event files with a header only, "
+        "evaluation JSONL, docs, other frameworks' own timers)",
+    ),
+    (
+        "about 20 repositories that cannot be fetched here (garrett4wade/verl-benchmark, mshtelma/verl-on-air, "
+        "MiroMindAI/MiroMind-M1, HaFred/verl-GR, verl-project/verl-ascend-recipe, ...)",
+        "no snapshot, and the file index lists no run artefact of theirs",
+    ),
+    (
+        "verl PR 3870 (eager vs compiled tables: Qwen2-7B PPO and Qwen3-8B GRPO on 8 H100), PR 3524, issues 5111, "
+        "1574, 2751, 1481, 881, 2094, 1304",
+        "PR 3870 gives one row per model with no config, lengths or steps (the fork holding its script cannot be "
+        "fetched: the most promising lead left); the others are vision-language models, images, or links to logs "
+        "already used",
+    ),
+    (
+        "file-index notes: uqcxu9's Qwen2.5-7B GRPO log, mxuax/verl-GR, a MAGI prefix-tree table, a PTD-PO runbook, "
+        "Lumen FP8 notes, an agent stage-tuner report, TinyZero logs on AutoDL, Ascend 910B tables, agent run notes",
+        "LoRA, a modified fork with run-wide means and no lengths, Megatron, a vision-language model, MI350X with FP8, "
+        "no GPU, NPUs, multi-turn agents or reward waits inside gen",
+    ),
+    (
+        "about 60 new file-index strings and exact paths of this round (timing_s/ref:, timing_s/values:, "
+        "timing_per_token_ms/update_actor:, response_length/max:6144, JSON and CSV forms, wandb-summary.json, "
+        "output.log, training_metrics.csv, ...)",
+        "parsers, tests with made-up numbers, smoke tests of one step, agent notes and sources already listed; the "
+        "index keeps few .log files and seems not to index JSON/JSONL data: following log links in docs found the one "
+        "new log",
     ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
