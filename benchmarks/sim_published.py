@@ -1961,9 +1961,14 @@ HYBRIDFLOW: dict[str, Any] = {
     "prompt_tokens": 1024.0,
     "response_tokens": 1024.0,
     "response_spread": 0.0,
+    "vllm": "0.6.3",
 }
 """HybridFlow's setup as the paper states it: prompts and responses of 1024 tokens, a global batch of 1024
-prompts; the vLLM memory share is not stated (0.5, verl's default)."""
+prompts; the vLLM memory share is not stated (0.5, verl's default), nor is the vLLM version. The ranking depends on
+the engine's CPU step per decode step, so the version matters: with the costs of vLLM 0.6-0.13 (here "0.6.3") the
+model ranks TP 2 and TP 4 first, as the paper measured; with the pre-0.6 engine's 40 ms step, or with 0.14+'s async
+overlap, it ranks TP 4 and TP 8 first. The paper predates 0.14 and verl's first release supported 0.3.1-0.6.3, so
+the check holds for one plausible engine, not for every one."""
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -57,12 +57,13 @@ COMM_PHASE = {
 
 
 STATED_ERROR = (
-    "median |error| per phase 17% uncalibrated, 13% leave-one-out calibrated, on the 8 published verl runs its "
-    "constants were set on (benchmarks/sim_published.py); on runs it never saw, 22% on 10 (PPO on H100, A100, L40S, "
-    "RTX 4090; GRPO on H100, H20, H200) and 23% on 7 more (GRPO of verl 0.7-2026 on H20, A100, A800; 44% counting "
-    "each configuration once); generation up to 2.2x too slow when responses are much shorter-tailed than the mean "
-    "suggests (sim.response_max helps) and up to 1.7x on long responses with vLLM 0.24; the small-batch training "
-    "passes of verl 0.7 and later 2-11x optimistic"
+    "median |error| per phase 11% uncalibrated, 10% leave-one-out calibrated, on the 8 published verl runs its "
+    "constants were first set on (benchmarks/sim_published.py); on runs it had never seen, in three rounds each "
+    "gathered after the model was frozen: 22% on 10 (PPO and GRPO on H100, A100, L40S, RTX 4090, H20, H200), 23% on 7 "
+    "(GRPO of verl 0.7-2026 on H20, A100, A800; 44% counting each configuration once) and 37% on 13 (GRPO of Qwen3-8B "
+    "on A100 with verl 0.8, and a Qwen2-7B run on A100/A800: training ~40% too slow, generation from 2x too fast to "
+    "1.6x too slow); 17% on those 13 once calibrated on the earlier runs; generation up to 2.2x too slow when "
+    "responses are much shorter-tailed than the mean suggests (sim.response_max helps)"
 )
 """What the model's predictions are worth, as `benchmarks/sim_published.py` measures it (the report quotes it)."""
 
