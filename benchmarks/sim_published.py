@@ -1933,6 +1933,16 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "index keeps few .log files and seems not to index JSON/JSONL data: following log links in docs found the one "
         "new log",
     ),
+    # a fifth search (2026-12-04, one helper, after c0e7761): nothing usable
+    (
+        "verl PR 3870's branch (refs/pull/3870/head: one file changed) and the author's fork (no snapshot, not indexed); "
+        "log links in every documentation revision of verl, verl-recipe and ~100 fetched repositories; "
+        "vermouth1992/verl-data, wucong25/verl-data, Lorenayannnnn/classmate-cot-verl, ChibiQuest/verl_data, a Hugging "
+        "Face dataset of verl logs (TAUR-dev/D-ExpTracker__rl_rlonly_AT_fixed__v1, unreachable here)",
+        "no launch script or log behind PR 3870's tables (its token totals cannot be split into prompt and response); "
+        "every GitHub-hosted log linked from documentation is already used or listed, the rest are images, wandb.ai, "
+        "swanlab.cn or Google Drive links that cannot be reached",
+    ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
 they never saw) and why none was usable. Usable needs the config, the GPU, several steady steps with `timing_s/*`
