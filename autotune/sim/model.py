@@ -157,7 +157,7 @@ class CostModel:
     """The longest response of a step (verl's response_length/max), when known; overrides response_spread."""
     source: str = "defaults from public figures"
     vllm_version: str | None = None
-    """The rollout's vLLM version when known (a log says it); None = a current one (0.6 or later)."""
+    """The rollout's vLLM version when known (a log says it); None = a current one (0.14 or later: async scheduling)."""
     verl_version: str | None = None
     """verl's version when known; None = a current one (0.7 or later, whose training calls carry a fixed cost)."""
 

@@ -39,8 +39,8 @@ class SimSettings:
     gpu: str | None = None
     """Device the sim predicts for: a preset (H100, H800, H200, H20, A100, ...) or a device file."""
     vllm_version: str | None = None
-    """The rollout's vLLM version ("0.5.4"); before 0.6 its engine costs about twice as much per decode step.
-    Default: a current vLLM (0.6 or later)."""
+    """The rollout's vLLM version ("0.5.4"); before 0.6 its engine costs about twice as much per decode step, and
+    from 0.14 on its CPU step overlaps the GPU's (async scheduling). Default: a current vLLM (0.14 or later)."""
     verl_version: str | None = None
     """verl's version ("0.5.0"); from 0.7 on every training call carries a fixed cost (its engine workers).
     Default: a current verl (0.7 or later)."""
