@@ -1,7 +1,7 @@
 """The published verl runs `sim_published.py` holds the cost model against, and every public source checked for them.
 
-Four rounds: RUNS (the constants were first set on them), NEW_RUNS, THIRD_RUNS and FOURTH_RUNS (each gathered after
-the model was frozen at a revision, THIRD_FROZEN_REV / FOURTH_FROZEN_REV), SOURCES_CHECKED (what was searched and why
+Five rounds: RUNS (the constants were first set on them), NEW_RUNS, THIRD_RUNS, FOURTH_RUNS and FIFTH_RUNS (each
+gathered after the model was frozen at a revision, THIRD_FROZEN_REV / FOURTH_FROZEN_REV / FIFTH_FROZEN_REV), SOURCES_CHECKED (what was searched and why
 each other source was rejected) and HYBRIDFLOW (the paper's TP-ranking setting). Each entry says where it comes from,
 how its GPU is known, its config as verl overrides, its measured lengths and its published `timing_s/*`; the
 conventions are in `sim_published.py`'s docstring. Data only: nothing here imports the project.
@@ -1289,6 +1289,116 @@ FOURTH_RUNS: list[dict[str, Any]] = [
 256-2048) of Qwen3-8B GRPO on 8 A100 80GB with verl 0.8 and vLLM 0.20, a GPU, model size and verl version no earlier
 run had together, responses of 256-1,163 tokens: only the baseline publishes every phase, the ablations `gen` and
 `update_actor`. And verl's own GPG baseline log: Qwen2-7B on 8 A100/A800 with verl 0.4, in two length regimes."""
+
+FIFTH_FROZEN_REV = "a789d50"
+"""The revision whose cost model the fifth round of runs (FIFTH_RUNS) is predicted with, committed before any of
+them was looked at: vLLM 0.14+'s CPU/GPU overlap (rollout._overlap_cpu_with_gpu, c0e7761), set after the fourth
+round, is in it; nothing in autotune/sim/ changed between c0e7761 and it."""
+
+RTS = "https://github.com/aishukamal/rl-time-slicing/blob/c5b193b44beb50ca62cc62f3f9fdf5a22d73b99e/rl-elastic-scaling/"
+
+_RTS_R1_DISTILL_CODE = {
+    # code/m3/k8s-job-m3a2-colocated.yaml at c5b193b: the explicit overrides of its `python3 -m verl.trainer.main_ppo`
+    # (data files, paths, logging and learning rate left out); the printed config agrees, and every key it leaves
+    # unset is verl's default (the rollout's log-prob pass inherits the actor's dynamic batching and 32768 budget)
+    "algorithm.adv_estimator": "grpo",
+    "algorithm.use_kl_in_reward": False,
+    "data.max_prompt_length": 2048,
+    "data.max_response_length": 16384,
+    "data.train_batch_size": 64,
+    "actor_rollout_ref.hybrid_engine": True,
+    "actor_rollout_ref.model.use_remove_padding": True,
+    "actor_rollout_ref.model.enable_gradient_checkpointing": True,
+    "actor_rollout_ref.actor.strategy": "fsdp",
+    "actor_rollout_ref.actor.ppo_mini_batch_size": 64,
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 1,
+    "actor_rollout_ref.actor.use_kl_loss": False,
+    "actor_rollout_ref.actor.entropy_coeff": 0,
+    "actor_rollout_ref.actor.loss_agg_mode": "token-mean",
+    "actor_rollout_ref.actor.use_dynamic_bsz": True,
+    "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": 32768,
+    "actor_rollout_ref.actor.fsdp_config.param_offload": False,
+    "actor_rollout_ref.actor.fsdp_config.optimizer_offload": False,
+    "actor_rollout_ref.ref.log_prob_use_dynamic_bsz": True,
+    "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu": 32768,
+    "actor_rollout_ref.rollout.name": "vllm",
+    "actor_rollout_ref.rollout.mode": "async",
+    "actor_rollout_ref.rollout.n": 8,
+    "actor_rollout_ref.rollout.calculate_log_probs": True,
+    "actor_rollout_ref.rollout.gpu_memory_utilization": 0.6,
+    "actor_rollout_ref.rollout.tensor_model_parallel_size": 1,
+    "actor_rollout_ref.rollout.enable_chunked_prefill": True,
+}
+
+
+def _rts_h100(
+    name: str, folder: str, job: str, batch: int, step: str, prompt: float, response: float, published: dict[str, float]
+) -> dict[str, Any]:
+    """The synchronous colocated baseline of an RL time-slicing study (aishukamal/rl-time-slicing, rl-elastic-scaling,
+    "M3 RUN A", committed 2026-08-08 at c5b193b): GRPO of DeepSeek-R1-Distill-Qwen-1.5B on Eurus-2-RL code prompts
+    (a code-execution reward), 8 samples per prompt, 16384-token cap, no KL, one optimizer step per training step.
+    Stock verl at commit 983cb0f (`verl_commit` beside each log; pip reports verl-0.9.0.dev0) in hybrid-engine mode,
+    the agent-loop vLLM server rollout (`update_weights` timed apart from `gen`), vLLM 0.20.2 (the pod's pip log).
+    GPU: 2 × "NVIDIA H100 80GB HBM3" on one node, sure: nvidia-smi in experiment.log, the job's GKE node selector
+    nvidia-h100-80gb, `perf/mfu/actor` 0.30-0.31 against verl's 989 TFLOP/s. The reward runs inside the agent loop as
+    each response finishes, so `gen` holds its scoring of the last responses (no `timing_s/reward` is logged); `gen`
+    is printed to ~2 s (the agent loop's polling). No step validates or checkpoints (test_freq = save_freq = -1).
+    Timings are medians of the steps from step 3 on, lengths the means of the steps' means, the longest response the
+    median of the per-step maxima (the 16384 cap on every step but one). Found by a search helper; the medians were
+    recomputed here from train.log, and the log checked byte for byte against the commit."""
+    return {
+        "name": name,
+        "source": RTS
+        + f"results/m3/{folder}/train.log (config: {RTS}code/m3/{job}; versions: "
+        + f"{RTS}results/m3/{folder}/experiment.log and verl_commit)",
+        "gpu": "H100",
+        "world": 2,
+        "model": str(MODELS / "DeepSeek-R1-Distill-Qwen-1.5B.json"),
+        "step": step,
+        "vllm": "0.20.2",
+        "verl": "0.9.0",  # verl-0.9.0.dev0 at commit 983cb0f (2026-07-25)
+        "overrides": {
+            **_RTS_R1_DISTILL_CODE,
+            "data.train_batch_size": batch,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": batch,
+        },
+        "prompt_tokens": prompt,
+        "response_tokens": response,
+        "response_max": 16384.0,
+        "published": published,
+        "gen_includes": (),
+    }
+
+
+FIFTH_RUNS: list[dict[str, Any]] = [
+    # 64 prompts × 8 = 512 responses per step; 17 steps before the job's planned 9000 s timeout
+    _rts_h100(
+        "h100x2-grpo-r1distill-qwen1.5b-code-16k-b64n8",
+        "colocated-b64",
+        "k8s-job-m3a2-colocated.yaml",
+        64,
+        "3-17 (medians of 15 steps)",
+        465.0,
+        11505.6,
+        {"gen": 333.128, "old_log_prob": 41.246, "update_actor": 145.763},
+    ),
+    # the study's batch-8 arm, otherwise the same command: 64 responses per step, 69 steps; its `gen` ranges 55-159 s
+    # (quartiles 73 and 123 s), set by how many responses of the step reach the cap
+    _rts_h100(
+        "h100x2-grpo-r1distill-qwen1.5b-code-16k-b8n8",
+        "colocated",
+        "k8s-job-m3a-colocated.yaml",
+        8,
+        "3-69 (medians of 67 steps)",
+        459.7,
+        11330.2,
+        {"gen": 94.615, "old_log_prob": 5.132, "update_actor": 18.114},
+    ),
+]
+"""The fifth round: gathered after FIFTH_FROZEN_REV by search helpers who were not shown the model. One source, two
+configurations: GRPO of a 1.5B model on 2 H100 with verl 0.9 and vLLM 0.20 and responses averaging 11.3-11.5k tokens
+(16k cap), the longest responses any round has, at 512 and 64 responses per step."""
+
 
 for _run in RUNS + NEW_RUNS:
     # Every run of the first two rounds but the H200 fork's is of verl 0.1-0.5 (December 2024 to July 2025): their logs

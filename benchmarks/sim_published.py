@@ -88,6 +88,8 @@ from typing import Any
 
 import yaml
 from published_runs import (
+    FIFTH_FROZEN_REV,
+    FIFTH_RUNS,
     FOURTH_FROZEN_REV,
     FOURTH_RUNS,
     HYBRIDFLOW,
@@ -645,6 +647,7 @@ def main() -> None:
         split_fourth["old_to_new_uncalibrated"]["errors"], FOURTH_RUNS
     )
     split_fourth_now = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS, FOURTH_RUNS)
+    split_fifth = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS, FIFTH_RUNS)
     summary = {
         "head_model_median_abs_error": median_abs(before) if args.head else None,
         "runs": len(RUNS),
@@ -677,6 +680,9 @@ def main() -> None:
             FOURTH_FROZEN_REV, FOURTH_RUNS, "FOURTH_RUNS", fourth_frozen_model
         ),
         "generalisation_fourth_now": split_fourth_now,
+        "fifth_runs": [r["name"] for r in FIFTH_RUNS],
+        "generalisation_fifth_frozen_at_" + FIFTH_FROZEN_REV: split_fifth,
+        "fifth_runs_predicted_as_at_" + FIFTH_FROZEN_REV: same_as_frozen(FIFTH_FROZEN_REV, FIFTH_RUNS, "FIFTH_RUNS"),
         "sources_checked_for_unseen_runs": [{"source": a, "rejected": b} for a, b in SOURCES_CHECKED],
         "fitted_on_all_runs": fit_weights(observations, defaults, args.ridge),
     }
@@ -730,6 +736,13 @@ def main() -> None:
         "the model now on the fourth round (its runs informed vLLM 0.14+'s overlap, rollout._overlap_cpu_with_gpu: "
         "not a test)",
         split_fourth_now,
+    )
+    check = summary["fifth_runs_predicted_as_at_" + FIFTH_FROZEN_REV]
+    print_generalisation(
+        f"the model as frozen at {FIFTH_FROZEN_REV} ({frozen_state(check, FIFTH_FROZEN_REV)}) on the "
+        f"{len(FIFTH_RUNS)} runs of the fifth round, gathered after it; 'the "
+        f"{len(RUNS) + len(NEW_RUNS) + len(THIRD_RUNS) + len(FOURTH_RUNS)} runs' are the four rounds before",
+        split_fifth,
     )
     print("calibrated on the H100 runs, the 8-GPU space's job on 8×H100:")
     for key, value in calibrated.items():
