@@ -1370,6 +1370,27 @@ def _rts_h100(
     }
 
 
+GKE = "https://github.com/esaaren/verl-on-gke/blob/928b868e20780d1786b6efa339e5de79680ad7a0/"
+
+_GKE_B200_32B = {
+    # README.md's launch command at 928b868 (the same in all four commits, 2026-03-02), its model-relevant keys; the
+    # rest is verl's default (no KL loss, so no reference pass; remove-padding and checkpointing on; the rollout's
+    # log-prob pass without dynamic batching, at the micro-batch given)
+    "algorithm.adv_estimator": "grpo",
+    "data.train_batch_size": 256,
+    "data.max_prompt_length": 512,
+    "data.max_response_length": 512,
+    "actor_rollout_ref.actor.strategy": "fsdp2",
+    "actor_rollout_ref.actor.ppo_mini_batch_size": 256,
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 64,
+    "actor_rollout_ref.rollout.name": "vllm",
+    "actor_rollout_ref.rollout.n": 8,
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 8,
+    "actor_rollout_ref.rollout.tensor_model_parallel_size": 8,
+    "actor_rollout_ref.rollout.gpu_memory_utilization": 0.6,
+    "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 4,
+}
+
 FIFTH_RUNS: list[dict[str, Any]] = [
     # 64 prompts × 8 = 512 responses per step; 17 steps before the job's planned 9000 s timeout
     _rts_h100(
@@ -1394,10 +1415,47 @@ FIFTH_RUNS: list[dict[str, Any]] = [
         11330.2,
         {"gen": 94.615, "old_log_prob": 5.132, "update_actor": 18.114},
     ),
+    # verl on GKE: Qwen2.5-32B GRPO on 2 nodes × 8 B200 (FSDP2, rollout TP 8), GSM8K with 512-token caps; the run's
+    # every `step:` line as the guide's parser wrote them (results/parsed_metrics.csv; the console log itself is not
+    # committed). GPU: B200, sure: the guide's .env (GPU_TYPE nvidia-b200, MACHINE_TYPE a4-highgpu-8g) and the worker
+    # group's GKE node selector nvidia-b200; the CSV's allocated peak, 172.9 GB, is more than an H200 has, and
+    # `perf/mfu/actor` 0.31 is against verl's 2250 TFLOP/s B200 peak. verl: main installed editable into the image
+    # verlai/verl:vllm011.latest (vLLM 0.11, its patch not recorded), dated by the CSV's keys to 2026-01-17..27
+    # (`timing_s/agent_loop/num_preempted` exists, `timing_s/update_weights` does not yet): between 0.7.0 and 0.7.1,
+    # so `gen` holds the weight sync (the agent loop wakes and puts vLLM to sleep inside it) and the rule reward,
+    # scored per sample inside the agent loop (`timing_s/reward` ~0). Steps 2-57 without the validating and
+    # checkpointing 10, 20, 30, 40, 50; timings are medians, lengths the means of the steps' means (responses drift
+    # 151-262 tokens over the run), the longest response the median of the per-step maxima (the 512 cap on 41 of 51
+    # steps). Found by a search helper; the medians were recomputed here from the CSV, checked against the commit.
+    {
+        "name": "b200x16-grpo-qwen2.5-32b-gsm8k-2nodes",
+        "source": GKE
+        + "results/parsed_metrics.csv (config: "
+        + GKE
+        + "README.md; cluster: "
+        + GKE
+        + ".env and "
+        + GKE
+        + "k8s/ray_cluster_setup.yaml)",
+        "gpu": "B200",
+        "world": 16,
+        "model": "Qwen2.5-32B",
+        "step": "2-57 without 10, 20, 30, 40, 50 (medians of 51 steps)",
+        "vllm": "0.11",
+        "verl": "0.7.0",  # main of 2026-01-17..27, after 0.7.0
+        "overrides": dict(_GKE_B200_32B),
+        "prompt_tokens": 103.51,
+        "response_tokens": 195.34,
+        "response_max": 512.0,
+        "published": {"gen": 26.585, "old_log_prob": 6.486, "update_actor": 10.778},
+        "gen_includes": ("update_weights",),
+    },
 ]
-"""The fifth round: gathered after FIFTH_FROZEN_REV by search helpers who were not shown the model. One source, two
-configurations: GRPO of a 1.5B model on 2 H100 with verl 0.9 and vLLM 0.20 and responses averaging 11.3-11.5k tokens
-(16k cap), the longest responses any round has, at 512 and 64 responses per step."""
+"""The fifth round: gathered after FIFTH_FROZEN_REV by search helpers who were not shown the model. Two sources,
+three configurations: GRPO of a 1.5B model on 2 H100 with verl 0.9 and vLLM 0.20 and responses averaging 11.3-11.5k
+tokens (16k cap), the longest responses any round has, at 512 and 64 responses per step; and GRPO of a 32B model on
+2 nodes × 8 B200 with verl 0.7 and vLLM 0.11, short responses (195 tokens): the first model above 8B, the first
+B200 and the second multi-node run of any round."""
 
 
 for _run in RUNS + NEW_RUNS:
@@ -1941,6 +1999,69 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "no launch script or log behind PR 3870's tables (its token totals cannot be split into prompt and response); "
         "every GitHub-hosted log linked from documentation is already used or listed, the rest are images, wandb.ai, "
         "swanlab.cn or Google Drive links that cannot be reached",
+    ),
+    # the fifth round (2026-12-04, five search helpers; each line may cover several sources)
+    (
+        "https://github.com/aishukamal/rl-time-slicing rl-elastic-scaling/results/m3/colocated-b64 and /colocated "
+        "(found through a log-analysis script in the file index)",
+        "USED: FIFTH_RUNS' h100x2-grpo-r1distill-qwen1.5b-code-16k-b64n8 and -b8n8",
+    ),
+    (
+        "aishukamal/rl-time-slicing's other arms (rl-elastic-scaling results m0-m2, m3 regime-shift/no-harm/static12, "
+        "async-rl-benchmarks/*, verl-dapo-32gpu on 32 H200)",
+        "fully asynchronous or time-sliced trainer/rollout splits, multi-turn and deep-research agents; the 32-GPU DAPO "
+        "study is fully asynchronous and its commit is not in the snapshot",
+    ),
+    (
+        "issue and page searches in Chinese, Japanese, Korean and English (~95 look-ups): pasted step lines, speed and "
+        "stall threads, DAPO/DeepScaleR/SimpleRL/ORZ/Skywork-OR1/Polaris/QwenLong-L1/LUFFY/Logic-RL/TinyZero/ProRL "
+        "issues, vLLM sleep-mode and V0/V1 regressions; Tencent-Hunyuan/UniRL issue 40 (fetched), verl issues 1458, "
+        "1422, 4264, 5099, 5119, 5964, 7847, 2009, 538, 1885, 336, 2807; POLARIS 4/16/18, simpleRL 24/69/84, TinyZero "
+        "5/63/87; a Fixstars RTX PRO 6000 note, a qiita GRPO article, Chinese SEO pages quoting verl 'measurements'",
+        "UniRL's verl baseline logs its own timing keys and step totals only, with no verl config; the verl threads are "
+        "Megatron, MoE, hybrid attention, GB200/B200, batch 2, stalls, warm-up steps 1-5 or screenshots; the pages "
+        "keep only their openings, no preset for the RTX PRO 6000, an SGLang arm, or unverifiable claims",
+    ),
+    (
+        "file-index strings of this round (~160 look-ups: `timing_s/gen=`, `timing_s/update_actor=`, dict and JSON "
+        "reprs, `| old_log_prob |`, `| update_actor (s) |`, `timing/update_actor:`, `perf/cpu_memory_used_gb:`, "
+        "`response_length/mean:2`/`:3`/`:5`, `(TaskRunner pid=`, `global_seqlen/balanced_max:`, "
+        "`step:{30,100,200} - global_seqlen`, `response/aborted_ratio:0`, ...) and the notes they led to (TTRL, "
+        "PowerFlow, influence-trace, Loki step-time scripts, an ES-vs-GRPO 2-H200 note, a hex-move CoT research log, "
+        "a Qwen3-4B DeepScaleR replay-buffer study, a 7B 16-GPU signal-fraction note)",
+        "one or two steps, agents, LoRA, AMD GPUs, custom trainers or phases, old log-probs and reference summed, "
+        "ranges instead of values, scripts without their data, or no repository to be found; the index holds no "
+        "steady-state step line past step 30 anywhere",
+    ),
+    (
+        "about 95 repositories by name (52 fetch attempts, 39 snapshots, every ref listed and 26 grepped blob by blob: "
+        "verl forks and tutorials, DeepScaleR/TinyZero forks, Spec-RL, Flash-RL, TreePO, FlowRL, DeepMath, "
+        "Mathematical-Reasoning-RL-Scaling-Law, ZyQiu6/verl_dev, ...) and find_files on ~30 default log paths",
+        "no committed console log, event file with values (ZyQiu6/verl_dev's 36 event files are headers, 3 kB) or "
+        "metrics dump; own GRPO loops; nine more repositories cannot be fetched (alibaba/verl-recipe, "
+        "niuypei/multi_task_verl, madhu24raj/RLVR-Comparison, ...)",
+    ),
+    (
+        "https://github.com/esaaren/verl-on-gke results/parsed_metrics.csv (a Google Cloud engineer's verl-on-GKE guide)",
+        "USED: FIFTH_RUNS' b200x16-grpo-qwen2.5-32b-gsm8k-2nodes",
+    ),
+    (
+        "https://github.com/NaomiEisen/Verl-KubeRay-RL successful_run_example.log (PPO, Qwen2.5-0.5B, 1 GPU, 128-token "
+        "cap, full config printed, 29 steps)",
+        "the GPU is not named anywhere: `perf/mfu/actor` implies verl's 989 TFLOP/s class (H100, H200 or H800), whose "
+        "HBM rates (3.35 or 4.8 TB/s) set a decode-bound generation apart; an OpenShift team's other benchmarks used "
+        "H200, which is circumstantial",
+    ),
+    (
+        "systems-research artefacts and cloud repositories (~250 look-ups, 33 fetches): llm-d-incubation/llm-d-rl and "
+        "the llm-d time-slicing forks, TKONIY/verl, an RLVRAMBench dictionary, a CS224R B200 project, AReaL issue 165, "
+        "FastCuRL, GRESO, Trinity-RFT's verl comparison, Relax, an HPRL AutoHint sweep, async-RL labs and course "
+        "projects; nebius, crusoe, coreweave, AI-Hypercomputer, ai-on-gke, LambdaLabsML, datacrunch, "
+        "awsome-distributed-training, SkyPilot, Modal and dstack verl examples, rjaditya-2702/alignment-project, a "
+        "Chinese 8 × B200 GRPO guide, ~30 exact log paths and ~70 strings (`colocated baseline`, `kind: RayJob`, ...)",
+        "llm-d-rl's stock-verl arms publish means of steps 2-10 with `update_actor` as '~550 s' and no log; the rest "
+        "are vision-language, SGLang, Megatron, MoE, LoRA, multi-turn agents, a GH200 cluster, disaggregated or "
+        "one-step-off arms, their own frameworks, launch scripts without output, or final validation scores only",
     ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
