@@ -1404,7 +1404,7 @@ FIFTH_RUNS: list[dict[str, Any]] = [
         {"gen": 333.128, "old_log_prob": 41.246, "update_actor": 145.763},
     ),
     # the study's batch-8 arm, otherwise the same command: 64 responses per step, 69 steps; its `gen` ranges 55-159 s
-    # (quartiles 73 and 123 s), set by how many responses of the step reach the cap
+    # (quartiles 73 and 123 s), hardly with the step's mean length or share at the cap (correlations 0.21, 0.04)
     _rts_h100(
         "h100x2-grpo-r1distill-qwen1.5b-code-16k-b8n8",
         "colocated",
