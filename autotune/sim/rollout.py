@@ -133,20 +133,37 @@ def generation_features(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int 
         "tp_allreduce_s": 2 * shape.layers * (plan.steps * allreduce + plan.prefill_chunks * prefill_ar),
     }
     if w.vllm_async:
-        _overlap_cpu_with_gpu(out)
+        # the tail: the (longest - mean) steps after the batch has thinned out, costed as one sequence decoding
+        # (its weight read and its KV at the middle of the tail's context) against the engine's step
+        past_mean = max(0.0, w.longest_response - w.response_tokens)
+        tail_steps = min(plan.steps, past_mean)
+        tail_context = w.prompt_tokens + w.response_tokens + past_mean / 2
+        tail_bytes = tail_steps * (plan.weights_bytes + tail_context * plan.kv_bytes_per_token)
+        tail_cpu = tail_steps * (per_step + PER_SEQUENCE_STEP)
+        _overlap_cpu_with_gpu(out, tail_cpu, tail_bytes / c.device.hbm_bytes_per_s / DECODE_HBM_EFFICIENCY)
     return out
 
 
-def _overlap_cpu_with_gpu(features: dict[str, float]) -> None:
+def _overlap_cpu_with_gpu(features: dict[str, float], tail_cpu: float = 0.0, tail_gpu: float = 0.0) -> None:
     """vLLM 0.14+ (async scheduling): the engine's CPU step overlaps the GPU's, so the CPU features keep only what
-    exceeds the GPU's time at the default efficiencies, split between them as before (a whole-rollout view of
-    Σ max(GPU, CPU) per step). Set after the fourth round of benchmarks/sim_published.py, given each run's measured
-    longest response: the additive step put generation +15% to +40% on ten Qwen3-8B runs of vLLM 0.20 on A100 (the
-    256-token-cap arm -13%) and +39% to +43% on the four of vLLM 0.24 on H20; overlapped, -12% to +9% (the 256-token
-    arm -33%) and -20% to -22%. On the small vLLM 0.19 runs, whose CPU dominates either way, +15% → -3% and -5% →
-    -20%. Against it: runs whose vLLM is not recorded are taken as current, and three such runs of 2026 go the wrong
-    way (an A100 40GB run +10% → -39%, an H200 fork's -31% → -43% and -4% → -21%). Not yet tested on runs gathered
-    after it."""
+    exceeds the GPU's time at the default efficiencies, split between them as before. Σ max(GPU, CPU) per step is
+    taken over two parts of the rollout: the tail (`tail_cpu`, `tail_gpu`: the steps after the batch has thinned out,
+    where one sequence's GPU step is short and the engine's CPU step shows) and the rest, as a whole.
+
+    Overlap set after the fourth round of benchmarks/sim_published.py, given each run's measured longest response:
+    the additive step put generation +15% to +40% on ten Qwen3-8B runs of vLLM 0.20 on A100 (the 256-token-cap arm
+    -13%) and +39% to +43% on the four of vLLM 0.24 on H20; overlapped, -12% to +9% (the 256-token arm -33%) and -20%
+    to -22%. On the small vLLM 0.19 runs, whose CPU dominates either way, +15% → -3% and -5% → -20%. Against it: runs
+    whose vLLM is not recorded are taken as current, and three such runs of 2026 go the wrong way (an A100 40GB run
+    +10% → -39%, an H200 fork's -31% → -43% and -4% → -21%).
+
+    The tail split came after the fifth round: with the overlap taken over the whole rollout, the heavy steps' GPU
+    time hid the CPU time of the tail's light steps, and the 1.5B run with 64 responses per step, whose longest
+    response (16384, the cap) is 5000 tokens past the mean, came out -27% (its 512-response twin +28%). Per part:
+    -17% (+30%); given the runs' measured longest responses -32% (unchanged: its full-batch steps are CPU-bound
+    too) and -26% → -23%; the third round's four Qwen3-8B runs on H20 (8k cap, longest ~4x the mean) -9..-21% →
+    +1..-12% (-20..-22% → -11..-14% given their longest); rounds 1, 2 and 4 unchanged (vLLM before 0.14, or
+    short tails). Not yet tested on runs gathered after it."""
     gpu = (
         (features["prefill_flops_s"] + features["decode_flops_s"]) / MATMUL_EFFICIENCY
         + (features["decode_weights_s"] + features["decode_kv_s"]) / DECODE_HBM_EFFICIENCY
@@ -155,7 +172,8 @@ def _overlap_cpu_with_gpu(features: dict[str, float]) -> None:
     cpu = features["step_overhead_s"] + features["sequence_overhead_s"]
     if cpu <= 0:
         return
-    exposed = max(0.0, cpu - gpu) / cpu
+    tail_cpu, tail_gpu = min(tail_cpu, cpu), min(tail_gpu, gpu)
+    exposed = (max(0.0, (cpu - tail_cpu) - (gpu - tail_gpu)) + max(0.0, tail_cpu - tail_gpu)) / cpu
     features["step_overhead_s"] *= exposed
     features["sequence_overhead_s"] *= exposed
 

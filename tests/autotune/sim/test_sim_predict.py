@@ -238,3 +238,21 @@ def test_the_third_frozen_model_takes_the_call_cost_and_the_h20_rate_back_out(be
     fast = published_prediction(default_weights(), bench.observation(h20)[0])
     assert all(slow[p] > fast[p] for p in fast)
     assert bench.observation(run)[0].features["ref"]["calls"] == 1.0
+
+
+def test_the_fifth_frozen_model_takes_the_overlap_over_the_whole_rollout_again(bench: Any) -> None:
+    """`fifth_frozen_model()` restores the model the fifth round was frozen with: vLLM 0.14+'s overlap over the whole
+    rollout, so the 64-response 1.5B run (its longest response 5000 tokens past the mean) hides more of the engine step
+    and generates faster; its training phases and the B200 run (vLLM 0.11, no overlap) are unchanged."""
+    from autotune.sim.fit import published_prediction
+    from autotune.sim.model import default_weights
+
+    tail_bound = next(r for r in bench.FIFTH_RUNS if r["name"].endswith("b8n8"))
+    old_vllm = next(r for r in bench.FIFTH_RUNS if r["gpu"] == "B200")
+    now = [published_prediction(default_weights(), bench.observation(r)[0]) for r in (tail_bound, old_vllm)]
+    with bench.fifth_frozen_model():
+        then = [published_prediction(default_weights(), bench.observation(r)[0]) for r in (tail_bound, old_vllm)]
+    assert then[0]["gen"] < 0.95 * now[0]["gen"]
+    assert {p: s for p, s in then[0].items() if p != "gen"} == {p: s for p, s in now[0].items() if p != "gen"}
+    assert then[1] == now[1]
+    assert published_prediction(default_weights(), bench.observation(tail_bound)[0]) == now[0]  # restored on exit

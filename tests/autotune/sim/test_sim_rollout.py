@@ -72,8 +72,8 @@ def test_vllm_0_14_and_later_overlap_the_engine_step_with_the_gpu():
     assert build(flat, {}, 1).vllm_async and not build(flat, {}, 1, vllm_version="0.8.5").vllm_async
     assert not build(flat, {"VLLM_USE_V1": "0"}, 1).vllm_async
     for shape in (PRESETS["Qwen2.5-0.5B"], PRESETS["Qwen2.5-7B"]):  # CPU-bound, then GPU-bound at 256 sequences
-        serial = rollout.generation_features(workload(), shape, H100)
-        overlapped = rollout.generation_features(workload(vllm_async=True), shape, H100)
+        serial = rollout.generation_features(workload(response_spread=0), shape, H100)
+        overlapped = rollout.generation_features(workload(response_spread=0, vllm_async=True), shape, H100)
         # by hand: GPU seconds at 85% of peak and 80% of HBM, CPU seconds as before; what CPU exceeds GPU stays
         gpu = (serial["prefill_flops_s"] + serial["decode_flops_s"]) / 0.85 + serial["tp_allreduce_s"]
         gpu += (serial["decode_weights_s"] + serial["decode_kv_s"]) / 0.8
@@ -84,6 +84,31 @@ def test_vllm_0_14_and_later_overlap_the_engine_step_with_the_gpu():
             k: v for k, v in serial.items() if "overhead" not in k
         }
     assert 0 < left < cpu / 2  # the 7B decode hides most of the engine step
+
+
+def test_the_tail_of_the_longest_response_shows_the_engine_step_the_full_batch_hid():
+    """Past the mean length only the long responses still decode: a step's GPU work is one weight read, shorter than
+    the engine's CPU step, so Σ max(GPU, CPU) is taken over the tail apart from the rest of the rollout."""
+    shape = PRESETS["Qwen2.5-7B"]
+    long = dict(prompts=64, response_tokens=4000, response_spread=1000, max_response=8192)
+    w = workload(vllm_async=True, **long)  # 16 sequences per engine; longest 4000 + 1000·√(2 ln 64) = 6884 tokens
+    assert w.longest_response == pytest.approx(4000 + 1000 * math.sqrt(2 * math.log(64)))
+    serial = rollout.generation_features(workload(**long), shape, H100)
+    overlapped = rollout.generation_features(w, shape, H100)
+    gpu = (serial["prefill_flops_s"] + serial["decode_flops_s"]) / 0.85 + serial["tp_allreduce_s"]
+    gpu += (serial["decode_weights_s"] + serial["decode_kv_s"]) / 0.8
+    cpu = serial["step_overhead_s"] + serial["sequence_overhead_s"]
+    assert gpu > cpu  # over the whole rollout the GPU's work would hide the engine step entirely
+    # by hand, the tail: 2884 steps of one sequence; its weight shard (2 bytes × params / TP 2) and its KV at the
+    # tail's middle context (100 + 4000 + 2884 / 2 tokens × 2·28 layers·4 KV heads/2·128·2 bytes) at 80% of 3.35 TB/s;
+    # CPU: the 3 ms engine step, 28 × 0.01 ms of graph launch and 30 µs for the sequence
+    tail = w.longest_response - 4000
+    tail_gpu = tail * (shape.params + (4100 + tail / 2) * 2 * 28 * 2 * 128 * 2) / 3.35e12 / 0.8
+    tail_cpu = tail * (3e-3 + 28 * 0.01e-3 + 30e-6)
+    assert tail_cpu > tail_gpu  # ~3.3 ms of engine step against ~2.9 ms of reads per tail step
+    left = overlapped["step_overhead_s"] + overlapped["sequence_overhead_s"]
+    assert left == pytest.approx(max(0.0, (cpu - tail_cpu) - (gpu - tail_gpu)) + (tail_cpu - tail_gpu))
+    assert left > 0.5
 
 
 def test_vllm_version_selects_the_legacy_engine():
