@@ -96,6 +96,7 @@ from published_runs import (
     NEW_RUNS,
     RUNS,
     SOURCES_CHECKED,
+    SYNC_MEASURED,
     THIRD_FROZEN_REV,
     THIRD_RUNS,
 )
@@ -250,6 +251,26 @@ def legacy_cross_check(observations: list[Observation]) -> dict[str, Any]:
                 rollout.STEP_BASE_LEGACY = saved
             error = relative_errors(published_prediction(default_weights(), features), obs.measured)["gen"]
             out["cross_error"][f"{obs.name} with {other.name}'s value"] = error
+    return out
+
+
+def weight_sync_check() -> dict[str, Any]:
+    """verl 0.7.1+'s weight sync (rollout.SYNC_IPC_*) against the runs that time `update_weights` apart (in sample:
+    they set its two constants), and what the in-process sync of earlier verl predicted for them."""
+    from autotune.sim import workload
+
+    runs = {r["name"]: r for r in (*THIRD_RUNS, *FOURTH_RUNS, *FIFTH_RUNS)}
+    out: dict[str, Any] = {}
+    for name, measured in SYNC_MEASURED.items():
+        now = predicted(runs[name]).prediction.phases["update_weights"]
+        saved = workload.verl_rollout_ipc
+        workload.verl_rollout_ipc = lambda version: False
+        try:
+            before = predicted(runs[name]).prediction.phases["update_weights"]
+        finally:
+            workload.verl_rollout_ipc = saved
+        out[name] = {"measured_s": measured, "predicted_s": now, "error": now / measured - 1,
+                     "in_process_model_s": before, "in_process_model_error": before / measured - 1}  # fmt: skip
     return out
 
 
@@ -647,6 +668,7 @@ def main() -> None:
     short_l40s = alternative_gpu("h100nvl-ppo-qwen2.5-0.5b-1gpu-short", "L40S")
     llama_h200 = alternative_gpu("h100-grpo-llama3.2-1b", "H200")
     calibrated = calibrated_h100_check(observations, args.ridge, args.out.parent / "calibration_h100.json")
+    sync = weight_sync_check()
     with frozen_model():
         split_frozen = generalisation(args.ridge, RUNS, NEW_RUNS)
     split_now = generalisation(args.ridge, RUNS, NEW_RUNS)
@@ -703,6 +725,7 @@ def main() -> None:
             FIFTH_FROZEN_REV, FIFTH_RUNS, "FIFTH_RUNS", fifth_frozen_model
         ),
         "generalisation_fifth_now": split_fifth_now,
+        "weight_sync_verl_0_7_1_in_sample": sync,
         "sources_checked_for_unseen_runs": [{"source": a, "rejected": b} for a, b in SOURCES_CHECKED],
         "fitted_on_all_runs": fit_weights(observations, defaults, args.ridge),
     }
@@ -769,6 +792,11 @@ def main() -> None:
         "rollout._overlap_cpu_with_gpu: not a test)",
         split_fifth_now,
     )
+    print("\n== verl 0.7.1+'s weight sync (update_weights, CUDA IPC into vLLM's processes) on the runs that time it "
+          "apart: in sample, these set rollout.SYNC_IPC_FIXED and SYNC_IPC_BYTES_PER_S ==")  # fmt: skip
+    for name, r in sync.items():
+        print(f"  {name}: measured {r['measured_s']:.2f} s, predicted {r['predicted_s']:.2f} s ({r['error']:+.0%}); "
+              f"the in-process sync of earlier verl {r['in_process_model_s']:.2f} s ({r['in_process_model_error']:+.0%})")  # fmt: skip
     print("calibrated on the H100 runs, the 8-GPU space's job on 8×H100:")
     for key, value in calibrated.items():
         if key != "calibration":

@@ -31,6 +31,7 @@ GROUPS = {
     "fsdp_ag_fwd_s": "transfer", "fsdp_ag_fwd_prefetch_s": "transfer", "fsdp_ag_bwd_s": "transfer", "fsdp_rs_s": "transfer",
     "fsdp_ag_s": "transfer", "tp_allreduce_s": "transfer", "offload_s": "transfer", "optimizer_s": "transfer",
     "sync_gather_s": "transfer", "sync_load_s": "transfer", "reshard_bytes_s": "transfer", "reshard_tensors": "overhead",
+    "ipc_fixed": "overhead", "ipc_bytes_s": "transfer",
 }  # fmt: skip
 """Features fitted together: one multiplier per group and phase (compute, fixed overheads, data movement), so a
 handful of runs determines the fit instead of over-fitting one weight per feature."""

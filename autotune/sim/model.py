@@ -17,7 +17,8 @@ Default weights, and why:
   reads at 80% of HBM bandwidth (an assumption, as for ring busbw); per-step launch and scheduling
   overheads in seconds as rollout.py computes them (weight 1).
 * weight sync and offload: collectives at the NCCL model's busbw; PCIe transfers at 80% of the line rate;
-  1 ms per tensor loaded into the rollout engine (an assumption: a Python-level copy per parameter).
+  1 ms per tensor loaded into the rollout engine (an assumption: a Python-level copy per parameter); verl 0.7.1+'s
+  CUDA IPC sync at a fixed cost and a rate measured on published runs (rollout.SYNC_IPC_*).
 * FSDP collectives (busbw from nccl.py): forward all-gathers 50% exposed without explicit prefetch,
   10% with; backward all-gathers 15% (FSDP2 prefetches in backward); reduce-scatters 25%.
 """
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune.sim.hardware import GIB, MATMUL_EFFICIENCY, Cluster
-from autotune.sim.rollout import DECODE_HBM_EFFICIENCY, rollout_plan
+from autotune.sim.rollout import DECODE_HBM_EFFICIENCY, SYNC_IPC_FIXED, rollout_plan
 from autotune.sim.terms import (
     COMM_FEATURES,
     ENGINE_WORKER_FORWARD_CALL,
@@ -99,7 +100,14 @@ def default_weights() -> dict[str, dict[str, float]]:
             "sequence_overhead_s": 1.0,
             "tp_allreduce_s": 1.0,
         },
-        "update_weights": {"sync_gather_s": 1.0, "sync_load_s": 1 / 0.8, "sync_tensors": 1e-3, "offload_s": 1 / 0.8},
+        "update_weights": {
+            "sync_gather_s": 1.0,
+            "sync_load_s": 1 / 0.8,
+            "sync_tensors": 1e-3,
+            "offload_s": 1 / 0.8,
+            "ipc_fixed": SYNC_IPC_FIXED,
+            "ipc_bytes_s": 1.0,
+        },
         "reshard": {"reshard_bytes_s": 1.0, "reshard_tensors": 2e-4},
         "old_log_prob": dict(forward),
         "ref": dict(forward),

@@ -26,7 +26,9 @@ start (an `oom`), which is what happens to a 70B actor at TP 1 or 2 on 80 GB GPU
 
 verl (0.4+) syncs the trained weights into the rollout engine every step (`timing_s/update_weights`, inside
 `timing_s/gen` in older versions): every rank all-gathers the full bf16 model from its FSDP shards layer by
-layer and loads its TP shard into vLLM; with `param_offload` the shards first cross PCIe.
+layer and loads its TP shard into vLLM; with `param_offload` the shards first cross PCIe. From verl 0.7.1 on, vLLM
+runs in processes of its own and the full tensors reach it through CUDA IPC buckets, at a fixed cost and a rate
+measured on published runs (SYNC_IPC_FIXED, SYNC_IPC_BYTES_PER_S).
 """
 
 from __future__ import annotations
@@ -178,12 +180,30 @@ def _overlap_cpu_with_gpu(features: dict[str, float], tail_cpu: float = 0.0, tai
     features["sequence_overhead_s"] *= exposed
 
 
+SYNC_IPC_FIXED = 1.8
+"""Seconds of verl 0.7.1+'s weight sync (`timing_s/update_weights`) that do not grow with the model: vLLM's weights and
+KV cache mapped back in (its sleep mode), the allocator's caches emptied twice, a barrier over the trainer's ranks, the
+Ray calls and the sender/receiver set-up around the CUDA IPC buckets."""
+SYNC_IPC_BYTES_PER_S = 6e9
+"""Bytes per second each rank pushes through verl 0.7.1+'s sync: every rank gathers each full bf16 tensor from its
+FSDP shards and hands it to its own vLLM worker in CUDA IPC buckets (2 GB each, one ZeroMQ hand-shake and copy per
+bucket), whatever the rollout's TP. Both constants were set on the four configurations of the published runs that
+time `update_weights` apart (benchmarks/sim_published.py prints the check): medians 2.34 s for Qwen2.5-0.5B on 4 A100
+(verl 0.7.1), 1.89 s for a 1.78B on 2 H100 (verl 0.9, two arms), 3.91 s and 5.0 s for Qwen3-8B on 4 H20 at TP 2
+(verl 0.9) and on 8 A100 at TP 1 (verl 0.8); the least-squares line through them is 1.79 s + 0.16 s per GB. The
+in-process sync of earlier versions (an all-gather, the TP shard loaded, 1 ms a tensor) put them at 0.29-0.51 s.
+Set in sample; not yet tested on runs gathered after it."""
+
+
 def update_weights_features(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int = 2) -> dict[str, float]:
-    """verl's weight sync: all-gather the bf16 model over the FSDP group, load the TP shard into vLLM."""
+    """verl's weight sync: all-gather the bf16 model over the FSDP group, load the TP shard into vLLM; from verl 0.7.1
+    on, every rank's full tensors through CUDA IPC into vLLM's own processes (SYNC_IPC_*)."""
     model = shape.params * dtype_bytes
+    offload = 4 * shape.params / w.fsdp_group / c.device.pcie_bytes_per_s if w.param_offload else 0.0
+    if w.rollout_ipc:
+        return {"ipc_fixed": 1.0, "ipc_bytes_s": model / SYNC_IPC_BYTES_PER_S, "offload_s": offload}
     gather = collective_seconds("all_gather", model, w.fsdp_group, c.busbw(w.fsdp_group), w.nccl_proto)
     load = model / w.tp / c.device.hbm_bytes_per_s
-    offload = 4 * shape.params / w.fsdp_group / c.device.pcie_bytes_per_s if w.param_offload else 0.0
     return {
         "sync_gather_s": gather,
         "sync_load_s": load,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,6 +166,9 @@ class Workload:
     """'verl' syncs weights into the rollout server (update_weights); 'builtin' reshards with this project's engine."""
     engine_workers: bool = False
     """verl 0.7 or later: every training call goes through its engine workers (terms.ENGINE_WORKER_CALL)."""
+    rollout_ipc: bool = False
+    """verl 0.7.1 or later: vLLM runs in processes of its own and takes the synced weights over CUDA IPC
+    (rollout.update_weights_features)."""
 
     @property
     def responses(self) -> int:
@@ -214,13 +218,16 @@ def spread_from_longest(mean: float, longest: float, count: int) -> float:
     return max(0.0, (longest - mean) / math.sqrt(2 * math.log(count)))
 
 
-def _older_than(version: str, release: tuple[int, int], what: str, example: str) -> bool:
+def _older_than(version: str, release: tuple[int, ...], what: str, example: str) -> bool:
     parts = version.strip().split(".")
     try:
-        major, minor = int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
+        numbers = [int(parts[0]), int(parts[1]) if len(parts) > 1 else 0]
     except ValueError:
         raise ValueError(f"{what} {version!r}: expected a version like {example}") from None
-    return (major, minor) < release
+    for part in parts[2 : len(release)]:  # a patch level ("0.7.1", "0.9.0.dev0"); "0.8.5.post1"'s tail is ignored
+        digits = re.match(r"\d+", part)
+        numbers.append(int(digits.group()) if digits else 0)
+    return tuple(numbers) < release
 
 
 def legacy_vllm(version: str) -> bool:
@@ -238,6 +245,12 @@ def verl_engine_workers(version: str | None) -> bool:
     """Whether verl of this version ("0.5.0", "0.7.1"; None = a current one) runs its training calls through the
     engine workers of verl 0.7 (January 2026) and later."""
     return version is None or not _older_than(version, (0, 7), "verl_version", "'0.5.0' or '0.7.1'")
+
+
+def verl_rollout_ipc(version: str | None) -> bool:
+    """Whether verl of this version (None = a current one) runs the colocated vLLM in processes of its own and
+    syncs weights into it over CUDA IPC: verl PR 4280, merged 2026-01-24, first released in 0.7.1."""
+    return version is None or not _older_than(version, (0, 7, 1), "verl_version", "'0.5.0' or '0.7.1'")
 
 
 class _Recorder(dict):  # type: ignore[type-arg]
@@ -328,6 +341,7 @@ def workload(
         has_ref=builtin or algorithm_kl,
         engine="builtin" if builtin else "verl",
         engine_workers=not builtin and verl_engine_workers(verl_version),
+        rollout_ipc=not builtin and verl_rollout_ipc(verl_version),
     )
 
 

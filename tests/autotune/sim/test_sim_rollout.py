@@ -197,3 +197,29 @@ def test_device_presets_user_files_and_calibrated_devices(tmp_path):
     assert calibrated_device(None, h20) == DEVICES["H20"]  # a calibrated sweep keeps its GPU
     assert calibrated_device("H100", h20) == DEVICES["H100"]  # unless --gpu says otherwise
     assert calibrated_device(None, None) == DEVICES["H100"]
+
+
+def test_verl_0_7_1_and_later_sync_full_tensors_over_cuda_ipc_at_a_fixed_cost_and_a_rate():
+    """From verl 0.7.1 (PR 4280) vLLM runs in processes of its own: every rank hands each full bf16 tensor to its vLLM
+    worker through CUDA IPC buckets, whatever the TP, behind a fixed cost; earlier verl loaded the TP shard in
+    process after an all-gather."""
+    from autotune.sim.fit import phase_seconds
+    from autotune.sim.model import default_weights
+    from autotune.sim.workload import verl_rollout_ipc
+    from autotune.sim.workload import workload as build
+
+    assert [verl_rollout_ipc(v) for v in (None, "0.7.1", "0.8.0", "0.9.0.dev0", "1.0")] == [True] * 5
+    assert [verl_rollout_ipc(v) for v in ("0.7.0", "0.7", "0.6.1", "0.5.0")] == [False] * 4
+    flat = {"data.train_batch_size": 8, "data.max_prompt_length": 8, "data.max_response_length": 8,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 8}  # fmt: skip
+    assert build(flat, {}, 1).rollout_ipc and not build(flat, {}, 1, verl_version="0.7.0").rollout_ipc
+    assert not build({**flat, "builtin.reshard": True}, {}, 1).rollout_ipc  # the builtin trainer reshards instead
+    shape = PRESETS["Qwen2.5-7B"]
+    for tp in (1, 2, 4):
+        ipc = rollout.update_weights_features(workload(rollout_ipc=True, tp=tp), shape, H100)
+        # by hand: 1.8 s plus 2 bytes × 7.6B parameters at 6 GB/s (2.5 s), the same at every TP
+        assert phase_seconds(default_weights(), ipc, "update_weights") == pytest.approx(1.8 + 2 * shape.params / 6e9)
+    old = rollout.update_weights_features(workload(tp=2), shape, H100)
+    assert set(old) == {"sync_gather_s", "sync_load_s", "sync_tensors", "offload_s"}
+    assert old["sync_load_s"] == pytest.approx(shape.params / 3.35e12)  # the TP-2 shard at the HBM rate
+    assert phase_seconds(default_weights(), old, "update_weights") < 1.0
