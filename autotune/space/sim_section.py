@@ -7,7 +7,7 @@
       response_spread: 190      # optional, instead of response_max: standard deviation of response lengths
       gpu: H100                 # optional: preset or device file; `--gpu` on the command line overrides it
       vllm_version: 0.5.4       # optional: the rollout's vLLM when older than 0.6 (default: a current one)
-      verl_version: 0.5.0       # optional: verl when older than 0.7 (default: a current one, 0.7 or later)
+      verl_version: 0.5.0       # optional: verl when older than 0.7.1 (default: a current one, 0.7.1 or later)
 
 A synchronous rollout lasts until the longest response of the batch ends, and training time follows the
 tokens actually generated, so the expected lengths matter more than the limits (`data.max_*_length`).
@@ -42,8 +42,9 @@ class SimSettings:
     """The rollout's vLLM version ("0.5.4"); before 0.6 its engine costs about twice as much per decode step, and
     from 0.14 on its CPU step overlaps the GPU's (async scheduling). Default: a current vLLM (0.14 or later)."""
     verl_version: str | None = None
-    """verl's version ("0.5.0"); from 0.7 on every training call carries a fixed cost (its engine workers).
-    Default: a current verl (0.7 or later)."""
+    """verl's version ("0.5.0"); from 0.7 on every training call carries a fixed cost (its engine workers), and from
+    0.7.1 on the weight sync goes through CUDA IPC into vLLM's own processes. Default: a current verl (0.7.1 or
+    later)."""
 
     def __post_init__(self) -> None:
         for name in ("prompt_tokens", "response_tokens"):
