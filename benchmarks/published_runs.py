@@ -2152,6 +2152,42 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "are vision-language, SGLang, Megatron, MoE, LoRA, multi-turn agents, a GH200 cluster, disaggregated or "
         "one-step-off arms, their own frameworks, launch scripts without output, or final validation scores only",
     ),
+    # the sixth round's search (three helpers, 2026-12-04, after SIXTH_FROZEN_REV)
+    (
+        "https://github.com/verl-project/verl/blob/e08c428c6/examples/ppo_trainer/verl_getting_started.ipynb",
+        "USED (SIXTH_RUNS): the only executed verl notebook with step output among the ~215 repositories mirrored "
+        "here (every .ipynb blob of every ref scanned; ~60 forks carry the same output); the file index holds no "
+        "notebooks, so others can only be found by fetching",
+    ),
+    (
+        "executed-notebook and walk-through leads: verl's other notebooks, PR 92's earlier revisions (install cells "
+        "only), johnrcumming/tinyzero's Colab re-run (its training cell failed at once), TinyZero reproductions "
+        "(SambhavG, Aoi-cn, josephqiu123, xiiiiiiiiii), gongyisheng/playground, rodrigobaron.com's verl post, a "
+        "Lambda Cloud verl guide, walkinglabs/hands-on-modern-rl, Modal's grpo_verl example, SEO copies",
+        "no step output (scripts, plots, one-line summaries), LoRA, or not run",
+    ),
+    (
+        "performance-comparison and regression threads: verl issues 4942, 3733, 1663, 1885, 3660, 1590, 4825, "
+        "1982, 3005, 3263, 4495, 2703, 6747; PRs 7461 (Liger kernel), 7095, 7458, 2956, 1026, 4470, 3389's branch "
+        "artefacts (results/dp_sp CSVs, REPORT.md), the SGLang weight-update PRs; docs/README_vllm0.7.md; FlowRL 6, "
+        "POLARIS 16, ROLL 101, Search-R1/ReCall/DeepResearcher threads; every text file of the mirrored "
+        "repositories grepped for `timing_s/gen` with a value (230 hits in 47 repositories, all already used or listed)",
+        "questions without pasted timings, screenshots or percentages only, DeepSpeed or SGLang or Megatron arms, "
+        "Ascend NPU, multi-turn agents, TRL/NeMo-RL",
+    ),
+    (
+        "efficiency papers' artefact repositories with stock-verl baselines: DUMP, Thinkless, Short-RL, Laser, "
+        "PipelineRL, QeRL, M2PO, Elastic-Reasoning, DLER, Reinforce-Ada, efficient-reasoning, PrefixGrouper, "
+        "Precision-RL, LC-R1, DisCO, QuestA, KlearReasoner, critique-GRPO, GHPO, SPO (fetched, every ref listed); "
+        "HistoSpec (zichongli5/verl), RollPacker (the paper's text), PolyTrace, verl-recipe (partial rollout, PR "
+        "96's baseline), verl's fp8 / fully-async / one-step-off / delta-sync docs, Flash-RL issues 28 and 37",
+        "no committed logs or metrics; baselines only as plots, stage shares, speedup ratios or run means without "
+        "lengths; Megatron, MoE or SGLang arms; logs withheld on purpose (PolyTrace)",
+    ),
+    (
+        "Hugging Face datasets MathMindsAGI/train_cost_data and RL-Forgetting-Experiments-3/mbpp-code-rl-artifacts",
+        "only the dataset cards are stored; the rows cannot be read from here, and no config or GPU is given per row",
+    ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
 they never saw) and why none was usable. Usable needs the config, the GPU, several steady steps with `timing_s/*`

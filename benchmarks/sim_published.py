@@ -59,6 +59,12 @@ verl's own GPG baseline log (Qwen2-7B on 8 A100/A800, verl 0.4, two length regim
 reproduces the frozen model (vLLM 0.14+'s overlap of the engine step came after this round); the benchmark checks it
 against that revision with git.
 
+A fifth round (FIFTH_RUNS, frozen at FIFTH_FROZEN_REV) brought a 1.5B with 11k-token responses on 2 H100 and a 32B on
+16 B200; after it the overlap's tail and verl 0.7.1+'s CUDA IPC weight sync were set (`fifth_frozen_model()` undoes
+the first; the second touches no scored phase: `weight_sync_check` prints it apart). A sixth round (SIXTH_RUNS, frozen
+at SIXTH_FROZEN_REV) brought verl's own getting-started notebook, a 0.5B PPO run on one L40S; it showed the reference
+pass micro-batched as the old log-prob pass, fixed after it (`sixth_frozen_model()` undoes the fix).
+
 Generation depends on the step's longest response, which the mean length does not fix: without it the model assumes
 a spread equal to the mean (workload.DEFAULT_SPREAD_RATIO). The split is also reported with each run's measured
 longest response (the median of its per-step `response_length/max`) given as the space's `sim.response_max`, the
@@ -95,6 +101,8 @@ from published_runs import (
     HYBRIDFLOW,
     NEW_RUNS,
     RUNS,
+    SIXTH_FROZEN_REV,
+    SIXTH_RUNS,
     SOURCES_CHECKED,
     SYNC_MEASURED,
     THIRD_FROZEN_REV,
@@ -444,6 +452,20 @@ def frozen_model() -> Iterator[None]:
         Cluster.busbw, Cluster.strided_busbw, terms.critic_params = saved  # type: ignore[method-assign]
 
 
+@contextlib.contextmanager
+def sixth_frozen_model() -> Iterator[None]:
+    """The cost model as it stood at SIXTH_FROZEN_REV, where the sixth round was frozen: the reference pass micro-batched
+    as the old log-prob pass (the rollout's log_prob_* keys); its own keys (Workload.ref_micro) came after that round."""
+    from autotune.sim.workload import Workload
+
+    saved = Workload.ref_micro_batches
+    Workload.ref_micro_batches = property(lambda self: self.logprob_micro)  # type: ignore[assignment,method-assign]
+    try:
+        yield
+    finally:
+        Workload.ref_micro_batches = saved  # type: ignore[method-assign]
+
+
 _AT_REVISION = """
 import json, sys
 import autotune, trainer, verl_keys  # the revision's packages, from the working folder, before the benchmark's
@@ -687,6 +709,12 @@ def main() -> None:
     with fifth_frozen_model():
         split_fifth = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS, FIFTH_RUNS)
     split_fifth_now = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS, FIFTH_RUNS)
+    with sixth_frozen_model():
+        split_sixth = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS + FIFTH_RUNS, SIXTH_RUNS)
+    split_sixth["old_to_new_uncalibrated_per_configuration"] = per_configuration(
+        split_sixth["old_to_new_uncalibrated"]["errors"], SIXTH_RUNS
+    )
+    split_sixth_now = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS + FIFTH_RUNS, SIXTH_RUNS)
     summary = {
         "head_model_median_abs_error": median_abs(before) if args.head else None,
         "runs": len(RUNS),
@@ -725,6 +753,12 @@ def main() -> None:
             FIFTH_FROZEN_REV, FIFTH_RUNS, "FIFTH_RUNS", fifth_frozen_model
         ),
         "generalisation_fifth_now": split_fifth_now,
+        "sixth_runs": [r["name"] for r in SIXTH_RUNS],
+        "generalisation_sixth_frozen_at_" + SIXTH_FROZEN_REV: split_sixth,
+        "sixth_runs_predicted_as_at_" + SIXTH_FROZEN_REV: same_as_frozen(
+            SIXTH_FROZEN_REV, SIXTH_RUNS, "SIXTH_RUNS", sixth_frozen_model
+        ),
+        "generalisation_sixth_now": split_sixth_now,
         "weight_sync_verl_0_7_1_in_sample": sync,
         "sources_checked_for_unseen_runs": [{"source": a, "rejected": b} for a, b in SOURCES_CHECKED],
         "fitted_on_all_runs": fit_weights(observations, defaults, args.ridge),
@@ -791,6 +825,19 @@ def main() -> None:
         "the model now on the fifth round (its runs informed the tail of vLLM 0.14+'s overlap, "
         "rollout._overlap_cpu_with_gpu: not a test)",
         split_fifth_now,
+    )
+    check = summary["sixth_runs_predicted_as_at_" + SIXTH_FROZEN_REV]
+    earlier = len(RUNS) + len(NEW_RUNS) + len(THIRD_RUNS) + len(FOURTH_RUNS) + len(FIFTH_RUNS)
+    print_generalisation(
+        f"the model as frozen at {SIXTH_FROZEN_REV} ({frozen_state(check, SIXTH_FROZEN_REV)}) on the "
+        f"{len(SIXTH_RUNS)} runs of the sixth round, gathered after it; 'the {earlier} runs' are the five rounds before",
+        split_sixth,
+    )
+    print_per_configuration(split_sixth)
+    print_generalisation(
+        "the model now on the sixth round (its runs showed the reference pass's own micro-batching, "
+        "Workload.ref_micro: not a test)",
+        split_sixth_now,
     )
     print("\n== verl 0.7.1+'s weight sync (update_weights, CUDA IPC into vLLM's processes) on the runs that time it "
           "apart: in sample, these set rollout.SYNC_IPC_FIXED and SYNC_IPC_BYTES_PER_S ==")  # fmt: skip

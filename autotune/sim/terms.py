@@ -283,7 +283,7 @@ def phase_features(w: Workload, actor: Shape, c: Cluster, param_bytes: int = 2) 
     )
     if w.has_ref:
         features["ref"] = forward_features(
-            w, actor, c, w.logprob_micro, param_bytes, w.actor_rmpad, 2.0 if w.ref_param_offload else 0.0
+            w, actor, c, w.ref_micro_batches, param_bytes, w.actor_rmpad, 2.0 if w.ref_param_offload else 0.0
         )
     features["adv"] = {"const": 1.0}
     features["update_actor"] = update_features(w, actor, c, w.update_micro_per_mini, w.epochs, param_bytes, 4)

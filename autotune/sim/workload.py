@@ -123,6 +123,7 @@ class Workload:
     critic_epochs: int
     update_micro_per_mini: int
     logprob_micro: int
+    """Micro-batches of the old log-prob pass (the rollout's log_prob_* keys)."""
     critic_micro_per_mini: int
     values_micro: int
     has_critic: bool
@@ -166,9 +167,15 @@ class Workload:
     """'verl' syncs weights into the rollout server (update_weights); 'builtin' reshards with this project's engine."""
     engine_workers: bool = False
     """verl 0.7 or later: every training call goes through its engine workers (terms.ENGINE_WORKER_CALL)."""
+    ref_micro: int = 0
+    """Micro-batches of the reference pass (the ref's log_prob_* keys); 0: as the old log-prob pass."""
     rollout_ipc: bool = False
     """verl 0.7.1 or later: vLLM runs in processes of its own and takes the synced weights over CUDA IPC
     (rollout.update_weights_features)."""
+
+    @property
+    def ref_micro_batches(self) -> int:
+        return self.ref_micro or self.logprob_micro
 
     @property
     def responses(self) -> int:
@@ -360,22 +367,21 @@ def _micro_batches(flat: dict[str, Any], world: int, prompts: int, n: int, mini:
     per_rank_critic_mini = int(g("critic.ppo_mini_batch_size") or mini) * n / world
     per_rank_all = prompts * n / world
     actor_dyn = bool(g("actor_rollout_ref.actor.use_dynamic_bsz"))
-    ref_dyn = _flag(
-        flat,
-        "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz",
-        "actor_rollout_ref.ref.log_prob_use_dynamic_bsz",
-        default=actor_dyn,
-    )
-    ref_budget = (
-        g("actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu")
-        or g("actor_rollout_ref.ref.log_prob_max_token_len_per_gpu")
-        or g("actor_rollout_ref.actor.ppo_max_token_len_per_gpu")
-    )
-    ref_micro = (
-        g("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu")
-        or g("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu")
-        or g("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu")
-    )
+    actor_budget = g("actor_rollout_ref.actor.ppo_max_token_len_per_gpu")
+    # the old log-prob pass (the rollout's log_prob_* keys) and the reference pass (the ref's) each have their own
+    # micro-batching; verl defaults both to the actor's dynamic batching and budget (a micro-batch size left unset
+    # falls back to the other pass's, then the actor's: a partial config still predicts)
+    passes = {}
+    for role, other in (("rollout", "ref"), ("ref", "rollout")):
+        own, alt = f"actor_rollout_ref.{role}.", f"actor_rollout_ref.{other}."
+        dynamic = _flag(flat, own + "log_prob_use_dynamic_bsz", default=actor_dyn)
+        budget = g(own + "log_prob_max_token_len_per_gpu") or actor_budget
+        micro = (
+            g(own + "log_prob_micro_batch_size_per_gpu")
+            or g(alt + "log_prob_micro_batch_size_per_gpu")
+            or g("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu")
+        )
+        passes[role] = _micro(per_rank_all, per_rank_all * seq_len, dynamic, micro, budget)
     critic_dyn = g("critic.use_dynamic_bsz")
     critic_dyn = actor_dyn if critic_dyn is None else bool(critic_dyn)
     critic_micro = g("critic.ppo_micro_batch_size_per_gpu") or g("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu")
@@ -388,7 +394,8 @@ def _micro_batches(flat: dict[str, Any], world: int, prompts: int, n: int, mini:
             g("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"),
             g("actor_rollout_ref.actor.ppo_max_token_len_per_gpu"),
         ),
-        "logprob_micro": _micro(per_rank_all, per_rank_all * seq_len, ref_dyn, ref_micro, ref_budget),
+        "logprob_micro": passes["rollout"],
+        "ref_micro": passes["ref"],
         "critic_micro_per_mini": _micro(
             per_rank_critic_mini,
             per_rank_critic_mini * seq_len,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,7 @@ def test_the_cli_predicts_every_published_run_as_the_benchmark_does(bench: Any, 
     from autotune.sim.fit import published_prediction
     from autotune.sim.model import default_weights
 
-    for run in bench.RUNS + bench.NEW_RUNS + bench.THIRD_RUNS + bench.FOURTH_RUNS + bench.FIFTH_RUNS:
+    for run in bench.RUNS + bench.NEW_RUNS + bench.THIRD_RUNS + bench.FOURTH_RUNS + bench.FIFTH_RUNS + bench.SIXTH_RUNS:
         space_file = tmp_path / f"{run['name']}.yaml"
         space_file.write_text(bench.space_text(run))
         cli = cli_trial_phases(space_file, tmp_path / "runs")
@@ -256,3 +257,33 @@ def test_the_fifth_frozen_model_takes_the_overlap_over_the_whole_rollout_again(b
     assert {p: s for p, s in then[0].items() if p != "gen"} == {p: s for p, s in now[0].items() if p != "gen"}
     assert then[1] == now[1]
     assert published_prediction(default_weights(), bench.observation(tail_bound)[0]) == now[0]  # restored on exit
+
+
+def test_the_reference_pass_is_micro_batched_by_its_own_keys(bench: Any) -> None:
+    """verl gives the old log-prob pass (the rollout's log_prob_* keys) and the reference pass (the ref's) their own
+    micro-batching, each defaulting to the actor's dynamic batching. The sixth round's notebook run computes old
+    log-probs one sequence at a time and the reference four at a time; `sixth_frozen_model()` restores the single
+    count the model had before."""
+    from autotune.sim.fit import published_prediction
+    from autotune.sim.model import default_weights
+    from autotune.sim.workload import workload
+
+    flat = {"data.train_batch_size": 256, "data.max_prompt_length": 512, "data.max_response_length": 256,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 64,
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 1,
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 4}  # fmt: skip
+    w = workload(flat, {}, 1, prompt_tokens=100, response_tokens=200)
+    assert (w.logprob_micro, w.ref_micro_batches) == (256, 64)  # by hand: 256 sequences on one rank, 1 or 4 at a time
+    # the actor's dynamic batching reaches a pass whose own key is unset: 256 × 300 tokens in 12000-token micro-batches
+    dynamic = {**flat, "actor_rollout_ref.actor.use_dynamic_bsz": True,
+               "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": 12000,
+               "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz": False, "critic.use_dynamic_bsz": False}  # fmt: skip
+    w = workload(dynamic, {}, 1, prompt_tokens=100, response_tokens=200)
+    assert (w.logprob_micro, w.ref_micro_batches) == (256, math.ceil(256 * 300 / 12000))
+    run = next(r for r in bench.SIXTH_RUNS if r["name"] == "l40s-ppo-qwen2.5-0.5b-1gpu-notebook")
+    now = published_prediction(default_weights(), bench.observation(run)[0])
+    with bench.sixth_frozen_model():
+        then = published_prediction(default_weights(), bench.observation(run)[0])
+    assert then["ref"] > 2 * now["ref"] and {p: s for p, s in then.items() if p != "ref"} == {
+        p: s for p, s in now.items() if p != "ref"
+    }
