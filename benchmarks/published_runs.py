@@ -2311,6 +2311,29 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "Hugging Face datasets MathMindsAGI/train_cost_data and RL-Forgetting-Experiments-3/mbpp-code-rl-artifacts",
         "only the dataset cards are stored; the rows cannot be read from here, and no config or GPU is given per row",
     ),
+    # the seventh round's search (two helpers, 2026-12-04, after SEVENTH_FROZEN_REV)
+    (
+        "https://github.com/sunzx8/cluster_verl/blob/ef144f3affa430cc4bb09daa7b20053f8d5910cd/train.out",
+        "USED (SEVENTH_RUNS), found by an exact-path probe (recipe/dapo/nohup.out) of its repository; its nohup.out "
+        "(2 MB, a custom entry point with dynamic sampling and its own loss), output.txt and recipe/dapo/nohup.out (a "
+        "step and a start-up crash) are not usable",
+    ),
+    (
+        "committed consoles under other names: exact-path probes for nohup.out, train.out, run.out, *.out under "
+        "recipe/, examples/, logs/, scripts/ (the index lists the first 100 repositories of each path); kyeun293/CD-RL, "
+        "zhiyuanhubj/logic-rl-formula (start-up crashes), Foo1szz/verl train.out (4 responses a step, garbage "
+        "outputs, GPU unidentifiable), LIU-Hao-2002/GRPO_project and Pratic2001/Qwen3-Non-MOE (not verl), "
+        "ColorDavid/ARPO (a tool agent), AmongUs, M_GRPO, CriticCoT, RLVR-Decomposed, Verl-main (no output committed)",
+        "crashes, toy or garbage runs, other trainers, agents, or nothing committed",
+    ),
+    (
+        "executed notebooks: ~45 more repositories fetched and every blob of every ref scanned (TinyZero forks, "
+        "Logic-RL, PRIME, JustRL, Skywork-OR1, ArcherCodeR, code-r1, verl forks), every .ipynb of the ~285 "
+        "repositories mirrored here rescanned (248 notebooks with verl timing keys, all copies of verl's "
+        "getting-started notebook); uqcxu9/qwen2.5_300step_NEW_CONSIS_RESULT RL/train.log, harishvs/rl_grpo_qwen_math",
+        "no executed verl notebook but verl's own (SIXTH_RUNS); the one new log is LoRA (already rejected), the other "
+        "repository its own trainer",
+    ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
 they never saw) and why none was usable. Usable needs the config, the GPU, several steady steps with `timing_s/*`

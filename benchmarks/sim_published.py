@@ -63,7 +63,8 @@ A fifth round (FIFTH_RUNS, frozen at FIFTH_FROZEN_REV) brought a 1.5B with 11k-t
 16 B200; after it the overlap's tail and verl 0.7.1+'s CUDA IPC weight sync were set (`fifth_frozen_model()` undoes
 the first; the second touches no scored phase: `weight_sync_check` prints it apart). A sixth round (SIXTH_RUNS, frozen
 at SIXTH_FROZEN_REV) brought verl's own getting-started notebook, a 0.5B PPO run on one L40S; it showed the reference
-pass micro-batched as the old log-prob pass, fixed after it (`sixth_frozen_model()` undoes the fix).
+pass micro-batched as the old log-prob pass, fixed after it (`sixth_frozen_model()` undoes the fix). A seventh round
+(SEVENTH_RUNS, frozen at SEVENTH_FROZEN_REV, nothing changed since) brought a 7B on 8 nodes × 8 H20 in four windows.
 
 Generation depends on the step's longest response, which the mean length does not fix: without it the model assumes
 a spread equal to the mean (workload.DEFAULT_SPREAD_RATIO). The split is also reported with each run's measured
@@ -101,6 +102,8 @@ from published_runs import (
     HYBRIDFLOW,
     NEW_RUNS,
     RUNS,
+    SEVENTH_FROZEN_REV,
+    SEVENTH_RUNS,
     SIXTH_FROZEN_REV,
     SIXTH_RUNS,
     SOURCES_CHECKED,
@@ -715,6 +718,11 @@ def main() -> None:
         split_sixth["old_to_new_uncalibrated"]["errors"], SIXTH_RUNS
     )
     split_sixth_now = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS + FIFTH_RUNS, SIXTH_RUNS)
+    before_seventh = RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS + FIFTH_RUNS + SIXTH_RUNS
+    split_seventh = generalisation(args.ridge, before_seventh, SEVENTH_RUNS)
+    split_seventh["old_to_new_uncalibrated_per_configuration"] = per_configuration(
+        split_seventh["old_to_new_uncalibrated"]["errors"], SEVENTH_RUNS
+    )
     summary = {
         "head_model_median_abs_error": median_abs(before) if args.head else None,
         "runs": len(RUNS),
@@ -759,6 +767,11 @@ def main() -> None:
             SIXTH_FROZEN_REV, SIXTH_RUNS, "SIXTH_RUNS", sixth_frozen_model
         ),
         "generalisation_sixth_now": split_sixth_now,
+        "seventh_runs": [r["name"] for r in SEVENTH_RUNS],
+        "generalisation_seventh_frozen_at_" + SEVENTH_FROZEN_REV: split_seventh,
+        "seventh_runs_predicted_as_at_" + SEVENTH_FROZEN_REV: same_as_frozen(
+            SEVENTH_FROZEN_REV, SEVENTH_RUNS, "SEVENTH_RUNS"
+        ),
         "weight_sync_verl_0_7_1_in_sample": sync,
         "sources_checked_for_unseen_runs": [{"source": a, "rejected": b} for a, b in SOURCES_CHECKED],
         "fitted_on_all_runs": fit_weights(observations, defaults, args.ridge),
@@ -839,6 +852,14 @@ def main() -> None:
         "Workload.ref_micro: not a test)",
         split_sixth_now,
     )
+    check = summary["seventh_runs_predicted_as_at_" + SEVENTH_FROZEN_REV]
+    print_generalisation(
+        f"the model as frozen at {SEVENTH_FROZEN_REV} ({frozen_state(check, SEVENTH_FROZEN_REV)}) on the "
+        f"{len(SEVENTH_RUNS)} runs of the seventh round, gathered after it; 'the {len(before_seventh)} runs' are the "
+        "six rounds before",
+        split_seventh,
+    )
+    print_per_configuration(split_seventh)
     print("\n== verl 0.7.1+'s weight sync (update_weights, CUDA IPC into vLLM's processes) on the runs that time it "
           "apart: in sample, these set rollout.SYNC_IPC_FIXED and SYNC_IPC_BYTES_PER_S ==")  # fmt: skip
     for name, r in sync.items():

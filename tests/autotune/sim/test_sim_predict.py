@@ -54,7 +54,8 @@ def test_the_cli_predicts_every_published_run_as_the_benchmark_does(bench: Any, 
     from autotune.sim.fit import published_prediction
     from autotune.sim.model import default_weights
 
-    for run in bench.RUNS + bench.NEW_RUNS + bench.THIRD_RUNS + bench.FOURTH_RUNS + bench.FIFTH_RUNS + bench.SIXTH_RUNS:
+    rounds = (bench.RUNS, bench.NEW_RUNS, bench.THIRD_RUNS, bench.FOURTH_RUNS, bench.FIFTH_RUNS, bench.SIXTH_RUNS)
+    for run in [r for runs in (*rounds, bench.SEVENTH_RUNS) for r in runs]:
         space_file = tmp_path / f"{run['name']}.yaml"
         space_file.write_text(bench.space_text(run))
         cli = cli_trial_phases(space_file, tmp_path / "runs")
