@@ -25,13 +25,21 @@ INTERPOLATED = (  # verl derives these from the actor's keys when a config does 
 )
 
 
-@pytest.fixture(scope="module")
-def bench() -> Any:
+def _bench() -> Any:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         return importlib.import_module("sim_published")
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
+
+
+@pytest.fixture(scope="module")
+def bench() -> Any:
+    return _bench()
+
+
+ROUNDS = ("RUNS", "NEW_RUNS", "THIRD_RUNS", "FOURTH_RUNS", "FIFTH_RUNS", "SIXTH_RUNS", "SEVENTH_RUNS")
+"""The benchmark's lists of published runs, one round each."""
 
 
 def cli_trial_phases(space_file: Path, runs: Path) -> dict[str, float]:
@@ -50,12 +58,17 @@ def cli_trial_phases(space_file: Path, runs: Path) -> dict[str, float]:
     return record["phases"]
 
 
-def test_the_cli_predicts_every_published_run_as_the_benchmark_does(bench: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("round_list", ROUNDS)  # one test per round, not the module's fixture: xdist spreads them
+def test_the_cli_predicts_every_published_run_as_the_benchmark_does(round_list: str, tmp_path: Path) -> None:
     from autotune.sim.fit import published_prediction
     from autotune.sim.model import default_weights
 
-    rounds = (bench.RUNS, bench.NEW_RUNS, bench.THIRD_RUNS, bench.FOURTH_RUNS, bench.FIFTH_RUNS, bench.SIXTH_RUNS)
-    for run in [r for runs in (*rounds, bench.SEVENTH_RUNS) for r in runs]:
+    bench = _bench()
+    import published_runs
+
+    rounds = {name for name, value in vars(published_runs).items() if name.endswith("RUNS") and isinstance(value, list)}
+    assert rounds == set(ROUNDS), "a round of published runs is missing from ROUNDS"
+    for run in getattr(bench, round_list):
         space_file = tmp_path / f"{run['name']}.yaml"
         space_file.write_text(bench.space_text(run))
         cli = cli_trial_phases(space_file, tmp_path / "runs")
