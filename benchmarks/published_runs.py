@@ -1451,21 +1451,14 @@ NOTEBOOK = "https://github.com/verl-project/verl/blob/e08c428c6/examples/ppo_tra
 
 _NOTEBOOK_05B_1GPU = {
     # the config the run printed at its start (cell 15's output; the cell's command was edited after the run and says
-    # micro-batches of 1): verl of 2025-01-10 (0.1, before remove-padding), PPO with a critic, KL in the reward
-    **_DEC_2024,
-    "algorithm.adv_estimator": "gae",
-    "data.train_batch_size": 256,
+    # micro-batches of 1): verl of 2025-01-10 (0.1, before remove-padding), the first round's 1-GPU 0.5B PPO command
+    # but for the lengths and the micro-batches, and a reference kept on the GPU
+    **_PPO_05B_1GPU,
     "data.max_prompt_length": 512,
     "data.max_response_length": 256,
-    "actor_rollout_ref.rollout.n": 1,
-    "actor_rollout_ref.rollout.tensor_model_parallel_size": 1,
-    "actor_rollout_ref.rollout.gpu_memory_utilization": 0.4,
     "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 1,
-    "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": 4,
     "actor_rollout_ref.ref.fsdp_config.param_offload": False,
-    "actor_rollout_ref.actor.ppo_mini_batch_size": 64,
     "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 4,
-    "critic.ppo_mini_batch_size": 64,
     "critic.ppo_micro_batch_size_per_gpu": 4,
     "critic.forward_micro_batch_size_per_gpu": 4,
 }

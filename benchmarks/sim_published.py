@@ -388,32 +388,32 @@ def _strided_busbw_at_frozen_rev(self: Any, group: int, stride: int) -> float:
 
 
 @contextlib.contextmanager
-def fourth_frozen_model() -> Iterator[None]:
+def _swapped(owner: Any, name: str, value: Any) -> Iterator[None]:
+    """`owner.name` replaced by `value` inside the block, put back on exit (a piece of the model as it once was)."""
+    saved = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, saved)
+
+
+def fourth_frozen_model() -> contextlib.AbstractContextManager[None]:
     """The cost model as it stood at FOURTH_FROZEN_REV, where the fourth round was frozen: vLLM's CPU step added to
     the GPU's on every version (the overlap of vLLM 0.14+, rollout._overlap_cpu_with_gpu, came after that round)."""
     from autotune.sim import rollout
 
-    saved = rollout._overlap_cpu_with_gpu
-    rollout._overlap_cpu_with_gpu = lambda features, *tail: None
-    try:
-        yield
-    finally:
-        rollout._overlap_cpu_with_gpu = saved
+    return _swapped(rollout, "_overlap_cpu_with_gpu", lambda features, *tail: None)
 
 
-@contextlib.contextmanager
-def fifth_frozen_model() -> Iterator[None]:
+def fifth_frozen_model() -> contextlib.AbstractContextManager[None]:
     """The cost model as it stood at FIFTH_FROZEN_REV, where the fifth round was frozen: vLLM 0.14+'s overlap taken
     over the whole rollout (its tail taken apart, rollout._overlap_cpu_with_gpu's `tail_cpu`/`tail_gpu`, came after
     that round)."""
     from autotune.sim import rollout
 
-    saved = rollout._overlap_cpu_with_gpu
-    rollout._overlap_cpu_with_gpu = lambda features, *tail: saved(features)
-    try:
-        yield
-    finally:
-        rollout._overlap_cpu_with_gpu = saved
+    whole = rollout._overlap_cpu_with_gpu
+    return _swapped(rollout, "_overlap_cpu_with_gpu", lambda features, *tail: whole(features))
 
 
 @contextlib.contextmanager
@@ -455,18 +455,12 @@ def frozen_model() -> Iterator[None]:
         Cluster.busbw, Cluster.strided_busbw, terms.critic_params = saved  # type: ignore[method-assign]
 
 
-@contextlib.contextmanager
-def sixth_frozen_model() -> Iterator[None]:
+def sixth_frozen_model() -> contextlib.AbstractContextManager[None]:
     """The cost model as it stood at SIXTH_FROZEN_REV, where the sixth round was frozen: the reference pass micro-batched
     as the old log-prob pass (the rollout's log_prob_* keys); its own keys (Workload.ref_micro) came after that round."""
     from autotune.sim.workload import Workload
 
-    saved = Workload.ref_micro_batches
-    Workload.ref_micro_batches = property(lambda self: self.logprob_micro)  # type: ignore[assignment,method-assign]
-    try:
-        yield
-    finally:
-        Workload.ref_micro_batches = saved  # type: ignore[method-assign]
+    return _swapped(Workload, "ref_micro_batches", property(lambda self: self.logprob_micro))
 
 
 _AT_REVISION = """
