@@ -64,10 +64,12 @@ A fifth round (FIFTH_RUNS, frozen at FIFTH_FROZEN_REV) brought a 1.5B with 11k-t
 the first; the second touches no scored phase: `weight_sync_check` prints it apart). A sixth round (SIXTH_RUNS, frozen
 at SIXTH_FROZEN_REV) brought verl's own getting-started notebook, a 0.5B PPO run on one L40S; it showed the reference
 pass micro-batched as the old log-prob pass, fixed after it (`sixth_frozen_model()` undoes the fix). A seventh round
-(SEVENTH_RUNS, frozen at SEVENTH_FROZEN_REV, nothing changed since) brought a 7B on 8 nodes × 8 H20 in four windows.
+(SEVENTH_RUNS, frozen at SEVENTH_FROZEN_REV) brought a 7B on 8 nodes × 8 H20 in four windows; it showed the longest
+of 8,192 responses far past the Gaussian extreme the model then took, and the default became the geometric extreme
+(Workload.geometric_tail; `seventh_frozen_model()` undoes it, and every earlier round's frozen context with it).
 
 Generation depends on the step's longest response, which the mean length does not fix: without it the model assumes
-a spread equal to the mean (workload.DEFAULT_SPREAD_RATIO). The split is also reported with each run's measured
+geometric lengths of the mean (a spread equal to the mean, workload.DEFAULT_SPREAD_RATIO). The split is also reported with each run's measured
 longest response (the median of its per-step `response_length/max`) given as the space's `sim.response_max`, the
 constants unchanged; that view was added after the unseen runs' errors were seen.
 
@@ -398,22 +400,50 @@ def _swapped(owner: Any, name: str, value: Any) -> Iterator[None]:
         setattr(owner, name, saved)
 
 
+@contextlib.contextmanager
+def _all(*contexts: contextlib.AbstractContextManager[None]) -> Iterator[None]:
+    with contextlib.ExitStack() as stack:
+        for context in contexts:
+            stack.enter_context(context)
+        yield
+
+
+def _gaussian_longest(self: Any) -> float:
+    """Workload.longest_response as it was up to SEVENTH_FROZEN_REV: the Gaussian extreme of the spread, which
+    defaulted to the mean (the geometric default, Workload.geometric_tail, came after the seventh round)."""
+    count = self.responses
+    if count <= 1 or self.response_spread <= 0:
+        return float(min(self.max_response, self.response_tokens))
+    return float(min(self.max_response, self.response_tokens + self.response_spread * math.sqrt(2 * math.log(count))))
+
+
+def seventh_frozen_model() -> contextlib.AbstractContextManager[None]:
+    """The cost model as it stood at SEVENTH_FROZEN_REV, where the seventh round was frozen: without a measured
+    longest response, the longest of N taken as mean + mean·√(2 ln N) (see `_gaussian_longest`)."""
+    from autotune.sim.workload import Workload
+
+    return _swapped(Workload, "longest_response", property(_gaussian_longest))
+
+
 def fourth_frozen_model() -> contextlib.AbstractContextManager[None]:
     """The cost model as it stood at FOURTH_FROZEN_REV, where the fourth round was frozen: vLLM's CPU step added to
-    the GPU's on every version (the overlap of vLLM 0.14+, rollout._overlap_cpu_with_gpu, came after that round)."""
+    the GPU's on every version (the overlap of vLLM 0.14+, rollout._overlap_cpu_with_gpu, came after that round),
+    and what `seventh_frozen_model` undoes."""
     from autotune.sim import rollout
 
-    return _swapped(rollout, "_overlap_cpu_with_gpu", lambda features, *tail: None)
+    return _all(seventh_frozen_model(), _swapped(rollout, "_overlap_cpu_with_gpu", lambda features, *tail: None))
 
 
 def fifth_frozen_model() -> contextlib.AbstractContextManager[None]:
     """The cost model as it stood at FIFTH_FROZEN_REV, where the fifth round was frozen: vLLM 0.14+'s overlap taken
     over the whole rollout (its tail taken apart, rollout._overlap_cpu_with_gpu's `tail_cpu`/`tail_gpu`, came after
-    that round)."""
+    that round), and what `seventh_frozen_model` undoes."""
     from autotune.sim import rollout
 
     whole = rollout._overlap_cpu_with_gpu
-    return _swapped(rollout, "_overlap_cpu_with_gpu", lambda features, *tail: whole(features))
+    return _all(
+        seventh_frozen_model(), _swapped(rollout, "_overlap_cpu_with_gpu", lambda features, *tail: whole(features))
+    )
 
 
 @contextlib.contextmanager
@@ -457,10 +487,13 @@ def frozen_model() -> Iterator[None]:
 
 def sixth_frozen_model() -> contextlib.AbstractContextManager[None]:
     """The cost model as it stood at SIXTH_FROZEN_REV, where the sixth round was frozen: the reference pass micro-batched
-    as the old log-prob pass (the rollout's log_prob_* keys); its own keys (Workload.ref_micro) came after that round."""
+    as the old log-prob pass (the rollout's log_prob_* keys); its own keys (Workload.ref_micro) came after that round;
+    and what `seventh_frozen_model` undoes."""
     from autotune.sim.workload import Workload
 
-    return _swapped(Workload, "ref_micro_batches", property(lambda self: self.logprob_micro))
+    return _all(
+        seventh_frozen_model(), _swapped(Workload, "ref_micro_batches", property(lambda self: self.logprob_micro))
+    )
 
 
 _AT_REVISION = """
@@ -713,10 +746,12 @@ def main() -> None:
     )
     split_sixth_now = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS + FIFTH_RUNS, SIXTH_RUNS)
     before_seventh = RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS + FIFTH_RUNS + SIXTH_RUNS
-    split_seventh = generalisation(args.ridge, before_seventh, SEVENTH_RUNS)
+    with seventh_frozen_model():
+        split_seventh = generalisation(args.ridge, before_seventh, SEVENTH_RUNS)
     split_seventh["old_to_new_uncalibrated_per_configuration"] = per_configuration(
         split_seventh["old_to_new_uncalibrated"]["errors"], SEVENTH_RUNS
     )
+    split_seventh_now = generalisation(args.ridge, before_seventh, SEVENTH_RUNS)
     summary = {
         "head_model_median_abs_error": median_abs(before) if args.head else None,
         "runs": len(RUNS),
@@ -764,8 +799,9 @@ def main() -> None:
         "seventh_runs": [r["name"] for r in SEVENTH_RUNS],
         "generalisation_seventh_frozen_at_" + SEVENTH_FROZEN_REV: split_seventh,
         "seventh_runs_predicted_as_at_" + SEVENTH_FROZEN_REV: same_as_frozen(
-            SEVENTH_FROZEN_REV, SEVENTH_RUNS, "SEVENTH_RUNS"
+            SEVENTH_FROZEN_REV, SEVENTH_RUNS, "SEVENTH_RUNS", seventh_frozen_model
         ),
+        "generalisation_seventh_now": split_seventh_now,
         "weight_sync_verl_0_7_1_in_sample": sync,
         "sources_checked_for_unseen_runs": [{"source": a, "rejected": b} for a, b in SOURCES_CHECKED],
         "fitted_on_all_runs": fit_weights(observations, defaults, args.ridge),
@@ -854,6 +890,11 @@ def main() -> None:
         split_seventh,
     )
     print_per_configuration(split_seventh)
+    print_generalisation(
+        "the model now on the seventh round (its runs showed the geometric tail of the longest response, "
+        "Workload.geometric_tail: not a test)",
+        split_seventh_now,
+    )
     print("\n== verl 0.7.1+'s weight sync (update_weights, CUDA IPC into vLLM's processes) on the runs that time it "
           "apart: in sample, these set rollout.SYNC_IPC_FIXED and SYNC_IPC_BYTES_PER_S ==")  # fmt: skip
     for name, r in sync.items():

@@ -102,9 +102,12 @@ def find_shape(model: str | None, flat: dict[str, Any]) -> Shape:
     raise ValueError(f"model {model!r}: no config.json there and no preset matches (presets: {', '.join(PRESETS)})")
 
 
+EULER_GAMMA = 0.5772156649015329
 DEFAULT_SPREAD_RATIO = 1.0
 """Response-length standard deviation / mean when the space does not say: answers to math prompts are long-tailed
-(a few responses run to the length limit while the mean stays short), which a spread equal to the mean describes."""
+(a few responses run to the length limit while the mean stays short), which a spread equal to the mean describes:
+the spread of geometric lengths (a response stops at each token with the same small chance), whose longest of N
+`Workload.longest_response` takes."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,8 @@ class Workload:
     """FSDP shard group (verl's fsdp_size; -1 = all ranks). Smaller groups are replicated (HSDP)."""
     response_spread: float = 0.0
     """Standard deviation of response lengths (decode runs until the longest response of the batch ends)."""
+    geometric_tail: bool = False
+    """No measured spread or longest response: lengths taken as geometric, of the mean (see `longest_response`)."""
     max_prompt: int = 0
     """data.max_prompt_length (padded sequences are max_prompt + max_response long); 0 = the mean prompt."""
     enforce_eager: bool = False
@@ -209,8 +214,23 @@ class Workload:
 
     @property
     def longest_response(self) -> float:
-        """Expected longest response of the step: the Gaussian extreme mean + spread·√(2 ln N), capped at the limit."""
+        """Expected longest of the step's N responses, capped at the limit.
+
+        Measured (a spread from a measured longest response, `spread_from_longest`, or a calibration): the Gaussian
+        extreme mean + spread·√(2 ln N), which puts it back where it was measured. Not measured (`geometric_tail`):
+        the longest of N geometric lengths of the mean, mean·H_N ≈ mean·(ln N + γ + 1/2N): the extreme of the
+        distribution whose spread is the mean (DEFAULT_SPREAD_RATIO). The Gaussian extreme of that spread, used
+        before, put the longest of a 64-GPU GRPO run's 8,192 responses (sunzx8/cluster_verl, the seventh round of
+        benchmarks/sim_published.py) at 5.3x the mean where it was 8.5-9.8x (at the 8k cap): generation -35..-39%;
+        the geometric extreme puts it at 9.6x (-4..-10%). On the 20 published runs whose measured or predicted
+        longest is under the cap, the two are as close to the measured longest (median 20% apart each: the geometric
+        one longer for 1k-response batches, the Gaussian one shorter for 8k); generation errors beyond ±30% over
+        all 47 runs 15 -> 11, and the short-tailed countdown runs (a longest of 1.1-1.4x the mean) +85/+120% ->
+        +149/+139%: a task whose answers stop early needs `sim.response_max`. Set after the seventh round: in sample.
+        """
         count = self.responses
+        if self.geometric_tail and count > 1:
+            return float(min(self.max_response, self.response_tokens * (math.log(count) + EULER_GAMMA + 0.5 / count)))
         if count <= 1 or self.response_spread <= 0:
             return float(min(self.max_response, self.response_tokens))
         return float(
@@ -344,6 +364,7 @@ def workload(
         **_training_memory(flat),
         **_rollout_engine(flat, env, vllm_version),
         response_spread=float(spread),
+        geometric_tail=response_max is None and response_spread is None,
         max_prompt=max_prompt,
         has_ref=builtin or algorithm_kl,
         engine="builtin" if builtin else "verl",

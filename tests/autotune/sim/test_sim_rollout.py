@@ -135,8 +135,28 @@ def test_a_measured_longest_response_sets_the_spread():
     assert w.response_spread == pytest.approx(134.29, abs=0.01)
     assert w.longest_response == pytest.approx(700)
     assert build(flat, {}, 8, 100, 200, response_max=5000).longest_response == 1024  # no longer than the limit
-    # without it: a spread equal to the mean, 200 + 200 · 3.7233 = 944.7
-    assert build(flat, {}, 8, 100, 200).longest_response == pytest.approx(944.66, abs=0.01)
+    # a stated spread (a calibration's) keeps the Gaussian extreme: 200 + 134.29 · 3.7233 = 700
+    assert build(flat, {}, 8, 100, 200, response_spread=134.29).longest_response == pytest.approx(700, abs=0.01)
+
+
+def test_without_a_measured_longest_response_lengths_are_geometric():
+    import random
+
+    from autotune.sim.workload import workload as build
+
+    flat = {"data.train_batch_size": 128, "actor_rollout_ref.rollout.n": 8, "data.max_prompt_length": 512,
+            "data.max_response_length": 4096, "actor_rollout_ref.actor.ppo_mini_batch_size": 64}  # fmt: skip
+    w = build(flat, {}, 8, 100, 200)
+    # by hand: the longest of 1024 exponential lengths of mean 200 is 200 · H_1024 = 200 · 7.5094 = 1501.9 tokens
+    harmonic = sum(1 / k for k in range(1, 1025))
+    assert w.longest_response == pytest.approx(200 * harmonic, rel=1e-4)
+    # and a slow reference: the mean longest of 300 batches of 1024 geometric lengths (a stop chance of 1/200 a token)
+    rng = random.Random(0)
+    stop = 1 / 200
+    batches = [max(1 + int(math.log(1 - rng.random()) / math.log(1 - stop)) for _ in range(1024)) for _ in range(300)]
+    assert w.longest_response == pytest.approx(sum(batches) / len(batches), rel=0.04)
+    assert w.response_spread == pytest.approx(200)  # a geometric length's standard deviation is about its mean
+    assert build({**flat, "data.max_response_length": 1024}, {}, 8, 100, 200).longest_response == 1024  # capped
 
 
 def test_rollout_oom_when_weights_and_one_sequence_do_not_fit_the_vllm_share():
