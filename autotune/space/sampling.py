@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Protocol
 
 from autotune.adapters.base import TrainerAdapter
@@ -60,6 +61,20 @@ def _suggest_one(trial: Suggester, p: Param) -> Any:
     return trial.suggest_float(p.name, p.low, p.high, step=p.step, log=p.log)
 
 
+def _on_step(p: Param | None, value: Any) -> Any:
+    """A stepped float param's value at the step's decimals: Optuna's low + k·step carries float noise
+    (0.4 + 4 · 0.05 = 0.6000000000000001), which would reach the trial's config and the exported YAML."""
+    if p is None or p.type != "float" or p.step is None or not isinstance(value, float):
+        return value
+    return round(value, _decimals(p.step))
+
+
+def _decimals(step: float) -> int:
+    """Decimal places of a step as written (0.05 -> 2, 0.1 -> 1, 2.0 -> 0)."""
+    exponent = Decimal(repr(float(step))).normalize().as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
 def materialize(
     space: Space, values: dict[str, Any], defaults: dict[str, Any], key_types: dict[str, Any]
 ) -> TrialConfig:
@@ -67,6 +82,8 @@ def materialize(
     flat = dict(space.base)
     tuned: dict[str, Any] = {}
     env = dict(space.env)
+    by_name = {p.name: p for p in space.params}
+    values = {name: _on_step(by_name.get(name), value) for name, value in values.items()}
     for name, value in values.items():
         if name.startswith("env."):
             if value is None:

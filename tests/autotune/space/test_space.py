@@ -156,3 +156,21 @@ def test_base_config_presets_are_the_trainers_to_check(tmp_path):
         SpaceError, match=r"small.yaml:\d+: `base_config`: config file 'nope' not found \(packaged presets: cpu_tiny"
     ):
         load_space(str(path), device="cpu")
+
+
+def test_a_stepped_float_reaches_the_config_at_its_steps_decimals(tmp_path):
+    import optuna
+
+    key = "actor_rollout_ref.actor.clip_ratio_high"
+    path = write_space(tmp_path, extra_params=f"  {key}: {{type: float, low: 0.1, high: 0.5, step: 0.1}}",
+                       extra_baseline=f"  {key}: 0.2")  # fmt: skip
+    space = load_space(str(path), device="cpu")
+    # Optuna samples a stepped float as low + k · step: 0.1 + 2 · 0.1 is 0.30000000000000004 in floating point
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    seen = {study.ask().suggest_float(key, 0.1, 0.5, step=0.1) for _ in range(60)}
+    assert 0.1 + 2 * 0.1 in seen and 0.1 + 2 * 0.1 != 0.3
+    adapter = get_adapter("builtin")
+    defaults = adapter.defaults(space.base_config)
+    types = {k: v.type for k, v in adapter.keys().items()}
+    config = materialize(space, {**space.baseline, key: 0.1 + 2 * 0.1}, defaults, types)
+    assert config.flat[key] == 0.3 and config.params[key] == 0.3 and repr(config.flat[key]) == "0.3"
