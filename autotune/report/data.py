@@ -79,6 +79,8 @@ class Summary(NamedTuple):
     prediction cannot have (wall time of trials, host RSS, KL) is left out."""
     predicted_oom: int = 0
     """Configurations the cost model predicts to run out of device memory (failed trials with reason `oom`)."""
+    predicted_lengths: str = ""
+    """The response lengths the cost model assumed, and where each came from (StudyInfo.sim_lengths)."""
 
 
 def _metric(rec: TrialRecord, key: str) -> float:
@@ -158,6 +160,7 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         outside_steps_share=outside,
         predicted=predicted,
         predicted_oom=predicted_ooms(study) if predicted else 0,
+        predicted_lengths=(StudyInfo.of(study).sim_lengths or "") if predicted else "",
     )
 
 

@@ -86,6 +86,8 @@ def predicted_cards(cards: list[tuple[str, str]], s: data.Summary) -> list[tuple
     kept = [(f"{label} (predicted)", value) for label, value in cards if label not in unpredictable]
     kept[0] = cards[0]  # the winner's number is not a prediction
     kept.append(("predicted to run out of memory", f"{s.predicted_oom} configurations (listed under Failures)"))
+    if s.predicted_lengths:
+        kept.append(("response lengths the cost model assumed", s.predicted_lengths))
     kept.append(("cost model's error", STATED_ERROR))
     return kept
 

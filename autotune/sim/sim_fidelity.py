@@ -117,6 +117,34 @@ class CostModelFidelity(Fidelity):
             verl_version=self.sim.verl_version if self.sim is not None else None,
         )
 
+    def lengths_note(self, space: Space, adapter: TrainerAdapter) -> str:
+        """The response lengths the cost model assumes at the space's baseline, and where each comes from: the
+        step's longest response sets how long generation runs, and without a measured one it is a guess."""
+        from autotune.space.sampling import trial_config
+
+        config = trial_config(space, adapter, dict(space.baseline))
+        flat = adapter.resolved(space.base_config, config.flat)
+        w = self.cost_model(flat).predict(flat, config.env, space.trial.world_size).workload
+        stated = self.sim.lengths() if self.sim is not None else {}
+
+        def source(key: str, otherwise: str) -> str:
+            if stated.get(key) is not None:
+                return f"sim.{key}"
+            return "the calibration" if self.calibration.get(key) is not None else otherwise
+
+        if stated.get("response_max") is not None:
+            how = "sim.response_max"
+        elif stated.get("response_spread") is not None or self.calibration.get("response_spread") is not None:
+            how = f"from {source('response_spread', '')}'s spread"
+        else:
+            how = "a guess: geometric lengths of the mean; set sim.response_max to a run's response_length/max"
+        capped = " (the length limit)" if w.longest_response >= w.max_response else ""
+        return (
+            f"mean prompt {w.prompt_tokens:.0f} tokens ({source('prompt_tokens', '0.8 of data.max_prompt_length')}), "
+            f"mean response {w.response_tokens:.0f} ({source('response_tokens', 'half of data.max_response_length')}), "
+            f"the longest of {w.responses:,} responses a step {w.longest_response:,.0f}{capped} ({how})"
+        )
+
     def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> RunResult:
         """`flat`: the trial's config as the trainer resolves it (`TrainerAdapter.resolved`), every key
         present, as `sim.predict.predict_trial` builds it."""

@@ -206,6 +206,8 @@ class StudyInfo:
     """Knobs a simulated sweep kept at their baseline because the cost model does not read them."""
     sim_study: str | None = None
     """The simulated study that chose this one's trials (multi-fidelity sweeps)."""
+    sim_lengths: str | None = None
+    """The response lengths a simulated sweep's cost model assumed, and where each came from."""
 
     @classmethod
     def of(cls, study: optuna.Study) -> StudyInfo:

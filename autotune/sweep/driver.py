@@ -135,9 +135,16 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     space, frozen = fidelity.space_for(opts.space, adapter)
     if frozen:
         progress.note(f"not modelled by the cost model, kept at their baseline values: {', '.join(frozen)}")
+    from autotune.sim.sim_fidelity import CostModelFidelity
+
+    lengths = fidelity.lengths_note(space, adapter) if isinstance(fidelity, CostModelFidelity) else None
+    if lengths:
+        progress.note(f"cost model's lengths: {lengths}")
     opts = dataclasses.replace(opts, space=space)
     study = run_backend(opts, adapter, fidelity, progress)
     StudyInfo(backend=opts.backend, fidelity=fidelity.name).save(study, "backend", "fidelity")
+    if lengths:  # for the report
+        StudyInfo(sim_lengths=lengths).save(study, "sim_lengths")
     if frozen:  # for the report: knobs the cost model kept at their baseline
         StudyInfo(sim_unmodelled=frozen).save(study, "sim_unmodelled")
     if opts.confirm > 0 and not fidelity.deterministic:

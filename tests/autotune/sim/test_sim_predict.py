@@ -301,3 +301,19 @@ def test_the_reference_pass_is_micro_batched_by_its_own_keys(bench: Any) -> None
     assert then["ref"] > 2 * now["ref"] and {p: s for p, s in then.items() if p != "ref"} == {
         p: s for p, s in now.items() if p != "ref"
     }
+
+
+def test_the_sweep_states_where_the_longest_response_came_from(bench):
+    """The note `autotune run --fidelity sim` prints and the report shows: a measured longest response is used as
+    given; without it the longest is the geometric guess, said so."""
+    from autotune.adapters import get_adapter
+    from autotune.sim.predict import sim_fidelity
+
+    run = bench.RUNS[1]  # PPO of Qwen2-7B on 8 H100: 512 prompts × n 1, mean response 191.5, measured longest 934
+    space = bench.published_space(bench.with_measured_longest(run))
+    note = sim_fidelity(space).lengths_note(space, get_adapter(space.trainer, space.command))
+    assert "the longest of 512 responses a step 934 (sim.response_max)" in note
+    space = bench.published_space(run)
+    note = sim_fidelity(space).lengths_note(space, get_adapter(space.trainer, space.command))
+    # by hand: 191.5 · H_512 = 191.5 · 6.8165 = 1,306 tokens, past the 1,024-token limit
+    assert "the longest of 512 responses a step 1,024 (the length limit) (a guess: geometric lengths" in note
