@@ -413,7 +413,7 @@ def _micro_batches(flat: dict[str, Any], world: int, prompts: int, n: int, mini:
             per_rank_mini * seq_len,
             actor_dyn,
             g("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"),
-            g("actor_rollout_ref.actor.ppo_max_token_len_per_gpu"),
+            actor_budget,
         ),
         "logprob_micro": passes["rollout"],
         "ref_micro": passes["ref"],
