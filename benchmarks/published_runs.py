@@ -2327,6 +2327,31 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "no executed verl notebook but verl's own (SIXTH_RUNS); the one new log is LoRA (already rejected), the other "
         "repository its own trainer",
     ),
+    # the eighth round's search (two helpers, 2026-12-04, after the geometric longest response, b5499f6): nothing usable
+    (
+        "exact-path probes in subfolders (logs/{grpo,ppo,dapo,main_ppo,verl,run,output,training,train_grpo,train_ppo,"
+        "grpo_train}.log, outputs/ output/ results/ log/ train.log, scripts/train.out, root verl.log, ppo.log, "
+        "train_log.txt, wandb/latest-run/files/{output.log,config.yaml,wandb-summary.json,wandb-metadata.json}, verl's "
+        "file-logger JSONL names) and ~55 repositories fetched and every blob grepped (forks of Logic-RL, DeepScaleR, "
+        "Skywork-OR1, Light-R1, ProRL, POLARIS; *-dapo, verl-train, verl-0, r1-repro, rl-math repositories; "
+        "Awesome-ML-SYS-Tutorial)",
+        "no stock verl console: other trainers (TRL, Unsloth, own GRPO loops, DeepSpeed), SFT runs, molecular dynamics, "
+        "config prints with one step, or nothing committed; listings stop at the first 100 repositories of a path",
+    ),
+    (
+        "https://github.com/jianghoucheng/Agent_On_Policy_Distillation wandb/run-*/files/output.log (a copy of "
+        "Gen-Verse/Open-AgentRL's verl fork; 4-8 A800-SXM4-40GB)",
+        "ReTool on-policy distillation: a multi-turn sandbox tool agent, and the ref is a 32B teacher distilling into "
+        "a 1.5B/3B student (its timing_s/ref is a 32B forward pass)",
+    ),
+    (
+        "issues and pages searched for pasted step lines and per-phase tables (verl issues 1885, 6747, PRs 1834, 5770; "
+        "Agent-R1 32, marin 8653/9250, Absolute-Zero-Reasoner 13, RLPR 16; dtianyou.com's Qwen3-8B GRPO note on "
+        "48 GB RTX 4090s, a zhihu/qingkeai RollPacker note, NVIDIA's verl slides, aiknowledge.cn, Mu-GRPO "
+        "(arXiv 2605.17570), abhinavnandwani.com; five content-farm 'verl benchmark' posts and scraped mirrors)",
+        "multi-turn or vision-language runs, NPUs, MoE, other stacks, plots or ratios only, pages stored only in part, "
+        "or made-up step lines",
+    ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
 they never saw) and why none was usable. Usable needs the config, the GPU, several steady steps with `timing_s/*`
