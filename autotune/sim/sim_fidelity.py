@@ -135,7 +135,7 @@ class CostModelFidelity(Fidelity):
         if stated.get("response_max") is not None:
             how = "sim.response_max"
         elif stated.get("response_spread") is not None or self.calibration.get("response_spread") is not None:
-            how = f"from {source('response_spread', '')}'s spread"
+            how = f"from the spread of {source('response_spread', '')}"
         else:
             how = "a guess: geometric lengths of the mean; set sim.response_max to a run's response_length/max"
         capped = " (the length limit)" if w.longest_response >= w.max_response else ""

@@ -82,6 +82,17 @@ def simulated_study(runs: Path, name: str, trials: int) -> tuple[Any, StudyPaths
     return space, paths
 
 
+def import_benchmark(name: str) -> Any:
+    """A script of benchmarks/ as a module (its folder on the path while it imports, as when run)."""
+    import importlib
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
 def autotune(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "autotune.cli", *args],

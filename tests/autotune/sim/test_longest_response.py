@@ -3,22 +3,16 @@ no published run supplied."""
 
 from __future__ import annotations
 
-import importlib
-import sys
 from typing import Any
 
 import pytest
 
-from tests.autotune.conftest import ROOT
+from tests.autotune.conftest import import_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench() -> Any:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        return importlib.import_module("longest_response")
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    return import_benchmark("longest_response")
 
 
 def test_the_benchmark_scores_the_models_own_guess(bench):

@@ -3,16 +3,14 @@ published-runs benchmark give the same numbers, and a trial's config is resolved
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.autotune.conftest import ROOT, autotune
+from tests.autotune.conftest import autotune, import_benchmark
 
 pytest.importorskip("hydra")
 
@@ -26,11 +24,7 @@ INTERPOLATED = (  # verl derives these from the actor's keys when a config does 
 
 
 def _bench() -> Any:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        return importlib.import_module("sim_published")
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    return import_benchmark("sim_published")
 
 
 @pytest.fixture(scope="module")
