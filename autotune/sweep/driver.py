@@ -135,9 +135,7 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     space, frozen = fidelity.space_for(opts.space, adapter)
     if frozen:
         progress.note(f"not modelled by the cost model, kept at their baseline values: {', '.join(frozen)}")
-    from autotune.sim.sim_fidelity import CostModelFidelity
-
-    lengths = fidelity.lengths_note(space, adapter) if isinstance(fidelity, CostModelFidelity) else None
+    lengths = fidelity.lengths_note(space, adapter)
     if lengths:
         progress.note(f"cost model's lengths: {lengths}")
     opts = dataclasses.replace(opts, space=space)

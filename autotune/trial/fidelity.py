@@ -80,6 +80,11 @@ class Fidelity(ABC):
         """The space as this fidelity sweeps it, and the knobs it fixed at their baseline (none by default)."""
         return space, []
 
+    def lengths_note(self, space: Space, adapter: TrainerAdapter) -> str | None:
+        """What this fidelity assumes about the data's lengths, to print and keep for the report (None: it
+        measures them)."""
+        return None
+
     @abstractmethod
     def measure(self, job: TrialJob) -> list[RunResult]:
         """The trial's runs, in order; the last one that did not complete ends the list."""
