@@ -20,9 +20,14 @@ answer the k digits sorted and `<eos>`, so the mean prompt is (min + max)/2 + 2 
 `timing_s/*` phase over the steps after the first two, with the lengths the policy actually produced
 (`prompt_length/mean`, `response_length/mean`, `response_length/max`). It imports nothing of autotune.
 
-`compare` prints, per configuration and phase, the frozen prediction's error against the measurement, the
-error of the same code given the measured lengths, and the median |error|; it writes
+`compare` prints, per configuration and phase, three predictions' errors against the measurement: the frozen
+one, this checkout's cost model (changed since, on other evidence: the errors say what the changes did), and
+this checkout's given the measured lengths; then the median |error| of each; it writes
 `benchmarks/results/builtin_gpu.json`.
+
+`driver` measures, on this machine's device, what the builtin trainer spends on advantages and outside its
+timed phases (3 batch shapes of the tiny model, GAE and GRPO), beside the cost model's prediction: the evidence
+for `terms.driver_features`.
 """
 
 from __future__ import annotations
@@ -234,28 +239,39 @@ def median_abs(values: list[float]) -> float:
     return statistics.median(abs(v) for v in values) if values else float("nan")
 
 
+VIEWS = {
+    "frozen": "the committed predictions (the task's lengths, the cost model as it was before the measurement)",
+    "current": "this checkout's cost model, the task's lengths",
+    "given_lengths": "this checkout's cost model, the lengths the runs measured",
+}
+
+
 def compare(measured_path: Path, out: Path) -> dict[str, Any]:
     frozen = json.loads(PREDICTED.read_text())
     measured = json.loads(measured_path.read_text())
     runs = {k: v for k, v in measured["runs"].items() if v.get("exit") == 0}
-    given = predict_all(frozen["gpu"], {k: measured_lengths(v) for k, v in runs.items()})
+    predictions = {
+        "frozen": frozen["runs"],
+        "current": predict_all(frozen["gpu"]),
+        "given_lengths": predict_all(frozen["gpu"], {k: measured_lengths(v) for k, v in runs.items()}),
+    }
     table: dict[str, Any] = {}
-    print(f"built-in trainer on {measured['gpu']} (torch {measured['torch']}), predicted at {frozen['revision'][:7]}")
-    print(f"{'run':18s} {'phase':14s} {'measured':>9s} {'frozen':>9s} {'err':>7s} {'given len':>9s} {'err':>7s}")
+    print(f"built-in trainer on {measured['gpu']} (torch {measured['torch']}), frozen at {frozen['revision'][:7]}")
+    for view, what in VIEWS.items():
+        print(f"  {view}: {what}")
+    print(f"{'run':18s} {'phase':14s} {'measured':>9s}" + "".join(f" {v[:9]:>9s} {'err':>6s}" for v in VIEWS))
     for run, m in runs.items():
         med = m["medians"]
-        e_frozen = errors(frozen["runs"][run], med)
-        e_given = errors(given[run], med)
-        table[run] = {"frozen": e_frozen, "given_lengths": e_given, "measured": med, "lengths": measured_lengths(m)}
+        table[run] = {view: errors(predictions[view][run], med) for view in VIEWS}
+        table[run].update(measured=med, lengths=measured_lengths(m))
         for phase in (*PHASES, "step"):
-            if phase not in e_frozen:
+            if phase not in table[run]["frozen"]:
                 continue
-            mine = med[f"timing_s/{phase}"]
-            pf = frozen["runs"][run]["phases"].get(phase, frozen["runs"][run]["step"])
-            pg = given[run]["phases"].get(phase, given[run]["step"])
-            print(
-                f"{run:18s} {phase:14s} {mine:9.4f} {pf:9.4f} {e_frozen[phase]:+7.0%} {pg:9.4f} {e_given[phase]:+7.0%}"
-            )
+            line = f"{run:18s} {phase:14s} {med[f'timing_s/{phase}']:9.4f}"
+            for view in VIEWS:
+                p = predictions[view][run]
+                line += f" {p['phases'].get(phase, p['step']):9.4f} {table[run][view].get(phase, float('nan')):+6.0%}"
+            print(line)
     summary = {
         view: {
             "median_abs_phase_error": median_abs(
@@ -263,15 +279,80 @@ def compare(measured_path: Path, out: Path) -> dict[str, Any]:
             ),
             "median_abs_step_error": median_abs([t[view]["step"] for t in table.values()]),
         }
-        for view in ("frozen", "given_lengths")
+        for view in VIEWS
     }
     for view, s in summary.items():
         print(f"{view}: median |phase error| {s['median_abs_phase_error']:.0%}, step {s['median_abs_step_error']:.0%}")
-    result = {"gpu": measured["gpu"], "predicted_at": frozen["revision"], "runs": table, "summary": summary}
+    result = {"gpu": measured["gpu"], "frozen_at": frozen["revision"], "views": VIEWS, "runs": table,
+              "summary": summary}  # fmt: skip
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))
     print(f"wrote {out}")
     return result
+
+
+DRIVER_SHAPES = {  # the tiny model (its cost is not what this measures) on batches of growing size and length
+    "32x(2-6 digits)": {},
+    "256x(16-48 digits)": {**_task(256, 64, 16, 48), MICRO: 64},
+    "128x(32-96 digits)": {**_task(128, 64, 32, 96), MICRO: 64},
+}
+
+
+def driver(out: Path) -> dict[str, Any]:
+    """The builtin trainer's advantage phase and its step beyond the timed phases, measured on this machine's
+    device and predicted by the model (terms.driver_features; GRPO with 4 responses a prompt)."""
+    sys.path.insert(0, str(ROOT))
+    from autotune.sim.hardware import cluster
+    from autotune.sim.model import CostModel
+    from autotune.sim.workload import PRESETS
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for shape, keys in DRIVER_SHAPES.items():
+            for estimator in ("gae", "grpo"):
+                flat = {**keys, "algorithm.adv_estimator": estimator}
+                if estimator == "grpo":
+                    flat["actor_rollout_ref.rollout.n"] = 4
+                metrics = Path(tmp) / f"{len(rows)}.jsonl"
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "trainer",
+                    "trainer.total_training_steps=5",
+                    f"trainer.metrics_file={metrics}",
+                ]
+                subprocess.run(
+                    [*cmd, *(f"{k}={v}" for k, v in flat.items())], cwd=ROOT, capture_output=True, check=True
+                )
+                steady = [json.loads(line)["metrics"] for line in metrics.read_text().splitlines()][WARMUP:]
+                adv = statistics.median(r["timing_s/adv"] for r in steady)
+                rest = statistics.median(
+                    r["timing_s/step"] - sum(r.get(f"timing_s/{p}", 0.0) for p in PHASES) for r in steady
+                )
+                lengths = {
+                    "prompt_tokens": statistics.median(r["prompt_length/mean"] for r in steady),
+                    "response_tokens": statistics.median(r["response_length/mean"] for r in steady),
+                    "response_max": statistics.median(r["response_length/max"] for r in steady),
+                }
+                full = {**_task(32, 16, 2, 6), "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 8, **flat}
+                full["builtin.on_policy_bypass"] = True
+                model = CostModel(cluster("H100", 1), PRESETS["Qwen2.5-0.5B"], **lengths)
+                p = model.predict(full, {}, 1)
+                predicted_rest = p.step - sum(p.phases.values())
+                rows.append({"shape": shape, "estimator": estimator, "adv_s": adv, "rest_s": rest,
+                             "predicted_adv_s": p.phases["adv"], "predicted_rest_s": predicted_rest, **lengths})  # fmt: skip
+                print(f"{shape:20s} {estimator:5s} adv {adv * 1e3:7.2f} ms (predicted {p.phases['adv'] * 1e3:7.2f})  "
+                      f"outside the phases {rest * 1e3:7.2f} ms (predicted {predicted_rest * 1e3:7.2f})", flush=True)  # fmt: skip
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"device": "cuda" if _cuda() else "cpu", "rows": rows}, indent=2))
+    print(f"wrote {out}")
+    return {"rows": rows}
+
+
+def _cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
 
 
 def main() -> None:
@@ -283,6 +364,8 @@ def main() -> None:
     m = sub.add_parser("measure")
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--only", nargs="*", default=[], help="configuration names (default: all)")
+    d = sub.add_parser("driver")
+    d.add_argument("--out", type=Path, default=RESULTS / "builtin_driver.json")
     c = sub.add_parser("compare")
     c.add_argument("measured", type=Path)
     c.add_argument("--out", type=Path, default=RESULTS / "builtin_gpu.json")
@@ -297,6 +380,8 @@ def main() -> None:
         print(f"wrote {args.out}")
     elif args.mode == "measure":
         measure(args.out, args.only)
+    elif args.mode == "driver":
+        driver(args.out)
     else:
         compare(args.measured, args.out)
 

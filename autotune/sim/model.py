@@ -114,10 +114,10 @@ def default_weights() -> dict[str, dict[str, float]]:
         "old_log_prob": dict(forward),
         "ref": dict(forward),
         "values": dict(forward),
-        "adv": {"const": 0.2},
+        "adv": {"const": 0.2, "builtin_positions": 1.5e-4, "builtin_const": 1e-3},
         "update_actor": dict(update),
         "update_critic": dict(update),
-        "step": {"const": 1.0},
+        "step": {"const": 1.0, "builtin_responses": 7e-5},
     }
 
 

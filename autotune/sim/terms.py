@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from autotune.sim.hardware import MATMUL_EFFICIENCY, Cluster
 from autotune.sim.nccl import collective_seconds
-from autotune.sim.rollout import generation_features, update_weights_features
+from autotune.sim.rollout import builtin_generation_features, generation_features, update_weights_features
 from autotune.sim.workload import Shape, Workload
 
 ACTIVATION_BYTES_PER_TOKEN_HIDDEN = 34
@@ -267,27 +267,51 @@ def reshard_features(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int = 2
     }
 
 
+def driver_features(w: Workload) -> tuple[dict[str, float], dict[str, float]]:
+    """The advantage phase and the step's time outside every timed phase.
+
+    verl: a fixed cost each (weights `const`: 0.2 s and 1 s a step, the driver's advantage computation, reward
+    and metric gathering between its worker calls). The builtin trainer has no driver: its loop times every
+    phase, and what is left is per-response CPU work (making prompts, scoring answers; `builtin_responses`) and,
+    for GAE, a loop over the response positions (`builtin_positions`, the longest response of the step, to
+    which a batch is padded). Their weights were measured with this project's trainer on a 2-core CPU (world 1,
+    3 shapes from 32 x 8 to 1,024 x 49 tokens, GAE and GRPO, medians of steps 3-5; 2026-12-04): GAE 0.14-0.16 ms
+    a position, GRPO 0.8-1.5 ms a step, the rest 0.06-0.09 ms a response, where verl's constants predicted 0.2 s
+    and 1 s (100-1000x too slow for the built-in trainer).
+    """
+    if w.engine != "builtin":
+        return {"const": 1.0}, {"const": 1.0}
+    positions = w.longest_response if w.has_critic else 0.0
+    return {"builtin_positions": positions, "builtin_const": 1.0}, {"builtin_responses": float(w.responses)}
+
+
 def phase_features(w: Workload, actor: Shape, c: Cluster, param_bytes: int = 2) -> dict[str, dict[str, float]]:
     """Features of every phase of one step (the critic, when there is one, has the actor's shape).
 
     verl jobs sync weights into the rollout engine (`update_weights`); the builtin trainer reshards with
     this project's engine (`reshard`).
     """
-    features: dict[str, dict[str, float]] = {"gen": generation_features(w, actor, c, param_bytes)}
+    gen = (
+        builtin_generation_features(w, actor, c)
+        if w.engine == "builtin"
+        else generation_features(w, actor, c, param_bytes)
+    )
+    features: dict[str, dict[str, float]] = {"gen": gen}
     if w.engine == "builtin":
         features["reshard"] = reshard_features(w, actor, c, param_bytes)
     else:
         features["update_weights"] = update_weights_features(w, actor, c, param_bytes)
-    features["old_log_prob"] = forward_features(
-        w, actor, c, w.logprob_micro, param_bytes, w.actor_rmpad, 4.0 if w.param_offload else 0.0
+    features["old_log_prob"] = (
+        {}  # the builtin trainer's on-policy bypass: the pass does not run
+        if w.old_log_prob_bypassed
+        else forward_features(w, actor, c, w.logprob_micro, param_bytes, w.actor_rmpad, 4.0 if w.param_offload else 0.0)
     )
     if w.has_ref:
         features["ref"] = forward_features(
             w, actor, c, w.ref_micro_batches, param_bytes, w.actor_rmpad, 2.0 if w.ref_param_offload else 0.0
         )
-    features["adv"] = {"const": 1.0}
+    features["adv"], features["step"] = driver_features(w)
     features["update_actor"] = update_features(w, actor, c, w.update_micro_per_mini, w.epochs, param_bytes, 4)
-    features["step"] = {"const": 1.0}
     if w.has_critic:
         features["values"] = forward_features(
             w, actor, c, w.values_micro, param_bytes, w.critic_rmpad, 4.0 if w.critic_param_offload else 0.0, True

@@ -177,6 +177,9 @@ class Workload:
     rollout_ipc: bool = False
     """verl 0.7.1 or later: vLLM runs in processes of its own and takes the synced weights over CUDA IPC
     (rollout.update_weights_features)."""
+    old_log_prob_bypassed: bool = False
+    """The builtin trainer skips the old log-prob pass when the update is provably on-policy (one epoch over one
+    mini-batch, `builtin.on_policy_bypass`, no KL in the reward): its `timing_s/old_log_prob` is then 0."""
 
     @property
     def ref_micro_batches(self) -> int:
@@ -350,6 +353,14 @@ def workload(
     mini = _need(flat, "actor_rollout_ref.actor.ppo_mini_batch_size")
     algorithm_kl = _flag(flat, "algorithm.use_kl_in_reward") or _flag(flat, "actor_rollout_ref.actor.use_kl_loss")
     builtin = any(k.startswith("builtin.") for k in flat)
+    epochs = int(g("actor_rollout_ref.actor.ppo_epochs") or 1)
+    bypassed = (
+        builtin
+        and _flag(flat, "builtin.on_policy_bypass", default=True)
+        and not _flag(flat, "algorithm.use_kl_in_reward")
+        and epochs == 1
+        and mini >= prompts
+    )
     return Workload(
         world=world,
         tp=int(g("actor_rollout_ref.rollout.tensor_model_parallel_size") or 1),
@@ -359,7 +370,7 @@ def workload(
         response_tokens=r_tok,
         max_response=max_response,
         mini_batches=max(1, prompts // mini),
-        epochs=int(g("actor_rollout_ref.actor.ppo_epochs") or 1),
+        epochs=epochs,
         critic_epochs=int(g("critic.ppo_epochs") or g("actor_rollout_ref.actor.ppo_epochs") or 1),
         **_micro_batches(flat, world, prompts, n, mini, p_tok + r_tok),
         has_critic=g("algorithm.adv_estimator", "gae") == "gae",
@@ -372,6 +383,7 @@ def workload(
         engine="builtin" if builtin else "verl",
         engine_workers=not builtin and verl_engine_workers(verl_version),
         rollout_ipc=not builtin and verl_rollout_ipc(verl_version),
+        old_log_prob_bypassed=bypassed,
     )
 
 

@@ -331,3 +331,49 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
     assert len(frame) == 2 and frame["step_error"].notna().all()  # the baseline and the top prediction
     print(f"multi-fidelity: median step-time error {frame['step_error'].median():.1%}")
     assert 'id="prediction"' in (tmp_path / "report" / "index.html").read_text()
+
+
+def test_the_builtin_trainer_pays_no_verl_driver_costs():
+    """verl's driver constants (0.2 s of advantages, 1 s a step outside the timed phases) are not the builtin
+    trainer's: its advantages are a loop over the response positions (GAE; the batch is padded to the longest
+    response) and what its step holds beyond the phases is per-response CPU work. By hand, for 1,024 responses
+    whose expected longest hits the 1,024-token cap (mean 500: 500 x (ln 1024 + 0.577) > 1024)."""
+    qwen = PRESETS["Qwen2.5-0.5B"]
+    model = CostModel(H100, qwen)
+    verl, builtin = workload(), workload(engine="builtin", geometric_tail=True)
+    assert builtin.longest_response == 1024
+    for w, adv, step in ((verl, 0.2, 1.0), (builtin, 1.5e-4 * 1024 + 1e-3, 7e-5 * 1024)):
+        features = terms.phase_features(w, qwen, H100)
+        seconds = {p: sum(model.weights[p].get(k, 0.0) * v for k, v in features[p].items()) for p in ("adv", "step")}
+        assert seconds == pytest.approx({"adv": adv, "step": step})
+    grpo = terms.phase_features(workload(engine="builtin", has_critic=False), qwen, H100)
+    assert grpo["adv"] == {"builtin_positions": 0.0, "builtin_const": 1.0}
+
+
+def test_the_builtin_trainers_on_policy_bypass_is_predicted_as_the_trainer_decides(tmp_path):
+    """The builtin trainer skips the old log-prob pass when its update is one epoch over one mini-batch with no
+    KL in the reward (timing_s/old_log_prob is 0); the model predicts 0 for exactly those runs. Both cases run
+    for real (2 steps each) and are predicted through the CLI's path."""
+    from autotune.sim.predict import predict_space
+    from autotune.space.loader import load_space
+    from tests.conftest import run_trainer
+
+    cases = {
+        "bypassed": {"actor_rollout_ref.actor.ppo_mini_batch_size": 32},
+        "mini-batches": {"actor_rollout_ref.actor.ppo_mini_batch_size": 16},
+        "kl-in-reward": {"actor_rollout_ref.actor.ppo_mini_batch_size": 32, "algorithm.use_kl_in_reward": True},
+    }
+    for name, keys in cases.items():
+        run = run_trainer(tmp_path, "trainer.total_training_steps=2", *(f"{k}={v}" for k, v in keys.items()))
+        assert run.returncode == 0, run.stderr[-2000:]
+        measured_skip = all(v == 0 for v in run.series("timing_s/old_log_prob"))
+        space = tmp_path / f"{name}.yaml"
+        space.write_text(
+            "name: bypass\ntrainer: builtin\nbase_config: [cpu_tiny]\n"
+            f"base: {json.dumps(keys)}\n"
+            "trial: {steps: 2, warmup_steps: 1, world_size: 1}\n"
+            "params: {actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: {type: categorical, choices: [8]}}\n"
+            "baseline: {actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 8}\n"
+        )
+        predicted = predict_space(load_space(str(space)), gpu="H100").prediction.phases["old_log_prob"]
+        assert (name, measured_skip, predicted == 0) == (name, name == "bypassed", name == "bypassed")
