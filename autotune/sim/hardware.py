@@ -50,6 +50,9 @@ class Device:
     source: str = ""
     gemm_efficiency: float = MATMUL_EFFICIENCY
     """Share of `peak_flops` large bf16 GEMMs sustain on this device (MATMUL_EFFICIENCY unless measured otherwise)."""
+    fp32_flops: float | None = None
+    """Plain (non-tensor-core) fp32 FLOP/s: what PyTorch's fp32 matmuls run at by default (TF32 off). The builtin
+    trainer's rollout runs on its fp32 master weights. Default: peak_flops / FP32_RATIO_DEFAULT."""
 
     def __post_init__(self) -> None:
         for name in ("peak_flops", "hbm_bytes_per_s", "memory_bytes", "nvlink_bytes_per_s", "pcie_bytes_per_s"):
@@ -63,6 +66,10 @@ class Device:
     @property
     def busbw(self) -> float:
         return self.nvlink_bytes_per_s * self.busbw_fraction
+
+    @property
+    def fp32_peak_flops(self) -> float:
+        return self.fp32_flops if self.fp32_flops is not None else self.peak_flops / FP32_RATIO_DEFAULT
 
     @property
     def gemm_peak_flops(self) -> float:
@@ -82,23 +89,32 @@ within a few percent on H100/H800 runs; at 100% the median is near zero. One mul
 run."""
 
 
-def _gpu(name: str, tflops: float, hbm_tb: float, gib: float, link_gb: float, pcie_gb: float, **kw: Any) -> Device:
-    return Device(name, tflops * 1e12, hbm_tb * 1e12, gib * GIB, link_gb * 1e9, pcie_bytes_per_s=pcie_gb * 1e9, **kw)
+FP32_RATIO_DEFAULT = 15.0
+"""bf16 dense peak / plain fp32 peak of a device file that gives no `fp32_tflops` (H100 SXM: 989 / 67)."""
+
+
+def _gpu(
+    name: str, tflops: float, hbm_tb: float, gib: float, link_gb: float, pcie_gb: float, fp32: float, **kw: Any
+) -> Device:
+    return Device(
+        name, tflops * 1e12, hbm_tb * 1e12, gib * GIB, link_gb * 1e9, pcie_bytes_per_s=pcie_gb * 1e9,
+        fp32_flops=fp32 * 1e12, **kw,
+    )  # fmt: skip
 
 
 DEVICES = {
-    "H100": _gpu("H100 SXM", 989, 3.35, 80, 450, 64, source="NVIDIA H100 page; verl flops_counter"),
-    "H100-NVL": _gpu("H100 NVL", 835, 3.9, 94, 300, 64, source="NVIDIA H100 page (NVL: 94 GB, 3.9 TB/s, bridge)"),
-    "H800": _gpu("H800 SXM", 989, 3.35, 80, 200, 64, source="NVIDIA spec; NVLink 400 GB/s bidirectional"),
-    "H200": _gpu("H200 SXM", 989, 4.8, 141, 450, 64, source="NVIDIA H200 page"),
+    "H100": _gpu("H100 SXM", 989, 3.35, 80, 450, 64, 67, source="NVIDIA H100 page; verl flops_counter"),
+    "H100-NVL": _gpu("H100 NVL", 835, 3.9, 94, 300, 64, 60, source="NVIDIA H100 page (NVL: 94 GB, 3.9 TB/s, bridge)"),
+    "H800": _gpu("H800 SXM", 989, 3.35, 80, 200, 64, 67, source="NVIDIA spec; NVLink 400 GB/s bidirectional"),
+    "H200": _gpu("H200 SXM", 989, 4.8, 141, 450, 64, 67, source="NVIDIA H200 page"),
     "H20": _gpu(
-        "H20", 148, 4.0, 96, 450, 64, gemm_efficiency=H20_GEMM_EFFICIENCY, source="verl flops_counter; HGX H20"
+        "H20", 148, 4.0, 96, 450, 64, 44, gemm_efficiency=H20_GEMM_EFFICIENCY, source="verl flops_counter; HGX H20"
     ),
-    "A100": _gpu("A100 SXM 80GB", 312, 2.039, 80, 300, 32, busbw_fraction=0.77, source="NVIDIA A100 page"),
-    "A800": _gpu("A800 SXM 80GB", 312, 2.039, 80, 200, 32, busbw_fraction=0.77, source="NVIDIA A800 datasheet"),
-    "L40S": _gpu("L40S", 362, 0.864, 48, 32, 32, busbw_fraction=0.7, source="NVIDIA L40S datasheet (PCIe only)"),
-    "B200": _gpu("B200 (HGX)", 2250, 8.0, 180, 900, 64, source="NVIDIA HGX B200 page"),
-    "MI300X": _gpu("MI300X", 1307, 5.3, 192, 448, 64, busbw_fraction=0.7, source="AMD MI300X page"),
+    "A100": _gpu("A100 SXM 80GB", 312, 2.039, 80, 300, 32, 19.5, busbw_fraction=0.77, source="NVIDIA A100 page"),
+    "A800": _gpu("A800 SXM 80GB", 312, 2.039, 80, 200, 32, 19.5, busbw_fraction=0.77, source="NVIDIA A800 datasheet"),
+    "L40S": _gpu("L40S", 362, 0.864, 48, 32, 32, 91.6, busbw_fraction=0.7, source="NVIDIA L40S datasheet (PCIe only)"),
+    "B200": _gpu("B200 (HGX)", 2250, 8.0, 180, 900, 64, 80, source="NVIDIA HGX B200 page"),
+    "MI300X": _gpu("MI300X", 1307, 5.3, 192, 448, 64, 163.4, busbw_fraction=0.7, source="AMD MI300X page"),
 }
 
 _FILE_FIELDS = {
@@ -110,6 +126,7 @@ _FILE_FIELDS = {
     "pcie_gb_s": ("pcie_bytes_per_s", 1e9),
     "busbw_fraction": ("busbw_fraction", 1.0),
     "gemm_efficiency": ("gemm_efficiency", 1.0),
+    "fp32_tflops": ("fp32_flops", 1e12),
     "source": ("source", 1.0),
 }
 _REQUIRED = ("peak_tflops", "hbm_tb_s", "memory_gib", "link_gb_s")
@@ -117,7 +134,7 @@ _REQUIRED = ("peak_tflops", "hbm_tb_s", "memory_gib", "link_gb_s")
 
 def device_from_file(path: str | Path) -> Device:
     """A user device file (YAML): peak_tflops, hbm_tb_s, memory_gib, link_gb_s (+ pcie_gb_s, busbw_fraction,
-    gemm_efficiency, name)."""
+    gemm_efficiency, fp32_tflops, name)."""
     p = Path(path)
     try:
         raw = yaml.safe_load(p.read_text())
@@ -212,7 +229,10 @@ def cluster(gpu: str | Device, world: int, gpus_per_node: int = 8) -> Cluster:
 
 def cpu_device(peak_flops: float, memory_bytes: float = 24 * GIB) -> Device:
     """A CPU 'device' for calibrating on this machine's builtin-trainer runs (gloo 'links')."""
-    return Device("CPU", peak_flops, 10e9, memory_bytes, 1e9, 1.0, 10e9, "measured fp32 matmul peak (run header)")
+    return Device(
+        "CPU", peak_flops, 10e9, memory_bytes, 1e9, 1.0, 10e9, "measured fp32 matmul peak (run header)",
+        fp32_flops=peak_flops,
+    )  # fmt: skip
 
 
 def with_device(c: Cluster, device: Device) -> Cluster:

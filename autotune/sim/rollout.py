@@ -146,6 +146,55 @@ def generation_features(w: Workload, shape: Shape, c: Cluster, dtype_bytes: int 
     return out
 
 
+BUILTIN_OPS_PER_LAYER = 39
+"""PyTorch operations (not views) the builtin trainer's decoder runs per layer in one decode step (trainer/rollout/
+decoder.py: two RMS norms, three projections with their biases, rotary embeddings of q and k, the KV-cache writes,
+attention, the output projection, the gated MLP, two residual adds). Counted with a TorchDispatchMode over one
+decode step of the 2- and 4-layer built-in model (193 and 271 operations: 115 + 39 a layer; tests hold both
+counts to the decoder's)."""
+BUILTIN_OPS_PER_STEP = 115
+"""The same outside the layers: embedding, masks, rotary tables, final norm and head, and the sampler's
+counter-based Gumbel noise (most of them), the token choice and the done test that syncs with the device each step
+(counted as BUILTIN_OPS_PER_LAYER: 193 operations in a 2-layer decode step)."""
+BUILTIN_OP_SECONDS = 7e-6
+"""CPU time to dispatch and launch one eager operation on a GPU (~7 µs, the figure EAGER_LAUNCH_PER_LAYER uses)."""
+BUILTIN_WEIGHT_BYTES = 4
+"""The builtin rollout decodes with the fp32 master weights its resharding gathers (and an fp32 KV cache)."""
+
+
+def builtin_generation_features(w: Workload, shape: Shape, c: Cluster) -> dict[str, float]:
+    """The builtin trainer's own rollout (trainer/rollout): not vLLM. Each data-parallel group left-pads its prompts to
+    one batch (the prompt limit's width), prefills it in one forward, then decodes every row each step (finished ones
+    too) until the longest response ends or the limit; fp32 weights and KV cache at the plain fp32 rate (PyTorch's
+    default: no TF32); eager kernels, BUILTIN_OPS_PER_LAYER a layer and BUILTIN_OPS_PER_STEP more, each
+    BUILTIN_OP_SECONDS of CPU. Each step waits for its tokens (the done test), so a step costs the larger of its CPU
+    launches and its GPU work (`_overlap_cpu_with_gpu`); no continuous batching, no scheduler, no CUDA graphs.
+    Set before any GPU measurement of the builtin trainer (benchmarks/builtin_gpu_phases.py)."""
+    batch = w.responses / w.dp
+    width = max(w.max_prompt, w.prompt_tokens)
+    steps = w.longest_response
+    dense = 2 * shape.params / w.tp
+    rate = c.device.fp32_peak_flops
+    kv_token = shape.kv_bytes_per_token(BUILTIN_WEIGHT_BYTES) / min(w.tp, shape.kv_heads)
+    launches = (steps + 1) * (shape.layers * BUILTIN_OPS_PER_LAYER + BUILTIN_OPS_PER_STEP) * BUILTIN_OP_SECONDS
+    out = {
+        "prefill_flops_s": dense * batch * width / rate,
+        "decode_flops_s": dense * batch * steps / rate,
+        "decode_weights_s": steps * shape.params * BUILTIN_WEIGHT_BYTES / w.tp / c.device.hbm_bytes_per_s,
+        "decode_kv_s": batch * steps * (width + steps / 2) * kv_token / c.device.hbm_bytes_per_s,
+        "step_overhead_s": launches,
+        "sequence_overhead_s": 0.0,
+        "tp_allreduce_s": 0.0,
+    }
+    if w.tp > 1:
+        busbw = c.busbw(w.tp)
+        decode = collective_seconds("all_reduce", batch * shape.hidden * BUILTIN_WEIGHT_BYTES, w.tp, busbw)
+        prefill = collective_seconds("all_reduce", batch * width * shape.hidden * BUILTIN_WEIGHT_BYTES, w.tp, busbw)
+        out["tp_allreduce_s"] = 2 * shape.layers * (steps * decode + prefill)
+    _overlap_cpu_with_gpu(out)
+    return out
+
+
 def _overlap_cpu_with_gpu(features: dict[str, float], tail_cpu: float = 0.0, tail_gpu: float = 0.0) -> None:
     """vLLM 0.14+ (async scheduling): the engine's CPU step overlaps the GPU's, so the CPU features keep only what
     exceeds the GPU's time at the default efficiencies, split between them as before. Σ max(GPU, CPU) per step is

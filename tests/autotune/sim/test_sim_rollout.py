@@ -8,6 +8,7 @@ import pytest
 
 from autotune.sim import rollout, terms
 from autotune.sim.hardware import DEVICES, GIB, calibrated_device, cluster, device_from_file, device_to_json
+from autotune.sim.model import CostModel
 from autotune.sim.workload import PRESETS, Workload
 
 H100 = cluster("H100", 8)
@@ -243,3 +244,87 @@ def test_verl_0_7_1_and_later_sync_full_tensors_over_cuda_ipc_at_a_fixed_cost_an
     assert set(old) == {"sync_gather_s", "sync_load_s", "sync_tensors", "offload_s"}
     assert old["sync_load_s"] == pytest.approx(shape.params / 3.35e12)  # the TP-2 shard at the HBM rate
     assert phase_seconds(default_weights(), old, "update_weights") < 1.0
+
+
+def test_the_builtin_rollout_decodes_a_padded_fp32_batch_eagerly():
+    """The builtin trainer's own rollout, by hand: 1,024 responses over 4 data-parallel groups (world 8, TP 2) of
+    256 rows each, prompts padded to the 512-token limit, decoded for the longest response (1,024, the cap: spread
+    200 puts the Gaussian extreme above it), fp32 weights and KV cache at the H100's 67 TFLOP/s fp32 rate, and
+    39 operations a layer plus 115 a step at 7 µs each; a step costs its CPU launches or its GPU work, the larger."""
+    qwen = PRESETS["Qwen2.5-7B"]
+    w = workload(engine="builtin", response_spread=2000)
+    assert w.longest_response == 1024
+    f = rollout.builtin_generation_features(w, qwen, H100)
+    dense = 2 * qwen.params / 2
+    kv_token = 2 * qwen.layers * qwen.kv_heads * qwen.head_dim * 4 / 2
+    gpu = {
+        "prefill_flops_s": dense * 256 * 512 / 67e12,
+        "decode_flops_s": dense * 256 * 1024 / 67e12,
+        "decode_weights_s": 1024 * qwen.params * 4 / 2 / 3.35e12,
+        "decode_kv_s": 256 * 1024 * (512 + 512) * kv_token / 3.35e12,
+    }
+    cpu = 1025 * (qwen.layers * 39 + 115) * 7e-6
+    assert {k: f[k] for k in gpu} == pytest.approx(gpu)
+    assert f["tp_allreduce_s"] > 0 and f["sequence_overhead_s"] == 0
+    gpu_time = (gpu["prefill_flops_s"] + gpu["decode_flops_s"]) / 0.85 + (
+        gpu["decode_weights_s"] + gpu["decode_kv_s"]
+    ) / 0.8
+    assert gpu_time + f["tp_allreduce_s"] > cpu  # a 7B batch of 256 rows is GPU-bound: no launch time shows
+    assert f["step_overhead_s"] == 0
+    tiny = workload(engine="builtin", prompts=32, world=1, tp=1, max_prompt=8, prompt_tokens=6, response_tokens=4,
+                    max_response=8, response_spread=8)  # fmt: skip
+    small = rollout.builtin_generation_features(tiny, PRESETS["Qwen2.5-0.5B"], cluster("H100", 1))
+    seconds = sum(CostModel(H100, qwen).weights["gen"].get(k, 0.0) * v for k, v in small.items())
+    assert seconds == pytest.approx(9 * (24 * 39 + 115) * 7e-6)  # 32 rows of a 0.5B: launch-bound, 8 steps + prefill
+
+
+def test_the_builtin_rollouts_operation_counts_are_the_decoders():
+    """BUILTIN_OPS_PER_LAYER and _PER_STEP against the real decoder and sampler: the non-view aten operations one
+    decode step runs, counted for the 2- and 4-layer built-in model (operations = fixed + per layer x layers)."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from trainer.config.loader import load_config
+    from trainer.model import build_policy, policy_config
+    from trainer.rollout import decoder, sampler
+    from trainer.rollout import weights as rollout_weights
+
+    views = {"view", "transpose", "t", "slice", "select", "unsqueeze", "expand", "_unsafe_view", "as_strided",
+             "alias", "detach", "reshape", "permute", "squeeze", "lift_fresh"}  # fmt: skip
+
+    class Count(TorchDispatchMode):
+        ops = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            if func.__name__.split(".")[0] not in views:
+                self.ops += 1
+            return func(*args, **(kwargs or {}))
+
+    counts = {}
+    for layers in (2, 4):
+        config = load_config([], ["trainer.total_training_steps=1", f"builtin.model.num_hidden_layers={layers}"])
+        hf = policy_config(config)
+        weights = rollout_weights.assemble(dict(build_policy(config, 0).named_parameters()), layers)
+        shape = rollout_weights.decoder_shape(hf)
+        batch, prompt, new = 8, 6, 4
+        cache = decoder.KVCache(weights, shape, batch, prompt + new)
+        ids = torch.randint(4, 14, (batch, prompt))
+        pos = torch.arange(prompt).expand(batch, prompt)
+        valid = torch.zeros(batch, prompt + new, dtype=torch.bool)
+        valid[:, :prompt] = True
+        params = sampler.SamplingParams(new, 1.0, True, 0, 1)
+        with torch.no_grad():
+            logits = decoder.forward(weights, shape, ids, pos, valid, cache, lambda t: None)
+            count = Count()
+            with count:  # one decode step as sampler.generate runs it
+                done = torch.zeros(batch, dtype=torch.bool)
+                out = torch.zeros(batch, new, dtype=torch.long)
+                token = torch.where(done, 0, sampler.pick_tokens(logits, params, torch.arange(batch), 0))
+                out[:, 0] = token
+                done |= token == 2
+                bool(done.all())
+                valid[:, prompt] = True
+                decoder.forward(weights, shape, token[:, None], pos[:, :1] + prompt, valid, cache, lambda t: None)
+        counts[layers] = count.ops
+    per_layer = (counts[4] - counts[2]) / 2
+    assert (per_layer, counts[2] - 2 * per_layer) == (rollout.BUILTIN_OPS_PER_LAYER, rollout.BUILTIN_OPS_PER_STEP)
