@@ -10,8 +10,8 @@ Qwen2.5-0.5B-shaped model at two micro-batch sizes, and a Qwen2.5-1.5B-shaped on
 
 `predict` writes each configuration as a space file (`trainer: builtin`, its keys under `base:`, the task's
 lengths under `sim:`) and predicts it the way `autotune run --space FILE --fidelity sim --gpu H200` does
-(`autotune.sim.predict.predict_trial`), then writes `benchmarks/builtin_gpu/predicted_h200.json`: that file
-is committed before the measurement, so the predictions are frozen. The lengths it states are the task's,
+(`autotune.sim.predict.predict_trial`), then writes `benchmarks/builtin_gpu/predicted_h200_<revision>.json`:
+such files are committed before the measurement, so the predictions are frozen (one per revision of the model). The lengths it states are the task's,
 known before any run: a prompt is `<bos>`, k digits and `=` (k uniform between the task's bounds), a correct
 answer the k digits sorted and `<eos>`, so the mean prompt is (min + max)/2 + 2 tokens, the mean answer
 (min + max)/2 + 1 and the longest max + 1.
@@ -49,7 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 DATA = ROOT / "benchmarks" / "builtin_gpu"
 """Tracked: the frozen predictions and each GPU measurement (CI has no GPU to repeat it)."""
-PREDICTED = DATA / "predicted_h200.json"
+FROZEN_GLOB = "predicted_h200_*.json"
+"""One file of frozen predictions per revision that made them (`predict` writes predicted_h200_<rev>.json)."""
 STEPS, WARMUP = 6, 2
 PHASES = ("gen", "reshard", "old_log_prob", "ref", "values", "adv", "update_critic", "update_actor")
 MICRO = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
@@ -240,35 +241,40 @@ def median_abs(values: list[float]) -> float:
 
 
 VIEWS = {
-    "frozen": "the committed predictions (the task's lengths, the cost model as it was before the measurement)",
     "current": "this checkout's cost model, the task's lengths",
-    "given_lengths": "this checkout's cost model, the lengths the runs measured",
+    "given_len": "this checkout's cost model, the lengths the runs measured",
 }
 
 
+def frozen_files() -> list[dict[str, Any]]:
+    """Every committed set of frozen predictions, oldest first."""
+    return sorted((json.loads(p.read_text()) for p in DATA.glob(FROZEN_GLOB)), key=lambda f: f["made"])
+
+
 def compare(measured_path: Path, out: Path) -> dict[str, Any]:
-    frozen = json.loads(PREDICTED.read_text())
+    frozen = frozen_files()
     measured = json.loads(measured_path.read_text())
     runs = {k: v for k, v in measured["runs"].items() if v.get("exit") == 0}
-    predictions = {
-        "frozen": frozen["runs"],
-        "current": predict_all(frozen["gpu"]),
-        "given_lengths": predict_all(frozen["gpu"], {k: measured_lengths(v) for k, v in runs.items()}),
+    gpu = frozen[-1]["gpu"]
+    views = {f"@{f['revision'][:7]}": f"committed {f['made']}: {f.get('note', '')}" for f in frozen} | VIEWS
+    predictions = {f"@{f['revision'][:7]}": f["runs"] for f in frozen} | {
+        "current": predict_all(gpu),
+        "given_len": predict_all(gpu, {k: measured_lengths(v) for k, v in runs.items()}),
     }
     table: dict[str, Any] = {}
-    print(f"built-in trainer on {measured['gpu']} (torch {measured['torch']}), frozen at {frozen['revision'][:7]}")
-    for view, what in VIEWS.items():
+    print(f"built-in trainer on {measured['gpu']} (torch {measured['torch']}), predicted for {gpu}")
+    for view, what in views.items():
         print(f"  {view}: {what}")
-    print(f"{'run':18s} {'phase':14s} {'measured':>9s}" + "".join(f" {v[:9]:>9s} {'err':>6s}" for v in VIEWS))
+    print(f"{'run':18s} {'phase':14s} {'measured':>9s}" + "".join(f" {v[-9:]:>9s} {'err':>6s}" for v in views))
     for run, m in runs.items():
         med = m["medians"]
-        table[run] = {view: errors(predictions[view][run], med) for view in VIEWS}
+        table[run] = {view: errors(predictions[view][run], med) for view in views}
         table[run].update(measured=med, lengths=measured_lengths(m))
         for phase in (*PHASES, "step"):
-            if phase not in table[run]["frozen"]:
+            if phase not in table[run]["current"]:
                 continue
             line = f"{run:18s} {phase:14s} {med[f'timing_s/{phase}']:9.4f}"
-            for view in VIEWS:
+            for view in views:
                 p = predictions[view][run]
                 line += f" {p['phases'].get(phase, p['step']):9.4f} {table[run][view].get(phase, float('nan')):+6.0%}"
             print(line)
@@ -279,11 +285,11 @@ def compare(measured_path: Path, out: Path) -> dict[str, Any]:
             ),
             "median_abs_step_error": median_abs([t[view]["step"] for t in table.values()]),
         }
-        for view in VIEWS
+        for view in views
     }
     for view, s in summary.items():
         print(f"{view}: median |phase error| {s['median_abs_phase_error']:.0%}, step {s['median_abs_step_error']:.0%}")
-    result = {"gpu": measured["gpu"], "frozen_at": frozen["revision"], "views": VIEWS, "runs": table,
+    result = {"gpu": measured["gpu"], "views": views, "runs": table,
               "summary": summary}  # fmt: skip
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))
@@ -360,7 +366,8 @@ def main() -> None:
     sub = parser.add_subparsers(dest="mode", required=True)
     p = sub.add_parser("predict")
     p.add_argument("--gpu", default="H200")
-    p.add_argument("--out", type=Path, default=PREDICTED)
+    p.add_argument("--out", type=Path, default=None, help="default: benchmarks/builtin_gpu/predicted_h200_<rev>.json")
+    p.add_argument("--note", default="", help="what this revision of the model changed")
     m = sub.add_parser("measure")
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--only", nargs="*", default=[], help="configuration names (default: all)")
@@ -375,9 +382,12 @@ def main() -> None:
         runs = predict_all(args.gpu)
         for run, p in runs.items():
             print(run, f"step {p['step']:.3f} s", json.dumps(p["phases"]))
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"gpu": args.gpu, "revision": rev, "runs": runs}, indent=2))
-        print(f"wrote {args.out}")
+        made = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        out = args.out or DATA / FROZEN_GLOB.replace("*", rev[:7])
+        out.parent.mkdir(parents=True, exist_ok=True)
+        frozen = {"made": made, "note": args.note, "gpu": args.gpu, "revision": rev, "runs": runs}
+        out.write_text(json.dumps(frozen, indent=2) + "\n")
+        print(f"wrote {out}")
     elif args.mode == "measure":
         measure(args.out, args.only)
     elif args.mode == "driver":
