@@ -25,6 +25,9 @@ one, this checkout's cost model (changed since, on other evidence: the errors sa
 this checkout's given the measured lengths; then the median |error| of each; it writes
 `benchmarks/results/builtin_gpu.json`.
 
+`layers` measures, on this machine's device, FSDP2's fixed cost per decoder layer and micro-batch in each pass
+(a 16-wide model at 2 and 8 layers), beside the model's `micro_layers` weights.
+
 `driver` measures, on this machine's device, what the builtin trainer spends on advantages and outside its
 timed phases (3 batch shapes of the tiny model, GAE and GRPO), beside the cost model's prediction: the evidence
 for `terms.driver_features`.
@@ -355,6 +358,66 @@ def driver(out: Path) -> dict[str, Any]:
     return {"rows": rows}
 
 
+LAYER_PASSES = ("update_actor", "update_critic", "old_log_prob", "ref", "values")
+
+
+def layers(out: Path) -> dict[str, Any]:
+    """FSDP2's fixed cost per decoder layer and micro-batch in the builtin trainer, on this machine's device: a
+    model too narrow to compute anything (16 wide), 2 and 8 layers, 4 and 16 micro-batches of 64 responses; the
+    slope per layer and micro-batch of each pass, beside the cost model's `micro_layers` weights (set from verl
+    runs: 6 ms an update, 1.5 ms a forward-only pass)."""
+    narrow = {**_shape(16, 32, 2, 2, 1), **_task(64, 64, 2, 6), "algorithm.use_kl_in_reward": True,
+              "builtin.warm_start.steps": 0, "actor_rollout_ref.actor.fsdp_config.model_dtype": "bf16",
+              "actor_rollout_ref.ref.fsdp_config.model_dtype": "bf16", "algorithm.adv_estimator": "gae"}  # fmt: skip
+    medians: dict[tuple[int, int], dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for depth in (2, 8):
+            for micro in (4, 16):
+                keys = {**narrow, "builtin.model.num_hidden_layers": depth, MICRO: micro}
+                metrics = Path(tmp) / f"{depth}-{micro}.jsonl"
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "trainer",
+                    "trainer.total_training_steps=6",
+                    f"trainer.metrics_file={metrics}",
+                ]
+                subprocess.run(
+                    [*cmd, *(f"{k}={v}" for k, v in keys.items())], cwd=ROOT, capture_output=True, check=True
+                )
+                steady = [json.loads(line)["metrics"] for line in metrics.read_text().splitlines()][WARMUP:]
+                medians[(depth, micro)] = {
+                    p: statistics.median(r[f"timing_s/{p}"] for r in steady) for p in LAYER_PASSES
+                }
+    model = _model_micro_layers()
+    rows = []
+    for micro in (4, 16):
+        count = 64 // micro
+        for p in LAYER_PASSES:
+            slope = (medians[(8, micro)][p] - medians[(2, micro)][p]) / 6 / count
+            rows.append({"micro_batches": count, "pass": p, "per_layer_micro_s": slope, "model_s": model.get(p)})
+            beside = f"(model {model[p] * 1e3:.1f} ms)" if p in model else "(model: autotune not importable here)"
+            print(
+                f"{count:2d} micro-batches {p:14s} {slope * 1e3:6.2f} ms a layer and micro-batch {beside}", flush=True
+            )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"device": "cuda" if _cuda() else "cpu", "rows": rows}, indent=2))
+    print(f"wrote {out}")
+    return {"rows": rows}
+
+
+def _model_micro_layers() -> dict[str, float]:
+    """The cost model's `micro_layers` weight of each pass, or none where autotune's dependencies (optuna) are
+    missing: a GPU node may have only the trainer's (the measurement does not need them)."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from autotune.sim.model import default_weights
+    except ImportError:
+        return {}
+    weights = default_weights()
+    return {p: weights[p]["micro_layers"] for p in LAYER_PASSES}
+
+
 def _cuda() -> bool:
     import torch
 
@@ -373,6 +436,8 @@ def main() -> None:
     m.add_argument("--only", nargs="*", default=[], help="configuration names (default: all)")
     d = sub.add_parser("driver")
     d.add_argument("--out", type=Path, default=RESULTS / "builtin_driver.json")
+    lay = sub.add_parser("layers")
+    lay.add_argument("--out", type=Path, default=RESULTS / "builtin_layers.json")
     c = sub.add_parser("compare")
     c.add_argument("measured", type=Path)
     c.add_argument("--out", type=Path, default=RESULTS / "builtin_gpu.json")
@@ -392,6 +457,8 @@ def main() -> None:
         measure(args.out, args.only)
     elif args.mode == "driver":
         driver(args.out)
+    elif args.mode == "layers":
+        layers(args.out)
     else:
         compare(args.measured, args.out)
 
