@@ -1673,6 +1673,11 @@ for _run in RUNS + NEW_RUNS:
     if _run["verl"] == "0.5":
         _run.setdefault("vllm", "0.8")
 
+NINTH_FROZEN_REV = "6bf5f96"
+"""The revision whose cost model any run of a ninth search is predicted with, committed before that search's
+helpers (who are not shown the model) reported: for verl jobs the model is b5499f6's (the geometric longest
+response); what changed after it is the built-in trainer's terms only."""
+
 SOURCES_CHECKED: list[tuple[str, str]] = [
     (
         "https://github.com/eric-haibin-lin/verl-data/blob/experiments/math/Qwen2.5-{0.5B,1.5B,3B,7B,14B,32B,72B}-*.log "
