@@ -67,6 +67,8 @@ pass micro-batched as the old log-prob pass, fixed after it (`sixth_frozen_model
 (SEVENTH_RUNS, frozen at SEVENTH_FROZEN_REV) brought a 7B on 8 nodes × 8 H20 in four windows; it showed the longest
 of 8,192 responses far past the Gaussian extreme the model then took, and the default became the geometric extreme
 (Workload.geometric_tail; `seventh_frozen_model()` undoes it, and every earlier round's frozen context with it).
+An eighth search found no usable run. A ninth round (NINTH_RUNS, frozen at NINTH_FROZEN_REV, which for verl jobs is
+the model now: nothing was changed after it) brought a 7B on 8 H200 with an 8k cap in two runs of one configuration.
 
 Generation depends on the step's longest response, which the mean length does not fix: without it the model assumes
 geometric lengths of the mean (a spread equal to the mean, workload.DEFAULT_SPREAD_RATIO). The split is also reported with each run's measured
@@ -103,6 +105,8 @@ from published_runs import (
     FOURTH_RUNS,
     HYBRIDFLOW,
     NEW_RUNS,
+    NINTH_FROZEN_REV,
+    NINTH_RUNS,
     RUNS,
     SEVENTH_FROZEN_REV,
     SEVENTH_RUNS,
@@ -752,6 +756,13 @@ def main() -> None:
         split_seventh["old_to_new_uncalibrated"]["errors"], SEVENTH_RUNS
     )
     split_seventh_now = generalisation(args.ridge, before_seventh, SEVENTH_RUNS)
+    # nothing in autotune/sim/ that a verl job reads changed after NINTH_FROZEN_REV: the model now is the frozen one
+    # (same_as_frozen checks it against that revision with git)
+    before_ninth = before_seventh + SEVENTH_RUNS
+    split_ninth = generalisation(args.ridge, before_ninth, NINTH_RUNS)
+    split_ninth["old_to_new_uncalibrated_per_configuration"] = per_configuration(
+        split_ninth["old_to_new_uncalibrated"]["errors"], NINTH_RUNS
+    )
     summary = {
         "head_model_median_abs_error": median_abs(before) if args.head else None,
         "runs": len(RUNS),
@@ -802,6 +813,9 @@ def main() -> None:
             SEVENTH_FROZEN_REV, SEVENTH_RUNS, "SEVENTH_RUNS", seventh_frozen_model
         ),
         "generalisation_seventh_now": split_seventh_now,
+        "ninth_runs": [r["name"] for r in NINTH_RUNS],
+        "generalisation_ninth_frozen_at_" + NINTH_FROZEN_REV: split_ninth,
+        "ninth_runs_predicted_as_at_" + NINTH_FROZEN_REV: same_as_frozen(NINTH_FROZEN_REV, NINTH_RUNS, "NINTH_RUNS"),
         "weight_sync_verl_0_7_1_in_sample": sync,
         "sources_checked_for_unseen_runs": [{"source": a, "rejected": b} for a, b in SOURCES_CHECKED],
         "fitted_on_all_runs": fit_weights(observations, defaults, args.ridge),
@@ -895,6 +909,14 @@ def main() -> None:
         "Workload.geometric_tail: not a test)",
         split_seventh_now,
     )
+    check = summary["ninth_runs_predicted_as_at_" + NINTH_FROZEN_REV]
+    print_generalisation(
+        f"the model as frozen at {NINTH_FROZEN_REV} ({frozen_state(check, NINTH_FROZEN_REV)}) on the "
+        f"{len(NINTH_RUNS)} runs of the ninth round (the eighth found none), gathered after it; 'the "
+        f"{len(before_ninth)} runs' are the seven rounds before",
+        split_ninth,
+    )
+    print_per_configuration(split_ninth)
     print("\n== verl 0.7.1+'s weight sync (update_weights, CUDA IPC into vLLM's processes) on the runs that time it "
           "apart: in sample, these set rollout.SYNC_IPC_FIXED and SYNC_IPC_BYTES_PER_S ==")  # fmt: skip
     for name, r in sync.items():
