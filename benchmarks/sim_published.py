@@ -68,7 +68,8 @@ pass micro-batched as the old log-prob pass, fixed after it (`sixth_frozen_model
 of 8,192 responses far past the Gaussian extreme the model then took, and the default became the geometric extreme
 (Workload.geometric_tail; `seventh_frozen_model()` undoes it, and every earlier round's frozen context with it).
 An eighth search found no usable run. A ninth round (NINTH_RUNS, frozen at NINTH_FROZEN_REV, which for verl jobs is
-the model now: nothing was changed after it) brought a 7B on 8 H200 with an 8k cap in two runs of one configuration.
+the model now: nothing was changed after it) brought a 7B on 8 H200 with an 8k cap in two runs of one configuration;
+a tenth (TENTH_RUNS, the same freeze) four runs of three configurations on A100s, from committed W&B run files.
 
 Generation depends on the step's longest response, which the mean length does not fix: without it the model assumes
 geometric lengths of the mean (a spread equal to the mean, workload.DEFAULT_SPREAD_RATIO). The split is also reported with each run's measured
@@ -114,6 +115,7 @@ from published_runs import (
     SIXTH_RUNS,
     SOURCES_CHECKED,
     SYNC_MEASURED,
+    TENTH_RUNS,
     THIRD_FROZEN_REV,
     THIRD_RUNS,
 )
@@ -763,6 +765,16 @@ def main() -> None:
     split_ninth["old_to_new_uncalibrated_per_configuration"] = per_configuration(
         split_ninth["old_to_new_uncalibrated"]["errors"], NINTH_RUNS
     )
+    # the tenth round was gathered after NINTH_FROZEN_REV too, with the model still unchanged: the same freeze
+    before_tenth = before_ninth + NINTH_RUNS
+    split_tenth = generalisation(args.ridge, before_tenth, TENTH_RUNS)
+    split_tenth["old_to_new_uncalibrated_per_configuration"] = per_configuration(
+        split_tenth["old_to_new_uncalibrated"]["errors"], TENTH_RUNS
+    )
+    split_both = generalisation(args.ridge, before_ninth, NINTH_RUNS + TENTH_RUNS)
+    split_both["old_to_new_uncalibrated_per_configuration"] = per_configuration(
+        split_both["old_to_new_uncalibrated"]["errors"], NINTH_RUNS + TENTH_RUNS
+    )
     summary = {
         "head_model_median_abs_error": median_abs(before) if args.head else None,
         "runs": len(RUNS),
@@ -816,6 +828,10 @@ def main() -> None:
         "ninth_runs": [r["name"] for r in NINTH_RUNS],
         "generalisation_ninth_frozen_at_" + NINTH_FROZEN_REV: split_ninth,
         "ninth_runs_predicted_as_at_" + NINTH_FROZEN_REV: same_as_frozen(NINTH_FROZEN_REV, NINTH_RUNS, "NINTH_RUNS"),
+        "tenth_runs": [r["name"] for r in TENTH_RUNS],
+        "generalisation_tenth_frozen_at_" + NINTH_FROZEN_REV: split_tenth,
+        "tenth_runs_predicted_as_at_" + NINTH_FROZEN_REV: same_as_frozen(NINTH_FROZEN_REV, TENTH_RUNS, "TENTH_RUNS"),
+        "generalisation_ninth_and_tenth_frozen_at_" + NINTH_FROZEN_REV: split_both,
         "weight_sync_verl_0_7_1_in_sample": sync,
         "sources_checked_for_unseen_runs": [{"source": a, "rejected": b} for a, b in SOURCES_CHECKED],
         "fitted_on_all_runs": fit_weights(observations, defaults, args.ridge),
@@ -917,6 +933,20 @@ def main() -> None:
         split_ninth,
     )
     print_per_configuration(split_ninth)
+    check = summary["tenth_runs_predicted_as_at_" + NINTH_FROZEN_REV]
+    print_generalisation(
+        f"the model as frozen at {NINTH_FROZEN_REV} ({frozen_state(check, NINTH_FROZEN_REV)}) on the "
+        f"{len(TENTH_RUNS)} runs of the tenth round, gathered after it; 'the {len(before_tenth)} runs' are the eight "
+        "rounds before",
+        split_tenth,
+    )
+    print_per_configuration(split_tenth)
+    print_generalisation(
+        f"the model as frozen at {NINTH_FROZEN_REV} on the ninth and tenth rounds together "
+        f"({len(NINTH_RUNS) + len(TENTH_RUNS)} runs gathered after it)",
+        split_both,
+    )
+    print_per_configuration(split_both)
     print("\n== verl 0.7.1+'s weight sync (update_weights, CUDA IPC into vLLM's processes) on the runs that time it "
           "apart: in sample, these set rollout.SYNC_IPC_FIXED and SYNC_IPC_BYTES_PER_S ==")  # fmt: skip
     for name, r in sync.items():
