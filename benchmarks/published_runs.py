@@ -1799,6 +1799,7 @@ _DISCO_A100X4_15B = {
     "actor_rollout_ref.rollout.max_num_batched_tokens": 10240,
     "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz": True,
     "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu": 36864,
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size": 32,  # as recorded; dynamic batching overrides it
     "actor_rollout_ref.model.use_remove_padding": True,
     "actor_rollout_ref.model.enable_gradient_checkpointing": True,
     "actor_rollout_ref.actor.strategy": "fsdp",
@@ -1943,6 +1944,8 @@ TENTH_RUNS: list[dict[str, Any]] = [
             "actor_rollout_ref.rollout.gpu_memory_utilization": 0.6,
             "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz": True,
             "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu": 16384,
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 1,  # as recorded; dynamic batching overrides it
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 1,  # the same
             "actor_rollout_ref.model.use_remove_padding": True,
             "actor_rollout_ref.model.enable_gradient_checkpointing": True,
             "actor_rollout_ref.actor.strategy": "fsdp",
