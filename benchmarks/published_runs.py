@@ -2694,6 +2694,15 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "SFT, other trainers (TRL, OpenRLHF, OAT, slime, LLaMA-Factory, own loops), vision-language, debug logs only, "
         "config without steps, two steps, or files absent from the snapshot",
     ),
+    # the eleventh round's search (one helper, 2026-12-04, the same method and freeze): nothing usable
+    (
+        "committed tracker files of about 150 more verl-based repositories: wandb/debug.log probes under ~25 more "
+        "prefixes, repositories vendoring verl (18 layouts of verl/trainer/main_ppo.py, Logic-RL and TinyZero reward "
+        "files, find_repos on verl / TinyZero / Logic-RL / DeepScaleR / simpleRL names) checked with ext=wandb, "
+        "tensorboard_log/ of 20 forks; tianyang-x/domain-rlhf (8 RTX A6000, two .wandb files)",
+        "no training step recorded (domain-rlhf: a config and step-0 validation only), non-verl projects, or no "
+        "snapshot (lisadunlap/dementor); listings stop at the first 100 repositories of a path",
+    ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
 they never saw) and why none was usable. Usable needs the config, the GPU, several steady steps with `timing_s/*`
