@@ -322,18 +322,7 @@ def driver(out: Path) -> dict[str, Any]:
                 flat = {**keys, "algorithm.adv_estimator": estimator}
                 if estimator == "grpo":
                     flat["actor_rollout_ref.rollout.n"] = 4
-                metrics = Path(tmp) / f"{len(rows)}.jsonl"
-                cmd = [
-                    sys.executable,
-                    "-m",
-                    "trainer",
-                    "trainer.total_training_steps=5",
-                    f"trainer.metrics_file={metrics}",
-                ]
-                subprocess.run(
-                    [*cmd, *(f"{k}={v}" for k, v in flat.items())], cwd=ROOT, capture_output=True, check=True
-                )
-                steady = [json.loads(line)["metrics"] for line in metrics.read_text().splitlines()][WARMUP:]
+                steady = _steady_steps(flat, 5, Path(tmp) / f"{len(rows)}.jsonl")
                 adv = statistics.median(r["timing_s/adv"] for r in steady)
                 rest = statistics.median(
                     r["timing_s/step"] - sum(r.get(f"timing_s/{p}", 0.0) for p in PHASES) for r in steady
@@ -358,6 +347,13 @@ def driver(out: Path) -> dict[str, Any]:
     return {"rows": rows}
 
 
+def _steady_steps(keys: dict[str, Any], steps: int, metrics: Path) -> list[dict[str, float]]:
+    """The metrics of each step after the first WARMUP of a `python -m trainer` run of `steps` steps with `keys`."""
+    cmd = [sys.executable, "-m", "trainer", f"trainer.total_training_steps={steps}", f"trainer.metrics_file={metrics}"]
+    subprocess.run([*cmd, *(f"{k}={v}" for k, v in keys.items())], cwd=ROOT, capture_output=True, check=True)
+    return [json.loads(line)["metrics"] for line in metrics.read_text().splitlines()][WARMUP:]
+
+
 LAYER_PASSES = ("update_actor", "update_critic", "old_log_prob", "ref", "values")
 
 
@@ -374,18 +370,7 @@ def layers(out: Path) -> dict[str, Any]:
         for depth in (2, 8):
             for micro in (4, 16):
                 keys = {**narrow, "builtin.model.num_hidden_layers": depth, MICRO: micro}
-                metrics = Path(tmp) / f"{depth}-{micro}.jsonl"
-                cmd = [
-                    sys.executable,
-                    "-m",
-                    "trainer",
-                    "trainer.total_training_steps=6",
-                    f"trainer.metrics_file={metrics}",
-                ]
-                subprocess.run(
-                    [*cmd, *(f"{k}={v}" for k, v in keys.items())], cwd=ROOT, capture_output=True, check=True
-                )
-                steady = [json.loads(line)["metrics"] for line in metrics.read_text().splitlines()][WARMUP:]
+                steady = _steady_steps(keys, 6, Path(tmp) / f"{depth}-{micro}.jsonl")
                 medians[(depth, micro)] = {
                     p: statistics.median(r[f"timing_s/{p}"] for r in steady) for p in LAYER_PASSES
                 }
