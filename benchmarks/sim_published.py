@@ -96,7 +96,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from published_runs import (
@@ -138,6 +138,9 @@ from autotune.sim.rollout import rollout_plan  # noqa: E402
 from autotune.sim.workload import PRESETS  # noqa: E402
 from autotune.space.loader import load_space  # noqa: E402
 from autotune.space.schema import Space  # noqa: E402
+
+if TYPE_CHECKING:  # imported where used at run time: older revisions' autotune/sim/ (predictions_at) lack it
+    from autotune.sim.accuracy import FitError, UnseenRound
 
 BASELINE_REV = "c2e864c"
 """The last revision before the cost model was held against published runs (the "before" figure)."""
@@ -569,6 +572,99 @@ def same_as_frozen(
     return {"checked": True, "identical": now == then, "largest_relative_difference": worst}
 
 
+def frozen_rounds() -> list[tuple[int, list[dict[str, Any]], Callable[[], contextlib.AbstractContextManager[None]]]]:
+    """Each round of unseen runs: its number, its runs and the context that restores the model it was frozen with
+    (the eighth search found nothing; the ninth and tenth rounds were frozen at NINTH_FROZEN_REV, today's model for
+    verl jobs)."""
+    return [
+        (2, NEW_RUNS, frozen_model),
+        (3, THIRD_RUNS, third_frozen_model),
+        (4, FOURTH_RUNS, fourth_frozen_model),
+        (5, FIFTH_RUNS, fifth_frozen_model),
+        (6, SIXTH_RUNS, sixth_frozen_model),
+        (7, SEVENTH_RUNS, seventh_frozen_model),
+        (9, NINTH_RUNS, contextlib.nullcontext),
+        (10, TENTH_RUNS, contextlib.nullcontext),
+    ]
+
+
+def uncalibrated_split(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """`split_errors` of the runs predicted with the shipped (uncalibrated) weights of the model in effect."""
+    observations = [observation(run)[0] for run in runs]
+    return split_errors({o.name: published_prediction(default_weights(), o) for o in observations}, observations)
+
+
+def measured_accuracy(ridge: float = 0.3) -> tuple[FitError, list[UnseenRound]]:
+    """The figures behind the report's stated error (autotune.sim.accuracy), measured here: the fit set's median
+    uncalibrated and leave-one-out, and per unseen round, with the model it was frozen with, the median error and
+    the generation errors (with the model's guess of the longest response, and given the measured one). Each
+    round's `what` is copied from the stated table: prose, not a measurement. (autotune.sim.accuracy is imported
+    here, not at the top: `predictions_at` runs this module over older revisions' autotune/sim/, which lack it.)"""
+    from autotune.sim.accuracy import UNSEEN, FitError, UnseenRound
+
+    fit = uncalibrated_split(RUNS)
+    observations = [observation(run)[0] for run in RUNS]
+    loo = leave_one_out(observations, default_weights(), ridge)
+    loo_errors = [e for o in observations for e in relative_errors(loo[o.name], o.measured).values()]
+    stated = {r.number: r for r in UNSEEN}
+    rounds = []
+    for number, runs, as_then in frozen_rounds():
+        with as_then():
+            guessed = uncalibrated_split(runs)
+            given = uncalibrated_split([with_measured_longest(run) for run in runs])
+        gen = [errors["gen"] for errors in guessed["errors"].values() if "gen" in errors]
+        rounds.append(
+            UnseenRound(
+                number,
+                len(runs),
+                guessed["median_abs_error"],
+                min(gen),
+                max(gen),
+                given["max_abs_gen_error"],
+                stated[number].what if number in stated else "not in autotune.sim.accuracy.UNSEEN",
+            )
+        )
+    return FitError(len(RUNS), fit["median_abs_error"], median_abs(loo_errors)), rounds
+
+
+def stated_error_check(
+    measured: tuple[FitError, list[UnseenRound]],
+    fit_stated: FitError | None = None,
+    unseen_stated: tuple[UnseenRound, ...] | None = None,
+) -> dict[str, Any]:
+    """Whether the report's stated error (autotune.sim.accuracy's FIT and UNSEEN, or the given ones) is what
+    `measured_accuracy()` gives, to the precision it is stored with (0.01 percentage point)."""
+    from autotune.sim.accuracy import FIT, UNSEEN
+
+    fit, rounds = measured
+    fit_stated = FIT if fit_stated is None else fit_stated
+    unseen_stated = UNSEEN if unseen_stated is None else unseen_stated
+
+    def close(a: float, b: float) -> bool:
+        return abs(a - b) < 0.0001
+
+    fit_ok = fit.runs == fit_stated.runs and close(fit.uncalibrated, fit_stated.uncalibrated)
+    fit_ok = fit_ok and close(fit.leave_one_out, fit_stated.leave_one_out)
+    stated = {r.number: r for r in unseen_stated}
+    fields = ("median", "gen_low", "gen_high", "gen_given_longest")
+    differ = [
+        r.number
+        for r in rounds
+        if r.number not in stated
+        or r.runs != stated[r.number].runs
+        or not all(close(getattr(r, f), getattr(stated[r.number], f)) for f in fields)
+    ]
+    extra = sorted(set(stated) - {r.number for r in rounds})
+    return {
+        "matches": fit_ok and not differ and not extra,
+        "fit": vars(fit),
+        "fit_differs": not fit_ok,
+        "rounds": [vars(r) for r in rounds],
+        "rounds_that_differ": differ,
+        "stated_rounds_not_measured": extra,
+    }
+
+
 def split_errors(predictions: dict[str, dict[str, float]], observations: list[Observation]) -> dict[str, Any]:
     """Per run and phase signed errors of `predictions` (run name -> published phase -> seconds), and their
     summaries: the median |error| over all timings and per phase, and the largest |generation error|."""
@@ -833,6 +929,7 @@ def main() -> None:
         "tenth_runs_predicted_as_at_" + NINTH_FROZEN_REV: same_as_frozen(NINTH_FROZEN_REV, TENTH_RUNS, "TENTH_RUNS"),
         "generalisation_ninth_and_tenth_frozen_at_" + NINTH_FROZEN_REV: split_both,
         "weight_sync_verl_0_7_1_in_sample": sync,
+        "stated_error_check": stated_error_check(measured_accuracy(args.ridge)),
         "sources_checked_for_unseen_runs": [{"source": a, "rejected": b} for a, b in SOURCES_CHECKED],
         "fitted_on_all_runs": fit_weights(observations, defaults, args.ridge),
     }
@@ -947,6 +1044,17 @@ def main() -> None:
         split_both,
     )
     print_per_configuration(split_both)
+    stated = summary["stated_error_check"]
+    print(
+        "\n== the cost model's error as a simulated sweep's report states it (autotune.sim.accuracy): "
+        + ("what this benchmark measures ==" if stated["matches"] else
+           f"STALE: the fit set {'differs' if stated['fit_differs'] else 'matches'}, rounds "
+           f"{stated['rounds_that_differ']} measure otherwise, {stated['stated_rounds_not_measured']} "
+           "are not measured; update autotune/sim/accuracy.py ==")
+    )  # fmt: skip
+    for r in stated["rounds"]:
+        print(f"  round {r['number']}: {r['median']:.1%} over {r['runs']} runs, generation {r['gen_low']:+.0%} to "
+              f"{r['gen_high']:+.0%}, within {r['gen_given_longest']:.0%} given the longest response")  # fmt: skip
     print("\n== verl 0.7.1+'s weight sync (update_weights, CUDA IPC into vLLM's processes) on the runs that time it "
           "apart: in sample, these set rollout.SYNC_IPC_FIXED and SYNC_IPC_BYTES_PER_S ==")  # fmt: skip
     for name, r in sync.items():

@@ -80,7 +80,7 @@ def predicted_cards(cards: list[tuple[str, str]], s: data.Summary) -> list[tuple
     """A simulated sweep's cards: each number labelled a prediction, those a prediction cannot have (host RSS,
     KL, time outside steps) left out, and the configurations predicted to run out of memory and the model's
     stated error added."""
-    from autotune.sim.model import STATED_ERROR
+    from autotune.sim.accuracy import STATED_ERROR
 
     unpredictable = ("peak RSS vs baseline", "KL to reference", "time outside training steps")
     kept = [(f"{label} (predicted)", value) for label, value in cards if label not in unpredictable]

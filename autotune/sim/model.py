@@ -57,21 +57,6 @@ COMM_PHASE = {
 }
 
 
-STATED_ERROR = (
-    "median |error| per phase 12% uncalibrated, 13% leave-one-out calibrated, on the 8 published verl runs its "
-    "constants were first set on (benchmarks/sim_published.py); on runs it had never seen, in six rounds each "
-    "gathered after the model was frozen: 22% on 10 (PPO and GRPO on H100, A100, L40S, RTX 4090, H20, H200), 23% on 7 "
-    "(GRPO of verl 0.7-2026 on H20, A100, A800; 44% counting each configuration once), 37% on 13 (GRPO of Qwen3-8B "
-    "on A100 with verl 0.8, and a Qwen2-7B run on A100/A800: training ~40% too slow, generation from 2x too fast to "
-    "1.6x too slow; 17% once calibrated on the earlier runs), 16% on 3 (GRPO of a 1.5B with 11k-token responses on "
-    "2 H100, of a 32B on 16 B200; generation -33% to +28%), 65% on 2 (PPO of a 0.5B on one L40S: training 37-76% "
-    "too slow, generation +31% to +41%) and 18% on 4 (GRPO of a 7B on 64 H20; generation -39%, -15% given the "
-    "longest response; 14% with the default longest response set after it); generation up to 2.5x too slow "
-    "when answers stop much earlier than geometric lengths of their mean would (sim.response_max helps)"
-)
-"""What the model's predictions are worth, as `benchmarks/sim_published.py` measures it (the report quotes it)."""
-
-
 def default_weights() -> dict[str, dict[str, float]]:
     """Dimensionless (or seconds-per-count) weights, the same for every model and device."""
     flops = 1 / MATMUL_EFFICIENCY
