@@ -73,7 +73,21 @@ def summary_section(page: Page, s: data.Summary) -> None:
         )
     checklist = f"<h3>Health checklist</h3><table><thead><tr><th>check</th><th>value</th><th>rule</th><th>verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     title = "Summary: the winner against the baseline" + (", as the cost model predicts them" if s.predicted else "")
-    page.section("summary", title, f'<div class="cards">{html_cards}</div>{checklist}')
+    page.section("summary", title, f'<div class="cards">{html_cards}</div>{checklist}{model_error(s)}')
+
+
+def model_error(s: data.Summary) -> str:
+    """A simulated sweep's table of the cost model's error on each round of published runs it had never seen."""
+    if not s.predicted:
+        return ""
+    from autotune.sim.accuracy import by_round
+
+    note = (
+        '<p class="note">Uncalibrated, each round scored with the model as it was frozen before the round was '
+        "gathered (benchmarks/sim_published.py); a negative generation error is a rollout predicted faster than it "
+        "ran.</p>"
+    )
+    return f"<h3>The cost model's error on published verl runs</h3>{note}{table_html(pd.DataFrame(by_round()), False)}"
 
 
 def predicted_cards(cards: list[tuple[str, str]], s: data.Summary) -> list[tuple[str, str]]:
