@@ -190,10 +190,12 @@ class CostModel:
         micro_tokens = w.responses / w.world * seq / max(w.mini_batches * w.update_micro_per_mini, 1)
         mem = memory(w, self.shape, self.cluster, micro_tokens)
         limit = self.cluster.device.memory_bytes
-        oom = rollout_plan(w, self.shape, self.cluster, self.param_bytes).oom
+        # vLLM's share must hold its weights and one sequence's KV cache; the builtin engine has no share to fit
+        oom = None if w.engine == "builtin" else rollout_plan(w, self.shape, self.cluster, self.param_bytes).oom
         if oom is None and mem.peak > limit:
+            engine = "the builtin engine's fp32 weights and KV cache" if w.engine == "builtin" else "vLLM reservation"
             where = (
-                "rollout (vLLM reservation on top of resident training state)"
+                f"rollout ({engine} on top of resident training state)"
                 if mem.rollout_peak >= mem.train_peak
                 else "training"
             )

@@ -162,6 +162,19 @@ BUILTIN_WEIGHT_BYTES = 4
 """The builtin rollout decodes with the fp32 master weights its resharding gathers (and an fp32 KV cache)."""
 
 
+def builtin_rollout_bytes(w: Workload, shape: Shape) -> tuple[float, float]:
+    """Bytes per rank the builtin engine holds while it generates (trainer/rollout), the trainer's
+    `rollout/weights_gb` and `rollout/kv_cache_gb`: its fp32 rollout weights (the TP shard of the attention and MLP
+    projections, the embedding, norms and head whole) and the fp32 KV cache it allocates up front for its data-parallel
+    group's whole batch, every row as wide as the padded prompt plus the response limit. No memory share as vLLM's
+    gpu_memory_utilization: the builtin engine allocates what it needs."""
+    split = shape.tp_split_params
+    weights = (split / w.tp + shape.params - split) * BUILTIN_WEIGHT_BYTES
+    slots = max(w.max_prompt, w.prompt_tokens) + w.max_response
+    kv_token = shape.kv_bytes_per_token(BUILTIN_WEIGHT_BYTES) / min(w.tp, shape.kv_heads)
+    return weights, math.ceil(w.responses / w.dp) * slots * kv_token
+
+
 def builtin_generation_features(w: Workload, shape: Shape, c: Cluster) -> dict[str, float]:
     """The builtin trainer's own rollout (trainer/rollout): not vLLM. Each data-parallel group left-pads its prompts to
     one batch (the prompt limit's width), prefills it in one forward, then decodes every row each step (finished ones

@@ -25,7 +25,12 @@ from dataclasses import dataclass
 
 from autotune.sim.hardware import MATMUL_EFFICIENCY, Cluster
 from autotune.sim.nccl import collective_seconds
-from autotune.sim.rollout import builtin_generation_features, generation_features, update_weights_features
+from autotune.sim.rollout import (
+    builtin_generation_features,
+    builtin_rollout_bytes,
+    generation_features,
+    update_weights_features,
+)
 from autotune.sim.workload import Shape, Workload
 
 ACTIVATION_BYTES_PER_TOKEN_HIDDEN = 34
@@ -345,7 +350,8 @@ class Memory:
 
 
 def memory(w: Workload, shape: Shape, c: Cluster, micro_tokens: float) -> Memory:
-    """Peak bytes per GPU in training and during rollout (the vLLM reservation on top of resident state).
+    """Peak bytes per GPU in training and during rollout (the vLLM reservation on top of resident state; for the
+    builtin trainer, its engine's fp32 weights and KV cache instead: `rollout.builtin_rollout_bytes`).
 
     Resident between phases: fp32 parameters (4 B) and Adam state (8 B) of the actor and the critic unless
     offloaded, and the bf16 reference (2 B) unless offloaded; gradients (4 B) exist only while a model trains.
@@ -363,5 +369,8 @@ def memory(w: Workload, shape: Shape, c: Cluster, micro_tokens: float) -> Memory
         activations = layers * ACTIVATION_BYTES_PER_TOKEN_HIDDEN * micro_tokens * h
     logits = micro_tokens * shape.vocab * 4 * 2
     train = states + n * 4 / g + in_flight + activations + logits
-    rollout = states + w.gpu_memory_utilization * c.device.memory_bytes
+    if w.engine == "builtin":
+        rollout = states + sum(builtin_rollout_bytes(w, shape))
+    else:
+        rollout = states + w.gpu_memory_utilization * c.device.memory_bytes
     return Memory(train, rollout, states)

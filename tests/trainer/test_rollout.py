@@ -87,3 +87,13 @@ def test_packed_and_padded_micro_batches_score_the_right_positions(model, remove
         for i, (p, r) in enumerate(zip(PROMPTS, responses, strict=True)):
             want = model(input_ids=torch.tensor([p + r])).logits[0, len(p) - 1 : len(p) - 1 + len(r)]
             torch.testing.assert_close(logits[i, : len(r)], want, atol=1e-5, rtol=1e-4)
+
+
+def test_rollout_weights_count_a_tied_head_once(model):
+    """A model whose head is its embedding (Qwen2.5-0.5B to 3B) holds that tensor once: `nbytes`, the trainer's
+    `rollout/weights_gb`, counts it once, as the cost model's parameter count does."""
+    weights = from_full_model(model)
+    untied = weights.nbytes()
+    assert untied == sum(p.numel() * p.element_size() for p in model.parameters())
+    tied = decoder.RolloutWeights(weights.embed, weights.layers, weights.norm, weights.embed)
+    assert tied.nbytes() == untied - weights.lm_head.numel() * weights.lm_head.element_size()

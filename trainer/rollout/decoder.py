@@ -52,7 +52,9 @@ class RolloutWeights:
         return out
 
     def nbytes(self) -> int:
-        return sum(t.numel() * t.element_size() for t in self.tensors())
+        """Bytes held: a tensor in two fields (the head tied to the embedding) is counted once."""
+        unique = {t.data_ptr(): t for t in self.tensors()}
+        return sum(t.numel() * t.element_size() for t in unique.values())
 
 
 @dataclass(frozen=True)

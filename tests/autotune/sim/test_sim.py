@@ -219,6 +219,52 @@ def test_memory_predicts_oom_for_an_unsharded_7b_at_high_vllm_share():
     assert fits.states == pytest.approx(shape.params * (12 * 2 + 2) / 8)
 
 
+def test_the_builtin_engines_rollout_memory_is_its_weights_and_kv_cache_not_a_vllm_share():
+    """The builtin trainer's rollout holds its fp32 weights (the TP-2 shard of the projections, embedding, norms and
+    head whole) and an fp32 KV cache for its group's whole batch at prompt + response-limit width: no vLLM share.
+    At gpu_memory_utilization 0.9, where vLLM's reservation overflows an H100, the builtin engine fits; at four
+    times the batch its KV cache does not."""
+    from autotune.sim.rollout import builtin_rollout_bytes
+
+    shape = PRESETS["Qwen2.5-7B"]
+    limit = DEVICES["H100"].memory_bytes
+    w = workload(engine="builtin", gpu_memory_utilization=0.9)
+    weights, kv = builtin_rollout_bytes(w, shape)
+    # by hand: 28 layers of projections (the layer less its two norms) split over TP 2, the rest whole, 4 bytes each
+    projections = 28 * (shape.layer_params - 2 * 3584)
+    assert weights == pytest.approx((projections / 2 + shape.params - projections) * 4)
+    # 1,024 responses over 4 groups: 256 rows of 400 + 1,024 slots, 2 · 28 layers · 4 kv heads · 128 · 4 bytes over TP 2
+    assert kv == pytest.approx(256 * (400 + 1024) * 2 * 28 * 4 * 128 * 4 / 2)
+    mem = terms.memory(w, shape, H100, 8192)
+    assert mem.rollout_peak == pytest.approx(mem.states + weights + kv) and mem.peak < limit
+    assert terms.memory(workload(gpu_memory_utilization=0.9), shape, H100, 8192).peak > limit  # vLLM's share
+    assert terms.memory(workload(engine="builtin", prompts=4096), shape, H100, 8192).peak > limit  # 4x the KV cache
+
+
+def test_the_builtin_engines_rollout_memory_is_what_the_trainer_reports(tmp_path):
+    """`rollout/weights_gb` and `rollout/kv_cache_gb` of real trainer runs (world 1; world 2 at TP 2 with n 2 and at
+    TP 1) against the model's bytes for the same configurations, predicted through the CLI's path."""
+    from autotune.sim.predict import predict_space
+    from autotune.sim.rollout import builtin_rollout_bytes
+    from autotune.space.loader import load_space
+    from tests.conftest import run_trainer
+
+    for world, tp, n in ((1, 1, 1), (2, 2, 2), (2, 1, 1)):
+        tp_key, n_key = "actor_rollout_ref.rollout.tensor_model_parallel_size", "actor_rollout_ref.rollout.n"
+        run = run_trainer(tmp_path, "trainer.total_training_steps=2", f"{tp_key}={tp}", f"{n_key}={n}", world=world)
+        assert run.returncode == 0, run.stderr[-2000:]
+        space = tmp_path / f"kv-{world}-{tp}.yaml"
+        space.write_text(
+            f"name: kv\ntrainer: builtin\nbase_config: [cpu_tiny]\nbase: {{{n_key}: {n}}}\n"
+            f"trial: {{steps: 2, warmup_steps: 1, world_size: {world}}}\n"
+            f"params: {{{tp_key}: {{type: categorical, choices: [{tp}]}}}}\nbaseline: {{{tp_key}: {tp}}}\n"
+        )
+        trial = predict_space(load_space(str(space)), gpu="H100")
+        weights, kv = builtin_rollout_bytes(trial.prediction.workload, trial.cost.shape)
+        assert run.series("rollout/weights_gb") == [weights / GIB] * 2, (world, tp, n)
+        assert run.series("rollout/kv_cache_gb") == [kv / GIB] * 2, (world, tp, n)
+
+
 def test_find_shape_from_preset_name_or_config_json(tmp_path):
     assert find_shape("Qwen/Qwen2.5-7B-Instruct", {}) == PRESETS["Qwen2.5-7B"]
     (tmp_path / "config.json").write_text(
