@@ -6,7 +6,7 @@ Generation runs until the step's longest response ends, so the cost model needs 
 `data.max_response_length`). Before the seventh round of `sim_published.py` it took a Gaussian's extreme
 (mean + mean·√(2 ln N)). This benchmark scores both against measured `response_length/max`:
 
-- in sample: the published runs of `published_runs.py` (the geometric guess was chosen on them);
+- in sample: the published runs of `published_runs/` (the geometric guess was chosen on them);
 - out of sample: `published_lengths.LENGTH_RUNS`, length statistics of public verl runs gathered after the guess
   was committed, from sources that set nothing in the model (many were rejected as timing sources for reasons that
   do not touch response lengths: Megatron, SGLang, no GPU known).

@@ -4,7 +4,7 @@ leave-one-out calibrated, and HybridFlow's rollout-TP ranking.
     python benchmarks/sim_published.py [--ridge 0.3] [--out benchmarks/results/sim_published.json]
 
 Published verl runs with their configs and per-phase timings, gathered from public logs (the entries, and every
-source checked, are in published_runs.py).
+source checked, are in the package published_runs/, one module per round).
 
 Each run: where it comes from (URL), the GPU and how we know it, the verl overrides that differ from
 today's verl defaults (the config printed at the top of each log, with verl's defaults of that version
