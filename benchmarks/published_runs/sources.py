@@ -362,6 +362,27 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "no training step recorded (domain-rlhf: a config and step-0 validation only), non-verl projects, or no "
         "snapshot (lisadunlap/dementor); listings stop at the first 100 repositories of a path",
     ),
+    # the twelfth round's search (one helper, 2026-12-04, after NINTH_FROZEN_REV; the model for
+    # verl jobs unchanged): the eleventh's leads, then the same method: nothing usable
+    (
+        "the eleventh round's leads: lisadunlap/dementor (text files through the file index), DavidePasero/darling "
+        "(5 .wandb at 4eb26aad), jusrook/DynaChain, settheworldonfireiii/LUFF05 (run v4vl83oy's output.log), "
+        "ozgurcelik/myrl; LLM360/Reasoning360's six >= 4 MiB run files at 3a830ea and its five smaller unused ones",
+        "not verl (offline vLLM generation, an OpenAI-API study; a hand-written GRPO loop on a Mac), blobs absent "
+        "from every snapshot (darling's commit; Reasoning360's six, also from its forks' mirrors), LoRA (DynaChain, "
+        "lora_rank 64), Turing GPUs and off-policy mixing (LUFF05: 8 Quadro RTX 6000, LUFFY's injected responses), "
+        "no history rows (Reasoning360's five: step-0 validation, a Triton cache crash)",
+    ),
+    (
+        "Sherry805139/Reasoning360 at c7f000e5 (21 .wandb files, 4 of them indexed); wandb/debug.log probes under ~20 "
+        "more prefixes; ~45 verl-, GRPO- and RLVR-named repositories checked for .wandb and .log files; 43 "
+        "repositories fetched (TinyZero forks, small verl forks, R1-Zero copies) and every stored file grepped for "
+        "timing_s values",
+        "SFT runs (TRL on 8 RTX 5880 Ada), other trainers, agent loops, NPU work; the only timing_s hits were verl's "
+        "quickstart, its notebook, a unit test and a one-step output already rejected. The file index does not "
+        "search W&B folders' text files (config.yaml, debug.log, wandb-metadata.json), and a repository's .wandb "
+        "listing can miss files its history holds",
+    ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
 they never saw) and why none was usable. Usable needs the config, the GPU, several steady steps with `timing_s/*`
