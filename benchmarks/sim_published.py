@@ -95,6 +95,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -572,20 +573,48 @@ def same_as_frozen(
     return {"checked": True, "identical": now == then, "largest_relative_difference": worst}
 
 
-def frozen_rounds() -> list[tuple[int, list[dict[str, Any]], Callable[[], contextlib.AbstractContextManager[None]]]]:
-    """Each round of unseen runs: its number, its runs and the context that restores the model it was frozen with
-    (the eighth search found nothing; the ninth and tenth rounds were frozen at NINTH_FROZEN_REV, today's model for
-    verl jobs)."""
+@dataclass(frozen=True)
+class LaterRound:
+    """A round of unseen runs gathered after the second, as the benchmark reports it."""
+
+    number: int
+    ordinal: str
+    listed: str  # the name of published_runs' list that holds its runs
+    rev: str  # the revision the model was frozen at before the round was gathered
+    as_then: Callable[[], contextlib.AbstractContextManager[None]]  # restores the model of `rev`
+    per_configuration: bool  # also report it counting each configuration once
+    changed_by_it: str | None  # what its runs changed in the model after it (None: nothing, the model now is `rev`'s)
+    aside: str = ""
+
+    @property
+    def runs(self) -> list[dict[str, Any]]:
+        runs: list[dict[str, Any]] = globals()[self.listed]
+        return runs
+
+
+def later_rounds() -> list[LaterRound]:
+    """The third round onwards, in order (the eighth search found nothing; the ninth and tenth rounds were frozen at
+    NINTH_FROZEN_REV, today's model for verl jobs)."""
     return [
-        (2, NEW_RUNS, frozen_model),
-        (3, THIRD_RUNS, third_frozen_model),
-        (4, FOURTH_RUNS, fourth_frozen_model),
-        (5, FIFTH_RUNS, fifth_frozen_model),
-        (6, SIXTH_RUNS, sixth_frozen_model),
-        (7, SEVENTH_RUNS, seventh_frozen_model),
-        (9, NINTH_RUNS, contextlib.nullcontext),
-        (10, TENTH_RUNS, contextlib.nullcontext),
-    ]
+        LaterRound(3, "third", "THIRD_RUNS", THIRD_FROZEN_REV, third_frozen_model, True,
+                   f"its runs informed the constants set at {FOURTH_FROZEN_REV}"),
+        LaterRound(4, "fourth", "FOURTH_RUNS", FOURTH_FROZEN_REV, fourth_frozen_model, True,
+                   "its runs informed vLLM 0.14+'s overlap, rollout._overlap_cpu_with_gpu"),
+        LaterRound(5, "fifth", "FIFTH_RUNS", FIFTH_FROZEN_REV, fifth_frozen_model, False,
+                   "its runs informed the tail of vLLM 0.14+'s overlap, rollout._overlap_cpu_with_gpu"),
+        LaterRound(6, "sixth", "SIXTH_RUNS", SIXTH_FROZEN_REV, sixth_frozen_model, True,
+                   "its runs showed the reference pass's own micro-batching, Workload.ref_micro"),
+        LaterRound(7, "seventh", "SEVENTH_RUNS", SEVENTH_FROZEN_REV, seventh_frozen_model, True,
+                   "its runs showed the geometric tail of the longest response, Workload.geometric_tail"),
+        LaterRound(9, "ninth", "NINTH_RUNS", NINTH_FROZEN_REV, contextlib.nullcontext, True, None,
+                   " (the eighth found none)"),
+        LaterRound(10, "tenth", "TENTH_RUNS", NINTH_FROZEN_REV, contextlib.nullcontext, True, None),
+    ]  # fmt: skip
+
+
+def frozen_rounds() -> list[tuple[int, list[dict[str, Any]], Callable[[], contextlib.AbstractContextManager[None]]]]:
+    """Each round of unseen runs: its number, its runs and the context that restores the model it was frozen with."""
+    return [(2, NEW_RUNS, frozen_model)] + [(r.number, r.runs, r.as_then) for r in later_rounds()]
 
 
 def uncalibrated_split(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -773,6 +802,19 @@ def print_per_configuration(split: dict[str, Any]) -> None:
           f"{per['median_abs_error']:.1%} over {per['timings']} timings; per phase: {phases}")  # fmt: skip
 
 
+def round_summary(r: LaterRound, frozen: dict[str, Any], now: dict[str, Any] | None) -> dict[str, Any]:
+    """A later round's entries of the benchmark's JSON: its runs, the frozen model's split, whether today's model
+    (restored) predicts the round as the model at its revision did, and the model now's split where it changed."""
+    out = {
+        f"{r.ordinal}_runs": [run["name"] for run in r.runs],
+        f"generalisation_{r.ordinal}_frozen_at_{r.rev}": frozen,
+        f"{r.ordinal}_runs_predicted_as_at_{r.rev}": same_as_frozen(r.rev, r.runs, r.listed, r.as_then),
+    }
+    if now is not None:
+        out[f"generalisation_{r.ordinal}_now"] = now
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ridge", type=float, default=0.3)
@@ -826,47 +868,19 @@ def main() -> None:
     with frozen_model():
         split_frozen = generalisation(args.ridge, RUNS, NEW_RUNS)
     split_now = generalisation(args.ridge, RUNS, NEW_RUNS)
-    with third_frozen_model():
-        split_third = generalisation(args.ridge, RUNS + NEW_RUNS, THIRD_RUNS)
-    split_third["old_to_new_uncalibrated_per_configuration"] = per_configuration(
-        split_third["old_to_new_uncalibrated"]["errors"], THIRD_RUNS
-    )
-    split_third_now = generalisation(args.ridge, RUNS + NEW_RUNS, THIRD_RUNS)
-    with fourth_frozen_model():
-        split_fourth = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS, FOURTH_RUNS)
-    split_fourth["old_to_new_uncalibrated_per_configuration"] = per_configuration(
-        split_fourth["old_to_new_uncalibrated"]["errors"], FOURTH_RUNS
-    )
-    split_fourth_now = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS, FOURTH_RUNS)
-    with fifth_frozen_model():
-        split_fifth = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS, FIFTH_RUNS)
-    split_fifth_now = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS, FIFTH_RUNS)
-    with sixth_frozen_model():
-        split_sixth = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS + FIFTH_RUNS, SIXTH_RUNS)
-    split_sixth["old_to_new_uncalibrated_per_configuration"] = per_configuration(
-        split_sixth["old_to_new_uncalibrated"]["errors"], SIXTH_RUNS
-    )
-    split_sixth_now = generalisation(args.ridge, RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS + FIFTH_RUNS, SIXTH_RUNS)
-    before_seventh = RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS + FIFTH_RUNS + SIXTH_RUNS
-    with seventh_frozen_model():
-        split_seventh = generalisation(args.ridge, before_seventh, SEVENTH_RUNS)
-    split_seventh["old_to_new_uncalibrated_per_configuration"] = per_configuration(
-        split_seventh["old_to_new_uncalibrated"]["errors"], SEVENTH_RUNS
-    )
-    split_seventh_now = generalisation(args.ridge, before_seventh, SEVENTH_RUNS)
-    # nothing in autotune/sim/ that a verl job reads changed after NINTH_FROZEN_REV: the model now is the frozen one
-    # (same_as_frozen checks it against that revision with git)
-    before_ninth = before_seventh + SEVENTH_RUNS
-    split_ninth = generalisation(args.ridge, before_ninth, NINTH_RUNS)
-    split_ninth["old_to_new_uncalibrated_per_configuration"] = per_configuration(
-        split_ninth["old_to_new_uncalibrated"]["errors"], NINTH_RUNS
-    )
-    # the tenth round was gathered after NINTH_FROZEN_REV too, with the model still unchanged: the same freeze
-    before_tenth = before_ninth + NINTH_RUNS
-    split_tenth = generalisation(args.ridge, before_tenth, TENTH_RUNS)
-    split_tenth["old_to_new_uncalibrated_per_configuration"] = per_configuration(
-        split_tenth["old_to_new_uncalibrated"]["errors"], TENTH_RUNS
-    )
+    earlier, later = RUNS + NEW_RUNS, []
+    for r in later_rounds():
+        with r.as_then():
+            frozen = generalisation(args.ridge, earlier, r.runs)
+        if r.per_configuration:
+            frozen["old_to_new_uncalibrated_per_configuration"] = per_configuration(
+                frozen["old_to_new_uncalibrated"]["errors"], r.runs
+            )
+        now = generalisation(args.ridge, earlier, r.runs) if r.changed_by_it else None
+        later.append((r, len(earlier), frozen, now))
+        earlier = earlier + r.runs
+    # the ninth and tenth rounds together: both gathered after NINTH_FROZEN_REV, with the model unchanged
+    before_ninth = RUNS + NEW_RUNS + THIRD_RUNS + FOURTH_RUNS + FIFTH_RUNS + SIXTH_RUNS + SEVENTH_RUNS
     split_both = generalisation(args.ridge, before_ninth, NINTH_RUNS + TENTH_RUNS)
     split_both["old_to_new_uncalibrated_per_configuration"] = per_configuration(
         split_both["old_to_new_uncalibrated"]["errors"], NINTH_RUNS + TENTH_RUNS
@@ -891,42 +905,7 @@ def main() -> None:
         "unseen_runs": [r["name"] for r in NEW_RUNS],
         "generalisation_frozen_at_" + FROZEN_REV: split_frozen,
         "generalisation": split_now,
-        "third_runs": [r["name"] for r in THIRD_RUNS],
-        "generalisation_third_frozen_at_" + THIRD_FROZEN_REV: split_third,
-        "third_runs_predicted_as_at_" + THIRD_FROZEN_REV: same_as_frozen(
-            THIRD_FROZEN_REV, THIRD_RUNS, "THIRD_RUNS", third_frozen_model
-        ),
-        "generalisation_third_now": split_third_now,
-        "fourth_runs": [r["name"] for r in FOURTH_RUNS],
-        "generalisation_fourth_frozen_at_" + FOURTH_FROZEN_REV: split_fourth,
-        "fourth_runs_predicted_as_at_" + FOURTH_FROZEN_REV: same_as_frozen(
-            FOURTH_FROZEN_REV, FOURTH_RUNS, "FOURTH_RUNS", fourth_frozen_model
-        ),
-        "generalisation_fourth_now": split_fourth_now,
-        "fifth_runs": [r["name"] for r in FIFTH_RUNS],
-        "generalisation_fifth_frozen_at_" + FIFTH_FROZEN_REV: split_fifth,
-        "fifth_runs_predicted_as_at_" + FIFTH_FROZEN_REV: same_as_frozen(
-            FIFTH_FROZEN_REV, FIFTH_RUNS, "FIFTH_RUNS", fifth_frozen_model
-        ),
-        "generalisation_fifth_now": split_fifth_now,
-        "sixth_runs": [r["name"] for r in SIXTH_RUNS],
-        "generalisation_sixth_frozen_at_" + SIXTH_FROZEN_REV: split_sixth,
-        "sixth_runs_predicted_as_at_" + SIXTH_FROZEN_REV: same_as_frozen(
-            SIXTH_FROZEN_REV, SIXTH_RUNS, "SIXTH_RUNS", sixth_frozen_model
-        ),
-        "generalisation_sixth_now": split_sixth_now,
-        "seventh_runs": [r["name"] for r in SEVENTH_RUNS],
-        "generalisation_seventh_frozen_at_" + SEVENTH_FROZEN_REV: split_seventh,
-        "seventh_runs_predicted_as_at_" + SEVENTH_FROZEN_REV: same_as_frozen(
-            SEVENTH_FROZEN_REV, SEVENTH_RUNS, "SEVENTH_RUNS", seventh_frozen_model
-        ),
-        "generalisation_seventh_now": split_seventh_now,
-        "ninth_runs": [r["name"] for r in NINTH_RUNS],
-        "generalisation_ninth_frozen_at_" + NINTH_FROZEN_REV: split_ninth,
-        "ninth_runs_predicted_as_at_" + NINTH_FROZEN_REV: same_as_frozen(NINTH_FROZEN_REV, NINTH_RUNS, "NINTH_RUNS"),
-        "tenth_runs": [r["name"] for r in TENTH_RUNS],
-        "generalisation_tenth_frozen_at_" + NINTH_FROZEN_REV: split_tenth,
-        "tenth_runs_predicted_as_at_" + NINTH_FROZEN_REV: same_as_frozen(NINTH_FROZEN_REV, TENTH_RUNS, "TENTH_RUNS"),
+        **{key: value for r, _, frozen, now in later for key, value in round_summary(r, frozen, now).items()},
         "generalisation_ninth_and_tenth_frozen_at_" + NINTH_FROZEN_REV: split_both,
         "weight_sync_verl_0_7_1_in_sample": sync,
         "stated_error_check": stated_error_check(measured_accuracy(args.ridge)),
@@ -959,85 +938,18 @@ def main() -> None:
           "covering several) checked and rejected (SOURCES_CHECKED says why)")  # fmt: skip
     print_generalisation(f"the model as frozen at {FROZEN_REV}, before the unseen runs were looked at", split_frozen)
     print_generalisation("the model now", split_now)
-    check = summary["third_runs_predicted_as_at_" + THIRD_FROZEN_REV]
-    print_generalisation(
-        f"the model as frozen at {THIRD_FROZEN_REV} ({frozen_state(check, THIRD_FROZEN_REV)}) on the "
-        f"{len(THIRD_RUNS)} runs of the third round, gathered after it; 'the {len(RUNS) + len(NEW_RUNS)} runs' are the "
-        "two rounds before",
-        split_third,
-    )
-    print_per_configuration(split_third)
-    print_generalisation(
-        f"the model now on the third round (its runs informed the constants set at {FOURTH_FROZEN_REV}: not a test)",
-        split_third_now,
-    )
-    check = summary["fourth_runs_predicted_as_at_" + FOURTH_FROZEN_REV]
-    print_generalisation(
-        f"the model as frozen at {FOURTH_FROZEN_REV} ({frozen_state(check, FOURTH_FROZEN_REV)}) on the "
-        f"{len(FOURTH_RUNS)} runs of the fourth round, gathered after it; 'the "
-        f"{len(RUNS) + len(NEW_RUNS) + len(THIRD_RUNS)} runs' are the three rounds before",
-        split_fourth,
-    )
-    print_per_configuration(split_fourth)
-    print_generalisation(
-        "the model now on the fourth round (its runs informed vLLM 0.14+'s overlap, rollout._overlap_cpu_with_gpu: "
-        "not a test)",
-        split_fourth_now,
-    )
-    check = summary["fifth_runs_predicted_as_at_" + FIFTH_FROZEN_REV]
-    print_generalisation(
-        f"the model as frozen at {FIFTH_FROZEN_REV} ({frozen_state(check, FIFTH_FROZEN_REV)}) on the "
-        f"{len(FIFTH_RUNS)} runs of the fifth round, gathered after it; 'the "
-        f"{len(RUNS) + len(NEW_RUNS) + len(THIRD_RUNS) + len(FOURTH_RUNS)} runs' are the four rounds before",
-        split_fifth,
-    )
-    print_generalisation(
-        "the model now on the fifth round (its runs informed the tail of vLLM 0.14+'s overlap, "
-        "rollout._overlap_cpu_with_gpu: not a test)",
-        split_fifth_now,
-    )
-    check = summary["sixth_runs_predicted_as_at_" + SIXTH_FROZEN_REV]
-    earlier = len(RUNS) + len(NEW_RUNS) + len(THIRD_RUNS) + len(FOURTH_RUNS) + len(FIFTH_RUNS)
-    print_generalisation(
-        f"the model as frozen at {SIXTH_FROZEN_REV} ({frozen_state(check, SIXTH_FROZEN_REV)}) on the "
-        f"{len(SIXTH_RUNS)} runs of the sixth round, gathered after it; 'the {earlier} runs' are the five rounds before",
-        split_sixth,
-    )
-    print_per_configuration(split_sixth)
-    print_generalisation(
-        "the model now on the sixth round (its runs showed the reference pass's own micro-batching, "
-        "Workload.ref_micro: not a test)",
-        split_sixth_now,
-    )
-    check = summary["seventh_runs_predicted_as_at_" + SEVENTH_FROZEN_REV]
-    print_generalisation(
-        f"the model as frozen at {SEVENTH_FROZEN_REV} ({frozen_state(check, SEVENTH_FROZEN_REV)}) on the "
-        f"{len(SEVENTH_RUNS)} runs of the seventh round, gathered after it; 'the {len(before_seventh)} runs' are the "
-        "six rounds before",
-        split_seventh,
-    )
-    print_per_configuration(split_seventh)
-    print_generalisation(
-        "the model now on the seventh round (its runs showed the geometric tail of the longest response, "
-        "Workload.geometric_tail: not a test)",
-        split_seventh_now,
-    )
-    check = summary["ninth_runs_predicted_as_at_" + NINTH_FROZEN_REV]
-    print_generalisation(
-        f"the model as frozen at {NINTH_FROZEN_REV} ({frozen_state(check, NINTH_FROZEN_REV)}) on the "
-        f"{len(NINTH_RUNS)} runs of the ninth round (the eighth found none), gathered after it; 'the "
-        f"{len(before_ninth)} runs' are the seven rounds before",
-        split_ninth,
-    )
-    print_per_configuration(split_ninth)
-    check = summary["tenth_runs_predicted_as_at_" + NINTH_FROZEN_REV]
-    print_generalisation(
-        f"the model as frozen at {NINTH_FROZEN_REV} ({frozen_state(check, NINTH_FROZEN_REV)}) on the "
-        f"{len(TENTH_RUNS)} runs of the tenth round, gathered after it; 'the {len(before_tenth)} runs' are the eight "
-        "rounds before",
-        split_tenth,
-    )
-    print_per_configuration(split_tenth)
+    words = ("two", "three", "four", "five", "six", "seven", "eight")
+    for i, (r, seen, frozen, now) in enumerate(later):
+        check = summary[f"{r.ordinal}_runs_predicted_as_at_{r.rev}"]
+        print_generalisation(
+            f"the model as frozen at {r.rev} ({frozen_state(check, r.rev)}) on the {len(r.runs)} runs of the "
+            f"{r.ordinal} round{r.aside}, gathered after it; 'the {seen} runs' are the {words[i]} rounds before",
+            frozen,
+        )
+        if r.per_configuration:
+            print_per_configuration(frozen)
+        if now is not None:
+            print_generalisation(f"the model now on the {r.ordinal} round ({r.changed_by_it}: not a test)", now)
     print_generalisation(
         f"the model as frozen at {NINTH_FROZEN_REV} on the ninth and tenth rounds together "
         f"({len(NINTH_RUNS) + len(TENTH_RUNS)} runs gathered after it)",
