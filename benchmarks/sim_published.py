@@ -94,12 +94,22 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+from frozen_models import (
+    FROZEN_REV,
+    LOADED_SPACES,
+    fifth_frozen_model,
+    fourth_frozen_model,
+    frozen_model,
+    seventh_frozen_model,
+    sixth_frozen_model,
+    third_frozen_model,
+)
 from published_runs import (
     FIFTH_FROZEN_REV,
     FIFTH_RUNS,
@@ -225,15 +235,13 @@ def space_file(run: dict[str, Any], tp_choices: tuple[int, ...] = ()) -> Path:
     return path
 
 
-_LOADED: dict[str, Space] = {}
-
-
 def published_space(run: dict[str, Any], tp_choices: tuple[int, ...] = ()) -> Space:
     """The run's space, loaded (and checked against verl) as `autotune run --space` loads it."""
     path = space_file(run, tp_choices)
-    if str(path) not in _LOADED:
-        _LOADED[str(path)] = load_space(str(path))
-    return _LOADED[str(path)]
+    if str(path) not in LOADED_SPACES:
+        LOADED_SPACES[str(path)] = load_space(str(path))
+    space: Space = LOADED_SPACES[str(path)]
+    return space
 
 
 def predicted(run: dict[str, Any], gpu: str | None = None, params: dict[str, Any] | None = None) -> PredictedTrial:
@@ -380,130 +388,6 @@ def calibrated_h100_check(observations: list[Observation], ridge: float, out: Pa
 
 def median_abs(errors: list[float]) -> float:
     return statistics.median(abs(e) for e in errors) if errors else math.nan
-
-
-FROZEN_REV = "bd9152d"
-"""The revision at which the first unseen run was added: every constant and default as they stood there (fitted or
-set on RUNS only). `frozen_model()` restores the one piece of the model changed since, so the frozen figures are
-reproduced by this benchmark rather than quoted."""
-
-
-def _busbw_at_frozen_rev(self: Any, group: int) -> float:
-    """hardware.Cluster.busbw as it was at FROZEN_REV: a group spanning nodes got one NIC's rate."""
-    if group <= self.gpus_per_node:
-        return float(self.device.busbw)
-    return float(min(self.device.busbw, self.inter_node_bytes_per_s * 0.9))
-
-
-def _strided_busbw_at_frozen_rev(self: Any, group: int, stride: int) -> float:
-    return _busbw_at_frozen_rev(self, group * stride)
-
-
-@contextlib.contextmanager
-def _swapped(owner: Any, name: str, value: Any) -> Iterator[None]:
-    """`owner.name` replaced by `value` inside the block, put back on exit (a piece of the model as it once was)."""
-    saved = getattr(owner, name)
-    setattr(owner, name, value)
-    try:
-        yield
-    finally:
-        setattr(owner, name, saved)
-
-
-@contextlib.contextmanager
-def _all(*contexts: contextlib.AbstractContextManager[None]) -> Iterator[None]:
-    with contextlib.ExitStack() as stack:
-        for context in contexts:
-            stack.enter_context(context)
-        yield
-
-
-def _gaussian_longest(self: Any) -> float:
-    """Workload.longest_response as it was up to SEVENTH_FROZEN_REV: the Gaussian extreme of the spread, which
-    defaulted to the mean (the geometric default, Workload.geometric_tail, came after the seventh round)."""
-    count = self.responses
-    if count <= 1 or self.response_spread <= 0:
-        return float(min(self.max_response, self.response_tokens))
-    return float(min(self.max_response, self.response_tokens + self.response_spread * math.sqrt(2 * math.log(count))))
-
-
-def seventh_frozen_model() -> contextlib.AbstractContextManager[None]:
-    """The cost model as it stood at SEVENTH_FROZEN_REV, where the seventh round was frozen: without a measured
-    longest response, the longest of N taken as mean + mean·√(2 ln N) (see `_gaussian_longest`)."""
-    from autotune.sim.workload import Workload
-
-    return _swapped(Workload, "longest_response", property(_gaussian_longest))
-
-
-def fourth_frozen_model() -> contextlib.AbstractContextManager[None]:
-    """The cost model as it stood at FOURTH_FROZEN_REV, where the fourth round was frozen: vLLM's CPU step added to
-    the GPU's on every version (the overlap of vLLM 0.14+, rollout._overlap_cpu_with_gpu, came after that round),
-    and what `seventh_frozen_model` undoes."""
-    from autotune.sim import rollout
-
-    return _all(seventh_frozen_model(), _swapped(rollout, "_overlap_cpu_with_gpu", lambda features, *tail: None))
-
-
-def fifth_frozen_model() -> contextlib.AbstractContextManager[None]:
-    """The cost model as it stood at FIFTH_FROZEN_REV, where the fifth round was frozen: vLLM 0.14+'s overlap taken
-    over the whole rollout (its tail taken apart, rollout._overlap_cpu_with_gpu's `tail_cpu`/`tail_gpu`, came after
-    that round), and what `seventh_frozen_model` undoes."""
-    from autotune.sim import rollout
-
-    whole = rollout._overlap_cpu_with_gpu
-    return _all(
-        seventh_frozen_model(), _swapped(rollout, "_overlap_cpu_with_gpu", lambda features, *tail: whole(features))
-    )
-
-
-@contextlib.contextmanager
-def third_frozen_model() -> Iterator[None]:
-    """The cost model as it stood at THIRD_FROZEN_REV, where the third round was frozen: no fixed cost per training
-    call of verl 0.7+ (terms.call_features) and the H20's GEMMs at the default efficiency (both set after the third
-    round was seen, FOURTH_FROZEN_REV), and what `fourth_frozen_model` undoes."""
-    from dataclasses import replace
-
-    from autotune.sim import hardware, terms
-
-    saved = terms.call_features, hardware.DEVICES["H20"]
-    terms.call_features = lambda w: {"calls": 0.0}
-    hardware.DEVICES["H20"] = replace(saved[1], gemm_efficiency=hardware.MATMUL_EFFICIENCY)
-    _LOADED.clear()
-    try:
-        with fourth_frozen_model():
-            yield
-    finally:
-        terms.call_features, hardware.DEVICES["H20"] = saved
-        _LOADED.clear()
-
-
-@contextlib.contextmanager
-def frozen_model() -> Iterator[None]:
-    """The cost model as it stood at FROZEN_REV (before anything was changed for the unseen runs): one NIC's rate
-    across nodes, the critic counted with the actor's N (terms.critic_params came with THIRD_FROZEN_REV), and what
-    `third_frozen_model` undoes."""
-    from autotune.sim import terms
-    from autotune.sim.hardware import Cluster
-
-    saved = Cluster.busbw, Cluster.strided_busbw, terms.critic_params
-    Cluster.busbw, Cluster.strided_busbw = _busbw_at_frozen_rev, _strided_busbw_at_frozen_rev  # type: ignore[method-assign]
-    terms.critic_params = terms.dense_params_verl
-    try:
-        with third_frozen_model():
-            yield
-    finally:
-        Cluster.busbw, Cluster.strided_busbw, terms.critic_params = saved  # type: ignore[method-assign]
-
-
-def sixth_frozen_model() -> contextlib.AbstractContextManager[None]:
-    """The cost model as it stood at SIXTH_FROZEN_REV, where the sixth round was frozen: the reference pass micro-batched
-    as the old log-prob pass (the rollout's log_prob_* keys); its own keys (Workload.ref_micro) came after that round;
-    and what `seventh_frozen_model` undoes."""
-    from autotune.sim.workload import Workload
-
-    return _all(
-        seventh_frozen_model(), _swapped(Workload, "ref_micro_batches", property(lambda self: self.logprob_micro))
-    )
 
 
 _AT_REVISION = """
