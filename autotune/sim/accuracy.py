@@ -33,12 +33,6 @@ class UnseenRound:
     gen_given_longest: float  # the largest |generation error| with each run's measured longest response given
     what: str  # the runs, and what stood out
 
-    def sentence(self) -> str:
-        return (
-            f"{self.median:.0%} on {self.runs} ({self.what}; generation {self.gen_low:+.0%} to {self.gen_high:+.0%}, "
-            f"within {self.gen_given_longest:.0%} given the longest response)"
-        )
-
 
 FIT = FitError(runs=8, uncalibrated=0.1248, leave_one_out=0.1324)
 
