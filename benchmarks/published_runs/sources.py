@@ -383,6 +383,32 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "search W&B folders' text files (config.yaml, debug.log, wandb-metadata.json), and a repository's .wandb "
         "listing can miss files its history holds",
     ),
+    # the thirteenth search (one helper, 2026-12-04, model for verl jobs unchanged since NINTH_FROZEN_REV): metrics
+    # files other loggers leave behind (MLflow, verl's file logger, SwanLab, ClearML, Aim, CSV exports) and
+    # perf-report tables: nothing usable
+    (
+        "MLflow mlruns/ folders (verl's tracking.py now defaults to sqlite:////tmp/mlruns.db; ~10 launch scripts with "
+        "trainer.logger mlflow); verl's file logger (<project>/<experiment>.jsonl, 14 exact-path guesses and 3 "
+        "project/experiment pairs from launch scripts): HanlinDu/verl verl_examples/gsm8k.jsonl at 0b3b5c9",
+        "no committed mlruns/ in any repository reachable (run ids cannot be guessed, the index does not search data "
+        "files); gsm8k.jsonl is an elastic resize fork with async generation (gen 0.06 s beside generate_async 115 "
+        "s), 3 steps, 24-token synthetic prompts, no old_log_prob or ref timings, no GPU",
+    ),
+    (
+        "SwanLab swanlog/ folders (fenglinbei/fact-checking at 96a85ff), ClearML, Aim, W&B CSV exports "
+        "(timing_s/gen__MIN headers)",
+        "SwanLab git-ignores its own folder (the one committed is an Accelerate LoRA SFT, not verl); ClearML and Aim "
+        "keep data on a server; CSV exports are outside the text index",
+    ),
+    (
+        "~20 markdown perf reports tabulating verl phase timings (Gaudi 2 vs A100 GRPO of Qwen2.5-0.5B; an A800 + "
+        "A4000 split placement; ALFWorld/WebShop, Lean, Mooncake and SWE agent runs; Qwen3-VL; Megatron H200; "
+        "speculative decoding; a DAPO buffer) and 9 more verl forks fetched, with the 104 mirrors already here, every "
+        "non-code blob grepped for timing_s values",
+        "two steps only (the A100 report, repository unknown), split placements, agent or multi-turn rollouts, "
+        "multimodal, Megatron, asynchronous or disaggregated, means only; the blob scan found only console, W&B and "
+        "TensorBoard files already listed and verl's one-step output.txt",
+    ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
 they never saw) and why none was usable. Usable needs the config, the GPU, several steady steps with `timing_s/*`
