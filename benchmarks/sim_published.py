@@ -501,18 +501,14 @@ def frozen_rounds() -> list[tuple[int, list[dict[str, Any]], Callable[[], contex
     return [(2, NEW_RUNS, frozen_model)] + [(r.number, r.runs, r.as_then) for r in later_rounds()]
 
 
-def uncalibrated_split(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """`split_errors` of the runs predicted with the shipped (uncalibrated) weights of the model in effect."""
-    observations = [observation(run)[0] for run in runs]
-    return split_errors({o.name: published_prediction(default_weights(), o) for o in observations}, observations)
-
-
 def measured_accuracy(ridge: float = 0.3) -> tuple[FitError, list[UnseenRound]]:
     """The figures behind the report's stated error (autotune.sim.accuracy), measured here: the fit set's median
     uncalibrated and leave-one-out, and per unseen round, with the model it was frozen with, the median error and
-    the generation errors (with the model's guess of the longest response, and given the measured one). Each
-    round's `what` is copied from the stated table: prose, not a measurement. (autotune.sim.accuracy is imported
-    here, not at the top: `predictions_at` runs this module over older revisions' autotune/sim/, which lack it.)"""
+    the generation errors (with the model's guess of the longest response, and given the measured one), and both
+    directions of its split with the runs of the rounds before it (weights fitted on those predicting the round,
+    and fitted on the round predicting those). Each round's `what` is copied from the stated table: prose, not a
+    measurement. (autotune.sim.accuracy is imported here, not at the top: `predictions_at` runs this module over
+    older revisions' autotune/sim/, which lack it.)"""
     from autotune.sim.accuracy import UNSEEN, FitError, UnseenRound
 
     observations = [observation(run)[0] for run in RUNS]
@@ -520,11 +516,11 @@ def measured_accuracy(ridge: float = 0.3) -> tuple[FitError, list[UnseenRound]]:
     loo = leave_one_out(observations, default_weights(), ridge)
     loo_errors = [e for o in observations for e in relative_errors(loo[o.name], o.measured).values()]
     stated = {r.number: r for r in UNSEEN}
-    rounds = []
+    rounds, earlier = [], list(RUNS)
     for number, runs, as_then in frozen_rounds():
         with as_then():
-            guessed = uncalibrated_split(runs)
-            given = uncalibrated_split([with_measured_longest(run) for run in runs])
+            split = generalisation(ridge, earlier, runs)
+        guessed = split["old_to_new_uncalibrated"]
         gen = [errors["gen"] for errors in guessed["errors"].values() if "gen" in errors]
         rounds.append(
             UnseenRound(
@@ -533,10 +529,14 @@ def measured_accuracy(ridge: float = 0.3) -> tuple[FitError, list[UnseenRound]]:
                 guessed["median_abs_error"],
                 min(gen),
                 max(gen),
-                given["max_abs_gen_error"],
+                split["old_to_new_uncalibrated_measured_longest"]["max_abs_gen_error"],
+                len(earlier),
+                split["old_to_new_calibrated"]["median_abs_error"],
+                split["new_to_old_calibrated"]["median_abs_error"],
                 stated[number].what if number in stated else "not in autotune.sim.accuracy.UNSEEN",
             )
         )
+        earlier += runs
     return FitError(len(RUNS), fit["median_abs_error"], median_abs(loo_errors)), rounds
 
 
@@ -559,12 +559,12 @@ def stated_error_check(
     fit_ok = fit.runs == fit_stated.runs and close(fit.uncalibrated, fit_stated.uncalibrated)
     fit_ok = fit_ok and close(fit.leave_one_out, fit_stated.leave_one_out)
     stated = {r.number: r for r in unseen_stated}
-    fields = ("median", "gen_low", "gen_high", "gen_given_longest")
+    fields = ("median", "gen_low", "gen_high", "gen_given_longest", "calibrated", "reverse")
     differ = [
         r.number
         for r in rounds
         if r.number not in stated
-        or r.runs != stated[r.number].runs
+        or (r.runs, r.earlier_runs) != (stated[r.number].runs, stated[r.number].earlier_runs)
         or not all(close(getattr(r, f), getattr(stated[r.number], f)) for f in fields)
     ]
     extra = sorted(set(stated) - {r.number for r in rounds})
@@ -850,7 +850,9 @@ def main() -> None:
     )  # fmt: skip
     for r in stated["rounds"]:
         print(f"  round {r['number']}: {r['median']:.1%} over {r['runs']} runs, generation {r['gen_low']:+.0%} to "
-              f"{r['gen_high']:+.0%}, within {r['gen_given_longest']:.0%} given the longest response")  # fmt: skip
+              f"{r['gen_high']:+.0%}, within {r['gen_given_longest']:.0%} given the longest response; calibrated on "
+              f"the {r['earlier_runs']} earlier runs {r['calibrated']:.1%}, fitted on it and scored on those "
+              f"{r['reverse']:.1%}")  # fmt: skip
     print("\n== verl 0.7.1+'s weight sync (update_weights, CUDA IPC into vLLM's processes) on the runs that time it "
           "apart: in sample, these set rollout.SYNC_IPC_FIXED and SYNC_IPC_BYTES_PER_S ==")  # fmt: skip
     for name, r in sync.items():

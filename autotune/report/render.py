@@ -83,9 +83,10 @@ def model_error(s: data.Summary) -> str:
     from autotune.sim.accuracy import by_round
 
     note = (
-        '<p class="note">Uncalibrated, each round scored with the model as it was frozen before the round was '
-        "gathered (benchmarks/sim_published.py); a negative generation error is a rollout predicted faster than it "
-        "ran.</p>"
+        '<p class="note">Each round scored with the model as it was frozen before the round was gathered '
+        "(benchmarks/sim_published.py): uncalibrated, then calibrated on the earlier rounds' runs first "
+        "(<code>autotune calibrate</code>), and the other way round, weights fitted on the round scoring the earlier "
+        "runs. A negative generation error is a rollout predicted faster than it ran.</p>"
     )
     return f"<h3>The cost model's error on published verl runs</h3>{note}{table_html(pd.DataFrame(by_round()), False)}"
 

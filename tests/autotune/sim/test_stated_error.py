@@ -20,7 +20,8 @@ def bench() -> Any:
 
 @pytest.fixture(scope="module")
 def measured(bench: Any) -> Any:
-    """~20 s: the 53 runs predicted twice (the guessed and the measured longest response) under 8 restored models."""
+    """~40 s: under each of 8 restored models, a round's runs and those before it predicted twice (the guessed and
+    the measured longest response), and weights fitted each way."""
     return bench.measured_accuracy()
 
 
@@ -46,6 +47,12 @@ def test_the_stated_error_is_what_the_benchmark_measures(bench: Any, measured: A
     assert "(13% leave-one-out calibrated)" in STATED_ERROR and "14% to 65% on each of 8 later rounds" in STATED_ERROR
     rows = {row["round"]: row for row in by_round()}
     assert rows[9]["generation error"] == "-57% to -51%" and rows[10]["generation error"] == "+22% to +112%"
+    # both directions of the split: the second round calibrated on the 8 runs first 23%, the 8 runs predicted by
+    # weights fitted on the second round 11%; the sixth (one L40S) 48% calibrated, the earlier 41 runs from it 26%
+    assert round(100 * by_number[2]["calibrated"]) == 23 and round(100 * by_number[2]["reverse"]) == 11
+    assert by_number[6]["earlier_runs"] == 41 and round(100 * by_number[6]["calibrated"]) == 48
+    assert round(100 * by_number[6]["reverse"]) == 26
+    assert rows[2]["calibrated on the earlier runs first"] == "23% (8 runs)"
     # every round misses the 30% generation goal with the guessed longest response; only the seventh meets it given
     # the measured one
     missed = [r["number"] for r in check["rounds"] if max(-r["gen_low"], r["gen_high"]) > 0.3]
@@ -55,7 +62,8 @@ def test_the_stated_error_is_what_the_benchmark_measures(bench: Any, measured: A
 
 
 def test_a_stale_statement_is_caught(bench: Any, measured: Any) -> None:
-    """Break the table: the tenth round's median as 10%, a round left out, the fit set's leave-one-out."""
+    """Break the table: the tenth round's median as 10%, a round left out, the fifth's other direction, the third's
+    count of earlier runs, the fit set's leave-one-out."""
     from autotune.sim.accuracy import FIT, UNSEEN
 
     wrong = tuple(dataclasses.replace(r, median=0.10) if r.number == 10 else r for r in UNSEEN)
@@ -63,5 +71,10 @@ def test_a_stale_statement_is_caught(bench: Any, measured: Any) -> None:
     assert not check["matches"] and check["rounds_that_differ"] == [10] and not check["fit_differs"]
     check = bench.stated_error_check(measured, FIT, UNSEEN[:-1])
     assert not check["matches"] and check["rounds_that_differ"] == [10]
+    wrong = tuple(dataclasses.replace(r, reverse=r.reverse + 0.01) if r.number == 5 else r for r in UNSEEN)
+    check = bench.stated_error_check(measured, FIT, wrong)
+    assert not check["matches"] and check["rounds_that_differ"] == [5]
+    wrong = tuple(dataclasses.replace(r, earlier_runs=r.earlier_runs + 1) if r.number == 3 else r for r in UNSEEN)
+    assert bench.stated_error_check(measured, FIT, wrong)["rounds_that_differ"] == [3]
     check = bench.stated_error_check(measured, dataclasses.replace(FIT, leave_one_out=0.15), UNSEEN)
     assert not check["matches"] and check["fit_differs"] and check["rounds_that_differ"] == []
