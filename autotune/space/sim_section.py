@@ -6,7 +6,7 @@
       response_max: 1024        # optional: the longest response of a step (verl logs it as response_length/max)
       response_spread: 190      # optional, instead of response_max: standard deviation of response lengths
       gpu: H100                 # optional: preset or device file; `--gpu` on the command line overrides it
-      vllm_version: 0.5.4       # optional: the rollout's vLLM when older than 0.6 (default: a current one)
+      vllm_version: 0.5.4       # optional: the rollout's vLLM when older than 0.14 (default: a current one)
       verl_version: 0.5.0       # optional: verl when older than 0.7.1 (default: a current one, 0.7.1 or later)
 
 A synchronous rollout lasts until the longest response of the batch ends, and training time follows the

@@ -61,6 +61,25 @@ def test_the_stated_error_is_what_the_benchmark_measures(bench: Any, measured: A
     assert "some run of 8 of the 8 rounds, and of 7 with each run's measured longest response" in STATED_ERROR
 
 
+def test_the_readme_carries_the_stated_table_and_the_count_of_sources_checked(bench: Any) -> None:
+    """The README's per-round table is the report's (`markdown_table`), so the two cannot drift; its count of the
+    sources searched is the length of SOURCES_CHECKED."""
+    import re
+
+    import published_runs  # imported by the benchmark (the `bench` fixture)
+
+    from autotune.sim.accuracy import markdown_table
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    assert markdown_table() in readme
+    assert (
+        "| 10 | 4 | GRPO of a 1.5B to 7B on 4 and 8 A100 | 14% | +22% to +112% | 92% | 15% (49 runs) | 26% |" in readme
+    )
+    counts = re.findall(r"(\d+) entries of `SOURCES_CHECKED`", readme)
+    assert counts == [str(len(published_runs.SOURCES_CHECKED))], counts
+
+
 def test_a_stale_statement_is_caught(bench: Any, measured: Any) -> None:
     """Break the table: the tenth round's median as 10%, a round left out, the fifth's other direction, the third's
     count of earlier runs, the fit set's leave-one-out."""
