@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import sim_published as sp  # noqa: E402
 
+from autotune.sim.accuracy import OWN_SETUP, OwnSetup  # noqa: E402
 from autotune.sim.fit import Observation, fit_weights, published_prediction, relative_errors  # noqa: E402
 from autotune.sim.model import default_weights  # noqa: E402
 
@@ -90,19 +91,21 @@ def pairwise(observations: list[Observation], ridge: float) -> dict[str, Any]:
     }
 
 
-def measure(ridge: float = 0.3) -> dict[str, Any]:
+LENGTHS = ("guessed_longest", "measured_longest")
+
+
+def measure(ridge: float = 0.3, lengths: tuple[str, ...] = LENGTHS) -> dict[str, Any]:
     """Per setup and over the setups (the median of their medians, each setup counted once), with the model's
-    guess of the longest response and with each run's measured longest given."""
+    guess of the longest response and with each run's measured longest given (`lengths`: either or both)."""
     out: dict[str, Any] = {"setups": {}}
     for key, runs in setups(all_runs()).items():
-        out["setups"][key] = {
-            "runs": [run["name"] for run in runs],
-            "guessed_longest": pairwise([sp.observation(run)[0] for run in runs], ridge),
-            "measured_longest": pairwise([sp.observation(sp.with_measured_longest(run))[0] for run in runs], ridge),
+        given = {"guessed_longest": runs, "measured_longest": [sp.with_measured_longest(run) for run in runs]}
+        out["setups"][key] = {"runs": [run["name"] for run in runs]} | {
+            which: pairwise([sp.observation(run)[0] for run in given[which]], ridge) for which in lengths
         }
-    for lengths in ("guessed_longest", "measured_longest"):
-        rows = [s[lengths] for s in out["setups"].values()]
-        out[lengths] = {
+    for which in lengths:
+        rows = [s[which] for s in out["setups"].values()]
+        out[which] = {
             "setups": len(rows),
             "median_of_setups_uncalibrated": statistics.median(r["median_abs_error_uncalibrated"] for r in rows),
             "median_of_setups_calibrated_on_one_run": statistics.median(
@@ -125,12 +128,40 @@ def measure(ridge: float = 0.3) -> dict[str, Any]:
     return out
 
 
+def measured_own_setup(result: dict[str, Any]) -> OwnSetup:
+    """The figures a simulated sweep's report states (autotune.sim.accuracy.OWN_SETUP), from `measure`'s result
+    with each run's measured lengths given."""
+    r = result["measured_longest"]
+    return OwnSetup(
+        r["setups"],
+        r["median_of_setups_uncalibrated"],
+        r["median_of_setups_calibrated_on_one_run"],
+        r["setups_gen_within_30pct_calibrated"],
+        r["setups_gen_within_30pct_uncalibrated"],
+    )
+
+
+def stated_check(result: dict[str, Any], stated: OwnSetup = OWN_SETUP) -> dict[str, Any]:
+    """Whether the stated figures are what was measured, to the precision they are stored with (0.01 point)."""
+    measured = measured_own_setup(result)
+    same = (measured.setups, measured.gen_within_goal, measured.gen_within_goal_uncalibrated) == (
+        stated.setups,
+        stated.gen_within_goal,
+        stated.gen_within_goal_uncalibrated,
+    )
+    close = (
+        abs(measured.uncalibrated - stated.uncalibrated) < 1e-4 and abs(measured.calibrated - stated.calibrated) < 1e-4
+    )
+    return {"matches": same and close, "measured": vars(measured), "stated": vars(stated)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ridge", type=float, default=0.3)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "sim_own_setup.json")
     args = parser.parse_args()
     result = measure(args.ridge)
+    stated = stated_check(result)
     print("median |phase error| on a setup's other runs: uncalibrated / calibrated on one run of the setup "
           "(given each run's measured longest response; with the model's guess of it)")  # fmt: skip
     for key, s in result["setups"].items():
@@ -150,8 +181,10 @@ def main() -> None:
               f"{r['setups_gen_within_30pct_calibrated']} calibrated; largest |generation error| "
               f"{r['largest_abs_gen_error_uncalibrated']:.0%} uncalibrated, {r['largest_abs_gen_error_calibrated']:.0%}"
               " calibrated")  # fmt: skip
+    print("the report's stated figure (autotune.sim.accuracy.OWN_SETUP): " + (
+        "what this benchmark measures" if stated["matches"] else f"STALE, measured {stated['measured']}; update it"))  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1))
+    args.out.write_text(json.dumps(result | {"stated_check": stated}, indent=1))
     print(f"wrote {args.out}")
 
 

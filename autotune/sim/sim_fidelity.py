@@ -145,6 +145,20 @@ class CostModelFidelity(Fidelity):
             f"the longest of {w.responses:,} responses a step {w.longest_response:,.0f}{capped} ({how})"
         )
 
+    def weights_note(self, space: Space) -> str | None:
+        """For a verl job predicted with the shipped weights: what calibrating on one of its runs did on the
+        published runs, and the command (a built-in trainer's sweep calibrates on a study of its own trials)."""
+        if self.calibration or space.trainer != "verl":
+            return None
+        from autotune.sim.accuracy import OWN_SETUP
+
+        return (
+            f"uncalibrated, from public figures; fitted on one real run of the same setup the model predicted the "
+            f"setup's other published runs at a median {OWN_SETUP.calibrated:.0%} error, against "
+            f"{OWN_SETUP.uncalibrated:.0%} uncalibrated ({OWN_SETUP.setups} setups): autotune calibrate --verl-log "
+            "RUN.log --verl-config RUN_OVERRIDES.txt -o cal.json, then --calibration cal.json"
+        )
+
     def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> RunResult:
         """`flat`: the trial's config as the trainer resolves it (`TrainerAdapter.resolved`), every key
         present, as `sim.predict.predict_trial` builds it."""

@@ -138,6 +138,9 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     lengths = fidelity.lengths_note(space, adapter)
     if lengths:
         progress.note(f"cost model's lengths: {lengths}")
+    weights = fidelity.weights_note(space)
+    if weights:
+        progress.note(f"cost model's weights: {weights}")
     opts = dataclasses.replace(opts, space=space)
     study = run_backend(opts, adapter, fidelity, progress)
     StudyInfo(backend=opts.backend, fidelity=fidelity.name).save(study, "backend", "fidelity")

@@ -85,6 +85,10 @@ class Fidelity(ABC):
         measures them)."""
         return None
 
+    def weights_note(self, space: Space) -> str | None:
+        """What this fidelity's numbers rest on, when a user should know it before trusting them (None: measured)."""
+        return None
+
     @abstractmethod
     def measure(self, job: TrialJob) -> list[RunResult]:
         """The trial's runs, in order; the last one that did not complete ends the list."""

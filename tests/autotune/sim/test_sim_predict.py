@@ -331,3 +331,20 @@ def test_the_sweep_states_where_the_longest_response_came_from(bench):
     note = sim_fidelity(space).lengths_note(space, get_adapter(space.trainer, space.command))
     # by hand: 191.5 · H_512 = 191.5 · 6.8165 = 1,306 tokens, past the 1,024-token limit
     assert "the longest of 512 responses a step 1,024 (the length limit) (a guess: geometric lengths" in note
+
+
+def test_an_uncalibrated_verl_sweep_says_what_one_run_of_calibration_did(bench, tmp_path):
+    """A verl job predicted with the shipped weights gets the note (with the command); a calibrated one, and a
+    built-in trainer's sweep (calibrated on its own trials, not on verl logs), do not."""
+    from autotune.sim.accuracy import OWN_SETUP
+    from autotune.sim.predict import sim_fidelity
+    from autotune.space.loader import load_space
+
+    space = bench.published_space(bench.RUNS[1])
+    note = sim_fidelity(space).weights_note(space)
+    assert note is not None and "autotune calibrate --verl-log RUN.log" in note
+    assert f"a median {OWN_SETUP.calibrated:.0%} error, against {OWN_SETUP.uncalibrated:.0%} uncalibrated" in note
+    calibration = {"weights": {"gen": {"step_overhead_s": 1.1}}, "source": "a test calibration"}
+    assert sim_fidelity(space, calibration=calibration).weights_note(space) is None
+    builtin = load_space("fsdp3d")
+    assert builtin.trainer == "builtin" and sim_fidelity(builtin).weights_note(builtin) is None
