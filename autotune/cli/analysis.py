@@ -132,4 +132,4 @@ def calibrate(
         console.print(
             f"held back {len(result['holdout_trials'])} trials: median step-time error {result['holdout_error_median']:.1%}"
         )
-    console.print(f"wrote {out}; use it with: autotune run --space ... --backend sim --calibration {out}")
+    console.print(f"wrote {out}; use it with: autotune run --space ... --fidelity sim --calibration {out}")

@@ -157,6 +157,15 @@ def logged_run(
                      None if "update_weights" in measured else "0.5")  # fmt: skip
 
 
+NOT_RUN_BECAUSE = {
+    "ref": "no reference pass: actor_rollout_ref.actor.use_kl_loss and algorithm.use_kl_in_reward are both off",
+    "values": "no critic: algorithm.adv_estimator is not gae",
+    "update_critic": "no critic: algorithm.adv_estimator is not gae",
+    "old_log_prob": "no old log-prob pass",
+}
+"""Why verl's config runs no such pass, for a log that times one anyway."""
+
+
 def calibrate_from_logs(
     runs: list[LoggedRun], gpu: str | Device, model: str | None = None, ridge: float = 0.3
 ) -> dict[str, Any]:
@@ -164,6 +173,7 @@ def calibrate_from_logs(
     if not runs:
         raise ValueError("calibration from logs needs at least one --verl-log")
     observations = []
+    mismatched: list[str] = []
     device = None
     for run in runs:
         shape = find_shape(model or run.flat.get("actor_rollout_ref.model.path"), run.flat)
@@ -172,7 +182,16 @@ def calibrate_from_logs(
                          vllm_version=run.vllm_version, verl_version=run.verl_version)  # fmt: skip
         device = cost.cluster.device
         _, features = cost.features(run.flat, run.env, run.world)
-        observations.append(Observation(run.name, features, run.measured, run.includes))
+        observation = Observation(run.name, features, run.measured, run.includes)
+        absent = [p for p, s in published_prediction(default_weights(), observation).items() if s <= 0]
+        for phase in absent:  # the log times a pass its config does not run: the two do not belong together
+            mismatched.append(
+                f"{run.name}: the log times `{phase}`, which its config does not run "
+                f"({NOT_RUN_BECAUSE.get(phase, 'see the config')}); is --verl-config this run's config? "
+                "The phase is left out of the fit"
+            )
+        measured = {p: s for p, s in run.measured.items() if p not in absent}
+        observations.append(Observation(run.name, features, measured, run.includes))
     defaults = default_weights()
     weights = fit_weights(observations, defaults, ridge)
     fit_err = [
@@ -189,6 +208,7 @@ def calibrate_from_logs(
         "trials": [r.name for r in runs],
         "phases": [p for p in PHASE_METRICS if any(p in o.measured for o in observations)],
         "fit_error_median": statistics.median(fit_err) if fit_err else None,
+        "mismatched": mismatched,
     }
     if len(observations) >= 3:
         loo = leave_one_out(observations, defaults, ridge)
@@ -224,7 +244,8 @@ def calibrate_logs_to_file(
     ]
     if gpu is None:
         lines.insert(0, "no --gpu: taking the runs to be on H100 SXM (pass --gpu PRESET or --gpu my_gpu.yaml)")
+    lines[:0] = [f"warning: {line}" for line in result["mismatched"]]
     if result.get("holdout_error_median") is not None:
         lines.append(f"leave-one-out: median phase error {result['holdout_error_median']:.1%}")
-    lines.append(f"wrote {out}; use it with: autotune run --space ... --backend sim --calibration {out}")
+    lines.append(f"wrote {out}; use it with: autotune run --space ... --fidelity sim --calibration {out}")
     return out, lines

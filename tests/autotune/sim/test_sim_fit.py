@@ -132,6 +132,38 @@ def test_calibrate_from_verl_logs_keeps_the_runs_gpu(tmp_path):
         calibrate_logs_to_file(logs, configs[:1], "H20", None, None)
 
 
+def test_a_log_timing_a_pass_its_config_does_not_run_is_flagged_and_left_out(tmp_path):
+    """A GRPO config without a KL term runs no reference pass; a log that times `ref` belongs to another config.
+    The warning says so and the phase stays out of the fit; with the KL loss on, the same log fits as it is."""
+    log = tmp_path / "run.log"
+    log.write_text("".join(
+        f"step:{s} - timing_s/gen:20.0 - timing_s/ref:3.0 - timing_s/update_actor:8.0 - timing_s/update_weights:1.0"
+        " - response_length/mean:200 - prompt_length/mean:100\n"
+        for s in (1, 2, 3)
+    ))  # fmt: skip
+    config = tmp_path / "run.txt"
+    base = (
+        "data.train_batch_size=256 data.max_prompt_length=512 data.max_response_length=1024 "
+        "actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct algorithm.adv_estimator=grpo "
+        "actor_rollout_ref.actor.ppo_mini_batch_size=64 actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8 "
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=8 "
+        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=8 trainer.n_gpus_per_node=8"
+    )
+    config.write_text(base + "\n")
+    out, lines = calibrate_logs_to_file([log], [config], "H100", None, tmp_path / "cal.json")
+    assert lines[0].startswith("warning: run: the log times `ref`, which its config does not run (no reference pass")
+    assert "left out of the fit" in lines[0] and json.loads(out.read_text())["phases"] == [
+        "gen",
+        "update_weights",
+        "update_actor",
+    ]
+    assert lines[-1].endswith("autotune run --space ... --fidelity sim --calibration " + str(out))
+    config.write_text(base + " actor_rollout_ref.actor.use_kl_loss=True\n")
+    out, lines = calibrate_logs_to_file([log], [config], "H100", None, tmp_path / "cal.json")
+    assert not any(line.startswith("warning") for line in lines)
+    assert json.loads(out.read_text())["phases"] == ["gen", "update_weights", "ref", "update_actor"]
+
+
 def test_sim_section_rules_and_loader(tmp_path):
     assert parse_sim_section({"prompt_tokens": 100, "response_tokens": 200}).lengths() == {
         "prompt_tokens": 100, "response_tokens": 200, "response_spread": None, "response_max": None,
