@@ -161,7 +161,7 @@ NOT_RUN_BECAUSE = {
     "ref": "no reference pass: actor_rollout_ref.actor.use_kl_loss and algorithm.use_kl_in_reward are both off",
     "values": "no critic: algorithm.adv_estimator is not gae",
     "update_critic": "no critic: algorithm.adv_estimator is not gae",
-    "old_log_prob": "no old log-prob pass",
+    "old_log_prob": "the config skips the old log-prob pass",
 }
 """Why verl's config runs no such pass, for a log that times one anyway."""
 
