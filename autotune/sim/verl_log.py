@@ -166,6 +166,17 @@ NOT_RUN_BECAUSE = {
 """Why verl's config runs no such pass, for a log that times one anyway."""
 
 
+def log_observation(run: LoggedRun, gpu: str | Device, model: str | None = None) -> tuple[Observation, Device]:
+    """The run as the fit sees it: the cost model's features for its resolved config on `gpu`, and its measured
+    phases; the same features a simulated trial of the run's space gets (a test holds the two equal)."""
+    shape = find_shape(model or run.flat.get("actor_rollout_ref.model.path"), run.flat)
+    cost = CostModel(cluster(gpu, run.world), shape, prompt_tokens=run.prompt_tokens,
+                     response_tokens=run.response_tokens, response_spread=run.response_spread,
+                     vllm_version=run.vllm_version, verl_version=run.verl_version)  # fmt: skip
+    _, features = cost.features(run.flat, run.env, run.world)
+    return Observation(run.name, features, run.measured, run.includes), cost.cluster.device
+
+
 def calibrate_from_logs(
     runs: list[LoggedRun], gpu: str | Device, model: str | None = None, ridge: float = 0.3
 ) -> dict[str, Any]:
@@ -176,13 +187,8 @@ def calibrate_from_logs(
     mismatched: list[str] = []
     device = None
     for run in runs:
-        shape = find_shape(model or run.flat.get("actor_rollout_ref.model.path"), run.flat)
-        cost = CostModel(cluster(gpu, run.world), shape, prompt_tokens=run.prompt_tokens,
-                         response_tokens=run.response_tokens, response_spread=run.response_spread,
-                         vllm_version=run.vllm_version, verl_version=run.verl_version)  # fmt: skip
-        device = cost.cluster.device
-        _, features = cost.features(run.flat, run.env, run.world)
-        observation = Observation(run.name, features, run.measured, run.includes)
+        observation, device = log_observation(run, gpu, model)
+        features = observation.features
         absent = [p for p, s in published_prediction(default_weights(), observation).items() if s <= 0]
         for phase in absent:  # the log times a pass its config does not run: the two do not belong together
             mismatched.append(

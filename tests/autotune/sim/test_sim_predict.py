@@ -348,3 +348,49 @@ def test_an_uncalibrated_verl_sweep_says_what_one_run_of_calibration_did(bench, 
     assert sim_fidelity(space, calibration=calibration).weights_note(space) is None
     builtin = load_space("fsdp3d")
     assert builtin.trainer == "builtin" and sim_fidelity(builtin).weights_note(builtin) is None
+
+
+def test_calibration_from_a_log_sees_the_run_as_a_simulated_trial_of_its_space(bench, tmp_path):
+    """One path for calibration too: a published run written as verl would log it (its overrides as the run's
+    config, step lines with its timings and lengths, vLLM's start-up line) gets, in `autotune calibrate --verl-log`,
+    the features `autotune run --space <its space> --fidelity sim` predicts it with."""
+    from packaging.version import Version
+
+    from autotune.adapters import get_adapter
+    from autotune.sim.verl_log import log_observation, logged_run
+
+    verl = get_adapter("verl")
+    names = ("h100-ppo-qwen2-7b-tp1-offload", "h20x8-grpo-qwen2.5-3b-async-reward-baseline",
+             "a100x4-grpo-qwen2.5-0.5b-gsm8k-b8n8", "h20x64-grpo-qwen2.5-math-7b-8k-mid")  # fmt: skip
+    runs = {r["name"]: r for r in bench.RUNS + bench.NEW_RUNS + bench.THIRD_RUNS + bench.SEVENTH_RUNS}
+    for name in names:
+        run = bench.with_measured_longest(runs[name])
+        old = "update_weights" in run.get("gen_includes", ())  # verl before 0.7: the sync timed inside gen
+        assert old == (Version(run["verl"]) < Version("0.7")), name  # the log says which, as a real one would
+        timings = {p: s for p, s in run["published"].items() if p in bench.PHASES}
+        if not old:
+            timings["update_weights"] = 2.0
+        lengths = {"prompt_length/mean": run["prompt_tokens"], "response_length/mean": run["response_tokens"],
+                   "response_length/max": run["response_max"]}  # fmt: skip
+        line = " - ".join(f"timing_s/{p}:{s}" for p, s in timings.items())
+        line += " - " + " - ".join(f"{k}:{v}" for k, v in lengths.items())
+        log = tmp_path / f"{name}.log"
+        log.write_text(f"Initializing an LLM engine (v{run['vllm']}) with config: ...\n"
+                       + "".join(f"step:{s} - {line}\n" for s in (1, 2, 3)))  # fmt: skip
+        space = bench.published_space(run)
+        config = tmp_path / f"{name}.sh"
+        exports = "".join(f"export {k}={v}\n" for k, v in run.get("env", {}).items())
+        keys = {**space.base, **space.baseline}
+        config.write_text(exports + "python3 -m verl.trainer.main_ppo " + " ".join(f"{k}={v}" for k, v in keys.items()))
+        logged = logged_run(log, config, lambda k: verl.resolved([], k))
+        from_log, _ = log_observation(logged, run["gpu"])
+        trial = bench.predicted(run)
+        simulated = trial.features()
+        assert set(from_log.features) == set(simulated), name
+        for phase, features in simulated.items():
+            for feature, value in features.items():
+                assert from_log.features[phase][feature] == pytest.approx(value, rel=1e-9, abs=1e-12), (
+                    name,
+                    phase,
+                    feature,
+                )
