@@ -59,10 +59,6 @@ def setups(runs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return {key: group for key, group in groups.items() if len(group) > 1}
 
 
-def median_abs(errors: list[float]) -> float:
-    return statistics.median(abs(e) for e in errors)
-
-
 def pairwise(observations: list[Observation], ridge: float) -> dict[str, Any]:
     """Every ordered pair (fitted on one, predicting another) of a setup's runs, and the same runs uncalibrated."""
     defaults = default_weights()
@@ -84,8 +80,8 @@ def pairwise(observations: list[Observation], ridge: float) -> dict[str, Any]:
     return {
         "runs": len(observations),
         "pairs": len(observations) * (len(observations) - 1),
-        "median_abs_error_uncalibrated": median_abs(uncalibrated),
-        "median_abs_error_calibrated_on_one_run": median_abs(calibrated),
+        "median_abs_error_uncalibrated": sp.median_abs(uncalibrated),
+        "median_abs_error_calibrated_on_one_run": sp.median_abs(calibrated),
         "gen_error_uncalibrated": [min(gen_uncalibrated, default=0.0), max(gen_uncalibrated, default=0.0)],
         "gen_error_calibrated_on_one_run": [min(gen_calibrated, default=0.0), max(gen_calibrated, default=0.0)],
     }

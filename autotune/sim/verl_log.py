@@ -17,6 +17,7 @@ the run's environment, and the vLLM version comes from vLLM's own start-up line 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import statistics
 from collections.abc import Callable
@@ -188,7 +189,6 @@ def calibrate_from_logs(
     device = None
     for run in runs:
         observation, device = log_observation(run, gpu, model)
-        features = observation.features
         absent = [p for p, s in published_prediction(default_weights(), observation).items() if s <= 0]
         for phase in absent:  # the log times a pass its config does not run: the two do not belong together
             mismatched.append(
@@ -197,7 +197,7 @@ def calibrate_from_logs(
                 "The phase is left out of the fit"
             )
         measured = {p: s for p, s in run.measured.items() if p not in absent}
-        observations.append(Observation(run.name, features, measured, run.includes))
+        observations.append(dataclasses.replace(observation, measured=measured))
     defaults = default_weights()
     weights = fit_weights(observations, defaults, ridge)
     fit_err = [
