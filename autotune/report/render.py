@@ -95,7 +95,7 @@ def predicted_cards(cards: list[tuple[str, str]], s: data.Summary) -> list[tuple
     """A simulated sweep's cards: each number labelled a prediction, those a prediction cannot have (host RSS,
     KL, time outside steps) left out, and the configurations predicted to run out of memory and the model's
     stated error added."""
-    from autotune.sim.accuracy import STATED_ERROR
+    from autotune.sim.accuracy import STATED_ERROR, STATED_SPEEDUPS
 
     unpredictable = ("peak RSS vs baseline", "KL to reference", "time outside training steps")
     kept = [(f"{label} (predicted)", value) for label, value in cards if label not in unpredictable]
@@ -104,6 +104,7 @@ def predicted_cards(cards: list[tuple[str, str]], s: data.Summary) -> list[tuple
     if s.predicted_lengths:
         kept.append(("response lengths the cost model assumed", s.predicted_lengths))
     kept.append(("cost model's error", STATED_ERROR))
+    kept.append(("cost model's speed-ups", STATED_SPEEDUPS))
     return kept
 
 

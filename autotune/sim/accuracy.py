@@ -50,11 +50,56 @@ class OwnSetup:
     gen_within_goal_uncalibrated: int
 
 
+@dataclass(frozen=True)
+class SpeedupSetup:
+    """Pairs of configurations of one setup (one repository, GPU, number of GPUs and model) in an unseen round."""
+
+    setup: str
+    what: str  # what the configurations differ in
+    pairs: int
+    run_time_error: float  # the median |error| of each run's own time on the pairs' phases, uncalibrated
+    uncalibrated: float  # the median error of the predicted speed-up, as a factor less one (0.25: 1.25× off)
+    given_longest: float  # the same, each run's measured longest response given
+
+
+@dataclass(frozen=True)
+class Speedups:
+    """The speed-up the model predicts between two runs of one setup (throughput on the phases both publish) against
+    the published one, in the unseen rounds, each with the model frozen before its round and the model's guess of the
+    longest response, uncalibrated (`benchmarks/sim_speedups.py`): what a sweep ranks configurations by."""
+
+    between_configurations: tuple[SpeedupSetup, ...]
+    pairs_apart: int  # pairs whose published throughputs differ by more than 10%, of both kinds
+    right: int  # of those, the pairs where the model names the faster run
+    same_configuration_setups: int  # setups with pairs of one configuration (loss arms, stretches of one run)
+    same_configuration_pairs: int
+    same_configuration: float  # the median over those setups of each one's median speed-up error
+    same_configuration_run_time_error: float
+
+
 FIT = FitError(runs=8, uncalibrated=0.1248, leave_one_out=0.1324)
 
 OWN_SETUP = OwnSetup(
     setups=13, uncalibrated=0.1561, calibrated=0.0822, gen_within_goal=10, gen_within_goal_uncalibrated=7
 )
+
+SPEEDUPS = Speedups(
+    between_configurations=(
+        SpeedupSetup("shamanez/verl H200x4 Qwen2.5-1.5B", "a research fork's dynamic-batching token budget, 36k or 98k (Qwen2.5-1.5B, 4 H200)",
+                     1, 0.4144, 0.3627, 0.3335),
+        SpeedupSetup("Learneraf/ascend_npu_measure_verl A100x8 Qwen3-8B",
+                     "the A100 study's one-key ablations of rollout.n, the batch and the length cap (Qwen3-8B, 8 A100)",
+                     55, 0.3779, 0.0295, 0.0265),
+        SpeedupSetup("aishukamal/rl-time-slicing H100x2 DeepSeek-R1-Distill-Qwen-1.5B", "a batch of 8 prompts or 64 (a 1.5B with 11k-token responses, 2 H100)",
+                     1, 0.1868, 0.4646, 0.0883),
+    ),
+    pairs_apart=40,
+    right=39,
+    same_configuration_setups=7,
+    same_configuration_pairs=17,
+    same_configuration=0.0572,
+    same_configuration_run_time_error=0.2435,
+)  # fmt: skip
 
 UNSEEN = (
     UnseenRound(2, 10, 0.2228, -0.3296, 1.1998, 0.3132, 8, 0.2326, 0.1138, "PPO and GRPO on H100, A100, L40S, RTX 4090, H20, H200"),
@@ -88,6 +133,21 @@ def stated_error() -> str:
     )
 
 
+def stated_speedups() -> str:
+    """What a simulated sweep's report says of the speed-ups it predicts (`SPEEDUPS`): closer than the step times where
+    the configurations share their errors, not everywhere."""
+    s = SPEEDUPS
+    setups = "; ".join(
+        f"{one.what}: {one.uncalibrated:.0%} off ({one.given_longest:.0%} given each run's longest response) where "
+        f"each run's own time was {one.run_time_error:.0%} off ({one.pairs} pair{'s' * (one.pairs > 1)})"
+        for one in s.between_configurations
+    )
+    return (
+        f"the speed-up it predicts between two configurations of one setup, on runs it had never seen, uncalibrated: "
+        f"{setups}. It named the faster of two runs more than 10% apart in {s.right} of {s.pairs_apart} pairs"
+    )
+
+
 def by_round() -> list[dict[str, object]]:
     """One row per round of unseen runs, for the report's table and the README's (`markdown_table`)."""
     return [
@@ -105,9 +165,23 @@ def by_round() -> list[dict[str, object]]:
     ]
 
 
-def markdown_table() -> str:
-    """`by_round` as the Markdown table the README carries (a test holds the two equal)."""
-    rows = by_round()
+def speedup_rows() -> list[dict[str, object]]:
+    """One row per setup of `SPEEDUPS.between_configurations`, for the README's table (`markdown_table`)."""
+    return [
+        {
+            "configurations compared": one.what,
+            "pairs": one.pairs,
+            "speed-up off by (median)": f"{one.uncalibrated:.0%}",
+            "given each run's longest response": f"{one.given_longest:.0%}",
+            "each run's own time off by": f"{one.run_time_error:.0%}",
+        }
+        for one in SPEEDUPS.between_configurations
+    ]
+
+
+def markdown_table(rows: list[dict[str, object]] | None = None) -> str:
+    """Rows (default: `by_round`) as the Markdown table the README carries (a test holds the two equal)."""
+    rows = by_round() if rows is None else rows
 
     def line(cells: list[object]) -> str:
         return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
@@ -116,3 +190,4 @@ def markdown_table() -> str:
 
 
 STATED_ERROR = stated_error()
+STATED_SPEEDUPS = stated_speedups()

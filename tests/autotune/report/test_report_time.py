@@ -58,6 +58,8 @@ def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
     # the model's error per round of unseen runs, as a table: the tenth round (4 runs on A100s) among them
     assert "The cost model's error on published verl runs</h3>" in page and "+22% to +112%" in page
     assert "calibrated on the earlier runs first" in page and "15% (49 runs)" in page  # both directions of it
+    # and what its predicted speed-ups were worth (benchmarks/sim_speedups.py), beside its error
+    assert "cost model&#x27;s speed-ups" in page and "named the faster of two runs more than 10% apart" in page
     # the lengths it assumed, by hand: 1,024 prompts × n 1, the space's mean response 190 tokens; the longest of 1,024
     # geometric lengths is 190 · H_1024 = 1,427 tokens, past the 1,024-token limit
     assert 190 * sum(1 / k for k in range(1, 1025)) > 1024
