@@ -38,7 +38,8 @@ def _type_name(tp: Any) -> str:
         return "null"
     if origin is list:
         return f"a list of {_type_name(get_args(tp)[0])}"
-    return getattr(tp, "__name__", str(tp))
+    words = {float: "a number", int: "an integer", bool: "true or false", str: "a string"}
+    return words.get(tp, getattr(tp, "__name__", str(tp)))
 
 
 def coerce(value: Any, tp: Any) -> Any:

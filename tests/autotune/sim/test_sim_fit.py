@@ -193,6 +193,10 @@ def test_sim_section_rules_and_loader(tmp_path):
     space.write_text(space.read_text().replace("prompt_tokens: 90", "prompt_tokens: 0"))
     with pytest.raises(SpaceError, match=r"sim.prompt_tokens` must be a positive number"):
         load_space(str(space))
+    # a value of the wrong type is named in words, not as a Python type ("must be float or null" before)
+    space.write_text(space.read_text().replace("prompt_tokens: 0", "prompt_tokens: lots"))
+    with pytest.raises(SpaceError, match=r"s.yaml:8: `sim.prompt_tokens` must be a number or null, got 'lots'"):
+        load_space(str(space))
 
 
 def test_knob_status_under_the_sim_and_freezing_unmodelled_knobs():
