@@ -67,8 +67,9 @@ pass micro-batched as the old log-prob pass, fixed after it (`sixth_frozen_model
 (SEVENTH_RUNS, frozen at SEVENTH_FROZEN_REV) brought a 7B on 8 nodes × 8 H20 in four windows; it showed the longest
 of 8,192 responses far past the Gaussian extreme the model then took, and the default became the geometric extreme
 (Workload.geometric_tail; `seventh_frozen_model()` undoes it, and every earlier round's frozen context with it).
-An eighth search found no usable run. A ninth round (NINTH_RUNS, frozen at NINTH_FROZEN_REV, which for verl jobs is
-the model now: nothing was changed after it) brought a 7B on 8 H200 with an 8k cap in two runs of one configuration;
+An eighth search found no usable run. A ninth round (NINTH_RUNS, frozen at NINTH_FROZEN_REV, which for the published
+runs is the model now: the one change after it, a space's vLLM before 0.8 read as the V0 engine, moves none of them,
+since their spaces set VLLM_USE_V1=0 themselves) brought a 7B on 8 H200 with an 8k cap in two runs of one configuration;
 a tenth (TENTH_RUNS, the same freeze) four runs of three configurations on A100s, from committed W&B run files.
 
 Generation depends on the step's longest response, which the mean length does not fix: without it the model assumes
@@ -478,7 +479,7 @@ class LaterRound:
 
 def later_rounds() -> list[LaterRound]:
     """The third round onwards, in order (the eighth search found nothing; the ninth and tenth rounds were frozen at
-    NINTH_FROZEN_REV, today's model for verl jobs)."""
+    NINTH_FROZEN_REV, today's model for the published runs)."""
     return [
         LaterRound(3, "third", "THIRD_RUNS", THIRD_FROZEN_REV, third_frozen_model, True,
                    f"its runs informed the constants set at {FOURTH_FROZEN_REV}"),

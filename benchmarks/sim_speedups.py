@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import sim_own_setup as own  # noqa: E402
 import sim_published as sp  # noqa: E402
+from published_runs import VLLM_DOCS  # noqa: E402
 
 from autotune.sim.accuracy import SPEEDUPS, Speedups, SpeedupSetup  # noqa: E402
 from autotune.sim.fit import Observation, Weights, fit_weights, published_prediction  # noqa: E402
@@ -173,6 +174,41 @@ def summary(setups: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     }
 
 
+def vllm_docs_comparison(env: dict[str, str] | None = None) -> dict[str, Any]:
+    """verl's docs on one PPO job's rollout (published_runs.VLLM_DOCS): vLLM 0.6.3, 0.7.0, 0.7.0 with CUDA graphs.
+    The doc gives neither the GPU nor the lengths, so each arm is predicted over a grid of both (uncalibrated, as
+    `autotune run --fidelity sim` predicts a space giving the arm's vLLM version), and each speed-up in generation
+    (the earlier arm's seconds over the later's) is reported as the range over the grid, against the doc's. `env`:
+    the spaces' environment (`{"VLLM_USE_V1": "1"}`: V1's engine step, as the model read these versions before it
+    knew V1 became vLLM's default only in 0.8)."""
+    doc = VLLM_DOCS
+    names = list(doc["arms"])
+    grid: list[dict[str, Any]] = []
+    for gpu in doc["gpus"]:
+        for response in doc["response_tokens"]:
+            gen = {}
+            for name, arm in doc["arms"].items():
+                run = {
+                    "name": f"vllm-docs-{gpu}-{int(response)}-{arm['vllm']}-{'eager' if not arm['overrides'] else 'graphs'}",
+                    "source": doc["source"], "gpu": gpu, "world": doc["world"], "model": doc["model"],
+                    "overrides": {**doc["overrides"], **arm["overrides"]}, "prompt_tokens": doc["prompt_tokens"],
+                    "response_tokens": response, "vllm": arm["vllm"], "verl": doc["verl"], "env": dict(env or {}),
+                }  # fmt: skip
+                if env:
+                    run["name"] += "-" + "-".join(f"{k}{v}" for k, v in sorted(env.items()))
+                gen[name] = sp.predicted(run).prediction.phases["gen"]
+            grid.append({"gpu": gpu, "response_tokens": response, "gen_s": gen})
+    steps = {}
+    for before, after in itertools.pairwise(names):
+        predicted = [g["gen_s"][before] / g["gen_s"][after] for g in grid]
+        steps[f"{after} over {before}"] = {
+            "published": doc["arms"][before]["gen"] / doc["arms"][after]["gen"],
+            "predicted_range": [min(predicted), max(predicted)],
+        }
+    arms = {name: [min(g["gen_s"][name] for g in grid), max(g["gen_s"][name] for g in grid)] for name in names}
+    return {"source": doc["source"], "grid": grid, "speedups": steps, "gen_s_range": arms}
+
+
 def measured_speedups(result: dict[str, Any], stated: Speedups = SPEEDUPS) -> Speedups:
     """The figures a simulated sweep's report states (autotune.sim.accuracy.SPEEDUPS), from `measure`'s result (the
     unseen rounds) with the model's guess of the longest response, as a sweep predicts its trials, and the same
@@ -243,6 +279,22 @@ def main() -> None:
                     print(f"    {key}: {one['pairs']} pairs, speed-up {one['speedup_error_uncalibrated']:.1%} off "
                           f"({one['speedup_error_calibrated_on_one_run']:.1%} calibrated), each run's time "
                           f"{one['run_time_error_uncalibrated']:.1%}")  # fmt: skip
+    docs = vllm_docs_comparison()
+    print("verl's docs, one PPO job of a Qwen2-7B on 8 GPUs (GPU and lengths not given: predicted on "
+          f"{', '.join(VLLM_DOCS['gpus'])} with mean responses of "
+          f"{', '.join(str(int(r)) for r in VLLM_DOCS['response_tokens'])} tokens), generation:")  # fmt: skip
+    for name, (low, high) in docs["gen_s_range"].items():
+        print(f"  {name}: published {VLLM_DOCS['arms'][name]['gen']:.0f} s, predicted {low:.0f} to {high:.0f} s")
+    for step, r in docs["speedups"].items():
+        low, high = r["predicted_range"]
+        print(f"  {step}: published ×{r['published']:.2f}, predicted ×{low:.2f} to ×{high:.2f}")
+    as_v1 = vllm_docs_comparison({"VLLM_USE_V1": "1"})
+    print("  the same with V1's engine step (VLLM_USE_V1=1; how the model read these versions before it knew that V1 "
+          "became vLLM's default only in 0.8): " + "; ".join(
+              f"{name} {low:.0f} to {high:.0f} s" for name, (low, high) in as_v1["gen_s_range"].items())
+          + "; " + "; ".join(f"{step} ×{r['predicted_range'][0]:.2f} to ×{r['predicted_range'][1]:.2f}"
+                             for step, r in as_v1["speedups"].items()))  # fmt: skip
+    result["vllm_docs"] = docs | {"as_v1_engine": as_v1}
     stated = stated_check(result)
     print("the report's stated figure (autotune.sim.accuracy.SPEEDUPS): " + (
         "what this benchmark measures" if stated["matches"] else f"STALE, measured {stated['measured']}; update it"))  # fmt: skip

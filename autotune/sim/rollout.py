@@ -47,7 +47,8 @@ GRAPH_LAUNCH_PER_LAYER = 0.01e-3
 STEP_BASE = 3e-3
 """Per engine step of vLLM's V1 engine: scheduling, sampling and the Python loop around the model."""
 STEP_BASE_V0 = 20e-3
-"""The same in vLLM's V0 engine (VLLM_USE_V1=0, or the xformers attention backend V1 does not support), whose
+"""The same in vLLM's V0 engine (VLLM_USE_V1=0, the xformers attention backend V1 does not support, or any vLLM before
+0.8, whose default it was), whose
 CPU-side scheduling and sampling per step V1 was built to remove (vLLM's V1 announcement)."""
 STEP_BASE_LEGACY = 40e-3
 """The same before vLLM 0.6 (the forks of 0.3-0.5 that verl used until early 2025): 0.6 was a release about CPU

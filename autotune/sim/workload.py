@@ -162,7 +162,8 @@ class Workload:
     critic_optimizer_offload: bool = False
     has_ref: bool = True
     vllm_v0: bool = False
-    """vLLM's V0 engine (VLLM_USE_V1=0 or VLLM_ATTENTION_BACKEND=XFORMERS): more CPU overhead per step."""
+    """vLLM's V0 engine (VLLM_USE_V1=0, VLLM_ATTENTION_BACKEND=XFORMERS, or a vLLM before 0.8 without VLLM_USE_V1=1):
+    more CPU overhead per step."""
     vllm_legacy: bool = False
     """vLLM before 0.6 (older verl's forks of 0.3-0.5): the V0 engine before 0.6's CPU-overhead work."""
     vllm_async: bool = False
@@ -265,6 +266,16 @@ def _older_than(version: str, release: tuple[int, ...], what: str, example: str)
 def legacy_vllm(version: str) -> bool:
     """Whether a vLLM version string ("0.5.4", "0.6.3", "0.8.5.post1") is older than 0.6."""
     return _older_than(version, (0, 6), "vllm_version", "'0.5.4' or '0.8.5'")
+
+
+def v0_only_vllm(version: str | None) -> bool:
+    """Whether vLLM of this version runs its V0 engine by default: before 0.8 (March 2025), whose release made V1 the
+    default; in 0.7 V1 was opt-in (VLLM_USE_V1=1). Before this rule a space that gave only `sim.vllm_version: '0.6.3'`
+    got V1's engine step (3 ms, not V0's 20 ms). The eight published runs of vLLM 0.6.3, given their measured longest
+    responses, come out -31% to +31% in generation with V0's step (median |error| 17%); with V1's, the five of them
+    without the xformers backend (V0 whatever the version) -69% to -27% (benchmarks/sim_published.py's runs set
+    VLLM_USE_V1=0 themselves, so none of its figures moved; tests/autotune/sim/test_sim_vllm_engine.py)."""
+    return version is not None and _older_than(version, (0, 8), "vllm_version", "'0.5.4' or '0.8.5'")
 
 
 def async_vllm(version: str | None) -> bool:
@@ -474,7 +485,11 @@ def _rollout_engine(flat: dict[str, Any], env: dict[str, str], vllm_version: str
     """The rollout engine's settings (vLLM's memory share, batching, graphs, version) and NCCL's."""
     g = flat.get
     channels = env.get("NCCL_MAX_NCHANNELS")
-    v0 = env.get("VLLM_USE_V1") == "0" or env.get("VLLM_ATTENTION_BACKEND", "").upper() == "XFORMERS"
+    v0 = (
+        env.get("VLLM_USE_V1") == "0"
+        or env.get("VLLM_ATTENTION_BACKEND", "").upper() == "XFORMERS"
+        or (v0_only_vllm(vllm_version) and env.get("VLLM_USE_V1") != "1")
+    )
     return {
         "gpu_memory_utilization": float(g("actor_rollout_ref.rollout.gpu_memory_utilization") or 0.5),
         "free_cache_engine": bool(g("actor_rollout_ref.rollout.free_cache_engine", True)),

@@ -6,7 +6,7 @@
       response_max: 1024        # optional: the longest response of a step (verl logs it as response_length/max)
       response_spread: 190      # optional, instead of response_max: standard deviation of response lengths
       gpu: H100                 # optional: preset or device file; `--gpu` on the command line overrides it
-      vllm_version: 0.5.4       # optional: the rollout's vLLM when older than 0.14 (default: a current one)
+      vllm_version: 0.5.4       # optional: the rollout's vLLM when older than 0.14 (default: a current one); before 0.8 its V0 engine
       verl_version: 0.5.0       # optional: verl when older than 0.7.1 (default: a current one, 0.7.1 or later)
 
 A synchronous rollout lasts until the longest response of the batch ends, and training time follows the
@@ -39,8 +39,9 @@ class SimSettings:
     gpu: str | None = None
     """Device the sim predicts for: a preset (H100, H800, H200, H20, A100, ...) or a device file."""
     vllm_version: str | None = None
-    """The rollout's vLLM version ("0.5.4"); before 0.6 its engine costs about twice as much per decode step, and
-    from 0.14 on its CPU step overlaps the GPU's (async scheduling). Default: a current vLLM (0.14 or later)."""
+    """The rollout's vLLM version ("0.5.4"); before 0.6 its engine costs about twice as much per decode step, before
+    0.8 it runs the V0 engine (unless the space's env sets VLLM_USE_V1=1, 0.7's opt-in), and from 0.14 on its CPU
+    step overlaps the GPU's (async scheduling). Default: a current vLLM (0.14 or later)."""
     verl_version: str | None = None
     """verl's version ("0.5.0"); from 0.7 on every training call carries a fixed cost (its engine workers), and from
     0.7.1 on the weight sync goes through CUDA IPC into vLLM's own processes. Default: a current verl (0.7.1 or

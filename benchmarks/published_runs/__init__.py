@@ -6,7 +6,8 @@ gathered after the model was frozen at a revision, THIRD_FROZEN_REV / FOURTH_FRO
 SIXTH_FROZEN_REV / SEVENTH_FROZEN_REV / NINTH_FROZEN_REV, kept beside its round; the tenth under NINTH_FROZEN_REV, and
 no eighth: its search found nothing usable). SYNC_MEASURED (sync_measured.py: the weight-sync seconds of the runs of
 verl 0.7.1+ that time it apart), SOURCES_CHECKED (sources.py, its first entries in sources_early.py: what was
-searched and why each other source was rejected) and HYBRIDFLOW (hybridflow.py: the paper's TP-ranking setting).
+searched and why each other source was rejected), HYBRIDFLOW (hybridflow.py: the paper's TP-ranking setting) and VLLM_DOCS (comparisons.py: a published
+A/B comparison of one job's rollout settings).
 What several rounds share (verl's old defaults as overrides, the folders of the model and device files MODELS and
 DEVICES_DIR) is in _common.py. Each entry says where it comes from, how its GPU is known, its config as verl
 overrides, its measured lengths and its published `timing_s/*`; the conventions are in `sim_published.py`'s
@@ -14,6 +15,7 @@ docstring. Data only: nothing here imports the project.
 """
 
 from ._common import DEVICES_DIR, MODELS
+from .comparisons import VLLM_DOCS
 from .fifth import FIFTH_FROZEN_REV, FIFTH_RUNS, GKE, RTS
 from .first import DATA, PLAY, RUNS
 from .fourth import FOURTH_FROZEN_REV, FOURTH_RUNS, LEARNERAF, VERLDATA
@@ -66,4 +68,5 @@ __all__ = [
     "THIRD_RUNS",
     "TRAVEL",
     "VERLDATA",
+    "VLLM_DOCS",
 ]

@@ -30,7 +30,8 @@ HYBRIDFLOW: dict[str, Any] = {
 }
 """HybridFlow's setup as the paper states it: prompts and responses of 1024 tokens, a global batch of 1024
 prompts; the vLLM memory share is not stated (0.5, verl's default), nor is the vLLM version. The ranking depends on
-the engine's CPU step per decode step, so the version matters: with the costs of vLLM 0.6-0.13 (here "0.6.3") the
-model ranks TP 2 and TP 4 first, as the paper measured; with the pre-0.6 engine's 40 ms step, or with 0.14+'s async
-overlap, it ranks TP 4 and TP 8 first. The paper predates 0.14 and verl's first release supported 0.3.1-0.6.3, so
-the check holds for one plausible engine, not for every one."""
+the engine's CPU step per decode step, so the version matters. verl's first release supported vLLM 0.3.1-0.6.3, all
+V0 engines: with 0.6.3's (V0's 20 ms step) the model ranks TP 4 first for the 7B, 2% ahead of TP 2 (185 s against
+188 s), and TP 4 for the 13B, as the paper measured; with the pre-0.6 engine's 40 ms step it ranks TP 4 and TP 8
+first. Before the model resolved a vLLM before 0.8 as V0 it costed "0.6.3" with V1's 3 ms step and ranked TP 2 and
+TP 4 first, as the paper did: the check held only for an engine the paper could not have run."""

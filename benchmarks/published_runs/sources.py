@@ -409,6 +409,30 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "multimodal, Megatron, asynchronous or disaggregated, means only; the blob scan found only console, W&B and "
         "TensorBoard files already listed and verl's one-step output.txt",
     ),
+    # the fourteenth search (one helper, 2026-12-04, not shown the model): published A/B comparisons of one job's
+    # systems settings rather than whole logs (verl's 2,915 commit messages, docs/ examples/ recipe/ history, PR and
+    # issue excerpts, pages); one usable, as ratios only (comparisons.VLLM_DOCS)
+    (
+        "https://github.com/verl-project/verl/blob/f8b4d0857f8a80be996bca4bc8f1a1463d7cf1aa/docs/README_vllm0.7.md "
+        "(generation of run_qwen2-7b_seq_balance.sh: 115 s on vLLM 0.6.3, 85 s on 0.7.0, 62 s with CUDA graphs)",
+        "USED: comparisons.VLLM_DOCS, benchmarks/sim_speedups.py's vLLM-docs comparison; the GPU and the lengths are "
+        "not given, so it is predicted over a grid of both and scored as ratios only",
+    ),
+    (
+        "verl issue 7847 and PR 7833 (token budgets raised to 16384: 151 s to 88 s a step, Qwen3.5-9B GRPO on 8 B200, "
+        "vLLM 0.24); PR 6317 (FSDP2 forward_prefetch x offload_policy, Qwen3-32B on 16 H200: 44.03/43.27 and "
+        "61.31/59.27 s of one profiled update)",
+        "7833/7847 are excerpts only, the 88 s arm also pads to length (a new feature) and the model is a hybrid "
+        "linear-attention one; 6317 gives neither batch sizes nor lengths, for one profiled step of the update",
+    ),
+    (
+        "a ROCm guide (MI355X, FSDP1 28 s vs FSDP2 31 s a step), verl PRs 4368 (PrefixGrouper), 5669 (Liger), 7804 "
+        "(an unmerged offload feature), 91 (remove padding ~1.7x), 2956 (CUDA graphs by default), 5753, 7461, issue "
+        "1580 (512 vs 10240 cap), siiRL issue 32, verl-omni issue 421, an SGLang/Dynamo lab notebook, verl's "
+        "delta-weight-sync and fully-async docs, and ~45 more (Megatron recipes, SGLang, NPUs, microbenchmarks)",
+        "SGLang or AMD or a patched verl; features the model does not read; no config or GPU; relative claims only, "
+        "figures in screenshots or attachments; SFT or LoRA; a weight-sync or single-transfer timing, not a step",
+    ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
 they never saw) and why none was usable. Usable needs the config, the GPU, several steady steps with `timing_s/*`
