@@ -16,6 +16,10 @@ weights), and calibrated on one run of the pair (both runs then predicted with w
 `autotune calibrate --verl-log` fits them): both orders. With the model's guess of the longest response, and with
 each run's measured longest given (`sim.response_max`).
 
+Then one published comparison of a job's rollout settings, verl's docs on vLLM 0.6.3, 0.7.0 and 0.7.0 with CUDA graphs
+(`published_runs.VLLM_DOCS`; the fourteenth search): generation only, with neither the GPU nor the lengths given, so
+every arm is predicted over a grid of both and only the speed-ups' ranges are compared (`vllm_docs_comparison`).
+
     python benchmarks/sim_speedups.py [--out benchmarks/results/sim_speedups.json]
 """
 
