@@ -68,8 +68,9 @@ pass micro-batched as the old log-prob pass, fixed after it (`sixth_frozen_model
 of 8,192 responses far past the Gaussian extreme the model then took, and the default became the geometric extreme
 (Workload.geometric_tail; `seventh_frozen_model()` undoes it, and every earlier round's frozen context with it).
 An eighth search found no usable run. A ninth round (NINTH_RUNS, frozen at NINTH_FROZEN_REV, which for the published
-runs is the model now: the one change after it, a space's vLLM before 0.8 read as the V0 engine, moves none of them,
-since their spaces set VLLM_USE_V1=0 themselves) brought a 7B on 8 H200 with an 8k cap in two runs of one configuration;
+runs is the model now: the changes after it, a space's vLLM before 0.8 read as the V0 engine and FSDP2's
+offload_policy costed per collective, move none of them, since their spaces set VLLM_USE_V1=0 themselves and none
+sets the policy) brought a 7B on 8 H200 with an 8k cap in two runs of one configuration;
 a tenth (TENTH_RUNS, the same freeze) four runs of three configurations on A100s, from committed W&B run files.
 
 Generation depends on the step's longest response, which the mean length does not fix: without it the model assumes

@@ -160,6 +160,10 @@ class Workload:
     ref_param_offload: bool = False
     critic_param_offload: bool = False
     critic_optimizer_offload: bool = False
+    offload_policy: bool = False
+    """The actor's FSDP2 CPUOffloadPolicy (`fsdp_config.offload_policy`): its parameter and optimizer shards live in
+    host memory (so param_offload and optimizer_offload are set too, for memory), and cross PCIe at every all-gather
+    and reduce-scatter rather than once a phase (terms.host_shard_seconds)."""
     has_ref: bool = True
     vllm_v0: bool = False
     """vLLM's V0 engine (VLLM_USE_V1=0, VLLM_ATTENTION_BACKEND=XFORMERS, or a vLLM before 0.8 without VLLM_USE_V1=1):
@@ -470,6 +474,7 @@ def _training_memory(flat: dict[str, Any]) -> dict[str, Any]:
         "forward_prefetch": bool(g(fsdp + "forward_prefetch")),
         "param_offload": bool(g(fsdp + "param_offload") or g(fsdp + "offload_policy")),
         "optimizer_offload": bool(g(fsdp + "optimizer_offload") or g(fsdp + "offload_policy")),
+        "offload_policy": bool(g(fsdp + "offload_policy")),
         "reshard_mode": str(g("builtin.rollout_reshard") or "zero_redundancy"),
         "fsdp_size": int(g(fsdp + "fsdp_size") or -1),
         "actor_rmpad": _flag(flat, "actor_rollout_ref.model.use_remove_padding", default=True),

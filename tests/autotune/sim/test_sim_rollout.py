@@ -189,6 +189,35 @@ def test_padding_offload_and_checkpointing_in_training_phases():
     assert ref["offload_s"] == pytest.approx(2 * shape.params * 2 / 8 / 64e9)
 
 
+def test_fsdp2_offload_policy_copies_host_shards_at_every_collective():
+    """verl's `fsdp_config.offload_policy` (FSDP2's CPUOffloadPolicy) keeps the fp32 shards in host memory: each
+    micro-batch's forward and backward all-gathers copy them to the GPU and its reduce-scatter copies gradients back,
+    where verl's own offload crosses once a phase. By hand, from the resolved config as a space gives it."""
+    from autotune.sim.workload import _training_memory
+
+    read = _training_memory({"actor_rollout_ref.actor.fsdp_config.offload_policy": True})
+    assert read["offload_policy"] and read["param_offload"] and read["optimizer_offload"]  # held in host memory
+    assert not _training_memory({"actor_rollout_ref.actor.fsdp_config.param_offload": True})["offload_policy"]
+    shape = PRESETS["Qwen2.5-7B"]
+    policy = workload(param_offload=True, optimizer_offload=True, offload_policy=True)
+    update = terms.update_features(policy, shape, H100, 4, 1)
+    micro = 4 * 4  # 4 mini-batches of 4 micro-batches
+    shard_copy = shape.params * 4 / 8 / 64e9  # the rank's fp32 shard over 64 GB/s
+    assert update["offload_s"] == pytest.approx(micro * 3 * shard_copy)  # forward + backward gathers, one scatter
+    # 48 copies of 4 B a parameter against verl's own offload, 12 B there and back once: 8 times as much here
+    once = terms.update_features(workload(param_offload=True, optimizer_offload=True), shape, H100, 4, 1)["offload_s"]
+    assert update["offload_s"] == pytest.approx(8 * once)
+    no_reshard = terms.update_features(
+        workload(param_offload=True, optimizer_offload=True, offload_policy=True, reshard_after_forward=False),
+        shape, H100, 4, 1,
+    )  # fmt: skip
+    assert no_reshard["offload_s"] == pytest.approx(micro * 2 * shard_copy)
+    phases = terms.phase_features(policy, shape, H100)
+    assert phases["old_log_prob"]["offload_s"] == pytest.approx(8 * shard_copy)  # logprob_micro 8, a gather each
+    assert phases["update_actor"]["offload_s"] == pytest.approx(update["offload_s"])
+    assert phases["update_critic"]["offload_s"] == 0.0  # the critic's own fsdp_config does not set it
+
+
 def test_verl_jobs_sync_weights_the_builtin_trainer_reshards():
     shape = PRESETS["Qwen2.5-0.5B"]
     verl = terms.phase_features(workload(engine="verl"), shape, H100)
