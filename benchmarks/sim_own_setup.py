@@ -151,6 +151,16 @@ def stated_check(result: dict[str, Any], stated: OwnSetup = OWN_SETUP) -> dict[s
     return {"matches": same and close, "measured": vars(measured), "stated": vars(stated)}
 
 
+def finish(result: dict[str, Any], stated: dict[str, Any], figure: str, out: Path) -> None:
+    """Say whether the report's stated `figure` (a name in autotune.sim.accuracy) is what was measured, and write the
+    result with that check to `out`."""
+    print(f"the report's stated figure (autotune.sim.accuracy.{figure}): " + (
+        "what this benchmark measures" if stated["matches"] else f"STALE, measured {stated['measured']}; update it"))  # fmt: skip
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result | {"stated_check": stated}, indent=1))
+    print(f"wrote {out}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ridge", type=float, default=0.3)
@@ -177,11 +187,7 @@ def main() -> None:
               f"{r['setups_gen_within_30pct_calibrated']} calibrated; largest |generation error| "
               f"{r['largest_abs_gen_error_uncalibrated']:.0%} uncalibrated, {r['largest_abs_gen_error_calibrated']:.0%}"
               " calibrated")  # fmt: skip
-    print("the report's stated figure (autotune.sim.accuracy.OWN_SETUP): " + (
-        "what this benchmark measures" if stated["matches"] else f"STALE, measured {stated['measured']}; update it"))  # fmt: skip
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result | {"stated_check": stated}, indent=1))
-    print(f"wrote {args.out}")
+    finish(result, stated, "OWN_SETUP", args.out)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
-import json
 import math
 import statistics
 import sys
@@ -111,12 +110,9 @@ def rounds() -> list[tuple[int, list[dict[str, Any]], Callable[[], contextlib.Ab
     return [(1, list(sp.RUNS), contextlib.nullcontext), *sp.frozen_rounds()]
 
 
-GROUPS = {"configurations": True, "same_configuration": False}
+GROUPS = {"configurations": (True, "two configurations"), "same_configuration": (False, "one configuration")}
 """Pairs whose verl configurations differ (what a sweep compares), and pairs of one configuration (loss arms the model
 does not see, or stretches of one run: the lengths differ)."""
-
-
-GROUP_LABELS = {"configurations": "two configurations", "same_configuration": "one configuration"}
 
 
 def measure(lengths: tuple[str, ...] = own.LENGTHS) -> dict[str, Any]:
@@ -139,7 +135,7 @@ def measure(lengths: tuple[str, ...] = own.LENGTHS) -> dict[str, Any]:
             chosen = {k: s[which] for k, s in out["setups"].items() if s["in_sample"] == in_sample}
             out[which + part] = {
                 group: summary({k: [p for p in pairs if p["configurations_differ"] == differ] for k, pairs in chosen.items()})
-                for group, differ in GROUPS.items()
+                for group, (differ, _) in GROUPS.items()
             }  # fmt: skip
     return out
 
@@ -267,7 +263,7 @@ def main() -> None:
     for which, label in (("guessed_longest", "the model's guess of the longest response"),
                          ("measured_longest", "each run's measured longest response given")):  # fmt: skip
         for part, what in (("", "the unseen rounds"), ("_in_sample", "the fit set (in sample)")):
-            for group, pairs_of in GROUP_LABELS.items():
+            for group, (_, pairs_of) in GROUPS.items():
                 r = result[which + part][group]
                 if not r["pairs"]:
                     continue
@@ -299,12 +295,7 @@ def main() -> None:
           + "; " + "; ".join(f"{step} ×{r['predicted_range'][0]:.2f} to ×{r['predicted_range'][1]:.2f}"
                              for step, r in as_v1["speedups"].items()))  # fmt: skip
     result["vllm_docs"] = docs | {"as_v1_engine": as_v1}
-    stated = stated_check(result)
-    print("the report's stated figure (autotune.sim.accuracy.SPEEDUPS): " + (
-        "what this benchmark measures" if stated["matches"] else f"STALE, measured {stated['measured']}; update it"))  # fmt: skip
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result | {"stated_check": stated}, indent=1))
-    print(f"wrote {args.out}")
+    own.finish(result, stated_check(result), "SPEEDUPS", args.out)
 
 
 if __name__ == "__main__":
