@@ -19,7 +19,7 @@ from autotune.cli.app import (
     load_or_exit,
     study_space,
 )
-from autotune.study.storage import StudyPaths
+from autotune.study.storage import StudyInfo, StudyPaths
 
 
 @app.command("explain")
@@ -56,6 +56,14 @@ def explain_cmd(
     space = study_space(paths)
     options = ExplainOptions(repeats=repeats, max_rounds=max_rounds, select_repeats=select_repeats)
     study_ = load_or_exit(paths, storage)
+    if StudyInfo.of(study_).fidelity == "sim":  # its trials were predicted; explaining runs configurations for real
+        err.print(
+            f"[red]study `{escape(study)}` was simulated: `explain` runs each step of the path for real, and nothing "
+            f"in this study ran. The cost model's credit for each change of its winner: `autotune best {escape(study)}`. "
+            "To measure the model's best configurations: `autotune run --space SPACE --fidelity sim,real --top-k 3`, "
+            "then explain that study.[/]"
+        )
+        raise typer.Exit(1)
     result = None if rerun else Explanation.read(paths)
     stale = result is None or not result.measured_with(repeats, max_rounds, select_repeats)
     if result is not None and not stale:  # the sweep went on and another configuration won since

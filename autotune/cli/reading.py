@@ -79,11 +79,19 @@ def export_cmd(
             "equivalence check (baseline and winner on a fixed batch: same log-probs, losses, gradient norms)."
         ),
     ] = False,
+    predicted: Annotated[
+        bool,
+        typer.Option(
+            "--predicted",
+            help="Export a simulated study's winner (the cost model's prediction, nothing measured), labelled as "
+            "one, with only the changes the model credits with 1% or more.",
+        ),
+    ] = False,
     runs_dir: RunsDirOpt = Path("runs"),
     storage: StorageOpt = None,
 ) -> None:
     """Write the winner as nested verl YAML plus `key=value` overrides for verl.trainer.main_ppo."""
-    export_winner(StudyPaths(runs_dir, study), storage, output, check)
+    export_winner(StudyPaths(runs_dir, study), storage, output, check, predicted)
 
 
 def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
@@ -104,6 +112,13 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), {space.objectives[0].metric} = {winner.value:.5g}"
     )
     _say_why_not_confirmed(paths, winner)
+    if winner.source == "predicted":
+        from autotune.study.results import PredictedWinner
+
+        credited = PredictedWinner.read(paths)
+        if credited is not None and credited.winner == winner.number:
+            for line in credited.lines():
+                console.print(f"  {line}", markup=False)
     if winner.ablation is not None:
         for line in winner.ablation.lines():
             console.print(f"  {line}", markup=False)
@@ -111,7 +126,8 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
 
     s = summary(study, paths, space)
     rss = f", peak RSS {s.rss_ratio:.3g}x" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
-    console.print(f"  memory {s.memory_ratio:.3g}x the baseline ({s.memory_metric}){rss}")
+    what = "predicted memory" if winner.source == "predicted" else "memory"
+    console.print(f"  {what} {s.memory_ratio:.3g}x the baseline ({s.memory_metric}){rss}")
     from autotune.export.winner import sweep_device
     from autotune.study.results import Quality
 
@@ -147,7 +163,7 @@ def _say_why_not_confirmed(paths: StudyPaths, winner: Winner) -> None:
         err.print(f"[yellow]  its confirmation rounds: {row.speedup_mean:.2f}x the baseline; {shown}[/]")
 
 
-def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: bool) -> None:
+def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: bool, predicted: bool = False) -> None:
     from autotune.export.winner import ExportError, export
 
     if check:
@@ -155,12 +171,14 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
     space = study_space(paths)
     try:
         winner, yaml_path, overrides_path = export(
-            load_or_exit(paths, storage), paths, space, get_adapter(space.trainer, space.command), output
+            load_or_exit(paths, storage), paths, space, get_adapter(space.trainer, space.command), output, predicted
         )
     except ExportError as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(1) from None
     console.print(f"wrote {yaml_path} and {overrides_path} (trial #{winner.number}, {winner.source})")
+    if winner.source == "predicted":
+        err.print("[yellow]  predicted by the cost model, not measured: run it before shipping it[/]")
     if check:
         from autotune.export.winner import check_export
 

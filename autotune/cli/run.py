@@ -335,7 +335,7 @@ def _after_sweep(paths, storage, space, reports, progress, logger, export_to) ->
     if logger is not None:
         log_wandb_summary(logger, paths, storage, space)
     if export_to is not None:
-        export_winner(paths, storage, export_to, check=False)
+        export_winner(paths, storage, export_to, check=False, predicted=True)  # a simulated sweep's, labelled as one
 
 
 def _time_summary(study, started: datetime.datetime) -> str | None:  # type: ignore[no-untyped-def]

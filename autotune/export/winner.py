@@ -31,7 +31,7 @@ from autotune.space.freeze import inert_params
 from autotune.space.sampling import trial_config
 from autotune.space.schema import Space
 from autotune.space.stages import NOT_SEARCHED, held_values
-from autotune.study.results import NoWinner, Quality, Winner, find_winner
+from autotune.study.results import NoWinner, PredictedWinner, Quality, Winner, find_winner
 from autotune.study.storage import StudyInfo, StudyPaths
 
 NOT_EXPORTED = ("trainer.total_training_steps",)
@@ -103,12 +103,16 @@ def sweep_device(study: optuna.Study) -> DeviceKind:
 
 
 def export(
-    study: optuna.Study, paths: StudyPaths, space: Space, adapter: TrainerAdapter, out: Path
+    study: optuna.Study, paths: StudyPaths, space: Space, adapter: TrainerAdapter, out: Path, predicted: bool = False
 ) -> tuple[Winner, Path, Path]:
+    """Write the winner's YAML and overrides. A simulated study's winner is a prediction: refused unless
+    `predicted`, and then written with the cost model's credit for each change and a warning in the header."""
     try:
         winner = find_winner(study, paths, space)
     except NoWinner as exc:
         raise ExportError(str(exc)) from None
+    if winner.source == "predicted" and not predicted:
+        raise ExportError(predicted_refusal(paths, winner))
     device = sweep_device(study)
     quality = Quality.read(paths)
     algorithm = quality.shipped if quality is not None else {}
@@ -148,6 +152,14 @@ def export(
         header.append(f"left at baseline by the quality stage (algorithm knobs): {', '.join(held)}")
     if winner.ablation is not None:  # every change that ships, with its measured gain and interval
         header.extend(winner.ablation.lines())
+    if winner.source == "predicted":
+        header[1:1] = [
+            "PREDICTED, NOT MEASURED: no trial of this study ran; run this config (or "
+            "`autotune run --space SPACE --fidelity sim,real --top-k 3`) before shipping it"
+        ]
+        credited = PredictedWinner.read(paths)
+        if credited is not None and credited.winner == winner.number:
+            header.extend(credited.lines())
     if quality is not None:  # the algorithm knobs' decision, with its evidence over seeds
         header.extend(quality.lines())
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -155,6 +167,18 @@ def export(
     overrides_path = out.with_suffix(".overrides")
     overrides_path.write_text("\n".join(overrides(flat)) + "\n")
     return winner, out, overrides_path
+
+
+def predicted_refusal(paths: StudyPaths, winner: Winner) -> str:
+    """Why a simulated study's winner is not exported as it stands, and the two ways on."""
+    speed = f" (×{winner.speedup:.2f} over the baseline)" if winner.speedup is not None else ""
+    return (
+        f"study `{paths.name}` was simulated: trial #{winner.number}{speed} is the cost model's prediction, and no "
+        "change in it has a measured gain. Measure it before shipping: `autotune run --space SPACE --fidelity "
+        "sim,real --top-k 3` runs the model's best 3 and the baseline for real (confirmed and ablated on a real "
+        f"sweep), then export that study; or write the prediction as it is, labelled: `autotune export {paths.name} "
+        "--predicted`"
+    )
 
 
 def check_export(yaml_path: Path, overrides_path: Path) -> tuple[list[str], int]:

@@ -31,7 +31,7 @@ from autotune.report.importance import (  # noqa: F401  (re-exported: the report
 from autotune.space.freeze import inert_params
 from autotune.space.schema import Space
 from autotune.study.frames import objective_names, step_frame, trials_frame
-from autotune.study.results import Ablation, ExplainStep, Explanation, NoWinner, find_winner
+from autotune.study.results import Ablation, ExplainStep, Explanation, NoWinner, PredictedWinner, find_winner
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial
 from autotune.trial.record import TrialRecord, read_rows
 from autotune.trial.scoring import resolve_metric
@@ -274,12 +274,28 @@ def ablation(paths: StudyPaths) -> tuple[pd.DataFrame, Explanation | None]:
 MINIMAL_COLUMNS = ("change", "baseline", "gain", "low", "high", "verdict", "ships")
 
 
-def minimal_winner(paths: StudyPaths) -> tuple[pd.DataFrame, Ablation | None]:
+def minimal_winner(paths: StudyPaths) -> tuple[pd.DataFrame, Ablation | PredictedWinner | None]:
     """The ablation after confirmation (empty frame when it has not run): every change of the winner
-    from the baseline, its measured gain and interval, and whether it ships."""
+    from the baseline, its measured gain and interval, and whether it ships. A simulated study has the
+    cost model's credit for each change instead (`PredictedWinner`): its predicted gain, no interval."""
     result = Ablation.read(paths)
     if result is None:
-        return pd.DataFrame(columns=list(MINIMAL_COLUMNS)), None
+        credited = PredictedWinner.read(paths)
+        if credited is None:
+            return pd.DataFrame(columns=list(MINIMAL_COLUMNS)), None
+        rows = [
+            {
+                "change": c.label,
+                "baseline": ", ".join(f"{n.rsplit('.', 1)[-1]}={v}" for n, v in c.baseline.items()),
+                "predicted gain": c.gain,
+                "verdict": f"needed: without it {c.without}"
+                if c.without
+                else ("kept" if c.kept else f"under {credited.floor:.0%}"),
+                "ships": c.kept,
+            }
+            for c in credited.changes
+        ]
+        return pd.DataFrame(rows, columns=["change", "baseline", "predicted gain", "verdict", "ships"]), credited
     rows = [
         {
             "change": k.label,

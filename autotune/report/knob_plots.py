@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from autotune.names import short_labels
 from autotune.report import data
 from autotune.report.page import Page, table_html
-from autotune.study.results import Ablation, Explanation
+from autotune.study.results import Ablation, Explanation, PredictedWinner
 
 
 def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
@@ -89,7 +89,17 @@ def importance_section(page: Page, frame: pd.DataFrame, objective: str, directio
     page.section("importance", "Parameter importances", note + page.figure(fig, 80 + 28 * len(frame)))
 
 
-def ablation_section(page: Page, frame: pd.DataFrame, info: Explanation | None, study: str) -> None:
+def ablation_section(
+    page: Page, frame: pd.DataFrame, info: Explanation | None, study: str, simulated: bool = False
+) -> None:
+    if simulated and info is None:  # its trials never ran: `explain` would have to run them
+        page.section(
+            "ablation",
+            "Which knobs made the winner faster",
+            '<p class="note">A simulated study is not explained by running its configurations: the minimal '
+            "winner above gives the cost model's credit for each change.</p>",
+        )
+        return
     if frame.empty or info is None:
         page.section(
             "ablation",
@@ -150,8 +160,22 @@ def ablation_section(page: Page, frame: pd.DataFrame, info: Explanation | None, 
     )
 
 
-def minimal_winner_section(page: Page, frame: pd.DataFrame, info: Ablation | None) -> None:
-    """What ships: each change of the confirmed winner from the baseline with its leave-one-out gain."""
+def minimal_winner_section(page: Page, frame: pd.DataFrame, info: Ablation | PredictedWinner | None) -> None:
+    """What ships: each change of the confirmed winner from the baseline with its leave-one-out gain (a
+    simulated study's: the cost model's predicted gain of each change)."""
+    if isinstance(info, PredictedWinner):
+        note = (
+            f'<p class="note"><b>Predicted, not measured.</b> Each change of the best predicted trial #{info.winner} '
+            "from the baseline was put back at its baseline value and the configuration predicted again; a change "
+            f"the cost model credits with less than {info.floor:.0%} goes back to its baseline value (the least "
+            "first, then the rest predicted again), unless the configuration without it runs out of memory or "
+            f"breaks a limit. What ships is predicted at {info.speedup:.3f}× the baseline. Run it before shipping "
+            "it: <code>autotune run --space SPACE --fidelity sim,real --top-k 3</code> measures the model's best "
+            "and ablates them for real; <code>autotune export STUDY --predicted</code> writes this one, "
+            "labelled.</p>"
+        )
+        page.section("minimal", "The minimal winner, as the cost model sees it", note + table_html(frame, False))
+        return
     if info is None:
         page.section(
             "minimal",

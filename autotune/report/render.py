@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from autotune.report import data
 from autotune.report.knob_plots import ablation_section, importance_section, minimal_winner_section, parallel_section
 from autotune.report.page import Page, fmt, table_html
-from autotune.study.results import Ablation, Explanation, Quality
+from autotune.study.results import Ablation, Explanation, PredictedWinner, Quality
 
 __all__ = ["Page", "ablation_section", "importance_section", "minimal_winner_section", "parallel_section", "render"]
 
@@ -281,7 +281,7 @@ def render(
     provenance: dict[str, str],
     predicted: pd.DataFrame | None = None,
     ablation: tuple[pd.DataFrame, Explanation | None] | None = None,
-    minimal: tuple[pd.DataFrame, Ablation | None] | None = None,
+    minimal: tuple[pd.DataFrame, Ablation | PredictedWinner | None] | None = None,
     completed: int = 0,
     study: str = "STUDY",
     quality: Quality | None = None,
@@ -294,7 +294,7 @@ def render(
     parallel_section(page, parameters, summary.objective)
     importance_section(page, importances, summary.objective, direction, completed)
     minimal_winner_section(page, *(minimal or (pd.DataFrame(), None)))
-    ablation_section(page, *(ablation or (pd.DataFrame(), None)), study)
+    ablation_section(page, *(ablation or (pd.DataFrame(), None)), study, summary.predicted)
     quality_section(page, quality)
     inert_section(page, inert)
     phases_section(page, phases, summary)

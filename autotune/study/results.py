@@ -3,6 +3,7 @@
     runs/<study>/confirmation.json   `Confirmation`: the top-k and the baseline re-run, interleaved
     runs/<study>/explain.json        `Explanation`: the ablation path from the baseline to the winner
     runs/<study>/ablation.json       `Ablation`: the minimal winner, every change it keeps measured
+    runs/<study>/predicted.json      `PredictedWinner`: a simulated sweep's winner, each change credited by the cost model
 
 `trial/record.py` is the one module that knows how a trial's result is stored; this is the one
 module that knows how the study's conclusions are: only it reads or writes these files, and
@@ -25,10 +26,10 @@ from typing import Any, ClassVar, Literal, TypeVar
 import optuna
 
 from autotune.space.schema import Space
-from autotune.study.storage import StudyPaths, baseline_trial, feasible_trials
+from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, feasible_trials
 from autotune.trial.record import outcome_of, write_json
 
-WinnerSource = Literal["confirmed", "sweep"]
+WinnerSource = Literal["confirmed", "sweep", "predicted"]
 
 
 LEVEL = 0.90
@@ -452,6 +453,104 @@ class Ablation:
         return out
 
 
+PREDICTED_FLOOR = 0.01
+"""A simulated winner's change ships only when the cost model credits it with at least this share of the
+objective (1%): a change the model says does nothing has no reason to be in a production config."""
+
+
+@dataclass(kw_only=True)
+class PredictedChange:
+    """One change of a simulated winner from the baseline, and what the cost model predicts without it."""
+
+    knob: str
+    label: str
+    params: dict[str, Any]
+    baseline: dict[str, Any]
+    gain: float = math.nan
+    """The predicted objective with the change over without it, at the configuration that ships (for a
+    minimised objective, below 1.0 is a gain); nan when the configuration without it fails or breaks a limit."""
+    without: str = ""
+    """Why the configuration without it cannot ship (`oom: ...`, `outside limits: ...`); empty when it can."""
+    kept: bool = True
+
+
+@dataclass(kw_only=True)
+class PredictedWinner:
+    """A simulated sweep's winner with only the changes the cost model credits: each change of the best
+    predicted trial is put back at its baseline value and the configuration predicted again (the same
+    fidelity, limits and baseline as the sweep's trials). The change whose reversal costs least goes back
+    when that costs under `floor` and the configuration without it still fits and keeps the limits; the
+    rest are then predicted again, until every remaining change carries at least `floor`. Nothing here is
+    measured: it is what the model expects, to be run before it is shipped."""
+
+    study: str = ""
+    winner: int
+    """The best predicted trial's number."""
+    objective: str = ""
+    maximize: bool = True
+    device: str = ""
+    """What the prediction is for (the cost model's device) and with which weights."""
+    weights: str = ""
+    floor: float = PREDICTED_FLOOR
+    changes: list[PredictedChange]
+    shipped: dict[str, Any]
+    """The params that ship: the winner's, with every dropped change at its baseline value."""
+    baseline_value: float
+    winner_value: float
+    shipped_value: float
+
+    @property
+    def speedup(self) -> float:
+        """What ships over the baseline, predicted (above 1.0 is better, whatever the objective's direction)."""
+        ratio = self.shipped_value / self.baseline_value
+        return ratio if self.maximize else 1.0 / ratio
+
+    def to_json(self) -> dict[str, Any]:
+        data = _fields(self)
+        data["changes"] = [_fields(c) for c in self.changes]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PredictedWinner:
+        values = dict(data)
+        values["changes"] = [_build(PredictedChange, c) for c in data["changes"]]
+        return _build(cls, values)
+
+    @staticmethod
+    def file(paths: StudyPaths) -> Path:
+        return paths.root / "predicted.json"
+
+    def write(self, paths: StudyPaths) -> None:
+        write_json(self.file(paths), self.to_json())
+
+    @classmethod
+    def read(cls, paths: StudyPaths) -> PredictedWinner | None:
+        """The simulated winner's credited changes, or None when no simulated sweep wrote them."""
+        how = "run the simulated sweep again (`autotune run --space ... --fidelity sim`): it rewrites this file"
+        return _read(cls.file(paths), cls.from_json, how)
+
+    def lines(self) -> list[str]:
+        """Plain text lines (`best`, `export --predicted`'s header, the CLI after a simulated sweep)."""
+        where = f" on {self.device}" if self.device else ""
+        out = [f"predicted by the cost model{where} ({self.weights or 'its shipped weights'}), not measured:"]
+        for c in self.changes:
+            if c.without:
+                why = f"needed: without it {c.without}"
+            else:
+                why = f"×{c.gain:.3f} predicted" + ("" if c.kept else f", under {self.floor:.0%}")
+            out.append(f"  {'kept   ' if c.kept else 'dropped'} {c.label}: {why}")
+        if not self.changes:
+            out.append("  the best predicted trial is the baseline's configuration")
+        elif not any(c.kept for c in self.changes):
+            out.append(f"  no change is credited with {self.floor:.0%}: the baseline's configuration ships")
+        whole = self.winner_value / self.baseline_value
+        whole = whole if self.maximize else 1.0 / whole
+        out.append(
+            f"ships ×{self.speedup:.3f} over the baseline, predicted (the whole trial #{self.winner}: ×{whole:.3f})"
+        )
+        return out
+
+
 def intervals_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool | None:
     """Two measurements agree when their intervals overlap (None: either is not an interval)."""
     if any(math.isnan(v) for v in (*a, *b)):
@@ -466,7 +565,8 @@ class Winner:
     number: int
     params: dict[str, Any]
     source: WinnerSource
-    """"confirmed" (chosen on the confirmed mean) or "sweep" (best single measurement)."""
+    """"confirmed" (chosen on the confirmed mean), "sweep" (best single measurement) or "predicted" (the best
+    trial of a simulated sweep: the cost model's prediction, nothing measured)."""
     value: float
     speedup: float | None
     speedup_spread: tuple[float, float] | None
@@ -516,6 +616,13 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
     speedup = None
     if base is not None and base.values and outcome_of(base) == "complete" and base.values[0]:
         speedup = best.values[0] / base.values[0]
+    if StudyInfo.of(study).fidelity == "sim":  # predicted, not measured; only the changes the model credits
+        credited = PredictedWinner.read(paths)
+        if credited is not None and credited.winner == best.number:
+            return Winner(
+                best.number, dict(credited.shipped), "predicted", credited.shipped_value, credited.speedup, None
+            )
+        return Winner(best.number, dict(best.params), "predicted", best.values[0], speedup, None)
     tried = confirmation.row(best.number) if confirmation else None
     base_row = confirmation.row(base.number) if confirmation and base and tried else None
     return Winner(best.number, dict(best.params), "sweep", best.values[0], speedup, None, tried, base_row)

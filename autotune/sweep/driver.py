@@ -1,7 +1,8 @@
 """What `autotune run` does once its options are parsed.
 
 real sweep     a registered backend (optuna | ray) -> confirmation -> ablation (the minimal winner) -> report
-sim sweep      the optuna backend with the cost model as the trials' fidelity (--fidelity sim) -> report
+sim sweep      the optuna backend with the cost model as the trials' fidelity (--fidelity sim) -> the
+               winner's changes credited by the model (`predicted`) -> report
 multi-fidelity the sim sweep first, then real trials of its top-k predictions and the
                baseline (--fidelity sim,real); the report sets predicted beside measured
 """
@@ -148,6 +149,10 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
         StudyInfo(sim_lengths=lengths).save(study, "sim_lengths")
     if frozen:  # for the report: knobs the cost model kept at their baseline
         StudyInfo(sim_unmodelled=frozen).save(study, "sim_unmodelled")
+    if opts.simulated:  # no rounds to measure: the cost model credits each of the winner's changes instead
+        from autotune.sweep.predicted import credit_changes
+
+        credit_changes(study, opts.space, adapter, opts.paths, fidelity, progress)
     if opts.confirm > 0 and not fidelity.deterministic:
         confirmation = run_confirmation(study, opts.space, adapter, opts.paths, opts.top_k, opts.confirm, progress)
         if confirmation is not None and confirmation.winner is not None and opts.ablate > 0:

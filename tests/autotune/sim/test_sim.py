@@ -336,16 +336,65 @@ def test_sim_sweep_of_the_8gpu_space_predicts_ooms_and_exports(tmp_path):
     wall = time.monotonic() - start
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     print(f"30 simulated trials in {wall:.1f} s")
+    assert "(predicted, " in proc.stdout and "predicted by the cost model on H100 SXM" in proc.stdout, proc.stdout
     table = autotune("trials", "fsdp3d-8gpu", "--runs-dir", str(tmp_path / "runs"))
     assert "oom" in table.stdout and "complete" in table.stdout
+    # a prediction is not exported as if measured: refused with the way on, then written labelled
+    refused = autotune("export", "fsdp3d-8gpu", "--runs-dir", str(tmp_path / "runs"), "-o", str(tmp_path / "x.yaml"))
+    assert refused.returncode == 1 and not (tmp_path / "x.yaml").exists()
+    assert "was simulated" in refused.stderr and "--fidelity sim,real" in refused.stderr, refused.stderr
+    assert "autotune export fsdp3d-8gpu --predicted" in refused.stderr
     exported = autotune(
-        "export", "fsdp3d-8gpu", "--runs-dir", str(tmp_path / "runs"), "-o", str(tmp_path / "best.yaml"), "--check"
-    )
+        "export", "fsdp3d-8gpu", "--runs-dir", str(tmp_path / "runs"), "-o", str(tmp_path / "best.yaml"), "--check",
+        "--predicted",
+    )  # fmt: skip
     assert exported.returncode == 0, exported.stdout + exported.stderr
+    header = (tmp_path / "best.yaml").read_text().split("hydra:")[0]
+    assert "PREDICTED, NOT MEASURED" in header and "predicted by the cost model on H100 SXM" in header, header
+    # nor explained by running a 7B job on this machine: refused before anything starts
+    explained = autotune("explain", "fsdp3d-8gpu", "--runs-dir", str(tmp_path / "runs"))
+    assert explained.returncode == 1 and "was simulated" in explained.stderr, explained.stdout + explained.stderr
+    assert not (tmp_path / "runs" / "fsdp3d-8gpu" / "explain").exists()
+    credited = json.loads((tmp_path / "runs" / "fsdp3d-8gpu" / "predicted.json").read_text())
+    check_credited_changes(credited, "fsdp3d-8gpu")
     page = (tmp_path / "report" / "index.html").read_text()
+    assert "The minimal winner, as the cost model sees it" in page
     assert "kl_coef" in page and "not modelled by the cost model" in page  # the knobs the sim froze
     predicted = json.loads(next((tmp_path / "runs" / "fsdp3d-8gpu" / "trials").glob("*/prediction.json")).read_text())
     assert (predicted["device"], predicted["gpus"]) == ("H100 SXM", 8)  # the space's sim.gpu, on its 8 GPUs
+
+
+def check_credited_changes(credited: dict, space: str) -> None:
+    """A simulated winner's credited changes, recomputed with `autotune.predict` (one prediction per
+    configuration, not the sweep's trial path): every change that ships carries at least the floor, or the
+    configuration without it runs out of memory; every dropped change is at its baseline value; the shipped
+    speedup is the shipped configuration's throughput over the baseline's."""
+    from autotune.sim.predict import predict_space
+    from autotune.space.loader import load_space
+    from autotune.space.stages import throughput_stage
+
+    loaded = throughput_stage(load_space(space))
+
+    def throughput(params: dict) -> float | None:
+        predicted = predict_space(loaded, params).prediction
+        return None if predicted.oom else predicted.metrics()["perf/throughput"]
+
+    shipped, baseline = credited["shipped"], dict(loaded.baseline)
+    ships, base = throughput(shipped), throughput(baseline)
+    assert ships is not None and base is not None
+    assert math.isclose(ships, credited["shipped_value"], rel_tol=1e-9)
+    assert math.isclose(base, credited["baseline_value"], rel_tol=1e-9)
+    assert credited["changes"], "the winner changes nothing: pick a sweep whose winner does"
+    for change in credited["changes"]:
+        if not change["kept"]:
+            assert all(shipped.get(k) == v for k, v in change["baseline"].items()), change
+            continue
+        assert all(shipped.get(k) == v for k, v in change["params"].items()), change
+        # the change back at baseline: the baseline's params with the shipped ones on top, but for the change's
+        without = {**baseline, **{k: v for k, v in shipped.items() if k not in change["params"]}}
+        other = throughput(without)
+        assert other is None or ships / other >= 1 + credited["floor"], (change, ships, other)
+        assert other is None or math.isclose(ships / other, change["gain"], rel_tol=1e-9), (change, ships, other)
 
 
 def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_path):
