@@ -610,7 +610,7 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
             row,
             confirmation.row(confirmation.baseline),
         )
-    best = _best_trial(study, [o.direction for o in space.objectives])
+    best = best_trial(study, [o.direction for o in space.objectives])
     if best is None:
         raise NoWinner(f"study `{paths.name}` has no feasible trial yet; see `autotune trials {paths.name}`")
     speedup = None
@@ -628,7 +628,7 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
     return Winner(best.number, dict(best.params), "sweep", best.values[0], speedup, None, tried, base_row)
 
 
-def _best_trial(study: optuna.Study, directions: list[str]) -> optuna.trial.FrozenTrial | None:
+def best_trial(study: optuna.Study, directions: list[str]) -> optuna.trial.FrozenTrial | None:
     """The best feasible trial on the first objective (the Pareto front's pick for several objectives)."""
     candidates = feasible_trials(study)
     if not candidates:

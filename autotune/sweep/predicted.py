@@ -35,8 +35,8 @@ import optuna
 from autotune.adapters.base import TrainerAdapter
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
-from autotune.study.results import PREDICTED_FLOOR, PredictedChange, PredictedWinner
-from autotune.study.storage import StudyPaths, baseline_trial, feasible_trials
+from autotune.study.results import PREDICTED_FLOOR, PredictedChange, PredictedWinner, best_trial
+from autotune.study.storage import StudyPaths, baseline_trial
 from autotune.sweep.ablation import reset
 from autotune.sweep.explain import Knob, configure, knobs
 from autotune.trial.evaluation import evaluate
@@ -56,13 +56,11 @@ def credit_changes(
     """Credit the best predicted trial's changes and write `predicted.json`; None without a baseline or a
     feasible trial."""
     base = baseline_trial(study)
-    feasible = feasible_trials(study)
-    if base is None or not base.values or not feasible:
+    best = best_trial(study, [o.direction for o in space.objectives])
+    if base is None or not base.values or best is None:
         return None
     objective = space.objectives[0]
     maximize = objective.direction == "maximize"
-    sign = 1.0 if maximize else -1.0
-    best = max(feasible, key=lambda t: sign * t.values[0] if not math.isnan(t.values[0]) else -math.inf)
     defaults = adapter.defaults(space.base_config)
     base_params = dict(base.params)
     winner_params = configure(space, defaults, dict(best.params))

@@ -1,5 +1,5 @@
 """Export of a study's winner: which trial it is (confirmed, else the sweep's best run), what its header
-says, what it leaves out, and the refusal when there is none. On a cost-model study (seconds)."""
+says, what it leaves out, and the refusal when there is none. On a cost-model study standing in for a GPU sweep (seconds)."""
 
 from __future__ import annotations
 
@@ -14,17 +14,21 @@ from autotune.adapters.verl_config import ENV_PREFIX
 from autotune.export import ExportError, export, export_settings
 from autotune.export.winner import NOT_EXPORTED
 from autotune.study.results import Confirmation, ConfirmedCandidate
-from autotune.study.storage import StudyPaths, load_study, storage_url, stored_space
+from autotune.study.storage import StudyInfo, StudyPaths, load_study, storage_url, stored_space
 from autotune.sweep.backends.lifecycle import create_or_load
 from tests.autotune.conftest import simulated_study
 from verl_keys.keys import to_flat_dict
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory):
-    """A finished 8-trial cost-model study: (its folder, the space that ran)."""
+def faked_gpu_sweep(tmp_path_factory):
+    """A finished 8-trial sweep of the 8-GPU space, as if its trials had run on GPUs: the cost model
+    predicts them (seconds, and no GPU here) and the study is then marked a real sweep, whose winner
+    exports as measured (a simulated study's is refused without --predicted: test_sim). (its folder,
+    the space that ran)."""
     runs = tmp_path_factory.mktemp("export") / "runs"
     _, paths = simulated_study(runs, "exp", 8)
+    StudyInfo(fidelity="real").save(load_study(paths), "fidelity")
     return paths, stored_space(paths)
 
 
@@ -48,8 +52,8 @@ def row(number: int, params: dict, speedups: list[float], baseline: bool = False
     )
 
 
-def test_without_confirmation_the_sweeps_best_run_is_exported(study, tmp_path):
-    paths, space = study
+def test_without_confirmation_the_sweeps_best_run_is_exported(faked_gpu_sweep, tmp_path):
+    paths, space = faked_gpu_sweep
     best = complete(paths)[0]
     winner, yaml_path, overrides_path = export(
         load_study(paths), paths, space, get_adapter(space.trainer), tmp_path / "best.yaml"
@@ -71,8 +75,8 @@ def test_without_confirmation_the_sweeps_best_run_is_exported(study, tmp_path):
     assert keys == list(settings)  # the same settings, one `key=value` line each
 
 
-def test_a_confirmed_winner_is_exported_with_its_rounds_even_when_another_run_was_faster(study, tmp_path):
-    paths, space = study
+def test_a_confirmed_winner_is_exported_with_its_rounds_even_when_another_run_was_faster(faked_gpu_sweep, tmp_path):
+    paths, space = faked_gpu_sweep
     best = complete(paths)[0]
     second = next(t for t in reversed(load_study(paths).get_trials()) if t.number not in (0, best.number))
     base = load_study(paths).trials[0]
@@ -89,8 +93,8 @@ def test_a_confirmed_winner_is_exported_with_its_rounds_even_when_another_run_wa
     assert f"trial #{second.number} (confirmed, 1.25x the baseline (rounds: 1.20-1.30))" in yaml_path.read_text()
 
 
-def test_confirmation_without_a_qualifying_candidate_falls_back_to_the_sweep(study, tmp_path):
-    paths, space = study
+def test_confirmation_without_a_qualifying_candidate_falls_back_to_the_sweep(faked_gpu_sweep, tmp_path):
+    paths, space = faked_gpu_sweep
     best = complete(paths)[0]
     failed = row(best.number, dict(best.params), [1.5, math.nan])
     failed.feasible_rounds = 1  # one round failed: not eligible
@@ -106,8 +110,8 @@ def test_confirmation_without_a_qualifying_candidate_falls_back_to_the_sweep(stu
     )
 
 
-def test_settings_put_env_under_rays_env_vars_as_strings(study):
-    _, space = study
+def test_settings_put_env_under_rays_env_vars_as_strings(faked_gpu_sweep):
+    _, space = faked_gpu_sweep
     space = dataclasses.replace(space, env={"NCCL_IB_HCA": "mlx5", "NCCL_BUFFSIZE": "16"})
     params = {**space.baseline, "env.NCCL_PROTO": "LL"}  # a tuned env knob; its baseline (null) leaves it unset
     settings = export_settings(space, get_adapter(space.trainer), params, "cuda")
@@ -115,8 +119,8 @@ def test_settings_put_env_under_rays_env_vars_as_strings(study):
     assert env == {"NCCL_BUFFSIZE": "16", "NCCL_IB_HCA": "mlx5", "NCCL_PROTO": "LL"}  # strings: Ray refuses others
 
 
-def test_a_study_without_a_feasible_trial_is_refused_with_the_fix(study, tmp_path):
-    _, space = study
+def test_a_study_without_a_feasible_trial_is_refused_with_the_fix(faked_gpu_sweep, tmp_path):
+    _, space = faked_gpu_sweep
     empty = StudyPaths(tmp_path / "runs", "empty")
     create_or_load(space, empty, storage_url(empty, None))  # the baseline enqueued, nothing ran
     with pytest.raises(ExportError, match=r"study `empty` has no feasible trial yet; see `autotune trials empty`"):

@@ -175,7 +175,7 @@ def test_a_sweep_holds_the_algorithm_knobs_and_says_so(tmp_path: Path) -> None:
         config = to_flat_dict(yaml.safe_load((Path(trial.user_attrs["dir"]) / "config.yaml").read_text()))
         assert config["actor_rollout_ref.actor.ppo_epochs"] == 1
         assert config["algorithm.kl_ctrl.kl_coef"] == 0.001
-    _, yaml_path, _ = export(study, paths, ran, get_adapter(ran.trainer), tmp_path / "best.yaml")
+    _, yaml_path, _ = export(study, paths, ran, get_adapter(ran.trainer), tmp_path / "best.yaml", predicted=True)
     text = yaml_path.read_text()
     assert "left at baseline (algorithm knobs, not searched by the throughput stage): algorithm.kl_ctrl.kl_coef" in text
     best = autotune("best", "held", "--runs-dir", str(tmp_path / "runs"))

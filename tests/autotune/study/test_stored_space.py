@@ -57,7 +57,7 @@ def test_a_simulated_sweep_exports_the_knobs_it_froze_at_their_baseline_values(t
     ran = stored_space(paths)
     assert "algorithm.kl_ctrl.kl_coef" not in {p.name for p in ran.params}
     assert ran.base["algorithm.kl_ctrl.kl_coef"] == space.baseline["algorithm.kl_ctrl.kl_coef"] == 0.001
-    _, yaml_path, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "best.yaml")
+    _, yaml_path, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "best.yaml", True)
     exported = to_flat_dict(yaml.safe_load(yaml_path.read_text()))
     assert exported["algorithm.kl_ctrl.kl_coef"] == 0.001
 
@@ -70,10 +70,10 @@ def test_export_best_and_report_work_without_verl_installed(tmp_path, monkeypatc
 
     _, paths = simulated_study(tmp_path / "runs", "noverl", 6)
     ran = stored_space(paths)
-    _, with_verl, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "a.yaml")
+    _, with_verl, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "a.yaml", True)
     for name in ("verl", "hydra", "omegaconf"):
         monkeypatch.setitem(sys.modules, name, None)  # `import omegaconf` now raises ImportError
-    _, without, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "b.yaml")
+    _, without, _ = export(load_study(paths), paths, ran, get_adapter(ran.trainer), tmp_path / "b.yaml", True)
     assert yaml.safe_load(without.read_text()) == yaml.safe_load(with_verl.read_text())
     assert write_report(load_study(paths), paths, ran, tmp_path / "report").exists()
 
