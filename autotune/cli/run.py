@@ -32,6 +32,7 @@ def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> Space:
     from autotune.space.stages import NOT_SEARCHED, held_values, throughput_stage
 
     parsed = space_or_exit(space, trainer)
+    _check_gpu_or_exit(parsed.sim.gpu, parsed)  # what `--fidelity sim` would refuse, refused here too
     for warning in parsed.warnings:
         err.print(f"[yellow]warning[/] {escape(warning)}")
     objectives = ", ".join(f"{o.direction} {o.metric} ({o.reducer})" for o in parsed.objectives)

@@ -193,8 +193,10 @@ def test_cli_refuses_bad_input_with_exit_2_and_writes_nothing(tmp_path):
     space = write_space(tmp_path)
     runs = tmp_path / "runs"
     bomb = _write(tmp_path, _bomb(), "bomb.yaml")
+    no_such_gpu = _write(tmp_path, space.read_text() + "sim:\n  gpu: H1000\n", "h1000.yaml")
     cases = [
         (("validate", "--space", str(bomb)), "bomb.yaml:1: the file expands to more than"),
+        (("validate", "--space", str(no_such_gpu)), "h1000.yaml: `sim.gpu` H1000: unknown GPU 'H1000'; presets: H100"),
         (("run", "--space", str(space), "--runs-dir", str(runs), "--study", "../../escape"), "must be letters"),
         (("run", "--space", str(space), "--runs-dir", str(runs), "--storage", "foo://"), "not a database URL"),
         (("trials", "../../etc/x", "--runs-dir", str(runs)), "must be letters"),
