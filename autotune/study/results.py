@@ -467,8 +467,9 @@ class PredictedChange:
     params: dict[str, Any]
     baseline: dict[str, Any]
     gain: float = math.nan
-    """The predicted objective with the change over without it, at the configuration that ships (for a
-    minimised objective, below 1.0 is a gain); nan when the configuration without it fails or breaks a limit."""
+    """What the change is predicted to gain at the configuration that ships: the objective with it over without
+    it (without over with, for a minimised objective), so above 1.0 is a gain either way; nan when the
+    configuration without it fails or breaks a limit."""
     without: str = ""
     """Why the configuration without it cannot ship (`oom: ...`, `outside limits: ...`); empty when it can."""
     kept: bool = True

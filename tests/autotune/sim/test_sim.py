@@ -364,7 +364,7 @@ def test_sim_sweep_of_the_8gpu_space_predicts_ooms_and_exports(tmp_path):
     assert (predicted["device"], predicted["gpus"]) == ("H100 SXM", 8)  # the space's sim.gpu, on its 8 GPUs
 
 
-def check_credited_changes(credited: dict, space: str) -> None:
+def check_credited_changes(credited: dict, space: str, metric: str = "perf/throughput") -> None:
     """A simulated winner's credited changes, recomputed with `autotune.predict` (one prediction per
     configuration, not the sweep's trial path): every change that ships carries at least the floor, or the
     configuration without it runs out of memory; every dropped change is at its baseline value; the shipped
@@ -374,10 +374,11 @@ def check_credited_changes(credited: dict, space: str) -> None:
     from autotune.space.stages import throughput_stage
 
     loaded = throughput_stage(load_space(space))
+    sign = 1 if credited["maximize"] else -1  # a gain is the ratio with the change over without it, or its inverse
 
     def throughput(params: dict) -> float | None:
         predicted = predict_space(loaded, params).prediction
-        return None if predicted.oom else predicted.metrics()["perf/throughput"]
+        return None if predicted.oom else predicted.metrics()[metric]
 
     shipped, baseline = credited["shipped"], dict(loaded.baseline)
     ships, base = throughput(shipped), throughput(baseline)
@@ -393,8 +394,42 @@ def check_credited_changes(credited: dict, space: str) -> None:
         # the change back at baseline: the baseline's params with the shipped ones on top, but for the change's
         without = {**baseline, **{k: v for k, v in shipped.items() if k not in change["params"]}}
         other = throughput(without)
-        assert other is None or ships / other >= 1 + credited["floor"], (change, ships, other)
-        assert other is None or math.isclose(ships / other, change["gain"], rel_tol=1e-9), (change, ships, other)
+        assert other is None or (ships / other) ** sign >= 1 + credited["floor"], (change, ships, other)
+        assert other is None or math.isclose((ships / other) ** sign, change["gain"], rel_tol=1e-9), (change, other)
+
+
+def test_a_simulated_winner_minimising_step_time_credits_its_changes_the_same_way(tmp_path):
+    """The objective minimised (seconds a step): a change's gain is the step time without it over with it."""
+    from autotune.space.loader import SPACE_DIR, load_space
+    from autotune.study.progress import SweepProgress
+    from autotune.study.storage import StudyPaths
+    from autotune.sweep.driver import SweepOptions, run_sweep
+
+    text = (SPACE_DIR / "fsdp3d-8gpu.yaml").read_text()
+    text = text.replace(
+        "  - {metric: perf/throughput, direction: maximize, reducer: median}",
+        "  - {metric: perf/time_per_step, direction: minimize, reducer: median}",
+    )
+    space_file = tmp_path / "steps.yaml"
+    space_file.write_text(text)
+    paths = StudyPaths(tmp_path / "runs", "steps")
+    progress = SweepProgress(16, "perf/time_per_step", maximize=False)
+    progress.quiet = True
+    run_sweep(SweepOptions(load_space(str(space_file), device="cuda"), paths, 16, fidelity=("sim",)), progress)
+    credited = json.loads((paths.root / "predicted.json").read_text())
+    assert credited["maximize"] is False and credited["shipped_value"] < credited["baseline_value"]
+    assert math.isclose(credited["baseline_value"] / credited["shipped_value"], _speedup(paths), rel_tol=1e-9)
+    check_credited_changes(credited, str(space_file), "perf/time_per_step")
+
+
+def _speedup(paths) -> float:
+    """The winner's speedup as `best` and `export` read it (find_winner)."""
+    from autotune.study.results import find_winner
+    from autotune.study.storage import load_study, stored_space
+
+    winner = find_winner(load_study(paths), paths, stored_space(paths))
+    assert winner.source == "predicted" and winner.speedup is not None
+    return winner.speedup
 
 
 def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_path):
