@@ -3,8 +3,9 @@
 real sweep     a registered backend (optuna | ray) -> confirmation -> ablation (the minimal winner) -> report
 sim sweep      the optuna backend with the cost model as the trials' fidelity (--fidelity sim) -> the
                winner's changes credited by the model (`predicted`) -> report
-multi-fidelity the sim sweep first, then real trials of its top-k predictions and the
-               baseline (--fidelity sim,real); the report sets predicted beside measured
+multi-fidelity the sim sweep first, then real trials of its top-k predictions (distinct once cut to
+               the changes the model credits) and the baseline (--fidelity sim,real); the report sets
+               predicted beside measured
 """
 
 from __future__ import annotations
@@ -207,8 +208,9 @@ def _existing_study(opts: SweepOptions) -> optuna.Study | None:
 
 def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """The cost model ranks the space; real trials run only for its top-k and the baseline."""
+    from autotune.study.storage import stored_space
     from autotune.sweep.backends.lifecycle import create_or_load
-    from autotune.sweep.confirmation import top_candidates
+    from autotune.sweep.predicted import distinct_candidates
     from autotune.trial.record import predicted_attrs
 
     sim_paths = StudyPaths(opts.paths.runs_dir, opts.paths.name + "-sim")
@@ -220,8 +222,14 @@ def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.St
     sim_progress = SweepProgress(opts.sim_trials, progress.objective, progress.sign > 0, progress.console)
     sim_progress.quiet = True
     sim_study = run_sweep(sim_opts, sim_progress)
-    chosen = top_candidates(sim_study, opts.space, opts.top_k)
-    progress.note(f"fidelity 2/2: real trials of the {len(chosen)} best predictions and the baseline")
+    chosen, alike = distinct_candidates(
+        sim_study, stored_space(sim_paths), get_adapter(opts.space.trainer, opts.space.command), sim_paths,
+        sim_opts.make_fidelity(), opts.top_k,
+    )  # fmt: skip
+    passed = (
+        f" ({alike} passed over: alike, or the baseline, once cut to the changes the model credits)" if alike else ""
+    )
+    progress.note(f"fidelity 2/2: real trials of the {len(chosen)} best distinct predictions and the baseline{passed}")
     study = create_or_load(opts.space, opts.paths, opts.url)
     already = {tuple(sorted(t.params.items())) for t in study.get_trials(deepcopy=False)}
     for trial in chosen:

@@ -19,6 +19,10 @@ nothing has no reason to be in a production config:
 The result is a `PredictedWinner` (study/results.py), written to `runs/<study>/predicted.json` and read by
 `find_winner`, so `best`, `export --predicted` and the report show the credited changes; the
 configurations predicted are in `runs/<study>/predicted/<n>-<knob>/`. A few dozen predictions: seconds.
+
+`--fidelity sim,real` picks the configurations it runs for real by the same rule (`distinct_candidates`):
+the best predicted trials that still differ once each is cut to its credited changes, so its real trials
+do not measure one configuration twice (`runs/<study>-sim/distinct/`).
 """
 
 from __future__ import annotations
@@ -44,6 +48,74 @@ from autotune.trial.fidelity import Fidelity
 from autotune.trial.record import TrialRecord
 
 
+class Crediting:
+    """The cost model's credit for a configuration's changes from the baseline (the module's rule), against
+    one study's baseline, limits and space; each configuration it predicts goes to `folder/<n>-<label>/`."""
+
+    def __init__(
+        self,
+        space: Space,
+        adapter: TrainerAdapter,
+        fidelity: Fidelity,
+        base: optuna.trial.FrozenTrial,
+        folder: Path,
+        floor: float = PREDICTED_FLOOR,
+    ) -> None:
+        self.space, self.adapter, self.fidelity, self.folder, self.floor = space, adapter, fidelity, folder, floor
+        self.maximize = space.objectives[0].direction == "maximize"
+        self.defaults = adapter.defaults(space.base_config)
+        self.base_params = dict(base.params)
+        self.limits = dict(TrialRecord.of(base).limits)
+        self.count = 0
+        shutil.rmtree(folder, ignore_errors=True)
+
+    def predict(self, params: dict[str, Any], label: str) -> tuple[float, str]:
+        """(the objective, "" when the configuration completes inside the limits, else why not)."""
+        self.count += 1
+        trial_dir = self.folder / f"{self.count:03d}-{re.sub(r'[^A-Za-z0-9_.-]+', '_', label)[:60]}"
+        ev = evaluate(self.space, self.adapter, params, trial_dir, self.limits, fidelity=self.fidelity)
+        if ev.outcome != "complete" or ev.objectives is None:
+            return math.nan, f"{ev.reason or ev.outcome}: {ev.detail}" if ev.detail else str(ev.reason or ev.outcome)
+        return ev.objectives[0], ""
+
+    def gain(self, with_it: float, without: float) -> float:
+        return with_it / without if self.maximize else without / with_it
+
+    def credit(self, params: dict[str, Any]) -> tuple[dict[str, Any], float, list[PredictedChange]] | None:
+        """(the params that ship, their predicted objective, every change: kept ones credited at what ships,
+        dropped ones at the step that dropped them); None when `params` do not predict inside the limits."""
+        space, defaults, base = self.space, self.defaults, self.base_params
+        shipped = configure(space, defaults, dict(params))
+        kept: list[Knob] = knobs(space, base, shipped)[0]
+        value, why = self.predict(shipped, "winner")
+        if why:
+            return None
+        dropped: list[PredictedChange] = []
+        while True:
+            credited = []
+            for knob in kept:
+                other, why = self.predict(reset(space, defaults, base, shipped, knob.params), f"without-{knob.name}")
+                credited.append(
+                    PredictedChange(
+                        knob=knob.name,
+                        label=knob.label,
+                        params=dict(knob.params),
+                        baseline={k: base.get(k) for k in knob.params},
+                        gain=math.nan if why else self.gain(value, other),
+                        without=why,
+                    )
+                )
+            free = [c for c in credited if not c.without and c.gain < 1.0 + self.floor]
+            if not free:
+                return shipped, value, [*credited, *dropped]
+            least = min(free, key=lambda c: c.gain)
+            least.kept = False
+            dropped.append(least)
+            kept = [k for k in kept if k.name != least.knob]
+            shipped = reset(space, defaults, base, shipped, least.params)
+            value, _ = self.predict(shipped, f"shipped-{len(dropped)}")
+
+
 def credit_changes(
     study: optuna.Study,
     space: Space,
@@ -59,71 +131,22 @@ def credit_changes(
     best = best_trial(study, [o.direction for o in space.objectives])
     if base is None or not base.values or best is None:
         return None
-    objective = space.objectives[0]
-    maximize = objective.direction == "maximize"
-    defaults = adapter.defaults(space.base_config)
-    base_params = dict(base.params)
-    winner_params = configure(space, defaults, dict(best.params))
-    changes, _, _ = knobs(space, base_params, winner_params)
-    limits = dict(TrialRecord.of(base).limits)
-    folder = paths.root / "predicted"
-    shutil.rmtree(folder, ignore_errors=True)
-    count = [0]
-
-    def predict(params: dict[str, Any], label: str) -> tuple[float, str]:
-        """(the objective, "" when the configuration completes inside the limits, else why not)."""
-        count[0] += 1
-        trial_dir = folder / f"{count[0]:03d}-{re.sub(r'[^A-Za-z0-9_.-]+', '_', label)[:60]}"
-        ev = evaluate(space, adapter, params, trial_dir, limits, fidelity=fidelity)
-        if ev.outcome != "complete" or ev.objectives is None:
-            return math.nan, f"{ev.reason or ev.outcome}: {ev.detail}" if ev.detail else str(ev.reason or ev.outcome)
-        return ev.objectives[0], ""
-
-    def gain(with_it: float, without: float) -> float:
-        return with_it / without if maximize else without / with_it
-
-    kept: list[Knob] = list(changes)
-    dropped: list[PredictedChange] = []
-    shipped = winner_params
-    value, why = predict(shipped, "winner")
-    if why:  # the sweep's trial completed; a prediction that does not is a fault, not a winner to credit
-        progress.note(f"[yellow]the best predicted trial #{best.number} no longer predicts: {why}[/]")
+    crediting = Crediting(space, adapter, fidelity, base, paths.root / "predicted", floor)
+    credited = crediting.credit(dict(best.params))
+    if credited is None:  # the sweep's trial completed; a prediction that does not is a fault, not a winner
+        progress.note(f"[yellow]the best predicted trial #{best.number} no longer predicts inside the limits[/]")
         return None
-    credited: list[PredictedChange] = []
-    while True:
-        credited = []
-        for knob in kept:
-            without = reset(space, defaults, base_params, shipped, knob.params)
-            other, why = predict(without, f"without-{knob.name}")
-            credited.append(
-                PredictedChange(
-                    knob=knob.name,
-                    label=knob.label,
-                    params=dict(knob.params),
-                    baseline={k: base_params.get(k) for k in knob.params},
-                    gain=math.nan if why else gain(value, other),
-                    without=why,
-                )
-            )
-        free = [c for c in credited if not c.without and c.gain < 1.0 + floor]
-        if not free:
-            break
-        least = min(free, key=lambda c: c.gain)
-        least.kept = False
-        dropped.append(least)
-        kept = [k for k in kept if k.name != least.knob]
-        shipped = reset(space, defaults, base_params, shipped, least.params)
-        value, _ = predict(shipped, f"shipped-{len(dropped)}")
+    shipped, value, changes = credited
     record = TrialRecord.of(best)
     result = PredictedWinner(
         study=paths.name,
         winner=best.number,
-        objective=objective.metric,
-        maximize=maximize,
+        objective=space.objectives[0].metric,
+        maximize=crediting.maximize,
         device=_prediction_field(record.dir, "device"),
         weights=_prediction_field(record.dir, "weights"),
         floor=floor,
-        changes=[*credited, *dropped],
+        changes=changes,
         shipped=shipped,
         baseline_value=base.values[0],
         winner_value=best.values[0],
@@ -131,6 +154,35 @@ def credit_changes(
     )
     result.write(paths)
     return result
+
+
+def distinct_candidates(
+    study: optuna.Study, space: Space, adapter: TrainerAdapter, paths: StudyPaths, fidelity: Fidelity, k: int
+) -> tuple[list[optuna.trial.FrozenTrial], int]:
+    """The `k` best predicted trials that differ once each is cut to the changes the cost model credits (the
+    sampler draws many near-copies of a good configuration, alike but for knobs the model says do nothing;
+    real trials of two such copies would measure one configuration twice), and how many were passed over.
+    A trial whose credited changes are none (the baseline's configuration) is passed over too."""
+    from autotune.sweep.confirmation import top_candidates
+
+    base = baseline_trial(study)
+    ranked = top_candidates(study, space, len(study.trials))
+    if base is None or not base.values:
+        return ranked[:k], 0
+    crediting = Crediting(space, adapter, fidelity, base, paths.root / "distinct")
+    chosen: list[optuna.trial.FrozenTrial] = []
+    seen: list[dict[str, Any]] = [configure(space, crediting.defaults, dict(base.params))]
+    skipped = 0
+    for trial in ranked[: 10 * k]:  # each costs a few dozen predictions; the best 10k are plenty
+        credited = crediting.credit(dict(trial.params))
+        if credited is None or credited[0] in seen:
+            skipped += 1
+            continue
+        chosen.append(trial)
+        seen.append(credited[0])
+        if len(chosen) == k:
+            break
+    return chosen, skipped
 
 
 def _prediction_field(trial_dir: str | None, key: str) -> str:

@@ -507,3 +507,41 @@ def test_the_builtin_trainers_on_policy_bypass_is_predicted_as_the_trainer_decid
         )
         predicted = predict_space(load_space(str(space)), gpu="H100").prediction.phases["old_log_prob"]
         assert (name, measured_skip, predicted == 0) == (name, name == "bypassed", name == "bypassed")
+
+
+def test_sim_real_runs_distinct_configurations_not_near_copies(tmp_path):
+    """`--fidelity sim,real` runs its top-k for real; two predictions alike but for a knob the model credits
+    with nothing (here gpu_memory_utilization 0.5 or 0.6, ×1.000 predicted) are one configuration: the
+    second is passed over for the next that differs. Three configurations enqueued by hand: A (dynamic
+    batching at 3.5×/4.5×), B (A with 0.6 of the GPU for vLLM), C (dynamic batching at 2×/2×)."""
+    from autotune.adapters import get_adapter
+    from autotune.space.loader import load_space
+    from autotune.study.progress import SweepProgress
+    from autotune.study.storage import StudyPaths, stored_space
+    from autotune.sweep.driver import SweepOptions, run_sweep
+    from autotune.sweep.fidelities import get_fidelity
+    from autotune.sweep.predicted import distinct_candidates
+    from autotune.trial.fidelity import FidelitySettings
+
+    space = load_space("fsdp3d-8gpu", device="cuda")
+    paths = StudyPaths(tmp_path / "runs", "alike")
+    progress = SweepProgress(4, "perf/throughput")
+    progress.quiet = True
+    study = run_sweep(SweepOptions(space, paths, 1, fidelity=("sim",)), progress)  # the baseline
+    dynamic = {"actor_rollout_ref.actor.use_dynamic_bsz": True}
+    a = {**study.trials[0].params, **dynamic, "actor_token_mult": 3.5, "logprob_token_mult": 4.5}
+    a.pop("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu")
+    b = {**a, "actor_rollout_ref.rollout.gpu_memory_utilization": 0.6}
+    c = {**a, "actor_token_mult": 2.0, "logprob_token_mult": 2.0}
+    for params in (a, b, c):
+        study.enqueue_trial(params)
+    study = run_sweep(SweepOptions(space, paths, 4, fidelity=("sim",)), progress)
+    by_params = {tuple(sorted(t.params.items())): t.number for t in study.trials}
+    number = {name: by_params[tuple(sorted(p.items()))] for name, p in (("a", a), ("b", b), ("c", c))}
+    values = {name: study.trials[n].values[0] for name, n in number.items()}
+    assert values["a"] == values["b"] > values["c"] > study.trials[0].values[0], values  # B is A, as predicted
+    ran = stored_space(paths)  # the space the simulated sweep ran (the knobs the model does not read frozen)
+    fidelity = get_fidelity("sim", ran, FidelitySettings())
+    chosen, passed = distinct_candidates(study, ran, get_adapter(ran.trainer), paths, fidelity, 2)
+    assert passed == 1 and len(chosen) == 2
+    assert chosen[0].number in (number["a"], number["b"]) and chosen[1].number == number["c"]
