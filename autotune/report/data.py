@@ -274,6 +274,12 @@ def ablation(paths: StudyPaths) -> tuple[pd.DataFrame, Explanation | None]:
 MINIMAL_COLUMNS = ("change", "baseline", "gain", "low", "high", "verdict", "ships")
 
 
+def _baseline_values(values: dict[str, Any]) -> str:
+    """A change's baseline values, short: a param the baseline leaves unset (an env variable, or one active only
+    under a condition the baseline does not meet) reads `unset`, not `None`."""
+    return ", ".join(f"{n.rsplit('.', 1)[-1]}={'unset' if v is None else v}" for n, v in values.items())
+
+
 def minimal_winner(paths: StudyPaths) -> tuple[pd.DataFrame, Ablation | PredictedWinner | None]:
     """The ablation after confirmation (empty frame when it has not run): every change of the winner
     from the baseline, its measured gain and interval, and whether it ships. A simulated study has the
@@ -286,7 +292,7 @@ def minimal_winner(paths: StudyPaths) -> tuple[pd.DataFrame, Ablation | Predicte
         rows = [
             {
                 "change": c.label,
-                "baseline": ", ".join(f"{n.rsplit('.', 1)[-1]}={v}" for n, v in c.baseline.items()),
+                "baseline": _baseline_values(c.baseline),
                 "predicted gain": c.gain,
                 "verdict": f"needed: without it {c.without}"
                 if c.without
@@ -299,7 +305,7 @@ def minimal_winner(paths: StudyPaths) -> tuple[pd.DataFrame, Ablation | Predicte
     rows = [
         {
             "change": k.label,
-            "baseline": ", ".join(f"{n.rsplit('.', 1)[-1]}={v}" for n, v in k.baseline.items()),
+            "baseline": _baseline_values(k.baseline),
             "gain": k.gain,
             "low": k.low,
             "high": k.high,
