@@ -433,6 +433,40 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "SGLang or AMD or a patched verl; features the model does not read; no config or GPU; relative claims only, "
         "figures in screenshots or attachments; SFT or LoRA; a weight-sync or single-transfer timing, not a step",
     ),
+    # the fifteenth search (one helper, 2026-12-05, not shown the model; the model as committed at e61da53):
+    # 52 sources by angles not tried before (the Hugging Face Hub's pages in the docs corpus, EasyR1, verl copies
+    # vendored inside other projects, course repositories, new log-line fragments); none usable
+    (
+        "huggingface.co pages in the docs corpus: TAUR-dev/D-ExpTracker__* datasets (verl stdout in parquet), "
+        "MathMindsAGI/train_cost_data, core123456789/codev-r1-9b-rl-python, thejaminator/*-step-* uploads, "
+        "GoodStartLabs/gin-rummy-training-data; volcengine veMLP verl GRPO/DAPO best-practice pages",
+        "the parquet logs sit behind LFS and their viewer cuts stdout before any step line (reading them means "
+        "downloading dataset files); cards or file lists only; LoRA adapters without logs; JAX, not verl; page "
+        "openings only",
+    ),
+    (
+        "https://github.com/hiyouga/EasyR1 issues 24 (and ~12 fork copies), 43, 349, 392, 570 and "
+        "assets/baselines.md at 46c6c21; GAIR-NLP/DeepResearcher#2, Search-R1#114, Ego-R1#7, ReCall#11/#37, "
+        "R-Search#2, trl#4897",
+        "an end-of-run W&B summary (one value a key), vision-language runs with seconds a step only, wall-clock "
+        "answers or screenshots, multi-turn agents, TRL",
+    ),
+    (
+        "https://github.com/DreamFong/AlignXplorePlus verl/verl_demo.log at 6d4ff47 (Qwen2.5-0.5B PPO, 8 GPUs of "
+        "139.81 GB: H200, full config printed); whatadayG/self_play and laffytaffyz/grpo-urop verl_demo.log; ~20 "
+        "more exact log paths of verl vendored in other projects",
+        "AlignXplorePlus resumes from step 105 and stops in the debugger before any step is logged (the repository "
+        "has one commit); the others hold Ray's start-up lines only, or no file",
+    ),
+    (
+        "course and verl-GRPO repositories (CMU 11-868 projects, Psv-V/math-verl-grpo, 1a3orn/verl-grpo-r1, "
+        "brucecai-2001/verl-grpo-sql, Hsu1023/verl-grpo, ZiqiGuan892/verl_expansion, and five more); find_string "
+        "on early-step lines, timing_s/save_checkpoint:, timing_s/step:, EasyR1's timing_s/old, memory lines; ~15 "
+        "notes in the file index (an SDPO self-distillation step, a replay micro-benchmark, MoE routing checks, "
+        "metric glossaries)",
+        "no logs committed, not verl RL, or LoRA; every string hit a parser, a test or a source already listed; "
+        "the notes give one step, no GPU, a modified trainer or no generation timer",
+    ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
 they never saw) and why none was usable. Usable needs the config, the GPU, several steady steps with `timing_s/*`
