@@ -332,11 +332,14 @@ def test_sim_sweep_of_the_8gpu_space_predicts_ooms_and_exports(tmp_path):
         str(tmp_path / "runs"),
         "--report-dir",
         str(tmp_path / "report"),
+        "--export",
+        str(tmp_path / "asked.yaml"),
     )
     wall = time.monotonic() - start
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     print(f"30 simulated trials in {wall:.1f} s")
     assert "(predicted, " in proc.stdout and "predicted by the cost model on H100 SXM" in proc.stdout, proc.stdout
+    assert "PREDICTED, NOT MEASURED" in (tmp_path / "asked.yaml").read_text()  # --export asked for it: labelled
     table = autotune("trials", "fsdp3d-8gpu", "--runs-dir", str(tmp_path / "runs"))
     assert "oom" in table.stdout and "complete" in table.stdout
     # a prediction is not exported as if measured: refused with the way on, then written labelled
