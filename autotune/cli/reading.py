@@ -112,13 +112,9 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), {space.objectives[0].metric} = {winner.value:.5g}"
     )
     _say_why_not_confirmed(paths, winner)
-    if winner.source == "predicted":
-        from autotune.study.results import PredictedWinner
-
-        credited = PredictedWinner.read(paths)
-        if credited is not None and credited.winner == winner.number:
-            for line in credited.lines():
-                console.print(f"  {line}", markup=False)
+    if winner.credited is not None:
+        for line in winner.credited.lines():
+            console.print(f"  {line}", markup=False)
     if winner.ablation is not None:
         for line in winner.ablation.lines():
             console.print(f"  {line}", markup=False)

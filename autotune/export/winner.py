@@ -31,7 +31,7 @@ from autotune.space.freeze import inert_params
 from autotune.space.sampling import trial_config
 from autotune.space.schema import Space
 from autotune.space.stages import NOT_SEARCHED, held_values
-from autotune.study.results import NoWinner, PredictedWinner, Quality, Winner, find_winner
+from autotune.study.results import MEASURE_PREDICTED, NoWinner, Quality, Winner, find_winner
 from autotune.study.storage import StudyInfo, StudyPaths
 
 NOT_EXPORTED = ("trainer.total_training_steps",)
@@ -154,12 +154,10 @@ def export(
         header.extend(winner.ablation.lines())
     if winner.source == "predicted":
         header[1:1] = [
-            "PREDICTED, NOT MEASURED: no trial of this study ran; run this config (or "
-            "`autotune run --space SPACE --fidelity sim,real --top-k 3`) before shipping it"
+            f"PREDICTED, NOT MEASURED: no trial of this study ran; run this config (or `{MEASURE_PREDICTED}`) before shipping it"
         ]
-        credited = PredictedWinner.read(paths)
-        if credited is not None and credited.winner == winner.number:
-            header.extend(credited.lines())
+    if winner.credited is not None:  # each change the model credits, and what it predicts without it
+        header.extend(winner.credited.lines())
     if quality is not None:  # the algorithm knobs' decision, with its evidence over seeds
         header.extend(quality.lines())
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -174,10 +172,9 @@ def predicted_refusal(paths: StudyPaths, winner: Winner) -> str:
     speed = f" (×{winner.speedup:.2f} over the baseline)" if winner.speedup is not None else ""
     return (
         f"study `{paths.name}` was simulated: trial #{winner.number}{speed} is the cost model's prediction, and no "
-        "change in it has a measured gain. Measure it before shipping: `autotune run --space SPACE --fidelity "
-        "sim,real --top-k 3` runs the model's best 3 and the baseline for real (confirmed and ablated on a real "
-        f"sweep), then export that study; or write the prediction as it is, labelled: `autotune export {paths.name} "
-        "--predicted`"
+        f"change in it has a measured gain. Measure it before shipping: `{MEASURE_PREDICTED}` runs the model's best 3 "
+        "and the baseline for real (confirmed and ablated on a real sweep), then export that study; or write the "
+        f"prediction as it is, labelled: `autotune export {paths.name} --predicted`"
     )
 
 

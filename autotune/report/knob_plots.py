@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from autotune.names import short_labels
 from autotune.report import data
 from autotune.report.page import Page, table_html
-from autotune.study.results import Ablation, Explanation, PredictedWinner
+from autotune.study.results import MEASURE_PREDICTED, Ablation, Explanation, PredictedWinner
 
 
 def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
@@ -170,7 +170,7 @@ def minimal_winner_section(page: Page, frame: pd.DataFrame, info: Ablation | Pre
             f"the cost model credits with less than {info.floor:.0%} goes back to its baseline value (the least "
             "first, then the rest predicted again), unless the configuration without it runs out of memory or "
             f"breaks a limit. What ships is predicted at {info.speedup:.3f}× the baseline. Run it before shipping "
-            "it: <code>autotune run --space SPACE --fidelity sim,real --top-k 3</code> measures the model's best "
+            f"it: <code>{MEASURE_PREDICTED}</code> measures the model's best "
             "and ablates them for real; <code>autotune export STUDY --predicted</code> writes this one, "
             "labelled.</p>"
         )

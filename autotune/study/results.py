@@ -453,6 +453,9 @@ class Ablation:
         return out
 
 
+MEASURE_PREDICTED = "autotune run --space SPACE --fidelity sim,real --top-k 3"
+"""How a simulated winner gets measured: the model's best and the baseline run for real, confirmed and ablated."""
+
 PREDICTED_FLOOR = 0.01
 """A simulated winner's change ships only when the cost model credits it with at least this share of the
 objective (1%): a change the model says does nothing has no reason to be in a production config."""
@@ -579,6 +582,9 @@ class Winner:
     ablation: Ablation | None = None
     """The minimal winner's ablation: when present, `params` are what it ships and `speedup` its
     measured speedup over the baseline, `speedup_spread` its interval."""
+    credited: PredictedWinner | None = None
+    """A simulated winner's changes as the cost model credits them: when present, `params` are what it ships
+    and `speedup` its predicted speedup over the baseline."""
 
 
 def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
@@ -620,9 +626,8 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
     if StudyInfo.of(study).fidelity == "sim":  # predicted, not measured; only the changes the model credits
         credited = PredictedWinner.read(paths)
         if credited is not None and credited.winner == best.number:
-            return Winner(
-                best.number, dict(credited.shipped), "predicted", credited.shipped_value, credited.speedup, None
-            )
+            params, value = dict(credited.shipped), credited.shipped_value
+            return Winner(best.number, params, "predicted", value, credited.speedup, None, credited=credited)
         return Winner(best.number, dict(best.params), "predicted", best.values[0], speedup, None)
     tried = confirmation.row(best.number) if confirmation else None
     base_row = confirmation.row(base.number) if confirmation and base and tried else None

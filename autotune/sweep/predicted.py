@@ -137,14 +137,14 @@ def credit_changes(
         progress.note(f"[yellow]the best predicted trial #{best.number} no longer predicts inside the limits[/]")
         return None
     shipped, value, changes = credited
-    record = TrialRecord.of(best)
+    predicted_for = _prediction(TrialRecord.of(best).dir)
     result = PredictedWinner(
         study=paths.name,
         winner=best.number,
         objective=space.objectives[0].metric,
         maximize=crediting.maximize,
-        device=_prediction_field(record.dir, "device"),
-        weights=_prediction_field(record.dir, "weights"),
+        device=str(predicted_for.get("device", "")),
+        weights=str(predicted_for.get("weights", "")),
         floor=floor,
         changes=changes,
         shipped=shipped,
@@ -185,11 +185,12 @@ def distinct_candidates(
     return chosen, skipped
 
 
-def _prediction_field(trial_dir: str | None, key: str) -> str:
-    """What the trial's `prediction.json` says of `key` (the device, the weights), or ""."""
+def _prediction(trial_dir: str | None) -> dict[str, Any]:
+    """What a simulated trial's `prediction.json` holds (the device it was predicted for, the weights), or {}."""
     if not trial_dir:
-        return ""
+        return {}
     try:
-        return str(json.loads((Path(trial_dir) / "prediction.json").read_text()).get(key, ""))
+        data = json.loads((Path(trial_dir) / "prediction.json").read_text())
     except (OSError, ValueError):
-        return ""
+        return {}
+    return data if isinstance(data, dict) else {}
