@@ -182,6 +182,18 @@ class CostModelFidelity(Fidelity):
         return RunResult("complete", None, "", 0, rows, 0.0, 0.0)
 
 
+def read_prediction(trial_dir: str | Path | None) -> dict[str, Any]:
+    """A simulated trial's `prediction.json` (what `simulate` writes: phases, memory, the device it was predicted
+    for, the weights), or {} when the trial has none."""
+    if not trial_dir:
+        return {}
+    try:
+        data = json.loads((Path(trial_dir) / "prediction.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def modelled_status(key: str, device: DeviceKind, world: int) -> tuple[bool, str]:
     """(active, why) of a knob under the cost model: active when the model reads it."""
     if key in modelled_keys():

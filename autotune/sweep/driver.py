@@ -150,7 +150,7 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
         StudyInfo(sim_lengths=lengths).save(study, "sim_lengths")
     if frozen:  # for the report: knobs the cost model kept at their baseline
         StudyInfo(sim_unmodelled=frozen).save(study, "sim_unmodelled")
-    if opts.simulated:  # no rounds to measure: the cost model credits each of the winner's changes instead
+    if fidelity.deterministic:  # no rounds to measure: the cost model credits each of the winner's changes instead
         from autotune.sweep.predicted import credit_changes
 
         credit_changes(study, opts.space, adapter, opts.paths, fidelity, progress)

@@ -27,7 +27,6 @@ do not measure one configuration twice (`runs/<study>-sim/distinct/`).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import shutil
@@ -37,6 +36,7 @@ from typing import Any
 import optuna
 
 from autotune.adapters.base import TrainerAdapter
+from autotune.sim.sim_fidelity import read_prediction
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
 from autotune.study.results import PREDICTED_FLOOR, PredictedChange, PredictedWinner, best_trial
@@ -137,7 +137,7 @@ def credit_changes(
         progress.note(f"[yellow]the best predicted trial #{best.number} no longer predicts inside the limits[/]")
         return None
     shipped, value, changes = credited
-    predicted_for = _prediction(TrialRecord.of(best).dir)
+    predicted_for = read_prediction(TrialRecord.of(best).dir)
     result = PredictedWinner(
         study=paths.name,
         winner=best.number,
@@ -183,14 +183,3 @@ def distinct_candidates(
         if len(chosen) == k:
             break
     return chosen, skipped
-
-
-def _prediction(trial_dir: str | None) -> dict[str, Any]:
-    """What a simulated trial's `prediction.json` holds (the device it was predicted for, the weights), or {}."""
-    if not trial_dir:
-        return {}
-    try:
-        data = json.loads((Path(trial_dir) / "prediction.json").read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
