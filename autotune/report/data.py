@@ -293,7 +293,7 @@ def minimal_winner(paths: StudyPaths) -> tuple[pd.DataFrame, Ablation | Predicte
             {
                 "change": c.label,
                 "baseline": _baseline_values(c.baseline),
-                "predicted gain": c.gain,
+                "predicted gain": "–" if math.isnan(c.gain) else f"×{c.gain:.3f}",  # as `best` prints it, not "1"
                 "verdict": f"needed: without it {c.without}"
                 if c.without
                 else ("kept" if c.kept else f"under {credited.floor:.0%}"),

@@ -362,6 +362,10 @@ def test_sim_sweep_of_the_8gpu_space_predicts_ooms_and_exports(tmp_path):
     check_credited_changes(credited, "fsdp3d-8gpu")
     page = (tmp_path / "report" / "index.html").read_text()
     assert "The minimal winner, as the cost model sees it" in page
+    gains = [
+        f"×{c['gain']:.3f}" for c in credited["changes"] if not c["without"]
+    ]  # each change's predicted gain, as `best` prints it
+    assert all(f"<td>{g}</td>" in page for g in gains), gains
     assert "kl_coef" in page and "not modelled by the cost model" in page  # the knobs the sim froze
     predicted = json.loads(next((tmp_path / "runs" / "fsdp3d-8gpu" / "trials").glob("*/prediction.json")).read_text())
     assert (predicted["device"], predicted["gpus"]) == ("H100 SXM", 8)  # the space's sim.gpu, on its 8 GPUs
