@@ -22,14 +22,14 @@ from autotune.cli import start  # noqa: F401
 from autotune.cli.app import app, err
 from autotune.extras import MissingPart, missing_module_message
 from autotune.study.results import ResultsFileError
-from autotune.study.storage import StorageError, StudyNameError
+from autotune.study.storage import SpaceChanged, StorageError, StudyNameError
 
 __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """The entry point: bad study names and storage URLs, unreadable result files, and optional parts
-    that are not installed end in one line and exit 2, not a traceback.
+    """The entry point: bad study names and storage URLs, unreadable result files, optional parts that
+    are not installed, and paths the command cannot read or write end in one line and exit 2, not a traceback.
 
     SIGINT always interrupts (a sweep stops, says how to resume and exits 130): a process started in
     the background by a non-interactive shell (`autotune run ... &` in a script, nohup) inherits SIGINT
@@ -37,7 +37,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         app()
-    except (StorageError, StudyNameError, ResultsFileError, MissingPart) as exc:
+    except (StorageError, StudyNameError, SpaceChanged, ResultsFileError, MissingPart) as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
         sys.exit(2)
     except ModuleNotFoundError as exc:
@@ -45,4 +45,9 @@ def main() -> None:
         if message is None:
             raise
         err.print(f"[red]{escape(message)}[/]")
+        sys.exit(2)
+    except OSError as exc:  # a path the command cannot write or read (a read-only --runs-dir, -o DIR); others raise
+        if not exc.filename:
+            raise
+        err.print(f"[red]{escape(f'{exc.filename}: {exc.strerror or exc}')}[/] (check the path and its permissions)")
         sys.exit(2)

@@ -26,6 +26,8 @@ from autotune.space.schema import Space
 from autotune.study.storage import StudyPaths
 
 if TYPE_CHECKING:
+    import optuna
+
     from autotune.study.results import Winner
 from autotune.trial.scoring import KEY_METRICS
 
@@ -35,7 +37,8 @@ def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: St
     """A table of the study's trials: outcome, reason, objectives and key metrics."""
     from autotune.study.frames import trials_frame
 
-    frame = trials_frame(load_or_exit(StudyPaths(runs_dir, study), storage))
+    loaded = load_or_exit(StudyPaths(runs_dir, study), storage)
+    frame = trials_frame(loaded)
     table = Table(title=f"study {study}")
     objectives = [c for c in frame.columns if c.startswith("objective:")]
     shown = [k for k, (metric, _) in KEY_METRICS.items() if k != "score" and f"objective:{metric}" not in objectives]
@@ -56,6 +59,7 @@ def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: St
                 cells.append("" if value is None else str(value))
         table.add_row(*cells)
     console.print(table)
+    say_unfinished(loaded)
 
 
 @app.command()
@@ -112,6 +116,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), {space.objectives[0].metric} = {winner.value:.5g}"
     )
     _say_why_not_confirmed(paths, winner)
+    say_unfinished(study, winner)
     if winner.credited is not None:
         for line in winner.credited.lines():
             console.print(f"  {line}", markup=False)
@@ -144,6 +149,23 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
         console.print(f"  [yellow]{escape(line)}[/]")
 
 
+def say_unfinished(study: optuna.Study, winner: Winner | None = None) -> None:
+    """Trials not finished (a sweep still running, or one interrupted), and a winner that is the baseline only
+    because nothing else has finished: said, not left for the user to infer from a 1.00x."""
+    from optuna.trial import TrialState
+
+    running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+    if running:
+        numbers = ", ".join(f"#{t.number}" for t in running)
+        err.print(
+            f"[yellow]  {len(running)} trial{'s' if len(running) > 1 else ''} not finished ({numbers}): still running, "
+            "or interrupted; `autotune run` with the same space resumes the sweep and runs them again[/]"
+        )
+    complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    if winner is not None and winner.source == "sweep" and len(complete) <= 1:
+        err.print("[yellow]  only the baseline has finished: the sweep has compared nothing yet[/]")
+
+
 def _say_why_not_confirmed(paths: StudyPaths, winner: Winner) -> None:
     """A sweep winner although confirmation ran: no candidate stayed inside the limits on its round
     averages. Say so, and what this trial's confirmation rounds measured."""
@@ -165,14 +187,16 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
     if check:
         require("verl", "`autotune export --check`")
     space = study_space(paths)
+    study = load_or_exit(paths, storage)
     try:
         winner, yaml_path, overrides_path = export(
-            load_or_exit(paths, storage), paths, space, get_adapter(space.trainer, space.command), output, predicted
+            study, paths, space, get_adapter(space.trainer, space.command), output, predicted
         )
     except ExportError as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(1) from None
     console.print(f"wrote {yaml_path} and {overrides_path} (trial #{winner.number}, {winner.source})")
+    say_unfinished(study, winner)
     if winner.source == "predicted":
         err.print("[yellow]  predicted by the cost model, not measured: run it before shipping it[/]")
     if check:

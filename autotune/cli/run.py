@@ -202,6 +202,8 @@ def run(
         _check_ray_head_or_exit(address)
     if "sim" in levels:
         _check_gpu_or_exit(gpu or parsed.sim.gpu, parsed)
+    if export_to is not None:
+        _check_export_path_or_exit(export_to)
     n_trials = trials or parsed.trials
     first = parsed.objectives[0]
     progress = SweepProgress(n_trials, first.metric, first.direction == "maximize", console)
@@ -401,6 +403,23 @@ def _check_ray_head_or_exit(address: str, timeout_s: float = 5.0) -> None:
         "the address), or leave --address out to start a local Ray."
     )
     raise typer.Exit(2)
+
+
+def _check_export_path_or_exit(out: Path) -> None:
+    """--export's file must be writable before the sweep starts, not found unwritable when it ends."""
+    import os
+
+    folder = next((p for p in out.absolute().parents if p.exists()), None)
+    problem = ""
+    if out.is_dir():
+        problem = "is a folder; give a file name (e.g. best.yaml)"
+    elif folder is None or not folder.is_dir() or not os.access(folder, os.W_OK):
+        problem = f"cannot be written: {folder} is not a writable folder"
+    elif out.exists() and not os.access(out, os.W_OK):
+        problem = "exists and is read-only"
+    if problem:
+        err.print(f"[red]--export {escape(str(out))} {escape(problem)}[/]")
+        raise typer.Exit(2)
 
 
 def _check_gpu_or_exit(gpu: str | None, space: Space) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import optuna
+import yaml
 from optuna.exceptions import ExperimentalWarning
 from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
 from optuna.trial import FrozenTrial, TrialState
@@ -223,6 +224,76 @@ class StudyInfo:
 
 class StudyNotFound(LookupError):
     pass
+
+
+class SpaceChanged(ValueError):
+    """A study resumed with a space that no longer describes its trials: the message lists the changes and the fix."""
+
+
+MAY_CHANGE = ("name", "trials", "sampler", "confirm", "quality")
+"""What a resumed study's space file may change: the budget, the sampler, confirmation and the quality
+section (it keeps its own results). Anything else (base, knobs, limits, objectives, the trial's steps and
+world size) changes what a trial measures. So do the trial's limits on time, which may change too."""
+MAY_CHANGE_TRIAL = ("timeout_s", "hang_timeout_s", "startup_grace_s")
+
+
+def _flat(value: Any, prefix: str) -> dict[str, Any]:
+    """Dotted keys to leaves, `where` (a file:line) left out at every depth; a list of items that carry a
+    name (params by `name`, derived keys by `key`, limits and objectives by `metric`) keyed by it."""
+    if isinstance(value, list):
+        named = next((k for k in ("name", "key", "metric") if all(isinstance(v, dict) and k in v for v in value)), None)
+        if named is None or not value:
+            return {prefix: [_flat(v, "") if isinstance(v, dict) else v for v in value]}
+        value = {str(v[named]): v for v in value}
+    if not isinstance(value, dict):
+        return {prefix: value}
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key != "where":
+            out.update(_flat(item, f"{prefix}.{key}" if prefix else str(key)))
+    return out
+
+
+def space_changes(stored: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """How the space file `new` differs from the study's `stored` one in what its trials measure (both as
+    parsed YAML, so comments, blank lines and the order of keys do not count)."""
+
+    def pick(data: Any) -> dict[str, Any]:
+        data = dict(data) if isinstance(data, dict) else {}
+        trial = data.get("trial")
+        if isinstance(trial, dict):
+            data["trial"] = {k: v for k, v in trial.items() if k not in MAY_CHANGE_TRIAL}
+        return {k: v for k, v in data.items() if k not in MAY_CHANGE}
+
+    was, now = _flat(pick(stored), ""), _flat(pick(new), "")
+    unset = "(unset)"
+    return [
+        f"{key}: {was.get(key, unset)!r} → {now.get(key, unset)!r}".replace("'(unset)'", unset)
+        for key in sorted(set(was) | set(now))
+        if was.get(key, unset) != now.get(key, unset)
+    ]
+
+
+def check_same_space(paths: StudyPaths, space: Space) -> None:
+    """Refuse to resume a study with an edited space file: old and new trials would be ranked together
+    though they measured different jobs. The file is compared with the study's copy of it (space.yaml);
+    a study without the copy is not checked."""
+    if not paths.space_copy.exists():
+        return
+    try:
+        stored = yaml.safe_load(paths.space_copy.read_text())
+        new = yaml.safe_load(space.text)
+    except (yaml.YAMLError, ValueError):
+        return  # a copy that no longer parses: stored_space names it when the study is read
+    changes = space_changes(stored, new)
+    if not changes:
+        return
+    shown = changes[:8] + ([f"... and {len(changes) - 8} more"] if len(changes) > 8 else [])
+    raise SpaceChanged(
+        f"{space.path}: study `{paths.name}` in {paths.root}/ ran another version of this file, and its trials "
+        "would be ranked with the new ones:\n  " + "\n  ".join(shown) + f"\nRun the changed space as a new study "
+        f"(`--study {paths.name}-2`), or undo the change to resume (the study's copy: {paths.space_copy})."
+    )
 
 
 def save_space(paths: StudyPaths, space: Space) -> None:

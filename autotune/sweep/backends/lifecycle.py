@@ -37,6 +37,7 @@ from autotune.study.storage import (
     StudyInfo,
     StudyPaths,
     baseline_trial,
+    check_same_space,
     open_storage,
     running_trials,
     save_space,
@@ -61,6 +62,7 @@ def create_or_load(
     Each call joins the study as one more worker: its sampler's seed is offset by the workers before it.
     """
     with paths.lock():
+        check_same_space(paths, space)
         if isinstance(storage, str):
             storage = open_storage(storage)
         try:

@@ -17,6 +17,7 @@ from autotune.names import env_name_problem, study_name_problem
 from autotune.space.loader import SpaceError, load_space
 from autotune.study.storage import StorageError, StudyNameError, StudyPaths, open_storage
 from tests.autotune.conftest import autotune, write_space
+from tests.conftest import ROOT
 
 LOCATED = re.compile(r"^\S+\.yaml:\d+: ")
 
@@ -277,3 +278,61 @@ def test_ctrl_c_says_how_to_resume_and_leaves_no_trainer_behind(tmp_path):
     assert "Traceback" not in stderr
     _, alive = psutil.wait_procs(descendants, timeout=15)
     assert not alive, [p.cmdline() for p in alive]
+
+
+def test_a_study_resumed_with_an_edited_space_is_refused_not_mixed(tmp_path):
+    """An edit that changes what trials run (a base key) would rank old trials with new ones: refused, exit 2,
+    naming the key, before a trial runs. A moved line or a bigger budget resumes the study."""
+    import optuna
+
+    shipped = (ROOT / "search_spaces" / "fsdp3d-8gpu.yaml").read_text()
+    assert "data.train_batch_size: 1024\n" in shipped
+    space, runs = tmp_path / "mix.yaml", tmp_path / "runs"
+    space.write_text(shipped)
+    common = ("--space", str(space), "--runs-dir", str(runs), "--fidelity", "sim", "--study", "mix")
+    assert autotune("run", *common, "--trials", "2").returncode == 0
+    space.write_text("# a comment moves every line of the file\n" + shipped)
+    resumed = autotune("run", *common, "--trials", "3")
+    assert resumed.returncode == 0, resumed.stderr
+    space.write_text(shipped.replace("data.train_batch_size: 1024\n", "data.train_batch_size: 256\n"))
+    refused = autotune("run", *common, "--trials", "6")
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "base.data.train_batch_size: 1024 → 256" in refused.stderr and "--study mix-2" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    study = optuna.load_study(study_name="mix", storage=f"sqlite:///{runs / 'mix' / 'study.db'}")
+    assert len(study.trials) == 3  # nothing ran under the edited space
+
+
+def test_paths_the_command_cannot_use_end_in_one_line_not_a_traceback(tmp_path):
+    """A runs folder that is a file, and an --export that is a folder, are refused with exit 2 and the
+    path named; --export before the sweep starts, not after it ends."""
+    space = write_space(tmp_path)
+    afile = tmp_path / "afile"
+    afile.write_text("not a folder\n")
+    cases = [
+        (("run", "--space", str(space), "--runs-dir", str(afile), "--fidelity", "sim"), f"{afile}"),
+        (("run", "--space", str(space), "--runs-dir", str(tmp_path / "runs"), "--export", str(tmp_path)), "is a folder"),
+        (("run", "--space", str(space), "--runs-dir", str(tmp_path / "runs"), "--export", str(afile / "b.yaml")),
+         "is not a writable folder"),
+    ]  # fmt: skip
+    for args, expected in cases:
+        proc = autotune(*args, timeout=120)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert expected in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
+    assert not (tmp_path / "runs").exists()  # refused before the study was made
+
+
+def test_a_trial_left_running_is_named_by_trials_and_best(tmp_path):
+    """A trial whose sweep was interrupted stays RUNNING in the storage until the next run retries it:
+    `trials` and `best` say so rather than show a finished-looking study."""
+    import optuna
+
+    runs = tmp_path / "runs"
+    args = ("--runs-dir", str(runs))
+    assert autotune("run", "--space", "fsdp3d-8gpu", "--fidelity", "sim", "--trials", "2", *args).returncode == 0
+    study = optuna.load_study(study_name="fsdp3d-8gpu", storage=f"sqlite:///{runs / 'fsdp3d-8gpu' / 'study.db'}")
+    left = study.ask()  # what a controller killed mid-trial leaves behind
+    for command in ("trials", "best"):
+        proc = autotune(command, "fsdp3d-8gpu", *args)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert f"1 trial not finished (#{left.number}): still running, or interrupted" in proc.stderr, proc.stderr
