@@ -168,6 +168,15 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
     stage on its winner when the space has a `quality:` section. Returns the throughput study (None
     when only the quality stage ran and no throughput study exists)."""
     study = run_sweep(opts, progress) if opts.stage != "quality" else _existing_study(opts)
+    if study is None and opts.space.quality is not None and not opts.simulated:
+        # `--stage quality` on a new study: its baseline trial first, so the study exists with the systems values
+        # the quality stage runs on (best, export and the report read the study, and its space, for both stages)
+        progress.note(
+            "no throughput study yet: its baseline trial alone first (the systems values the quality stage uses)"
+        )
+        baseline_only = dataclasses.replace(opts, n_trials=1, confirm=0, ablate=0, fidelity=(REAL,))
+        progress.total = 1
+        study = run_sweep(baseline_only, progress)
     if opts.stage != "throughput" and opts.space.quality is not None and not opts.simulated:
         run_quality_stage(opts, progress, study)
     return study

@@ -64,7 +64,8 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     proc = autotune(*args)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = proc.stdout
-    assert "quality stage on the baseline's systems values" in out
+    assert "no throughput study yet: its baseline trial alone first" in out  # so best and export can read it
+    assert "quality stage on the throughput winner #0's systems values" in out  # the baseline's (trial #0)
     assert "KL bound broken at step 1" in out  # the baseline's search run stops at once
 
     result = Quality.read(paths)
@@ -93,6 +94,11 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     # a confirmed setting's search run at seed 1 reached the horizon: it is that seed's confirmation run
     assert Path(result.candidates[1].runs[0].dir).parent.name == "search"
     assert Path(result.candidates[1].runs[1].dir).parent.name == "seeds"
+    best_out = autotune("best", "small", "--runs-dir", str(runs))
+    assert best_out.returncode == 0 and f"ships: {KL}: {best.params[KL]}" in best_out.stdout, best_out.stderr
+    exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "best.yaml"))
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    assert f"kl_coef: {best.params[KL]}" in (tmp_path / "best.yaml").read_text()
     again = autotune(*args)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert " started" not in again.stdout  # every search trial and seed run is kept
