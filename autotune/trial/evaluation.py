@@ -23,7 +23,7 @@ from autotune.space.schema import Space
 from autotune.trial.fidelity import REAL_RUN, Fidelity, TrialJob
 from autotune.trial.record import Outcome, TrialRecord
 from autotune.trial.runner import Monitor, RunResult
-from autotune.trial.scoring import Score, alarm, score
+from autotune.trial.scoring import Score, alarm, describe_violation, score
 from verl_keys.keys import to_nested
 
 
@@ -140,7 +140,13 @@ def _scored(
     merged.notes.extend(n for n in run_notes if n not in merged.notes)
     if merged.feasible:
         return Evaluation("complete", None, "; ".join(run_notes), config, trial_dir, merged, runs)
-    violated = ", ".join(f"{m}={merged.limits[m]:.4g}" for m in merged.violated())
+    reference = merged.limits if is_baseline else baseline_limits
+    broken = set(merged.violated())
+    violated = ", ".join(
+        describe_violation(limit, merged.limits[limit.metric], reference)
+        for limit in space.limits
+        if limit.metric in broken
+    )
     return Evaluation("infeasible", "limits", f"outside limits: {violated}", config, trial_dir, merged, runs)
 
 

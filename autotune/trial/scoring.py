@@ -103,6 +103,23 @@ def violation(limit: Limit, value: float, baseline: dict[str, float] | None) -> 
     return (max(parts) if parts else -1.0), note
 
 
+def describe_violation(limit: Limit, value: float, baseline: dict[str, float] | None) -> str:
+    """One broken limit in words: the value, the bound it broke, and for a ratio limit the baseline's value."""
+    if math.isnan(value):
+        return f"{limit.metric} not reported"
+    parts = []
+    if limit.max is not None and value > limit.max:
+        parts.append(f"{value:.4g} > max {limit.max:g}")
+    if limit.min is not None and value < limit.min:
+        parts.append(f"{value:.4g} < min {limit.min:g}")
+    base = (baseline or {}).get(limit.metric)
+    if limit.max_ratio_to_baseline is not None and base is not None and base > 0:
+        ratio = value / base
+        if ratio > limit.max_ratio_to_baseline:
+            parts.append(f"{value:.4g}, {ratio:.2f}× the baseline's {base:.4g} > {limit.max_ratio_to_baseline:g}×")
+    return f"{limit.metric} {'; '.join(parts) or f'{value:.4g}'}"
+
+
 def score(
     space: Space,
     rows: list[dict[str, Any]],

@@ -9,8 +9,9 @@ import optuna
 import pytest
 
 from autotune.space.loader import load_space
+from autotune.space.schema import Limit
 from autotune.sweep.backends.pruning import make_pruner, pruning_monitor
-from autotune.trial.scoring import key_metrics, resolve_metric, score
+from autotune.trial.scoring import describe_violation, key_metrics, resolve_metric, score
 
 
 def rows(**series: list[float]) -> list[dict]:
@@ -45,6 +46,16 @@ def test_memory_ratio_limit_sees_tensor_memory_even_when_rss_is_flat(tmp_path):
     assert trial.limits["memory"] == 0.03
     assert trial.violations["memory"] == pytest.approx(0.03 / 0.02 - 1.2)  # 1.5x > 1.2x: violated by 0.3
     assert "memory" in trial.violated()
+
+
+def test_a_broken_limit_says_its_value_bound_and_baseline():
+    """What `outside limits: ...` prints: 0.03 against a baseline of 0.02 is 1.5x, over 1.2x."""
+    ratio = Limit(metric="memory", reducer="max", max_ratio_to_baseline=1.2)
+    assert describe_violation(ratio, 0.03, {"memory": 0.02}) == "memory 0.03, 1.50× the baseline's 0.02 > 1.2×"
+    kl = Limit(metric="actor/reward_kl_penalty", max=0.05, min=0.0)
+    assert describe_violation(kl, 0.08, None) == "actor/reward_kl_penalty 0.08 > max 0.05"
+    assert describe_violation(kl, -0.01, None) == "actor/reward_kl_penalty -0.01 < min 0"
+    assert describe_violation(kl, math.nan, None) == "actor/reward_kl_penalty not reported"
 
 
 def judged(space, curve: list[float]) -> int | None:
