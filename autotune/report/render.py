@@ -63,13 +63,13 @@ def summary_section(page: Page, s: data.Summary) -> None:
     )
     rows = []
     for c in s.checks:
-        verdict = (
-            '<span class="na">not measured</span>'
-            if c.passed is None
-            else ('<span class="pass">pass</span>' if c.passed else '<span class="fail">fail</span>')
-        )
+        if c.passed is not None:
+            verdict = '<span class="pass">pass</span>' if c.passed else '<span class="fail">fail</span>'
+        else:
+            verdict = f'<span class="na">{"not measured" if math.isnan(c.value) else "not judged"}</span>'
+        value = f"{c.value:.1%}" if c.percent and not math.isnan(c.value) else fmt(c.value)
         rows.append(
-            f"<tr><td>{html.escape(c.name)}</td><td>{fmt(c.value)}</td><td>{html.escape(c.rule)}</td><td>{verdict}</td></tr>"
+            f"<tr><td>{html.escape(c.name)}</td><td>{value}</td><td>{html.escape(c.rule)}</td><td>{verdict}</td></tr>"
         )
     checklist = f"<h3>Health checklist</h3><table><thead><tr><th>check</th><th>value</th><th>rule</th><th>verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     title = "Summary: the winner against the baseline" + (", as the cost model predicts them" if s.predicted else "")

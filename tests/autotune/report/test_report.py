@@ -109,6 +109,9 @@ def test_section_data(mixed):
     rss = trials[0].user_attrs["key_metrics"]["rss_gb"]
     assert rss > 10 * memory[0]  # the process, not the model: why RSS cannot be the memory figure on CPU
     assert [c.name for c in summary.checks] == ["KL to reference", "comm share", "memory vs baseline", "MFU"]
+    mfu = summary.checks[-1]  # a CPU's MFU is against its own matmul peak: shown, not judged by a GPU's target
+    assert mfu.value > 0 and mfu.passed is None and "not judged on a CPU" in mfu.rule
+    assert [c.percent for c in summary.checks] == [False, True, False, True]  # as their rules are written
     history = data.history(study, space)
     assert len(history) == 7 and history["best_so_far"].notna().any()
     assert history["best_so_far"].dropna().is_monotonic_increasing
