@@ -178,6 +178,11 @@ def run(
         err.print(f"[red]--stage must be one of {', '.join(STAGES)}, got {stage!r}[/]")
         raise typer.Exit(2)
     backend, levels = _levels_or_exit(backend, fidelity)
+    from autotune.space.schema import SAMPLERS
+
+    if sampler is not None and sampler not in SAMPLERS:  # the flag's fault, not the space file's
+        err.print(f"[red]--sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}[/]")
+        raise typer.Exit(2)
     if wandb:
         require("wandb", "--wandb")
     simulated = levels == ("sim",)

@@ -203,6 +203,7 @@ def test_cli_refuses_bad_input_with_exit_2_and_writes_nothing(tmp_path):
         (("trials", "../../etc/x", "--runs-dir", str(runs)), "must be letters"),
         (("run", "--space", str(space), "--runs-dir", str(runs), "--fidelity", "sim", "--gpu", "V100"), "unknown GPU"),
         (("run", "--space", str(space), "--runs-dir", str(runs), "--backend", "slurm"), "one of optuna, ray"),
+        (("run", "--space", str(space), "--runs-dir", str(runs), "--sampler", "foo"), "--sampler must be one of tpe"),
     ]
     for args, expected in cases:
         proc = autotune(*args, timeout=120)
