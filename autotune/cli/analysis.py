@@ -131,10 +131,16 @@ def calibrate(
         return
     paths = StudyPaths(runs_dir, study)
     space = study_space(paths)
-    try:
-        result = calibrate_study(
-            paths, load_or_exit(paths, storage), space, get_adapter(space.trainer, space.command), holdout
+    study_ = load_or_exit(paths, storage)
+    if StudyInfo.of(study_).fidelity == "sim":  # fitting the model to its own predictions would prove nothing
+        err.print(
+            f"[red]study `{escape(study)}` was simulated: its step times are the cost model's own predictions, "
+            "and a fit to them measures nothing. Calibrate on a study of real trials, or on a real verl run "
+            "(`--verl-log RUN.log --verl-config OVERRIDES`).[/]"
         )
+        raise typer.Exit(1)
+    try:
+        result = calibrate_study(paths, study_, space, get_adapter(space.trainer, space.command), holdout)
     except ValueError as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(1) from None

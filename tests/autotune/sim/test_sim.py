@@ -358,6 +358,10 @@ def test_sim_sweep_of_the_8gpu_space_predicts_ooms_and_exports(tmp_path):
     explained = autotune("explain", "fsdp3d-8gpu", "--runs-dir", str(tmp_path / "runs"))
     assert explained.returncode == 1 and "was simulated" in explained.stderr, explained.stdout + explained.stderr
     assert not (tmp_path / "runs" / "fsdp3d-8gpu" / "explain").exists()
+    # nor calibrated: a fit of the cost model to its own predictions would measure nothing
+    fitted = autotune("calibrate", "fsdp3d-8gpu", "--runs-dir", str(tmp_path / "runs"))
+    assert fitted.returncode == 1 and "was simulated" in fitted.stderr, fitted.stdout + fitted.stderr
+    assert not (tmp_path / "runs" / "fsdp3d-8gpu" / "calibration.json").exists()
     credited = json.loads((tmp_path / "runs" / "fsdp3d-8gpu" / "predicted.json").read_text())
     check_credited_changes(credited, "fsdp3d-8gpu")
     page = (tmp_path / "report" / "index.html").read_text()
