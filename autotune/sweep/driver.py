@@ -125,9 +125,6 @@ def run_backend(
 def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """One sweep (real or simulated) with its confirmation; returns the study."""
     from autotune.space.stages import throughput_stage
-    from autotune.sweep.ablation import run_ablation
-    from autotune.sweep.confirmation import run_confirmation
-    from autotune.sweep.equivalence import run_equivalence
 
     opts = dataclasses.replace(opts, space=throughput_stage(opts.space))  # systems knobs only
     if opts.fidelity == (SIM, REAL):
@@ -155,12 +152,53 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
 
         credit_changes(study, opts.space, adapter, opts.paths, fidelity, progress)
     if opts.confirm > 0 and not fidelity.deterministic:
-        confirmation = run_confirmation(study, opts.space, adapter, opts.paths, opts.top_k, opts.confirm, progress)
-        if confirmation is not None and confirmation.winner is not None and opts.ablate > 0:
-            run_ablation(study, opts.space, adapter, opts.paths, confirmation, opts.ablate, progress)
-        if confirmation is not None and confirmation.winner is not None:
-            run_equivalence(study, opts.space, adapter, opts.paths, fidelity.device or device_kind(), progress)
+        _confirm_ablate_check(study, opts, adapter, fidelity.device or device_kind(), progress)
     return study
+
+
+def _confirm_ablate_check(
+    study: optuna.Study, opts: SweepOptions, adapter: TrainerAdapter, device: str, progress: SweepProgress
+) -> None:
+    """Confirmation, the ablation and the equivalence check. A finished study run again keeps what they
+    measured when nothing they depend on changed: the same candidates and rounds, then the same winner
+    (on a GPU each is minutes to hours). Deleting the result file measures it again."""
+    from autotune.study.results import Ablation, Confirmation, ResultsFileError
+    from autotune.study.storage import baseline_trial
+    from autotune.sweep.ablation import run_ablation
+    from autotune.sweep.confirmation import run_confirmation, top_candidates
+    from autotune.sweep.equivalence import result_file, run_equivalence
+
+    def kept(read: Any) -> Any:
+        try:
+            return read(opts.paths)
+        except ResultsFileError:  # a file cut short: measured again, and rewritten
+            return None
+
+    earlier = kept(Confirmation.read)
+    base = baseline_trial(study)
+    wanted = sorted([base.number] + [t.number for t in top_candidates(study, opts.space, opts.top_k)]) if base else []
+    same = earlier is not None and sorted(earlier.candidates) == wanted
+    if same and all(r.rounds == opts.confirm for r in earlier.candidates.values()):
+        confirmation: Confirmation | None = earlier
+        progress.note(
+            f"confirmation kept from the earlier run: the same {len(wanted)} candidates, {opts.confirm} round{'s' if opts.confirm > 1 else ''} "
+            f"(delete {Confirmation.file(opts.paths)} to measure again)"
+        )
+    else:
+        confirmation = run_confirmation(study, opts.space, adapter, opts.paths, opts.top_k, opts.confirm, progress)
+    if confirmation is None or confirmation.winner is None:
+        return
+    reused = confirmation is earlier
+    if opts.ablate > 0:
+        ablation = kept(Ablation.read) if reused else None
+        if ablation is not None and ablation.winner == confirmation.winner and ablation.rounds >= opts.ablate:
+            progress.note(f"ablation kept from the earlier run (delete {Ablation.file(opts.paths)} to measure again)")
+        elif run_ablation(study, opts.space, adapter, opts.paths, confirmation, opts.ablate, progress) is not None:
+            reused = False  # what ships may have changed
+    if reused and result_file(opts.paths).exists():
+        progress.note(f"equivalence check kept from the earlier run (delete {result_file(opts.paths)} to run it again)")
+    else:
+        run_equivalence(study, opts.space, adapter, opts.paths, device, progress)
 
 
 def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | None:

@@ -108,6 +108,22 @@ def test_resuming_a_finished_sweep_runs_nothing_more(small_study):
     assert len([t for t in load_study(StudyPaths(runs, "small")).get_trials() if t.user_attrs.get("outcome")]) == 4
 
 
+def test_running_a_finished_sweep_again_keeps_its_confirmation_and_equivalence_check(small_study, tmp_path):
+    """The same command again (the same candidates and rounds) re-measures nothing: on a GPU each is minutes."""
+    import shutil
+
+    runs, space, _ = small_study
+    copy = tmp_path / "runs"
+    shutil.copytree(runs, copy)
+    confirmed = (copy / "small" / "confirmation.json").read_text()
+    proc = autotune("run", "--space", str(space), "--runs-dir", str(copy), "--report-dir", str(tmp_path / "report"))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "confirmation kept from the earlier run: the same 2 candidates, 1 round" in proc.stdout, proc.stdout
+    assert "equivalence check kept from the earlier run" in proc.stdout
+    assert " started" not in proc.stdout  # no trial, round or check ran
+    assert (copy / "small" / "confirmation.json").read_text() == confirmed
+
+
 def test_unknown_study_and_bad_flags_are_clear_errors(tmp_path):
     missing = autotune("trials", "nope", "--runs-dir", str(tmp_path))
     assert missing.returncode == 2 and "no study `nope`" in missing.stderr
