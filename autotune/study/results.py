@@ -316,11 +316,16 @@ class Explanation:
             out.append(
                 f"confirmed speedup {confirmed.speedup_mean:.3f}× (rounds {confirmed.speedup_min:.3f}–"
                 f"{confirmed.speedup_max:.3f}): the path {verdict}"
+                + (
+                    " (other jobs on the machine, or too few rounds: `--repeats` more narrows it)"
+                    if self.agrees is False
+                    else ""
+                )
             )
         else:
             out.append("no confirmation of the winner to compare with (run the sweep with --confirm 2)")
         for names, text in (
-            (self.same_as_baseline, "not run, same as the baseline"),
+            (self.same_as_baseline, "not run, the winner keeps the baseline's value"),
             (self.inert, "not run, inert here"),
         ):
             if names:
