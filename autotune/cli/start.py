@@ -148,7 +148,8 @@ def init(
 
 
 def _known_gpu(gpu: str | None) -> str | None:
-    """The GPU when the cost model knows it (a preset or a readable device YAML); else None, said aloud."""
+    """The GPU when the cost model knows it (a preset or a readable device YAML); an unknown one (a typo) is
+    refused before anything is written, as `run --gpu` and `validate` refuse it; leave --gpu out for no pre-screen."""
     if gpu is None:
         return None
     from autotune.sim.hardware import resolve_device
@@ -157,9 +158,9 @@ def _known_gpu(gpu: str | None) -> str | None:
         resolve_device(gpu)
     except (OSError, ValueError) as exc:
         err.print(
-            f"[yellow]note[/] --gpu {escape(gpu)}: {escape(str(exc))}; the space gets no `sim.gpu` and no pre-screen"
+            f"[red]--gpu {escape(gpu)}: {escape(str(exc))}[/] (leave --gpu out to write the space without a pre-screen)"
         )
-        return None
+        raise typer.Exit(2) from None
     return gpu
 
 

@@ -175,6 +175,12 @@ def _parse_overrides(words: list[str], source: str) -> tuple[dict[str, Any], dic
         if key.startswith(ENV_PREFIX):
             env[key[len(ENV_PREFIX) :]] = str(value)
             continue
+        if override.is_add():  # `+key=value`: a key verl's config does not declare, which a space cannot hold
+            raise JobError(
+                f"{source}: `{word}` adds a key verl's ppo_trainer config does not declare; a space's `base:` holds "
+                "only declared keys, so init cannot carry it. Leave it out of the job given to init, and add it to "
+                "the exported `.overrides` yourself (or write it without `+` if your verl declares the key)"
+            )
         flat[key] = value
     return flat, env
 

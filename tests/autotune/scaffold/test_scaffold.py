@@ -97,6 +97,8 @@ def test_a_variable_the_script_does_not_set_is_named(tmp_path: Path) -> None:
         ("python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.no_such_knob=1", r"verl rejects `actor_rollout_ref\.actor\.no_such_knob`: Could not override"),
         ("python3 -m verl.trainer.main_ppo --config-name=mine data.train_batch_size=8", r"`--config-name=mine`: .*give that YAML"),
         ("python3 -m verl.trainer.main_ppo data.train_batch_size=8,16", r"a hydra sweep; give `data.train_batch_size` one value"),
+        ("python3 -m verl.trainer.main_ppo +actor_rollout_ref.actor.fsdp_config.mixed_precision.param_dtype=bf16",
+         r"adds a key verl's ppo_trainer config does not declare.*exported `\.overrides` yourself"),
         ("python3 -m verl.trainer.main_ppo data.train_batch_size=many", r"`data.train_batch_size`: verl expects a number, got 'many'"),
         ("set -x\necho nothing here\n", r"neither a `verl.trainer.main_ppo` command nor|a verl config is a YAML mapping"),
     ],
@@ -150,6 +152,12 @@ def test_init_on_an_example_script_writes_a_space_that_validates_and_prescreens(
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     written = work / "qwen2_7b_function_rm.yaml"
+    typo = subprocess.run(
+        [sys.executable, "-m", "autotune.cli", "init", str(script), "--gpu", "H10", "-o", str(work / "typo.yaml")],
+        cwd=work, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert typo.returncode == 2 and "--gpu H10: unknown GPU" in typo.stderr, typo.stdout + typo.stderr
+    assert not (work / "typo.yaml").exists()  # refused before anything was written
     assert f"wrote {written.name}" in out.stdout
     assert f"ok {written.name}" in out.stdout  # validated
     assert "pre-screen on 8 x H100" in out.stdout and "the job itself: predicted peak" in out.stdout
