@@ -6,6 +6,7 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
+import optuna
 from rich.console import Console
 from rich.markup import escape
 
@@ -39,6 +40,21 @@ class SweepProgress:
         self.baseline: float | None = None
         self.quiet = False
         """Print one line per 20 trials (simulated sweeps finish hundreds of trials a minute)."""
+
+    def resume_from(self, study: optuna.Study) -> None:
+        """A resumed sweep's lines compare with its finished trials too: the baseline's value (for `×N vs
+        baseline`) and the best so far, from the study, not only from the trials this process ran."""
+        from autotune.study.storage import baseline_trial
+        from autotune.trial.record import TrialRecord
+
+        for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)):
+            if TrialRecord.of(t).outcome != "complete" or not t.values or math.isnan(t.values[0]):
+                continue
+            if self.best is None or self.sign * t.values[0] > self.sign * self.best:
+                self.best = t.values[0]
+        base = baseline_trial(study)
+        if base is not None and base.values and TrialRecord.of(base).outcome == "complete":
+            self.baseline = base.values[0]
 
     def _clock(self, remaining_trials: int) -> str:
         elapsed = time.monotonic() - self.start

@@ -127,6 +127,7 @@ class Backend(ABC):
             self.storage = open_storage(opts.storage_url)
         study = create_or_load(opts.space, opts.paths, self.storage, opts.device)
         recover_interrupted(study, self.storage, self.progress.note)
+        self.progress.resume_from(study)
         return study
 
     @abstractmethod

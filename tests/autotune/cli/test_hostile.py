@@ -337,3 +337,15 @@ def test_a_trial_left_running_is_named_by_trials_and_best(tmp_path):
         proc = autotune(command, "fsdp3d-8gpu", *args)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert f"1 trial not finished (#{left.number}): still running, or interrupted" in proc.stderr, proc.stderr
+
+
+def test_a_resumed_sweep_reports_the_best_of_the_whole_study(tmp_path):
+    """The progress line of a resumed sweep's first trial already knows the best value of the trials
+    finished before it (it printed none: this process had finished nothing yet)."""
+    runs = tmp_path / "runs"
+    args = ("--space", "fsdp3d-8gpu", "--fidelity", "sim", "--runs-dir", str(runs))
+    assert autotune("run", *args, "--trials", "2").returncode == 0
+    resumed = autotune("run", *args, "--trials", "3")
+    assert resumed.returncode == 0, resumed.stderr
+    lines = [line for line in resumed.stdout.splitlines() if " elapsed, ~" in line]
+    assert len(lines) == 1 and ", best " in lines[0], resumed.stdout
