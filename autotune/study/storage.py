@@ -292,7 +292,8 @@ def check_same_space(paths: StudyPaths, space: Space) -> None:
     raise SpaceChanged(
         f"{space.path}: study `{paths.name}` in {paths.root}/ ran another version of this file, and its trials "
         "would be ranked with the new ones:\n  " + "\n  ".join(shown) + f"\nRun the changed space as a new study "
-        f"(`--study {paths.name}-2`), or undo the change to resume (the study's copy: {paths.space_copy})."
+        f"(`--study {paths.name}-2`), undo the change to resume (the study's copy: {paths.space_copy}), or delete "
+        f"{paths.root}/ to start the study over."
     )
 
 
