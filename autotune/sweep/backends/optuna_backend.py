@@ -62,8 +62,14 @@ class OptunaBackend(Backend):
         return study
 
     def surplus(self, study: optuna.Study, trial: Trial, done: int) -> bool:
-        """Another worker asked at the same moment and the study would exceed --trials: give it back."""
-        running = sorted(t.number for t in running_trials(study))
+        """Another worker asked at the same moment and the study would exceed --trials: give it back.
+
+        Finished and running trials are read again, after the ask and in one snapshot: the loop's count
+        from before the ask can be stale (another worker's trial finished and it asked again meanwhile),
+        and with it two workers each took the last place (7 trials of 6, once in a loaded test run)."""
+        snapshot = study.get_trials(deepcopy=False)
+        done = max(done, sum(1 for t in snapshot if counted(t)))
+        running = sorted(t.number for t in snapshot if t.state == TrialState.RUNNING)
         if done + running.index(trial.number) + 1 <= self.opts.n_trials:
             return False
         skip(trial)
