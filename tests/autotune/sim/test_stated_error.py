@@ -97,3 +97,19 @@ def test_a_stale_statement_is_caught(bench: Any, measured: Any) -> None:
     assert bench.stated_error_check(measured, FIT, wrong)["rounds_that_differ"] == [3]
     check = bench.stated_error_check(measured, dataclasses.replace(FIT, leave_one_out=0.15), UNSEEN)
     assert not check["matches"] and check["fit_differs"] and check["rounds_that_differ"] == []
+
+
+def test_the_unseen_rounds_pooled_count_every_timing_once(bench: Any) -> None:
+    """`all_unseen` (the README's pooled figure) on two hand-made rounds: 5 timings |0.1|, |0.5|, |0.2|, |0.4|, |0.35|
+    pool to a median of 0.35; generation within 30% on 2 of 3 runs (0.1, 0.2; not 0.4), median |gen| 0.2."""
+
+    def split(errors: dict[str, dict[str, float]]) -> dict[str, Any]:
+        return {"old_to_new_uncalibrated": {"errors": errors},
+                "old_to_new_uncalibrated_measured_longest": {"errors": {k + "--longest": v for k, v in errors.items()}}}  # fmt: skip
+
+    first = split({"a": {"gen": 0.1, "ref": -0.5}, "b": {"gen": -0.2}})
+    second = split({"c": {"gen": 0.4, "update_actor": -0.35}})
+    pooled = bench.all_unseen([first, second])["guessed"]
+    assert pooled["runs"] == 3 and pooled["timings"] == 5 and pooled["runs_with_gen"] == 3
+    assert pooled["median_abs_error"] == pytest.approx(0.35) and pooled["gen_within_30pct"] == 2
+    assert pooled["median_abs_gen_error"] == pytest.approx(0.2)
