@@ -160,3 +160,20 @@ def test_explain_on_the_small_study_walks_from_baseline_to_winner(small_study):
     assert report.returncode == 0, report.stderr
     section = (runs.parent / "explained" / "index.html").read_text().split('<section id="ablation">')[1]
     assert 'class="plot"' in section.split("</section>")[0]
+
+
+def test_the_path_in_words_names_kept_at_baseline_and_a_disagreement_with_its_fix() -> None:
+    """Explanation.lines: a knob the winner holds at the baseline's value is named as such (not 'same as the
+    baseline', which read as if the sweep found it equal), and a path that misses the confirmed range says what
+    narrows it."""
+    path = Explanation(winner=3, repeats=2, steps=[], product=1.5, product_min=1.4, product_max=1.6,
+                       confirmed=ConfirmedSpeedup(speedup_mean=1.1, speedup_min=1.05, speedup_max=1.15,
+                                                  speedup_std=0.05, rounds=2),
+                       agrees=False, same_as_baseline=["actor_rollout_ref.actor.fsdp_config.forward_prefetch"],
+                       inert=["env.NCCL_PROTO"])  # fmt: skip
+    text = "\n".join(path.lines())
+    assert "not run, the winner keeps the baseline's value: forward_prefetch" in text
+    assert "not run, inert here: NCCL_PROTO" in text
+    assert "the path does NOT agree (other jobs on the machine, or too few rounds: `--repeats` more narrows it)" in text
+    agreeing = "\n".join(Explanation(**{**vars(path), "agrees": True}).lines())
+    assert "the path agrees" in agreeing and "narrows" not in agreeing
