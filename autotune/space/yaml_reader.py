@@ -118,7 +118,8 @@ def read_space_file(path: Path) -> tuple[Reader, dict[str, Any]]:
     for key in top:
         if key not in TOP_LEVEL:
             close = difflib.get_close_matches(key, TOP_LEVEL, n=1)
-            r.error(r.at(key), f"unknown section `{key}`" + (f"; did you mean `{close[0]}`?" if close else ""))
+            hint = f"did you mean `{close[0]}`?" if close else "a space has " + ", ".join(f"`{k}`" for k in TOP_LEVEL)
+            r.error(r.at(key), f"unknown section `{key}`; {hint}")
     _check_plain(r, top, ())
     return r, top
 

@@ -86,6 +86,7 @@ BAD = {
         r"a log-scale range needs low > 0",
     ),
     "unknown section": ("paramz: {}\n", r"unknown section `paramz`; did you mean `params`"),
+    "unknown section, nothing close": ("foo: 1\n", r"unknown section `foo`; a space has `name`, `trainer`, .*`params`"),
     # once tracebacks, or accepted and failing mid-sweep:
     "limit without a metric": ("limits:\n  - {max: 1}\n", r"small.yaml:\d+: `metric` must be a metric name, got None"),
     "limit bound not a number": (
