@@ -69,23 +69,49 @@ class SweepProgress:
         self.console.print(f"[bold]trial {done + 1}/{self.total}[/] (#{number}){tag} {escape(short_params(params))}")
 
     def finished(self, done: int, number: int, ev: Evaluation, seconds: float, is_baseline: bool) -> None:
-        self.durations.append(seconds)
         value = ev.objectives[0] if ev.objectives else math.nan
-        if is_baseline and ev.outcome == "complete":
+        line = self._outcome(
+            done, ev.outcome, ev.detail or ev.reason if ev.reason else None, value, seconds, is_baseline
+        )
+        if line is not None:
+            self.console.print(f"  {line}")
+
+    def finished_trial(self, trial: optuna.trial.FrozenTrial, done: int) -> None:
+        """A trial another process ran and told the study (Ray's trainables), printed as `finished` prints the local
+        backend's: its outcome, ×N vs the baseline, the best so far and the clock; the line starts with its number,
+        since Ray runs several at once and prints no line when one starts."""
+        from autotune.trial.record import TrialRecord
+
+        rec = TrialRecord.of(trial)
+        value = trial.values[0] if trial.values else math.nan
+        start, end = trial.datetime_start, trial.datetime_complete
+        seconds = (end - start).total_seconds() if start and end else math.nan
+        reason = str(rec.detail or rec.reason) if rec.reason else None
+        line = self._outcome(done, rec.outcome or "failed", reason, value, seconds, bool(rec.baseline))
+        if line is not None:
+            label = " (baseline)" if rec.baseline else ""
+            self.console.print(f"[bold]trial {done}/{self.total}[/] (#{trial.number}){label}: {line}")
+
+    def _outcome(
+        self, done: int, outcome: str, reason: str | None, value: float, seconds: float, is_baseline: bool
+    ) -> str | None:
+        """The outcome part of a finished trial's line (None when a quiet sweep skips it); updates best and clock."""
+        if not math.isnan(seconds):
+            self.durations.append(seconds)
+        if is_baseline and outcome == "complete":
             self.baseline = value
         better = self.best is None or self.sign * value > self.sign * self.best
-        if ev.outcome == "complete" and not math.isnan(value) and better:
+        if outcome == "complete" and not math.isnan(value) and better:
             self.best = value
         if self.quiet and done % 20 and done != self.total:
-            return
-        style = STYLE.get(ev.outcome, "white")
-        reason = f" ({escape(ev.detail or ev.reason or '')})" if ev.reason else ""
-        shown = f"{self.objective}={value:.4g}" if not math.isnan(value) else ""
+            return None
+        style = STYLE.get(outcome, "white")
+        why = f" ({escape(reason)})" if reason else ""
+        shown = f" {self.objective}={value:.4g}" if not math.isnan(value) else ""
         versus = f" ×{value / self.baseline:.2f} vs baseline" if self.baseline and not math.isnan(value) else ""
         best = f", best {self.best:.4g}" if self.best is not None else ""
-        self.console.print(
-            f"  [{style}]{ev.outcome}[/]{reason} {shown}{versus} in {seconds:.1f} s{best} | {self._clock(self.total - done)}"
-        )
+        took = f" in {seconds:.1f} s" if not math.isnan(seconds) else ""
+        return f"[{style}]{outcome}[/]{why}{shown}{versus}{took}{best} | {self._clock(self.total - done)}"
 
     def note(self, message: str) -> None:
         self.console.print(message)

@@ -77,7 +77,7 @@ class StudySearch(Searcher):  # type: ignore[misc]
         storage: BaseStorage,
         paths: StudyPaths,
         worker: int,
-        note: Callable[[str], None] | None = None,
+        report: Callable[[FrozenTrial, int], None] | None = None,
     ) -> None:
         modes = ["max" if o.direction == "maximize" else "min" for o in space.objectives]
         # one name and mode per objective; Searcher documents lists though it annotates str
@@ -86,7 +86,8 @@ class StudySearch(Searcher):  # type: ignore[misc]
         self.space = space
         self.defaults = defaults
         self.paths = paths
-        self.note = note
+        self.report = report
+        """Prints a finished trial's progress line (with the number of the study's finished trials)."""
         self.study = optuna.load_study(study_name=paths.name, storage=storage, sampler=make_sampler(space, worker))
         self.asked: dict[str, Trial] = {}
         """The Optuna trial behind each Tune trial id."""
@@ -94,7 +95,7 @@ class StudySearch(Searcher):  # type: ignore[misc]
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        state["note"] = None  # the console printer stays with the driver
+        state["report"] = None  # the console printer stays with the driver
         return state
 
     def save_to_dir(self, *args: Any, **kwargs: Any) -> None:
@@ -125,8 +126,9 @@ class StudySearch(Searcher):  # type: ignore[misc]
         else:
             self.stopped(trial, result.get("step"))
         self.told.add(trial_id)
-        if self.note is not None:
-            self.note(describe(self.study.get_trials(deepcopy=False)[trial.number], self.space))
+        if self.report is not None:
+            trials = self.study.get_trials(deepcopy=False)
+            self.report(trials[trial.number], sum(1 for t in trials if counted(t)))
 
     def stopped(self, trial: Trial, step: Any) -> None:
         """Tune stopped the trial without its final result: pruned, with the key metrics of its steps."""
@@ -288,7 +290,9 @@ class RayBackend(Backend):
         opts = self.opts
         assert self.storage is not None
         defaults = opts.adapter.defaults(opts.space.base_config)
-        searcher = StudySearch(opts.space, defaults, self.storage, opts.paths, worker_index(study), self.progress.note)
+        searcher = StudySearch(
+            opts.space, defaults, self.storage, opts.paths, worker_index(study), self.progress.finished_trial
+        )
         trainable = tune.with_parameters(
             run_trial,
             space=opts.space,
@@ -318,15 +322,3 @@ class RayBackend(Backend):
             ),
         )
         tuner.fit()
-
-
-def describe(trial: FrozenTrial, space: Space) -> str:
-    """One progress line for a finished trial."""
-    from rich.markup import escape
-
-    rec = TrialRecord.of(trial)
-    value = trial.values[0] if trial.values else math.nan
-    shown = f" {space.objectives[0].metric}={value:.4g}" if not math.isnan(value) else ""
-    reason = f" ({escape(str(rec.detail or rec.reason))})" if rec.reason else ""
-    label = " (baseline)" if rec.baseline else ""
-    return f"trial #{trial.number}{label}: {rec.outcome or 'failed'}{reason}{shown}"

@@ -10,6 +10,7 @@ import contextlib
 import ctypes
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -197,6 +198,11 @@ def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
         capture_output=True, text=True, env=run_env(), cwd=ROOT, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    # both backends' progress lines: each finished trial against the baseline, the best so far and the clock
+    assert re.search(r"complete perf/throughput=\S+ ×1\.00 vs baseline in [\d.]+ s, best .* elapsed, ~", proc.stdout)
+    assert re.search(
+        r"failed \(no new step for 6 s after step \d\) in [\d.]+ s, best .* \| [\d:]+ elapsed, ~", proc.stdout
+    ), proc.stdout
     for trial_dir in sorted((runs / "small" / "trials").iterdir()):  # frozen knobs at their baseline, in every trial
         assert "NCCL_PROTO=LL\n" in (trial_dir / "env").read_text(), trial_dir
         assert "param_offload: true" in (trial_dir / "config.yaml").read_text(), trial_dir
