@@ -13,7 +13,7 @@ from rich.markup import escape
 
 # Each module registers its commands; the order of these imports is the order of --help.
 # isort: off
-from autotune.cli import run  # noqa: F401
+from autotune.cli import run
 from autotune.cli import reading  # noqa: F401
 from autotune.cli import analysis  # noqa: F401
 from autotune.cli import start  # noqa: F401
@@ -33,13 +33,17 @@ def main() -> None:
 
     SIGINT always interrupts (a sweep stops, says how to resume and exits 130): a process started in
     the background by a non-interactive shell (`autotune run ... &` in a script, nohup) inherits SIGINT
-    ignored, and Python then installs no KeyboardInterrupt handler, so `kill -INT` did nothing."""
+    ignored, and Python then installs no KeyboardInterrupt handler, so `kill -INT` did nothing. SIGTERM (what
+    `timeout`, SLURM and Kubernetes send) stops it the same way, and exits 143."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, run.stop_on_signal)
     try:
         app()
     except (StorageError, StudyNameError, SpaceChanged, ResultsFileError, MissingPart) as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
         sys.exit(2)
+    except KeyboardInterrupt:  # outside a sweep (which says how to resume): nothing to say, no traceback
+        sys.exit(128 + run.STOPPED_BY[0])
     except ModuleNotFoundError as exc:
         message = missing_module_message(exc)
         if message is None:

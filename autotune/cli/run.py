@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -24,6 +25,16 @@ from autotune.cli.app import (
 from autotune.extras import require
 from autotune.space.schema import SAMPLERS, Space
 from autotune.study.storage import StudyPaths
+
+STOPPED_BY = [int(signal.SIGINT)]
+"""The signal that stopped the sweep (its exit status is 128 + it)."""
+
+
+def stop_on_signal(signum: int, frame: object) -> None:
+    """SIGTERM stops a sweep as Ctrl-C does: the running trial's processes are killed on the way out, the
+    finished trials stay, and the same command resumes."""
+    STOPPED_BY[0] = signum
+    raise KeyboardInterrupt
 
 
 @app.command()
@@ -232,10 +243,11 @@ def run(
     try:
         study_run = run_stages(options, progress)
     except KeyboardInterrupt:  # the running trial's processes were killed on the way out
+        how = "interrupted" if STOPPED_BY[0] == signal.SIGINT else f"stopped by {signal.Signals(STOPPED_BY[0]).name}"
         err.print(
-            f"\n[yellow]interrupted[/]; run the same command again to resume (finished trials are kept in {paths.root}/)"
+            f"\n[yellow]{how}[/]; run the same command again to resume (finished trials are kept in {paths.root}/)"
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(128 + STOPPED_BY[0]) from None
     summary = _time_summary(study_run, started) if not simulated and study_run is not None else None
     if summary:
         progress.note(summary)

@@ -233,6 +233,9 @@ class RayBackend(Backend):
         import ray
 
         os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")  # no Tune tables on the console: autotune prints its own
+        # Ctrl-C stops the sweep as it stops the local backend's (KeyboardInterrupt: the resume line, exit 130);
+        # Tune's own handler would end fit() quietly, and the sweep then reported an aborted run as done
+        os.environ.setdefault("TUNE_DISABLE_SIGINT_HANDLER", "1")
 
         if ray.is_initialized():
             return

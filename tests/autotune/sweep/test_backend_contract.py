@@ -273,3 +273,35 @@ def test_killing_the_driver_then_rerunning_resumes_without_losing_a_trial(tmp_pa
     assert interrupted and all(t.state == optuna.trial.TrialState.FAIL for t in interrupted)
     retried = {t.system_attrs.get("failed_trial") for t in trials if counted(t)}
     assert {t.number for t in interrupted} <= retried
+
+
+STOP_CASES = [
+    pytest.param("optuna", signal.SIGTERM, 143, "stopped by SIGTERM", id="optuna-SIGTERM"),
+    pytest.param("ray", signal.SIGINT, 130, "interrupted", id="ray-SIGINT", marks=BACKEND_PARAMS[1].marks),
+]
+
+
+@pytest.mark.parametrize(("backend", "signum", "status", "said"), STOP_CASES)
+def test_a_stop_signal_ends_the_sweep_as_ctrl_c_does(tmp_path, backend, signum, status, said, request):
+    """SIGTERM (timeout, SLURM, Kubernetes) stops a sweep as Ctrl-C does, and Ctrl-C under Ray Tune is not
+    swallowed by Tune's own handler (which ended fit() quietly: the aborted sweep then wrote a report, named a
+    winner and exited 0): the resume line, exit 128 + the signal, and the running trial's processes gone."""
+    assert BACKENDS[1] == "ray"
+    space = write_space(tmp_path, steps=30)
+    runs = tmp_path / "runs"
+    args = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs), "--trials", "4", "--confirm", "0",
+            "--report-dir", str(tmp_path / "report"), *backend_args(backend, request)]  # fmt: skip
+    driver = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=run_env(), cwd=ROOT)
+    metrics = runs / "small" / "trials" / "0001" / "metrics.jsonl"
+    wait_for(lambda: metrics.exists() and metrics.read_text().count("\n") >= 2, 240, "trial #1 to be mid-run")
+    running = [
+        t for t in load_study(StudyPaths(runs, "small")).get_trials() if t.state == optuna.trial.TrialState.RUNNING
+    ]
+    pgids = [t.user_attrs.get("worker", {}).get("pgid") for t in running]
+    driver.send_signal(signum)
+    out, err = driver.communicate(timeout=120)
+    assert driver.returncode == status, out[-2000:] + err[-2000:]
+    assert f"{said}; run the same command again to resume" in err, err[-2000:]
+    assert "winner:" not in out and "Tuner.restore" not in out + err and "Traceback" not in err
+    for pgid in filter(None, pgids):
+        wait_for(lambda pgid=pgid: not any(p.pid == pgid for p in psutil.process_iter()), 60, "the trial to exit")
