@@ -8,6 +8,7 @@ those checks need all three sections at once, so they live here rather than on t
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, cast
 
 from autotune.adapters.base import TrainerAdapter
@@ -138,9 +139,43 @@ class Names:
                 r.error(at, f"{label}: `when` refers to `{k}`, which is neither a param nor a config key")
 
 
-def check_param_conditions(r: Reader, params: list[Param], names: Names) -> None:
+def check_param_conditions(
+    r: Reader, params: list[Param], names: Names, fixed: Callable[[str], tuple[Any, str]] | None = None
+) -> None:
+    """Each param's `when` names known keys and can hold: a param it names can take the value, and a key that is
+    not a param (`fixed(key)`: its value in this space and where it comes from) has it. A `when` that can never
+    hold leaves its knob never sampled, though the space lists it as searched."""
+    by_name = {p.name: p for p in params}
     for p in params:
-        names.check_when(r, p.when, p.where, f"param `{p.name}`")
+        label = f"param `{p.name}`"
+        names.check_when(r, p.when, p.where, label)
+        for key, wanted in p.when.items():
+            never = f"{label}: `when` can never hold, so the knob is never sampled: `{key}`"
+            other = by_name.get(key)
+            if other is not None:
+                takes = _never_takes(other, wanted)
+                if takes is not None:
+                    r.error(p.where, f"{never} takes {takes} and never {wanted!r}")
+            elif fixed is not None and key in names.keys:
+                value, where = fixed(key)
+                if value != wanted:
+                    r.error(p.where, f"{never} is not a param and is {value!r} ({where}), never {wanted!r}; make it a "
+                                     "param, set it in `base:`, or drop the `when`")  # fmt: skip
+
+
+def _never_takes(p: Param, value: Any) -> str | None:
+    """What `p` takes, when `value` is not among it (None when it can take `value`)."""
+    if p.type in ("categorical", "bool"):
+        choices = list(p.choices or (False, True))
+        if any(value == c and type(value) is type(c) for c in choices) or (
+            any(isinstance(c, float) for c in choices) and value in choices
+        ):
+            return None
+        return "only " + ", ".join(repr(c) for c in choices)
+    assert p.low is not None and p.high is not None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and p.low <= value <= p.high:
+        return None
+    return f"values in [{p.low:g}, {p.high:g}]"
 
 
 def parse_derived(r: Reader, raw: Any, names: Names) -> list[Derived]:

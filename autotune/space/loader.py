@@ -7,6 +7,7 @@ the baseline and every categorical choice can run on the trainer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,23 @@ def _adapter(r: Reader, trainer: Any, command: list[str] | None) -> TrainerAdapt
         raise SpaceError([f"{r.at('trainer')}: {exc}"]) from None
 
 
+def _fixed_value(
+    adapter: TrainerAdapter, base: dict[str, Any], base_config: list[str]
+) -> Callable[[str], tuple[Any, str]]:
+    """A config key's value in the space when no param sets it, and where it comes from: `base:`, else the
+    trainer's default for the space's base_config (read once, only when a `when` names such a key)."""
+    defaults: list[dict[str, Any]] = []
+
+    def value(key: str) -> tuple[Any, str]:
+        if key in base:
+            return base[key], "in `base:`"
+        if not defaults:
+            defaults.append(adapter.defaults(base_config))
+        return defaults[0].get(key), "the trainer's default"
+
+    return value
+
+
 def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, command: list[str] | None) -> Space:
     """Every section in turn, all problems collected; SpaceError if there is any."""
     try:
@@ -106,7 +124,7 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
     params = knobs.parse_params(r, top.get("params"), adapter)
     declared = set(top["params"]) if isinstance(top.get("params"), dict) else set()
     names = knobs.Names.of(keys, declared)
-    knobs.check_param_conditions(r, params, names)
+    knobs.check_param_conditions(r, params, names, _fixed_value(adapter, base, base_config))
     derived = knobs.parse_derived(r, top.get("derived"), names)
     knobs.check_variables_used(r, params, derived)
     constraints = knobs.parse_constraints(r, top.get("constraints"), names)

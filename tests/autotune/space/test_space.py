@@ -85,6 +85,29 @@ BAD = {
         "params:\n  algorithm.kl_ctrl.kl_coef: {type: float, low: 0, high: 1, log: true}\n",
         r"a log-scale range needs low > 0",
     ),
+    # a `when` that can never hold left its knob never sampled while the space listed it as searched
+    "when on a key no param sets, never that value": (
+        "params:\n  actor_rollout_ref.actor.fsdp_config.forward_prefetch:\n"
+        "    {type: bool, when: {actor_rollout_ref.actor.use_dynamic_bsz: true}}\n",
+        r"small.yaml:\d+: param `actor_rollout_ref.actor.fsdp_config.forward_prefetch`: `when` can never hold, so the "
+        r"knob is never sampled: `actor_rollout_ref.actor.use_dynamic_bsz` is not a param and is False \(the trainer's "
+        r"default\), never True; make it a param, set it in `base:`, or drop the `when`",
+    ),
+    "when on a base key, never that value": (
+        "base:\n  actor_rollout_ref.actor.use_dynamic_bsz: true\nparams:\n"
+        "  actor_rollout_ref.actor.fsdp_config.forward_prefetch:\n"
+        "    {type: bool, when: {actor_rollout_ref.actor.use_dynamic_bsz: false}}\n",
+        r"is not a param and is True \(in `base:`\), never False",
+    ),
+    "when on a param's value it never takes": (
+        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 2}\n"
+        "  actor_rollout_ref.actor.fsdp_config.forward_prefetch: {type: bool, when: {actor_rollout_ref.actor.ppo_epochs: 3}}\n"
+        "  actor_rollout_ref.actor.fsdp_config.reshard_after_forward:\n"
+        "    {type: bool, when: {actor_rollout_ref.rollout.tensor_model_parallel_size: 4}}\n"
+        "  actor_rollout_ref.rollout.tensor_model_parallel_size: {type: categorical, choices: [1, 2]}\n",
+        r"(?s)`actor_rollout_ref.actor.ppo_epochs` takes values in \[1, 2\] and never 3.*"
+        r"`actor_rollout_ref.rollout.tensor_model_parallel_size` takes only 1, 2 and never 4",
+    ),
     "unknown section": ("paramz: {}\n", r"unknown section `paramz`; did you mean `params`"),
     "unknown section, nothing close": ("foo: 1\n", r"unknown section `foo`; a space has `name`, `trainer`, .*`params`"),
     # once tracebacks, or accepted and failing mid-sweep:
@@ -122,6 +145,24 @@ def test_bad_spaces_are_refused_with_file_and_line(tmp_path, case):
     path.write_text(MINIMAL + body)
     with pytest.raises(SpaceError, match=message):
         load_space(str(path))
+
+
+def test_a_when_that_can_hold_is_accepted(tmp_path):
+    """The default of a key no param sets, a base value, and a param's own choice all satisfy a `when`."""
+    path = tmp_path / "small.yaml"
+    path.write_text(
+        MINIMAL + "base:\n  actor_rollout_ref.actor.ppo_epochs: 2\nparams:\n"
+        "  actor_rollout_ref.actor.ppo_mini_batch_size: {type: categorical, choices: [16, 32]}\n"
+        "  actor_rollout_ref.actor.fsdp_config.forward_prefetch:\n"
+        "    {type: bool, when: {actor_rollout_ref.actor.use_dynamic_bsz: false, actor_rollout_ref.actor.ppo_epochs: 2}}\n"
+        "  actor_rollout_ref.actor.fsdp_config.reshard_after_forward:\n"
+        "    {type: bool, when: {actor_rollout_ref.actor.ppo_mini_batch_size: 16}}\n"
+        "baseline:\n  actor_rollout_ref.actor.ppo_mini_batch_size: 32\n"
+    )
+    assert [p.name for p in load_space(str(path)).params][1:] == [
+        "actor_rollout_ref.actor.fsdp_config.forward_prefetch",
+        "actor_rollout_ref.actor.fsdp_config.reshard_after_forward",
+    ]
 
 
 @pytest.mark.parametrize("command", ["validate", "run"])
