@@ -38,7 +38,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, run.stop_on_signal)
     try:
-        app()
+        app(args=run.bare_wandb(sys.argv[1:]))
     except (StorageError, StudyNameError, SpaceChanged, ResultsFileError, MissingPart) as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
         sys.exit(2)

@@ -26,6 +26,23 @@ from autotune.extras import require
 from autotune.space.schema import SAMPLERS, Space
 from autotune.study.storage import StudyPaths
 
+WANDB_PROJECT = "autotune"
+"""The wandb project of a bare `--wandb`."""
+
+
+def bare_wandb(argv: list[str]) -> list[str]:
+    """`--wandb` with no project (last, or before another option) means project `autotune`, as the help says; Typer
+    has no option whose value may be left out, so the default is written in before the command line is parsed."""
+    out = list(argv)
+    for i, arg in enumerate(out):
+        if arg == "--":
+            break
+        if arg == "--wandb" and (i + 1 == len(out) or out[i + 1].startswith("-")):
+            out.insert(i + 1, WANDB_PROJECT)
+            break
+    return out
+
+
 STOPPED_BY = [int(signal.SIGINT)]
 """The signal that stopped the sweep (its exit status is 128 + it)."""
 
@@ -143,8 +160,9 @@ _Wandb = Annotated[
     str | None,
     typer.Option(
         "--wandb",
-        flag_value="autotune",
-        help="Log each trial to Weights & Biases project PROJECT (offline without an API key).",
+        metavar="[PROJECT]",
+        help="Log each trial to Weights & Biases project PROJECT (bare `--wandb`: project autotune; offline "
+        "without an API key).",
     ),
 ]
 

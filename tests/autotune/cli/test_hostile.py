@@ -349,3 +349,18 @@ def test_a_resumed_sweep_reports_the_best_of_the_whole_study(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     lines = [line for line in resumed.stdout.splitlines() if " elapsed, ~" in line]
     assert len(lines) == 1 and ", best " in lines[0], resumed.stdout
+
+
+def test_a_bare_wandb_logs_to_the_default_project_and_leaves_the_next_option_alone(tmp_path):
+    """`--wandb [PROJECT]`: bare, before another option or last, it meant that option's name as the project
+    (`--wandb --fidelity sim`: 'Got unexpected extra argument (sim)') or 'requires an argument'."""
+    from autotune.cli.run import bare_wandb
+
+    assert bare_wandb(["run", "--wandb", "--fidelity", "sim"]) == ["run", "--wandb", "autotune", "--fidelity", "sim"]
+    assert bare_wandb(["run", "--trials", "2", "--wandb"]) == ["run", "--trials", "2", "--wandb", "autotune"]
+    assert bare_wandb(["run", "--wandb", "mine", "-n", "2"]) == ["run", "--wandb", "mine", "-n", "2"]
+    runs = tmp_path / "runs"
+    proc = autotune("run", "--space", "fsdp3d-8gpu", "--runs-dir", str(runs), "--study", "w", "--wandb",
+                    "--fidelity", "sim", "--trials", "2", "--report-dir", str(tmp_path / "r"))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert f"wandb: project `autotune` (offline, files in {runs}/w/wandb/)" in proc.stdout
