@@ -318,13 +318,32 @@ def stored_space(paths: StudyPaths) -> Space:
         from autotune.space.loader import load_space
 
         return load_space(str(paths.space_copy))
-    raise StudyNotFound(f"no study `{paths.name}` under {paths.runs_dir}/ (run `autotune run --space ...` first)")
+    raise StudyNotFound(no_study(paths))
+
+
+def no_study(paths: StudyPaths) -> str:
+    """Where a study was looked for, the studies there (the closest name first), and the ways on."""
+    import difflib
+
+    root = paths.runs_dir.resolve()
+    there = sorted(p.parent.name for p in root.glob("*/study.db")) if root.is_dir() else []
+    close = difflib.get_close_matches(paths.name, there, n=1)
+    found = (
+        (f"did you mean `{close[0]}`? " if close else "")
+        + f"studies there: {', '.join(there[:12])}{' …' if len(there) > 12 else ''}"
+        if there
+        else "no studies there"
+    )
+    return (
+        f"no study `{paths.name}` under {root}/ ({found}; --runs-dir DIR reads another folder; "
+        "`autotune run --space ...` starts a study)"
+    )
 
 
 def load_study(paths: StudyPaths, storage: str | None = None) -> optuna.Study:
     url = storage_url(paths, storage)
     if storage is None and not paths.db.exists():
-        raise StudyNotFound(f"no study `{paths.name}` under {paths.runs_dir}/ (run `autotune run --space ...` first)")
+        raise StudyNotFound(no_study(paths))
     try:
         return optuna.load_study(study_name=paths.name, storage=open_storage(url))
     except KeyError:

@@ -126,7 +126,14 @@ def test_running_a_finished_sweep_again_keeps_its_confirmation_and_equivalence_c
 
 def test_unknown_study_and_bad_flags_are_clear_errors(tmp_path):
     missing = autotune("trials", "nope", "--runs-dir", str(tmp_path))
-    assert missing.returncode == 2 and "no study `nope`" in missing.stderr
+    assert (
+        missing.returncode == 2 and f"no study `nope` under {tmp_path.resolve()}/ (no studies there;" in missing.stderr
+    )
+    for name in ("small", "other"):  # a typo among studies: the closest named, all listed
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "study.db").touch()
+    typo = autotune("best", "smal", "--runs-dir", str(tmp_path))
+    assert typo.returncode == 2 and "(did you mean `small`? studies there: other, small;" in typo.stderr, typo.stderr
     flag = autotune("run", "--space", "fsdp3d", "--trails", "3")
     assert flag.returncode == 2 and "No such option" in flag.stderr
     for command in ("run", "validate", "trials", "best", "export"):
