@@ -207,6 +207,11 @@ def run(
         err.print(f"[red]--stage must be one of {', '.join(STAGES)}, got {stage!r}[/]")
         raise typer.Exit(2)
     backend, levels = _levels_or_exit(backend, fidelity)
+    ray_only = [flag for flag, value in (("--address", address), ("--max-concurrent", max_concurrent)) if value]
+    if ray_only and backend != "ray":  # ignored otherwise, and --address skipped the check that trials fit here
+        verb = "apply" if len(ray_only) > 1 else "applies"
+        err.print(f"[red]{' and '.join(ray_only)} {verb} to --backend ray only[/] (add --backend ray, or leave it out)")
+        raise typer.Exit(2)
     from autotune.space.schema import SAMPLERS
 
     if sampler is not None and sampler not in SAMPLERS:  # the flag's fault, not the space file's

@@ -364,3 +364,14 @@ def test_a_bare_wandb_logs_to_the_default_project_and_leaves_the_next_option_alo
                     "--fidelity", "sim", "--trials", "2", "--report-dir", str(tmp_path / "r"))  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert f"wandb: project `autotune` (offline, files in {runs}/w/wandb/)" in proc.stdout
+
+
+def test_ray_only_flags_without_ray_are_refused(tmp_path):
+    """--address and --max-concurrent did nothing on the local backend, and --address skipped the check that the
+    trials fit this machine: refused before anything is made."""
+    runs = tmp_path / "runs"
+    for flags, said in ((("--max-concurrent", "2"), "--max-concurrent applies"),
+                        (("--address", "10.0.0.1:6379", "--max-concurrent", "2"), "--address and --max-concurrent apply")):  # fmt: skip
+        proc = autotune("run", "--space", "fsdp3d", "--runs-dir", str(runs), *flags)
+        assert proc.returncode == 2 and f"{said} to --backend ray only" in proc.stderr, proc.stderr
+    assert not runs.exists()
