@@ -269,13 +269,23 @@ class RayBackend(Backend):
             self._fit(study, 1, 1)
             remaining -= 1
         if remaining > 0:
-            self._fit(study, remaining, self.opts.max_concurrent)
+            fits = None if self.opts.max_concurrent else self.fits()
+            why = " (what the cluster holds; --max-concurrent N)" if fits else ""
+            self._fit(study, remaining, self.opts.max_concurrent or fits, why)
         study = optuna.load_study(study_name=self.opts.paths.name, storage=self.storage)
         for hook in self.opts.hooks:
             hook(study, max((t.number for t in study.get_trials(deepcopy=False)), default=0))
         done = [t for t in study.get_trials(deepcopy=False) if counted(t)]
         self.progress.note(f"ray: the study holds {len(done)} finished trials")
         return study
+
+    def fits(self) -> int | None:
+        """Trials the Ray cluster holds at once (its resources over a trial's), None when it lists none of them.
+        Tune asks the searcher for more trials than that, which then wait as running trials of the study (and a
+        killed controller left each of them interrupted)."""
+        import ray
+
+        return trials_that_fit(ray.cluster_resources(), self.resources())
 
     def warm(self) -> bool:
         """Whether the trainables launch from the driver's warm parent (on the driver's machine)."""
@@ -286,7 +296,7 @@ class RayBackend(Backend):
         path = warm.socket_path() if self.warm() else None
         return str(path) if path is not None else None
 
-    def _fit(self, study: optuna.Study, samples: int, concurrent: int | None) -> None:
+    def _fit(self, study: optuna.Study, samples: int, concurrent: int | None, why: str = "") -> None:
         from ray import tune
         from ray.tune.schedulers import FIFOScheduler
 
@@ -305,7 +315,9 @@ class RayBackend(Backend):
             fidelity=opts.fidelity,
             warm_socket=self.warm_socket(),
         )
-        self.progress.note(f"ray: {samples} trial(s), {concurrent or 'unlimited'} at a time, {self.resources()} each")
+        self.progress.note(
+            f"ray: {samples} trial(s), {concurrent or 'unlimited'} at a time{why}, {self.resources()} each"
+        )
         tuner = tune.Tuner(
             tune.with_resources(trainable, self.resources()),
             tune_config=tune.TuneConfig(
@@ -325,3 +337,10 @@ class RayBackend(Backend):
             ),
         )
         tuner.fit()
+
+
+def trials_that_fit(total: dict[str, float], need: dict[str, float]) -> int | None:
+    """How many trials needing `need` (Tune's lower-case cpu/gpu) a cluster of `total` (Ray's CPU/GPU) holds at
+    once; None when it has none of a resource a trial needs (an autoscaler may add it: Tune's own limit then)."""
+    counts = [int(total.get(k.upper() if k in ("cpu", "gpu") else k, 0) // v) for k, v in need.items() if v > 0]
+    return min(counts) if counts and min(counts) > 0 else None

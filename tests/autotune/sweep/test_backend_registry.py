@@ -159,3 +159,13 @@ def test_fidelities_and_trainers_come_from_registries(space, tmp_path):
     assert not any(hasattr(get_adapter(name), "simulated") for name in TRAINERS)
     with pytest.raises(ValueError, match=r"unknown trainer 'trl' \(available: builtin, verl\)"):
         get_adapter("trl")
+
+
+def test_ray_runs_as_many_trials_at_once_as_the_cluster_holds():
+    """Tune asked the searcher for more trials than fit; each waited as a running trial of the study (and a killed
+    controller left them all interrupted). By hand: 2 CPUs hold one 2-CPU trial, 16 CPUs and 8 GPUs four 2-GPU ones."""
+    from autotune.sweep.backends.ray_backend import trials_that_fit
+
+    assert trials_that_fit({"CPU": 2.0, "memory": 1e10}, {"cpu": 2}) == 1
+    assert trials_that_fit({"CPU": 16.0, "GPU": 8.0}, {"gpu": 2, "cpu": 1}) == 4
+    assert trials_that_fit({"CPU": 16.0}, {"gpu": 1}) is None  # no GPU yet: Tune's own limit
