@@ -39,6 +39,8 @@ class SweepProgress:
         self.best: float | None = None
         self.baseline: float | None = None
         self.quiet = False
+        self.outcomes: dict[str, int] = {}
+        """Finished trials by outcome (a quiet sweep prints the tally)."""
         """Print one line per 20 trials (simulated sweeps finish hundreds of trials a minute)."""
 
     def resume_from(self, study: optuna.Study) -> None:
@@ -70,9 +72,8 @@ class SweepProgress:
 
     def finished(self, done: int, number: int, ev: Evaluation, seconds: float, is_baseline: bool) -> None:
         value = ev.objectives[0] if ev.objectives else math.nan
-        line = self._outcome(
-            done, ev.outcome, ev.detail or ev.reason if ev.reason else None, value, seconds, is_baseline
-        )
+        reason = ev.detail or ev.reason if ev.reason else None
+        line = self._outcome(done, ev.outcome, reason, value, seconds, is_baseline, _kind(ev.outcome, ev.reason))
         if line is not None:
             self.console.print(f"  {line}")
 
@@ -87,13 +88,21 @@ class SweepProgress:
         start, end = trial.datetime_start, trial.datetime_complete
         seconds = (end - start).total_seconds() if start and end else math.nan
         reason = str(rec.detail or rec.reason) if rec.reason else None
-        line = self._outcome(done, rec.outcome or "failed", reason, value, seconds, bool(rec.baseline))
+        outcome = rec.outcome or "failed"
+        line = self._outcome(done, outcome, reason, value, seconds, bool(rec.baseline), _kind(outcome, rec.reason))
         if line is not None:
             label = " (baseline)" if rec.baseline else ""
             self.console.print(f"[bold]trial {done}/{self.total}[/] (#{trial.number}){label}: {line}")
 
     def _outcome(
-        self, done: int, outcome: str, reason: str | None, value: float, seconds: float, is_baseline: bool
+        self,
+        done: int,
+        outcome: str,
+        reason: str | None,
+        value: float,
+        seconds: float,
+        is_baseline: bool,
+        kind: str | None = None,
     ) -> str | None:
         """The outcome part of a finished trial's line (None when a quiet sweep skips it); updates best and clock."""
         if not math.isnan(seconds):
@@ -103,8 +112,9 @@ class SweepProgress:
         better = self.best is None or self.sign * value > self.sign * self.best
         if outcome == "complete" and not math.isnan(value) and better:
             self.best = value
-        if self.quiet and done % 20 and done != self.total:
-            return None
+        self.outcomes[kind or outcome] = self.outcomes.get(kind or outcome, 0) + 1
+        if self.quiet:
+            return None if done % 20 and done != self.total else self._tally(done)
         style = STYLE.get(outcome, "white")
         why = f" ({escape(reason)})" if reason else ""
         shown = f" {self.objective}={value:.4g}" if not math.isnan(value) else ""
@@ -113,8 +123,28 @@ class SweepProgress:
         took = f" in {seconds:.1f} s" if not math.isnan(seconds) else ""
         return f"[{style}]{outcome}[/]{why}{shown}{versus}{took}{best} | {self._clock(self.total - done)}"
 
+    def reused(self, done: int, number: int, copy_of: int) -> None:
+        """A trial that repeats a finished one's parameters: its result is reused, nothing runs."""
+        self.outcomes["reused"] = self.outcomes.get("reused", 0) + 1
+        if not self.quiet:
+            self.console.print(f"[bold]trial {done}/{self.total}[/] (#{number}) repeats #{copy_of}: result reused")
+        elif done % 20 == 0 or done == self.total:
+            self.console.print(f"  {self._tally(done)}")
+
+    def _tally(self, done: int) -> str:
+        """A quiet sweep's line every 20 trials: how many ended how, and the best so far."""
+        counts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(self.outcomes.items(), key=lambda kv: -kv[1]))
+        best = f"best {self.objective}={self.best:.4g}" if self.best is not None else "nothing complete yet"
+        versus = f" ×{self.best / self.baseline:.2f} vs baseline" if self.best is not None and self.baseline else ""
+        return f"{done}/{self.total} trials ({counts}): {best}{versus} | {self._clock(self.total - done)}"
+
     def note(self, message: str) -> None:
         self.console.print(message)
+
+
+def _kind(outcome: str, reason: str | None) -> str | None:
+    """How a quiet sweep's tally counts a failed trial: by its reason ("failed (oom)"), the rest by outcome."""
+    return f"{outcome} ({reason})" if outcome == "failed" and reason else None
 
 
 def _fmt_s(seconds: float) -> str:

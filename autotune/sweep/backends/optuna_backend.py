@@ -92,10 +92,7 @@ class OptunaBackend(Backend):
         copy_of = self.finished_duplicate(study, trial, params, snapshot)
         if copy_of is not None:
             tell_reused(study, trial, self.opts.space, copy_of)
-            if not self.progress.quiet:
-                self.progress.note(
-                    f"trial {done + 1}/{self.opts.n_trials} (#{trial.number}) repeats #{copy_of.number}: result reused"
-                )
+            self.progress.reused(done + 1, trial.number, copy_of.number)
             return
         self.evaluate_one(study, trial, done, params)
         for hook in self.opts.hooks:

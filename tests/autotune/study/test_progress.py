@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from autotune.names import short_labels
 from autotune.study.progress import short_params
 
@@ -28,3 +30,36 @@ def test_the_progress_line_shows_the_rollout_and_reference_micro_batches_apart()
         "rollout.log_prob_micro_batch_size_per_gpu=2 ref.log_prob_micro_batch_size_per_gpu=4 "
         "ppo_micro_batch_size_per_gpu=8"
     )
+
+
+def test_a_quiet_sweep_prints_a_tally_every_20_trials_not_one_trial_s_outcome():
+    """A simulated sweep prints one line per 20 trials; it printed the 20th trial's own outcome ('infeasible ...'),
+    which read as if the sweep were infeasible. Now the tally: 20 = 12 complete + 5 failed (oom) + 2 infeasible + 1
+    reused, the best 150 against the baseline's 100."""
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from autotune.study.progress import SweepProgress
+    from autotune.trial.evaluation import Evaluation
+    from autotune.trial.scoring import Score
+
+    def ev(outcome: str, value: float, reason: str | None = None) -> Evaluation:
+        return Evaluation(outcome, reason, reason or "", None, Path("."), Score([value], {}, {}, {}))  # type: ignore[arg-type]
+
+    console = Console(record=True, width=200)
+    progress = SweepProgress(40, "perf/throughput", console=console)
+    progress.quiet = True
+    trials = [ev("complete", 100.0)] + [ev("complete", 100.0 + i) for i in range(1, 12)]
+    trials[5] = ev("complete", 150.0)
+    trials += [ev("failed", math.nan, "oom")] * 5 + [ev("infeasible", 300.0, "limits")] * 2
+    for done, e in enumerate(trials, 1):
+        progress.finished(done, done - 1, e, 0.0, is_baseline=done == 1)
+    assert console.export_text() == ""  # 19 trials: nothing yet
+    progress.reused(20, 19, 3)
+    text = console.export_text()
+    assert (
+        "20/40 trials (12 complete, 5 failed (oom), 2 infeasible, 1 reused): best perf/throughput=150 ×1.50 vs baseline"
+        in text
+    )
+    assert "infeasible (" not in text
