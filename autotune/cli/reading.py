@@ -66,7 +66,8 @@ def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: St
 def best(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: StorageOpt = None) -> None:
     """The winner: confirmed speedup over the baseline when confirmation ran, and its tuned settings."""
     paths = StudyPaths(runs_dir, study)
-    print_best(paths, storage, study_space(paths))
+    if not print_best(paths, storage, study_space(paths)):
+        raise typer.Exit(1)  # a script's `best && export` stops here, as export would
 
 
 @app.command("export")
@@ -98,7 +99,8 @@ def export_cmd(
     export_winner(StudyPaths(runs_dir, study), storage, output, check, predicted)
 
 
-def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
+def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
+    """The winner, its settings and what its phases concluded; False (and why) when there is none yet."""
     from autotune.export.winner import export_settings
     from autotune.study.results import NoWinner, find_winner
 
@@ -107,7 +109,8 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
         winner = find_winner(study, paths, space)
     except NoWinner as exc:
         err.print(f"[yellow]{exc}[/]")
-        return
+        say_unfinished(study, None)
+        return False
     speed = ""
     if winner.speedup is not None:
         spread = f" [{winner.speedup_spread[0]:.2f}, {winner.speedup_spread[1]:.2f}]" if winner.speedup_spread else ""
@@ -144,9 +147,10 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> None:
     if quality is not None:
         for line in quality.lines():
             console.print(f"  {line}", markup=False)
-        return
+        return True
     for line in describe_held(space):
         console.print(f"  [yellow]{escape(line)}[/]")
+    return True
 
 
 def say_unfinished(study: optuna.Study, winner: Winner | None = None) -> None:

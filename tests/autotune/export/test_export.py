@@ -16,7 +16,7 @@ from autotune.export.winner import NOT_EXPORTED
 from autotune.study.results import Confirmation, ConfirmedCandidate
 from autotune.study.storage import StudyInfo, StudyPaths, load_study, storage_url, stored_space
 from autotune.sweep.backends.lifecycle import create_or_load
-from tests.autotune.conftest import simulated_study
+from tests.autotune.conftest import autotune, simulated_study
 from verl_keys.keys import to_flat_dict
 
 
@@ -125,3 +125,6 @@ def test_a_study_without_a_feasible_trial_is_refused_with_the_fix(faked_gpu_swee
     create_or_load(space, empty, storage_url(empty, None))  # the baseline enqueued, nothing ran
     with pytest.raises(ExportError, match=r"study `empty` has no feasible trial yet; see `autotune trials empty`"):
         export(load_study(empty), empty, space, get_adapter(space.trainer), tmp_path / "e.yaml")
+    # `best` says so too, and exits 1 (it exited 0, so a script's `autotune best X && autotune export X` went on)
+    best = autotune("best", "empty", "--runs-dir", str(tmp_path / "runs"))
+    assert best.returncode == 1 and "study `empty` has no feasible trial yet" in best.stderr, best.stderr
