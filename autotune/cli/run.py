@@ -253,6 +253,12 @@ def run(
             f"study `{paths.name}` in {paths.root}/ ({storage or 'SQLite'}): {n_trials} {mode} trials, "
             f"world {parsed.trial.world_size}"
         )
+    q = whole.quality
+    if q is not None and stage == "all" and not simulated:  # minutes more, which --trials and --confirm do not set
+        progress.note(
+            f"then the quality stage: {q.trials} settings of the algorithm knobs, up to {q.steps} steps each, the best "
+            f"checked over {q.seeds} seeds (`--stage throughput` skips it)"
+        )
     reports = report_dir or Path("reports") / paths.name
     hooks = [report_hook(lambda s: _refresh_report(s, paths, parsed, reports))]
     logger = _wandb_logger(wandb, paths, hooks, progress)

@@ -141,6 +141,11 @@ def test_both_stages_then_export_ships_the_systems_and_the_algorithm_changes(tmp
     proc = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--report-dir", str(tmp_path / "reports"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "quality stage on the throughput winner #" in proc.stdout
+    # said up front: --trials and --confirm do not set what the second stage costs
+    said = (
+        "then the quality stage: 2 settings of the algorithm knobs, up to 8 steps each, the best checked over 2 seeds"
+    )
+    assert said in proc.stdout.split("trial 1/")[0], proc.stdout[:3000]
     best = tmp_path / "best.yaml"
     exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(best))
     assert exported.returncode == 0, exported.stdout + exported.stderr
