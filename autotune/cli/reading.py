@@ -139,9 +139,12 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     algorithm = quality.shipped if quality is not None else {}
     adapter = get_adapter(space.trainer, space.command)
     settings = export_settings(space, adapter, winner.params, sweep_device(study), algorithm)
+    derived = {d.key for d in space.derived}
     for key in dict.fromkeys([*winner.params, *(k for k in settings if k not in space.base)]):
         if key in settings:
-            console.print(f"  {key} = {settings[key]}")
+            filled = key not in winner.params and key not in derived  # e.g. micro-batches verl's check demands
+            note = "  [dim](not searched: the value the trial ran with, which verl's config check needs)[/]"
+            console.print(f"  {key} = {escape(str(settings[key]))}{note if filled else ''}")
     from autotune.space.stages import describe_held
 
     if quality is not None:

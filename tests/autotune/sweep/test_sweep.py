@@ -98,6 +98,14 @@ def test_trials_and_best_commands(small_study):
     assert "(baseline)" in table.stdout and "complete" in table.stdout
     best = autotune("best", "small", "--runs-dir", str(runs))
     assert best.returncode == 0 and "winner: trial #" in best.stdout
+    # the keys verl's config check needs, which no param sets, are shown apart from the tuned ones
+    from autotune.adapters.builtin_trainer import VERL_REQUIRED
+
+    filled = [
+        line.split(" = ")[0].strip() for line in best.stdout.splitlines() if "not searched: the value the trial" in line
+    ]
+    assert filled and set(filled) <= set(VERL_REQUIRED), best.stdout
+    assert "critic.use_dynamic_bsz" in filled  # never a param of this space
 
 
 def test_resuming_a_finished_sweep_runs_nothing_more(small_study):
