@@ -46,9 +46,15 @@ class SweepProgress:
     def resume_from(self, study: optuna.Study) -> None:
         """A resumed sweep's lines compare with its finished trials too: the baseline's value (for `×N vs
         baseline`) and the best so far, from the study, not only from the trials this process ran."""
-        from autotune.study.storage import baseline_trial
+        from autotune.study.storage import baseline_trial, counted
         from autotune.trial.record import TrialRecord
 
+        for t in study.get_trials(deepcopy=False):  # a quiet sweep's tally counts them too
+            if counted(t):
+                rec = TrialRecord.of(t)
+                kind = "reused" if rec.duplicate_of is not None else _kind(rec.outcome or "failed", rec.reason)
+                key = kind or rec.outcome or "failed"
+                self.outcomes[key] = self.outcomes.get(key, 0) + 1
         for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)):
             if TrialRecord.of(t).outcome != "complete" or not t.values or math.isnan(t.values[0]):
                 continue

@@ -348,7 +348,9 @@ def test_a_resumed_sweep_reports_the_best_of_the_whole_study(tmp_path):
     resumed = autotune("run", *args, "--trials", "3")
     assert resumed.returncode == 0, resumed.stderr
     lines = [line for line in resumed.stdout.splitlines() if " elapsed, ~" in line]
-    assert len(lines) == 1 and ", best " in lines[0], resumed.stdout
+    assert len(lines) == 1 and "best perf/throughput=" in lines[0], resumed.stdout
+    tally = re.match(r"\s*3/3 trials \((.*)\): best", lines[0])  # the earlier two trials counted too
+    assert tally and sum(int(part.split()[0]) for part in tally.group(1).split(", ")) == 3, lines[0]
 
 
 def test_a_bare_wandb_logs_to_the_default_project_and_leaves_the_next_option_alone(tmp_path):
