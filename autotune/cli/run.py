@@ -24,7 +24,7 @@ from autotune.cli.app import (
 )
 from autotune.extras import require
 from autotune.space.schema import SAMPLERS, Space
-from autotune.study.storage import StudyPaths
+from autotune.study.storage import StudyPaths, redact
 
 WANDB_PROJECT = "autotune"
 """The wandb project of a bare `--wandb`."""
@@ -250,7 +250,7 @@ def run(
     mode = "simulated" if simulated else backend
     if stage != "quality":
         progress.note(
-            f"study `{paths.name}` in {paths.root}/ ({storage or 'SQLite'}): {n_trials} {mode} trials, "
+            f"study `{paths.name}` in {paths.root}/ ({redact(storage) if storage else 'SQLite'}): {n_trials} {mode} trials, "
             f"world {parsed.trial.world_size}"
         )
     q = whole.quality

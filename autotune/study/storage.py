@@ -142,7 +142,7 @@ _EXAMPLES = "sqlite:///runs/my.db, postgresql://USER:PASSWORD@HOST/DB, mysql+pym
 
 
 def storage_problem(url: str, exc: BaseException) -> str:
-    shown = _redact(url)
+    shown = redact(url)
     if isinstance(exc, ModuleNotFoundError) or "Failed to import DB access module" in str(exc):
         missing = exc if isinstance(exc, ModuleNotFoundError) else exc.__cause__
         module = getattr(missing, "name", None) or "?"
@@ -164,7 +164,7 @@ def storage_problem(url: str, exc: BaseException) -> str:
     )
 
 
-def _redact(url: str) -> str:
+def redact(url: str) -> str:
     """The URL without its password (error messages end up in logs)."""
     import re
 

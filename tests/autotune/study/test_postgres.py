@@ -49,11 +49,14 @@ def postgres_url():
 
 def test_a_sweep_lives_in_postgresql(tmp_path, postgres_url):
     runs = tmp_path / "runs"
+    # a password in the URL (the trust-auth server ignores it) is never printed: the study's header printed the URL
+    with_password = postgres_url.replace("autotune@", "autotune:S3cretPW@")
     proc = autotune(
-        "run", "--space", "fsdp3d", "--backend", "sim", "--trials", "4", "--storage", postgres_url,
+        "run", "--space", "fsdp3d", "--backend", "sim", "--trials", "4", "--storage", with_password,
         "--runs-dir", str(runs), "--report-dir", str(tmp_path / "report"),
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "S3cretPW" not in proc.stdout + proc.stderr and "(postgresql://autotune:***@127.0.0.1:" in proc.stdout
     assert not (runs / "fsdp3d" / "study.db").exists(), "the study must be in PostgreSQL, not in SQLite"
 
     import optuna
