@@ -98,7 +98,8 @@ class SweepProgress:
         line = self._outcome(done, outcome, reason, value, seconds, bool(rec.baseline), _kind(outcome, rec.reason))
         if line is not None:
             label = " (baseline)" if rec.baseline else ""
-            self.console.print(f"[bold]trial {done}/{self.total}[/] (#{trial.number}){label}: {line}")
+            shown = escape(short_params(trial.params))
+            self.console.print(f"[bold]trial {done}/{self.total}[/] (#{trial.number}){label} {shown}: {line}")
 
     def _outcome(
         self,

@@ -200,6 +200,7 @@ def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     # both backends' progress lines: each finished trial against the baseline, the best so far and the clock
     assert re.search(r"complete perf/throughput=\S+ ×1\.00 vs baseline in [\d.]+ s, best .* elapsed, ~", proc.stdout)
+    assert re.search(r"\(#\d+\).* kind=hang", proc.stdout), proc.stdout  # which configuration ran, on both
     assert re.search(
         r"failed \(no new step for 6 s after step \d\) in [\d.]+ s, best .* \| [\d:]+ elapsed, ~", proc.stdout
     ), proc.stdout
