@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import optuna
@@ -39,9 +40,9 @@ class SweepProgress:
         self.best: float | None = None
         self.baseline: float | None = None
         self.quiet = False
-        self.outcomes: dict[str, int] = {}
-        """Finished trials by outcome (a quiet sweep prints the tally)."""
         """Print one line per 20 trials (simulated sweeps finish hundreds of trials a minute)."""
+        self.outcomes: Counter[str] = Counter()
+        """Finished trials by how they ended (`_tally_key`; a quiet sweep prints the tally)."""
 
     def resume_from(self, study: optuna.Study) -> None:
         """A resumed sweep's lines compare with its finished trials too: the baseline's value (for `×N vs
@@ -52,9 +53,8 @@ class SweepProgress:
         for t in study.get_trials(deepcopy=False):  # a quiet sweep's tally counts them too
             if counted(t):
                 rec = TrialRecord.of(t)
-                kind = "reused" if rec.duplicate_of is not None else _kind(rec.outcome or "failed", rec.reason)
-                key = kind or rec.outcome or "failed"
-                self.outcomes[key] = self.outcomes.get(key, 0) + 1
+                reused = rec.duplicate_of is not None
+                self.outcomes["reused" if reused else _tally_key(rec.outcome or "failed", rec.reason)] += 1
         for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)):
             if TrialRecord.of(t).outcome != "complete" or not t.values or math.isnan(t.values[0]):
                 continue
@@ -79,7 +79,7 @@ class SweepProgress:
     def finished(self, done: int, number: int, ev: Evaluation, seconds: float, is_baseline: bool) -> None:
         value = ev.objectives[0] if ev.objectives else math.nan
         reason = ev.detail or ev.reason if ev.reason else None
-        line = self._outcome(done, ev.outcome, reason, value, seconds, is_baseline, _kind(ev.outcome, ev.reason))
+        line = self._outcome(done, ev.outcome, reason, value, seconds, is_baseline, _tally_key(ev.outcome, ev.reason))
         if line is not None:
             self.console.print(f"  {line}")
 
@@ -95,7 +95,7 @@ class SweepProgress:
         seconds = (end - start).total_seconds() if start and end else math.nan
         reason = str(rec.detail or rec.reason) if rec.reason else None
         outcome = rec.outcome or "failed"
-        line = self._outcome(done, outcome, reason, value, seconds, bool(rec.baseline), _kind(outcome, rec.reason))
+        line = self._outcome(done, outcome, reason, value, seconds, bool(rec.baseline), _tally_key(outcome, rec.reason))
         if line is not None:
             label = " (baseline)" if rec.baseline else ""
             shown = escape(short_params(trial.params))
@@ -109,7 +109,7 @@ class SweepProgress:
         value: float,
         seconds: float,
         is_baseline: bool,
-        kind: str | None = None,
+        tally_key: str,
     ) -> str | None:
         """The outcome part of a finished trial's line (None when a quiet sweep skips it); updates best and clock."""
         if not math.isnan(seconds):
@@ -119,7 +119,7 @@ class SweepProgress:
         better = self.best is None or self.sign * value > self.sign * self.best
         if outcome == "complete" and not math.isnan(value) and better:
             self.best = value
-        self.outcomes[kind or outcome] = self.outcomes.get(kind or outcome, 0) + 1
+        self.outcomes[tally_key] += 1
         if self.quiet:
             return None if done % 20 and done != self.total else self._tally(done)
         style = STYLE.get(outcome, "white")
@@ -132,7 +132,7 @@ class SweepProgress:
 
     def reused(self, done: int, number: int, copy_of: int) -> None:
         """A trial that repeats a finished one's parameters: its result is reused, nothing runs."""
-        self.outcomes["reused"] = self.outcomes.get("reused", 0) + 1
+        self.outcomes["reused"] += 1
         if not self.quiet:
             self.console.print(f"[bold]trial {done}/{self.total}[/] (#{number}) repeats #{copy_of}: result reused")
         elif done % 20 == 0 or done == self.total:
@@ -140,7 +140,7 @@ class SweepProgress:
 
     def _tally(self, done: int) -> str:
         """A quiet sweep's line every 20 trials: how many ended how, and the best so far."""
-        counts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(self.outcomes.items(), key=lambda kv: -kv[1]))
+        counts = ", ".join(f"{n} {key}" for key, n in self.outcomes.most_common())
         best = f"best {self.objective}={self.best:.4g}" if self.best is not None else "nothing complete yet"
         versus = f" ×{self.best / self.baseline:.2f} vs baseline" if self.best is not None and self.baseline else ""
         return f"{done}/{self.total} trials ({counts}): {best}{versus} | {self._clock(self.total - done)}"
@@ -149,9 +149,9 @@ class SweepProgress:
         self.console.print(message)
 
 
-def _kind(outcome: str, reason: str | None) -> str | None:
-    """How a quiet sweep's tally counts a failed trial: by its reason ("failed (oom)"), the rest by outcome."""
-    return f"{outcome} ({reason})" if outcome == "failed" and reason else None
+def _tally_key(outcome: str, reason: str | None) -> str:
+    """How a quiet sweep's tally counts a trial: a failed one by its reason ("failed (oom)"), the rest by outcome."""
+    return f"{outcome} ({reason})" if outcome == "failed" and reason else outcome
 
 
 def _fmt_s(seconds: float) -> str:
