@@ -167,9 +167,7 @@ def _never_takes(p: Param, value: Any) -> str | None:
     """What `p` takes, when `value` is not among it (None when it can take `value`)."""
     if p.type in ("categorical", "bool"):
         choices = list(p.choices or (False, True))
-        if any(value == c and type(value) is type(c) for c in choices) or (
-            any(isinstance(c, float) for c in choices) and value in choices
-        ):
+        if any(value == c and isinstance(value, bool) == isinstance(c, bool) for c in choices):  # True is not 1
             return None
         return "only " + ", ".join(repr(c) for c in choices)
     assert p.low is not None and p.high is not None
