@@ -170,7 +170,7 @@ def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | No
         knobs.append(
             Knob(
                 "actor_rollout_ref.rollout.gpu_memory_utilization",
-                {"type": "float", "low": low, "high": high, "step": 0.05} if _on_grid(util, low, 0.05) else {"type": "float", "low": low, "high": high},
+                {"type": "float", "low": low, "high": high, "step": 0.05} if _on_grid(util, low, 0.05) and _on_grid(high, low, 0.05) else {"type": "float", "low": low, "high": high},
                 util,
                 "vLLM's share of each GPU (weights + KV cache); the trainer's state stays resident beside it",
             )
@@ -211,6 +211,7 @@ def _rollout_tp(job: Job, value: Any, g: int, heads: int | None, heads_from: str
 
 
 def _on_grid(x: float, low: float, step: float) -> bool:
+    """Stepped only where the step divides the range (a space refuses one that does not) and hits the job's value."""
     return abs((x - low) / step - round((x - low) / step)) < 1e-9
 
 

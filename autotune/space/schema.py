@@ -25,6 +25,7 @@ Every error names file:line, the rule, and the fix. A rule about one value lives
 
 from __future__ import annotations
 
+import decimal
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
@@ -81,6 +82,30 @@ def _finite(value: float) -> bool:
         return False
 
 
+def _check_distinct(label: str, choices: list[Any] | tuple[Any, ...]) -> None:
+    """A repeated choice is sampled twice as often as the others and listed twice in the report."""
+    seen: list[Any] = []
+    for choice in choices:
+        if any(choice == s and isinstance(choice, bool) == isinstance(s, bool) for s in seen):  # True is not 1
+            raise SpaceRuleError(f"{label}: choice {choice!r} is listed twice in `choices`; list each value once")
+        seen.append(choice)
+
+
+def _check_step_divides(label: str, kind: str, low: Any, high: Any, step: Any) -> None:
+    """Optuna would quietly narrow a range `step` does not divide (its own warning names no file), so a
+    value the file promises would never be tried. Decimal on the written numbers, as Optuna checks it."""
+    if kind == "int" and not float(step).is_integer():
+        raise SpaceRuleError(f"{label}: an int range needs an integer `step`, got {step!r}", field="step")
+    d_low, d_high, d_step = (decimal.Decimal(str(v)) for v in (low, high, step))
+    if (d_high - d_low) % d_step != 0:
+        below = (d_high - d_low) // d_step * d_step + d_low
+        raise SpaceRuleError(
+            f"{label}: `step` {step} does not divide the range {low}..{high}, so {high} would never be tried; "
+            f"set `high` to {below} or {below + d_step}, or choose a step that divides {d_high - d_low}",
+            field="step",
+        )
+
+
 def _check_when(label: str, when: Any) -> None:
     if not isinstance(when, dict):
         raise SpaceRuleError(f"{label}: `when` must map keys to values")
@@ -119,6 +144,7 @@ class Param:
         if self.type == "categorical":
             if not isinstance(self.choices, (list, tuple)) or not self.choices:
                 raise SpaceRuleError(f"{label}: a categorical needs a non-empty `choices` list")
+            _check_distinct(label, self.choices)
             object.__setattr__(self, "choices", tuple(self.choices))
         elif self.type == "bool":
             object.__setattr__(self, "choices", (False, True))
@@ -156,6 +182,8 @@ class Param:
             raise SpaceRuleError(f"{label}: `step` must be > 0 and cannot be combined with log", field="step")
         if self.type == "int" and not (float(low).is_integer() and float(high).is_integer()):
             raise SpaceRuleError(f"{label}: an int range needs integer bounds, got {low!r}..{high!r}")
+        if step is not None:
+            _check_step_divides(label, self.type, low, high, step)
         return low, high
 
     @property

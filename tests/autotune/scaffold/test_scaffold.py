@@ -122,6 +122,25 @@ def test_tp_choices_divide_the_gpus_per_node_and_the_heads_read_from_config_json
         assert 16 in micro.spec["choices"]
 
 
+@pytest.mark.parametrize(("util", "spec"), [
+    (0.6, {"low": 0.3, "high": 0.9, "step": 0.05}),
+    (0.27, {"low": 0.27, "high": 0.9}),  # 0.27 is on its own grid, but 0.05 does not divide 0.27..0.9
+    (0.25, {"low": 0.25, "high": 0.9, "step": 0.05}),
+    (0.93, {"low": 0.3, "high": 0.93}),
+])  # fmt: skip
+def test_the_vllm_memory_share_is_stepped_only_where_the_step_divides_its_range(
+    tmp_path: Path, util: float, spec: dict[str, float]
+) -> None:
+    from autotune.space.schema import Param
+
+    key = "actor_rollout_ref.rollout.gpu_memory_utilization"
+    text = EXAMPLE.format(model=model_dir(tmp_path, 12)).replace("trainer.nnodes=1", f"trainer.nnodes=1 {key}={util}")
+    job = read_job(text, "run.sh")
+    [knob] = [k for k in recipe(job, Cluster(8), verl_tree()[1]).knobs if k.name == key]
+    assert knob.spec == {"type": "float"} | spec and knob.baseline == util
+    Param(key, **knob.spec)  # the space accepts it: a step that does not divide the range is refused
+
+
 def test_a_tp_that_cannot_divide_the_heads_is_refused(tmp_path: Path) -> None:
     job = read_job(
         EXAMPLE.format(model=model_dir(tmp_path, 12)).replace("parallel_size=2", "parallel_size=8"), "run.sh"

@@ -108,6 +108,25 @@ BAD = {
         r"(?s)`actor_rollout_ref.actor.ppo_epochs` takes values in \[1, 2\] and never 3.*"
         r"`actor_rollout_ref.rollout.tensor_model_parallel_size` takes only 1, 2 and never 4",
     ),
+    # Optuna narrowed the range with a warning naming no file: 0.31 was promised and never tried
+    "step not dividing a float range": (
+        "params:\n  actor_rollout_ref.actor.clip_ratio_high: {type: float, low: 0.2, high: 0.31, step: 0.02}\n",
+        r"small.yaml:\d+: param `actor_rollout_ref.actor.clip_ratio_high`: `step` 0.02 does not divide the range "
+        r"0.2..0.31, so 0.31 would never be tried; set `high` to 0.30 or 0.32",
+    ),
+    "step not dividing an int range": (
+        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 4, step: 2}\n",
+        r"`step` 2 does not divide the range 1..4, so 4 would never be tried; set `high` to 3 or 5",
+    ),
+    "fractional step of an int": (
+        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 4, step: 1.5}\n",
+        r"an int range needs an integer `step`, got 1.5",
+    ),
+    # a repeated choice was sampled twice as often as the others
+    "a choice listed twice": (
+        "params:\n  actor_rollout_ref.rollout.tensor_model_parallel_size: {type: categorical, choices: [1, 2, 1]}\n",
+        r"small.yaml:\d+: param `actor_rollout_ref.rollout.tensor_model_parallel_size`: choice 1 is listed twice",
+    ),
     "unknown section": ("paramz: {}\n", r"unknown section `paramz`; did you mean `params`"),
     "unknown section, nothing close": ("foo: 1\n", r"unknown section `foo`; a space has `name`, `trainer`, .*`params`"),
     # once tracebacks, or accepted and failing mid-sweep:

@@ -204,13 +204,23 @@ def params(draw: st.DrawFn) -> Param:
     kind = draw(st.sampled_from(["categorical", "int", "float", "bool"]))
     name, when, role = draw(NAMES), draw(WHEN), draw(ROLE)
     if kind == "categorical":
-        return Param(name, "categorical", tuple(draw(st.lists(PLAIN, min_size=1, max_size=4))), when=when, role=role)
+        # each choice once (a space may not repeat one); True and 1 are different choices
+        choices: list[Any] = []
+        for value in draw(st.lists(PLAIN, min_size=1, max_size=4)):
+            if not any(value == c and isinstance(value, bool) == isinstance(c, bool) for c in choices):
+                choices.append(value)
+        return Param(name, "categorical", tuple(choices), when=when, role=role)
     if kind == "bool":
         return Param(name, "bool", when=when, role=role)
-    low = draw(st.integers(-1000, 1000) if kind == "int" else FINITE)
-    high = low + draw(st.integers(1, 1000) if kind == "int" else st.floats(1e-3, 1e6))
-    log = kind == "float" and low > 0 and draw(st.booleans())
-    step = None if log else draw(st.none() | st.sampled_from([1, 2, 0.5, 0.25]))
+    step = draw(st.none() | st.sampled_from([1, 2] if kind == "int" else [1, 2, 0.5, 0.25]))
+    if step is not None:  # a range its step divides: low and high on the step's grid, exact in binary
+        low = draw(st.integers(-1000, 1000)) * step
+        high = low + draw(st.integers(1, 1000)) * step
+        log = False
+    else:
+        low = draw(st.integers(-1000, 1000) if kind == "int" else FINITE)
+        high = low + draw(st.integers(1, 1000) if kind == "int" else st.floats(1e-3, 1e6))
+        log = kind == "float" and low > 0 and draw(st.booleans())
     where = draw(st.text(max_size=8))
     return Param(name, kind, low=low, high=high, log=log, step=step, when=when, where=where, role=role)
 
