@@ -63,6 +63,18 @@ class SweepProgress:
         base = baseline_trial(study)
         if base is not None and base.values and TrialRecord.of(base).outcome == "complete":
             self.baseline = base.values[0]
+        self._say_resumed(sum(self.outcomes.values()))
+
+    def _say_resumed(self, done: int) -> None:
+        """One line on a rerun, before anything runs: how far the study got, and what this run adds."""
+        if not done:
+            return
+        best = f", best {self.objective}={self.best:.4g}" if self.best is not None else ", none feasible"
+        if self.best is not None and self.baseline:
+            best += f" (×{self.best / self.baseline:.2f} vs baseline)"
+        left = self.total - done
+        rest = f"{left} to run" if left > 0 else "nothing left to run (a larger --trials runs more)"
+        self.note(f"resuming: {done} of {self.total} trials finished{best}; {rest}")
 
     def _clock(self, remaining_trials: int) -> str:
         elapsed = time.monotonic() - self.start

@@ -347,6 +347,10 @@ def test_a_resumed_sweep_reports_the_best_of_the_whole_study(tmp_path):
     assert autotune("run", *args, "--trials", "2").returncode == 0
     resumed = autotune("run", *args, "--trials", "3")
     assert resumed.returncode == 0, resumed.stderr
+    said = re.search(
+        r"resuming: 2 of 3 trials finished, best perf/throughput=\S+ \(×[\d.]+ vs baseline\); 1 to run", resumed.stdout
+    )
+    assert said, resumed.stdout  # before anything runs
     lines = [line for line in resumed.stdout.splitlines() if " elapsed, ~" in line]
     assert len(lines) == 1 and "best perf/throughput=" in lines[0], resumed.stdout
     tally = re.match(r"\s*3/3 trials \((.*)\): best", lines[0])  # the earlier two trials counted too

@@ -113,6 +113,7 @@ def test_resuming_a_finished_sweep_runs_nothing_more(small_study):
     proc = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--confirm", "0")
     assert proc.returncode == 0, proc.stderr
     assert "trial " not in proc.stdout.split("\n", 1)[1].split("winner")[0]
+    assert "resuming: 4 of 4 trials finished, best " in proc.stdout and "; nothing left to run" in proc.stdout
     assert len([t for t in load_study(StudyPaths(runs, "small")).get_trials() if t.user_attrs.get("outcome")]) == 4
 
 
