@@ -87,8 +87,16 @@ def explain_cmd(
         console.print(line, markup=False)
 
 
+CALIBRATE_MODES = (
+    "calibrate fits a STUDY (with --holdout, --runs-dir, --storage) or verl logs (--verl-log with --verl-config, --gpu)"
+)
+_STUDY_OPTIONS = {"holdout": "--holdout", "runs_dir": "--runs-dir", "storage": "--storage"}
+_LOG_OPTIONS = {"verl_log": "--verl-log", "verl_config": "--verl-config", "gpu": "--gpu"}
+
+
 @app.command()
 def calibrate(
+    ctx: typer.Context,
     study: Annotated[str | None, typer.Argument(help="Study name (omit with --verl-log).")] = None,
     verl_log: Annotated[list[Path] | None, typer.Option(help="A verl console log of a real run (repeatable).")] = None,
     verl_config: Annotated[
@@ -98,7 +106,9 @@ def calibrate(
     output: Annotated[
         Path | None,
         typer.Option(
-            "--output", "-o", help="Where to write the fitted weights (default: runs/<study>/calibration.json)."
+            "--output",
+            "-o",
+            help="Where to write the fitted weights (default: runs/<study>/calibration.json; ./calibration.json for logs).",
         ),
     ] = None,
     holdout: Annotated[
@@ -112,22 +122,21 @@ def calibrate(
     One log of the job being tuned is enough to start: on the published runs,
     weights fitted on one run of a setup predicted its other runs about twice as
     close as the shipped weights (benchmarks/sim_own_setup.py).
-    With three or more logs, each run's leave-one-out error is printed too.
+    With three or more logs, each run's leave-one-out error is printed too; a fit
+    more than 30% off its own runs is warned of (a wrong --gpu or config).
+
+    Exit 2, nothing written: the command line or a file it names is wrong (options
+    of both modes, a missing file, a key verl does not have, no model path).
+    Exit 1: the input is sound but no fit can be made from it (a simulated study,
+    fewer than 2 measured trials).
     """
     import json as _json
 
     from autotune.sim.calibrate import calibrate_study
 
-    if verl_log or study is None:
-        from autotune.sim.verl_log import calibrate_logs_to_file
-
-        try:
-            _, lines = calibrate_logs_to_file(verl_log or [], verl_config or [], gpu, None, output)
-        except (OSError, ValueError) as exc:
-            err.print(f"[red]{escape(str(exc))}[/]")
-            raise typer.Exit(1) from None
-        for line in lines:
-            console.print(line)
+    _one_mode(ctx, study, verl_log)
+    if study is None:
+        _calibrate_logs(verl_log or [], verl_config or [], gpu, output)
         return
     paths = StudyPaths(runs_dir, study)
     space = study_space(paths)
@@ -154,3 +163,38 @@ def calibrate(
             f"held back {len(result['holdout_trials'])} trials: median step-time error {result['holdout_error_median']:.1%}"
         )
     console.print(f"wrote {out}; use it with: autotune run --space ... --fidelity sim --calibration {out}")
+
+
+def _given(ctx: typer.Context, options: dict[str, str]) -> list[str]:
+    """The options typed on the command line: `--holdout 0` and `--runs-dir runs` are given, though defaults.
+    (By the source's name: typer ships its own copy of click, whose ParameterSource is not click's.)"""
+    sources = {name: ctx.get_parameter_source(name) for name in options}
+    return [flag for name, flag in options.items() if getattr(sources[name], "name", "DEFAULT") == "COMMANDLINE"]
+
+
+def _one_mode(ctx: typer.Context, study: str | None, verl_log: list[Path] | None) -> None:
+    """A STUDY or logs, with that mode's options only: an option of the other mode was ignored without a word."""
+    other = _given(ctx, _LOG_OPTIONS if study is not None else _STUDY_OPTIONS)
+    if other:
+        got = f"STUDY `{study}` with {', '.join(other)}" if study is not None else f"{', '.join(other)} without a STUDY"
+        err.print(f"[red]{escape(CALIBRATE_MODES)}: got {escape(got)}; give one mode's options[/]")
+        raise typer.Exit(2)
+    if study is None and not verl_log:
+        err.print(f"[red]{escape(CALIBRATE_MODES)}: give a STUDY, or --verl-log RUN.log --verl-config CONFIG[/]")
+        raise typer.Exit(2)
+
+
+def _calibrate_logs(logs: list[Path], configs: list[Path], gpu: str | None, output: Path | None) -> None:
+    """Every error here is the input's (a file, a key, the pairing): exit 2. Warnings are yellow, on stderr."""
+    from autotune.sim.verl_log import calibrate_logs_to_file
+
+    try:
+        _, lines = calibrate_logs_to_file(logs, configs, gpu, None, output)
+    except (OSError, ValueError) as exc:
+        err.print(f"[red]{escape(str(exc))}[/]")
+        raise typer.Exit(2) from None
+    for line in lines:
+        if line.startswith("warning: "):
+            err.print(f"[yellow]{escape(line)}[/]")
+        else:
+            console.print(line, markup=False)

@@ -13,6 +13,12 @@ without `timing_s/old_log_prob` also the old log-prob pass (verl of 2024); the f
 Environment variables set in an overrides file (`export VLLM_ATTENTION_BACKEND=XFORMERS` in a run script) are
 the run's environment, and the vLLM version comes from vLLM's own start-up line when the log has it
 ("Initializing an LLM engine (v0.6.3) ...").
+
+Before anything is fitted each config is checked, because a wrong one fits a run that never was without a
+word: a key verl does not have (a typo: the fit takes verl's default for the key meant) is refused with the
+closest key verl has (`+key=value`, hydra's way to add a key, stays allowed, as verl allows it), and so is a
+config without the model (the fit would size verl's default model). After the fit, an in-sample error above
+`POOR_FIT` is warned of: the runs and what the fit was told about them (GPU, config) disagree.
 """
 
 from __future__ import annotations
@@ -27,16 +33,23 @@ from typing import Any
 
 import yaml
 
+from autotune.adapters.verl_config import ENV_PREFIX
 from autotune.sim.fit import Observation, fit_weights, leave_one_out, published_prediction, relative_errors
 from autotune.sim.hardware import Device, cluster, device_to_json
 from autotune.sim.model import PHASE_METRICS, CostModel, default_weights
-from autotune.sim.workload import find_shape, spread_from_longest
+from autotune.sim.workload import PRESETS, find_shape, spread_from_longest
+from verl_keys.keys import suggest_key
 
 _STEP = re.compile(r"step:(\d+) - (.*)")
 _ITEM = re.compile(r"([\w/@.\-]+):(?:np\.float\d+\()?(-?[\d.]+(?:e[-+]?\d+)?)\)?")
 _ENV_KEY = re.compile(r"[A-Z][A-Z0-9_]*")
 _VLLM_VERSION = re.compile(r"Initializing an? (?:V\d )?LLM engine \(v(\d+\.\d+[\w.+]*)\)")
 FITTED_PHASES = ("gen", "old_log_prob", "ref", "values", "update_critic", "update_actor", "update_weights")
+MODEL_KEY = "actor_rollout_ref.model.path"
+POOR_FIT = 0.30
+"""In-sample median phase error above which the fit is warned of: weights fitted on one published run predicted
+the setup's other runs at a median 8% (benchmarks/sim_own_setup.py), so a fit this far off its own runs says
+the runs and what the fit was told about them (GPU, config) disagree."""
 
 
 def parse_steps(text: str) -> list[dict[str, float]]:
@@ -61,13 +74,14 @@ def step_medians(rows: list[dict[str, float]], warmup: int = 1) -> dict[str, flo
     return {k: float(statistics.median(r[k] for r in kept if k in r)) for k in keys}
 
 
-def _overrides(text: str) -> list[tuple[str, str]]:
-    """`key=value` tokens of an overrides file or run script (continuations joined, `+` prefixes dropped)."""
+def _overrides(text: str, keep_plus: bool = False) -> list[tuple[str, str]]:
+    """`key=value` tokens of an overrides file or run script (continuations joined, `+` prefixes dropped
+    unless `keep_plus`)."""
     pairs = []
     for token in text.replace("\\\n", " ").split():
         if "=" not in token or token.startswith(("-", "$")):
             continue
-        key, value = token.lstrip("+").split("=", 1)
+        key, value = (token if keep_plus else token.lstrip("+")).split("=", 1)
         pairs.append((key, value.strip("'\"")))
     return pairs
 
@@ -99,10 +113,82 @@ def read_config(path: str | Path) -> dict[str, Any]:
             except yaml.YAMLError:
                 flat[key] = value
         return flat
-    raw = yaml.safe_load(text) or {}
+    try:
+        raw = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        problem = str(exc).splitlines()[0]
+        raise ValueError(f"{path}: neither `key=value` overrides nor a YAML config ({problem})") from None
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a config is a YAML mapping or `key=value` overrides, got {type(raw).__name__}")
     return to_flat_dict(raw)
+
+
+def check_files(log: str | Path, config: str | Path) -> None:
+    """Both files of a pair are there, checked before either is read: the message names the one missing."""
+    for path, option in ((log, "--verl-log"), (config, "--verl-config")):
+        if not Path(path).is_file():
+            raise ValueError(f"{option} {path}: no such file (give the run's console log and its overrides or config)")
+
+
+def check_config(path: str | Path, known: dict[str, Any], model: str | None = None) -> list[str]:
+    """Refuse a config the fit would misread: an override of a key verl does not have, or no model (unless
+    `model` names it). `known` is verl's keys with their defaults (the verl adapter's `keys()`, which `autotune
+    validate` checks a space's keys against). A YAML config is verl's own dump, perhaps of an older verl whose
+    keys were since renamed: its unknown keys are returned as a warning, not refused."""
+    overrides = _is_overrides(Path(path).read_text())
+    unknown = [key for key in _set_keys(path, overrides) if not _verl_has(key, known)]
+    if unknown and overrides:
+        hint = suggest_key(unknown[0], known)
+        raise ValueError(
+            f"--verl-config {path}: verl has no key `{unknown[0]}`"
+            + (f"; did you mean `{hint}`?" if hint else "")
+            + " (fix its name, or write `+KEY=VALUE` if the run added it)"
+        )
+    if model is None:
+        _check_model(path, read_config(path).get(MODEL_KEY))
+    if not unknown:
+        return []
+    shown = ", ".join(f"`{k}`" for k in unknown[:3]) + (f" and {len(unknown) - 3} more" if len(unknown) > 3 else "")
+    return [
+        f"--verl-config {path}: {len(unknown)} key(s) this verl does not have ({shown}): read as verl's defaults "
+        "for the keys meant; a dump of an older verl renames some, a typo would misfit the run"
+    ]
+
+
+def _set_keys(path: str | Path, overrides: bool) -> list[str]:
+    """The verl keys a config sets: an overrides file's without its `+key` additions, its environment
+    variables and its shell variables (`train_path=...` in a run script: no dot, and verl has no such key)."""
+    if not overrides:
+        return list(read_config(path))
+    keys = [key for key, _ in _overrides(Path(path).read_text(), keep_plus=True)]
+    return [k for k in keys if not k.startswith("+") and not _ENV_KEY.fullmatch(k) and "." in k]
+
+
+def _verl_has(key: str, known: dict[str, Any]) -> bool:
+    """A key verl declares, a `_target_` of its dumped config, or one inside a mapping verl leaves open
+    (`override_config`, `engine_kwargs`, the Ray workers' environment)."""
+    if key in known or key.endswith("._target_") or key.startswith(ENV_PREFIX):
+        return True
+    parts = key.split(".")
+    above = (known.get(".".join(parts[:i])) for i in range(1, len(parts)))
+    return any(info is not None and info.default in ({}, None) for info in above)
+
+
+def _check_model(path: str | Path, value: Any) -> None:
+    """The fit needs the model's size only (its config.json, or a preset a hub id names), never its weights."""
+    fix = (
+        f"set `{MODEL_KEY}` to the run's model: the hub id it used naming a preset ({', '.join(PRESETS)}; "
+        "e.g. Qwen/Qwen2.5-7B-Instruct) or a local folder or config.json of the model (only its size is read)"
+    )
+    if value is None:
+        raise ValueError(f"--verl-config {path}: does not set `{MODEL_KEY}`, the model whose size the fit needs; {fix}")
+    try:
+        find_shape(str(value), {})
+    except ValueError:
+        raise ValueError(
+            f"--verl-config {path}: `{MODEL_KEY}={value}` is no model folder or config.json here and names no preset; "
+            + fix
+        ) from None
 
 
 @dataclass
@@ -132,9 +218,7 @@ def logged_run(
 ) -> LoggedRun:
     """A run's log and config; `resolve` turns the config's keys into every key's value as verl ran them
     (`adapters.verl.resolved_config`: verl's defaults and interpolations), as a simulated trial's are."""
-    for path, option in ((log, "--verl-log"), (config, "--verl-config")):
-        if not Path(path).is_file():
-            raise ValueError(f"{option} {path}: no such file (give the run's console log and its overrides or config)")
+    check_files(log, config)
     text = Path(log).read_text(errors="replace")
     rows = parse_steps(text)
     if not rows:
@@ -239,6 +323,11 @@ def calibrate_logs_to_file(
             "give each log the overrides or config file of its run"
         )
     verl = get_adapter("verl")
+    known = verl.keys()
+    unknown: list[str] = []
+    for log, config in zip(logs, configs, strict=True):
+        check_files(log, config)
+        unknown += check_config(config, known, model)
     runs = [
         logged_run(log, config, lambda keys: verl.resolved([], keys)) for log, config in zip(logs, configs, strict=True)
     ]
@@ -248,10 +337,20 @@ def calibrate_logs_to_file(
     lines = [
         f"fitted on {len(runs)} run(s) on {result['gpu']}: median phase error {result['fit_error_median']:.1%} (in sample)"
     ]
+    if result["fit_error_median"] is not None and result["fit_error_median"] > POOR_FIT:
+        lines.append(poor_fit_warning(result["fit_error_median"], result["gpu"]))
     if gpu is None:
         lines.insert(0, "no --gpu: taking the runs to be on H100 SXM (pass --gpu PRESET or --gpu my_gpu.yaml)")
-    lines[:0] = [f"warning: {line}" for line in result["mismatched"]]
+    lines[:0] = [f"warning: {line}" for line in unknown + result["mismatched"]]
     if result.get("holdout_error_median") is not None:
         lines.append(f"leave-one-out: median phase error {result['holdout_error_median']:.1%}")
     lines.append(f"wrote {out}; use it with: autotune run --space ... --fidelity sim --calibration {out}")
     return out, lines
+
+
+def poor_fit_warning(error: float, gpu: str) -> str:
+    """A fit this far off its own runs predicts nothing well; it is written anyway (the user may know better)."""
+    return (
+        f"warning: a poor fit ({error:.0%} median error on its own runs, above {POOR_FIT:.0%}): did the logs run on "
+        f"{gpu} (--gpu), and is each --verl-config the config its log ran with? Predictions from it will be as far off"
+    )

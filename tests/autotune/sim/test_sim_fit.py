@@ -11,6 +11,8 @@ import pytest
 from autotune.sim.fit import Observation, fit_weights, leave_one_out, log_fit, published_prediction
 from autotune.sim.verl_log import calibrate_logs_to_file, logged_run, parse_steps, read_config, read_env, step_medians
 from autotune.space.sim_section import SimSettings, parse_sim_section
+from tests.autotune.conftest import autotune
+from tests.conftest import ROOT
 
 LOG = """(TaskRunner pid=1) step:1 - timing_s/gen:30.0 - timing_s/update_actor:12.0 - response_length/mean:200.0 - prompt_length/mean:100.0
 (TaskRunner pid=1) step:2 - timing_s/gen:np.float64(20.0) - timing_s/update_actor:10.0 - response_length/mean:190.0 - prompt_length/mean:98.0
@@ -124,6 +126,7 @@ def test_calibrate_from_verl_logs_keeps_the_runs_gpu(tmp_path):
     assert data["gpu"] == "H20" and data["device"]["peak_flops"] == 148e12
     assert data["prompt_tokens"] == 100 and data["response_tokens"] == 200
     assert "leave-one-out" in lines[1] and set(data["holdout_errors"]) == {"run0", "run1", "run2"}
+    assert data["fit_error_median"] < 0.3 and not any("poor fit" in line for line in lines)
     assert all(math.isfinite(e) for errs in data["holdout_errors"].values() for e in errs.values())
     _, lines = calibrate_logs_to_file(logs, configs, None, None, tmp_path / "cal2.json")
     assert lines[0].startswith("no --gpu: taking the runs to be on H100 SXM")
@@ -160,7 +163,7 @@ def test_a_log_timing_a_pass_its_config_does_not_run_is_flagged_and_left_out(tmp
     assert lines[-1].endswith("autotune run --space ... --fidelity sim --calibration " + str(out))
     config.write_text(base + " actor_rollout_ref.actor.use_kl_loss=True\n")
     out, lines = calibrate_logs_to_file([log], [config], "H100", None, tmp_path / "cal.json")
-    assert not any(line.startswith("warning") for line in lines)
+    assert not any("which its config does not run" in line for line in lines)  # (made-up timings: a poor fit)
     assert json.loads(out.read_text())["phases"] == ["gen", "update_weights", "ref", "update_actor"]
 
 
@@ -229,3 +232,98 @@ def test_knob_status_under_the_sim_and_freezing_unmodelled_knobs():
     assert frozen == ["algorithm.kl_ctrl.kl_coef"]
     assert fixed.base == {"algorithm.kl_ctrl.kl_coef": 0.001} and fixed.baseline == {tp.name: 2}
     assert [p.name for p in fixed.params] == [tp.name]
+
+
+CPU_LOG = ROOT / "tests" / "autotune" / "verl_logs" / "captured_cpu.txt"
+"""A real verl 0.9.1 log of 3 steps at 2 CPU ranks (the verl_cpu plugin)."""
+CPU_RUN = (
+    "data.train_batch_size=4 trainer.n_gpus_per_node=2 actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct "
+    "actor_rollout_ref.actor.use_kl_loss=True"
+)
+
+
+def _calibrate(tmp_path, config_text: str, *args: str):
+    """`autotune calibrate --verl-log` on the real CPU log with this config, writing under tmp_path."""
+    config = tmp_path / "run.txt"
+    config.write_text(config_text + "\n")
+    return autotune(
+        "calibrate", "--verl-log", str(CPU_LOG), "--verl-config", str(config), "-o", str(tmp_path / "cal.json"), *args
+    )
+
+
+def test_calibrate_bad_input_exits_2_as_the_read_commands_do(tmp_path):
+    """A log or config that is not there, or logs and configs that do not pair up, is the command line's fault:
+    exit 2 with the file named, as `trials`, `best` and `export` exit 2 for a study that is not there."""
+    missing = autotune(
+        "calibrate", "--verl-log", str(tmp_path / "nope.log"), "--verl-config", str(CPU_LOG), "-o", str(tmp_path / "c")
+    )
+    assert missing.returncode == 2 and "nope.log: no such file" in missing.stderr, missing.stdout + missing.stderr
+    not_a_config = autotune(
+        "calibrate", "--verl-log", str(CPU_LOG), "--verl-config", str(CPU_LOG), "-o", str(tmp_path / "c")
+    )  # a log given as the config: a traceback of yaml's before
+    assert not_a_config.returncode == 2, not_a_config.stdout + not_a_config.stderr
+    assert "captured_cpu.txt: neither `key=value` overrides nor a YAML config" in not_a_config.stderr
+    unpaired = autotune("calibrate", "--verl-log", str(CPU_LOG), "-o", str(tmp_path / "c"))
+    assert unpaired.returncode == 2 and "pair up" in unpaired.stderr, unpaired.stdout + unpaired.stderr
+    nothing = autotune("calibrate")
+    assert nothing.returncode == 2 and "--verl-log" in nothing.stderr, nothing.stdout + nothing.stderr
+    assert not (tmp_path / "c").exists()
+
+
+def test_calibrate_refuses_options_of_the_other_mode(tmp_path):
+    """A STUDY with --verl-log (or an option of one mode in the other) was ignored without a word: refused, exit 2,
+    in one line naming the two modes and their options. `--holdout 0` is refused too: given, though the default."""
+    modes = "a STUDY (with --holdout, --runs-dir, --storage) or verl logs (--verl-log with --verl-config, --gpu)"
+    for args, given in (
+        (("mystudy",), "STUDY `mystudy`"),
+        (("--holdout", "0"), "--holdout"),
+        (("--runs-dir", "runs", "--storage", "sqlite:///x.db"), "--runs-dir, --storage"),
+    ):
+        proc = _calibrate(tmp_path, CPU_RUN, *args)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert modes in proc.stderr and given in proc.stderr, proc.stderr
+        assert not (tmp_path / "cal.json").exists()
+    proc = autotune("calibrate", "mystudy", "--gpu", "H100", "--runs-dir", str(tmp_path / "runs"))
+    assert proc.returncode == 2 and modes in proc.stderr and "--gpu" in proc.stderr, proc.stdout + proc.stderr
+
+
+def test_calibrate_without_the_model_path_names_the_key_and_the_fix(tmp_path):
+    """verl's default model path (a 7B nobody has here) was the error before; now the key, the file and the fix."""
+    proc = _calibrate(tmp_path, "data.train_batch_size=4 trainer.n_gpus_per_node=2", "--gpu", "H100")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    message = proc.stderr.replace("\n", "")
+    assert "run.txt" in message and "does not set `actor_rollout_ref.model.path`" in message, message
+    assert "hub id" in message and "Qwen2.5-0.5B" in message and "config.json" in message, message
+    assert "deepseek" not in message
+    proc = _calibrate(tmp_path, CPU_RUN.replace("Qwen/Qwen2.5-0.5B-Instruct", "/nowhere/my-model"), "--gpu", "H100")
+    assert proc.returncode == 2 and "`actor_rollout_ref.model.path=/nowhere/my-model`" in proc.stderr, proc.stderr
+
+
+def test_calibrate_refuses_a_key_verl_does_not_have(tmp_path):
+    """A typo'd key fitted verl's default for the key meant, silently; `+key=value` (hydra's add) stays allowed."""
+    proc = _calibrate(tmp_path, CPU_RUN.replace("data.train_batch_size", "data.train_bach_size"), "--gpu", "H100")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    message = proc.stderr.replace("\n", "")
+    assert "run.txt: verl has no key `data.train_bach_size`; did you mean `data.train_batch_size`?" in message, message
+    yaml_config = tmp_path / "run.yaml"
+    yaml_config.write_text("data:\n  train_batch_sise: 4\nactor_rollout_ref.model.path: Qwen/Qwen2.5-0.5B\n")
+    proc = autotune(
+        "calibrate", "--verl-log", str(CPU_LOG), "--verl-config", str(yaml_config), "-o", str(tmp_path / "c")
+    )
+    # a YAML config is verl's dump, perhaps of an older verl: its unknown keys are warned of, not refused
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    said = proc.stderr.replace("\n", "")
+    assert "run.yaml: 1 key(s) this verl does not have (`data.train_batch_sise`)" in said, said
+    added = _calibrate(tmp_path, CPU_RUN + " +actor_rollout_ref.model.override_config.attn_implementation=eager "
+                       "+trainer.my_note=1 gsm8k_train_path=/data/train.parquet", "--gpu", "H100")  # fmt: skip
+    assert added.returncode == 0, added.stdout + added.stderr
+
+
+def test_calibrate_warns_of_a_poor_fit(tmp_path):
+    """A CPU run fitted as an H100 fits poorly (about 40% in sample): a yellow warning with the likely causes, not
+    a failure. The synthetic runs of the GPU test fit well and get none."""
+    proc = _calibrate(tmp_path, CPU_RUN, "--gpu", "H100")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    warning = [line for line in proc.stderr.splitlines() if "poor fit" in line]
+    assert len(warning) == 1 and "run on H100 SXM (--gpu)" in warning[0] and "--verl-config" in warning[0], proc.stderr
+    assert json.loads((tmp_path / "cal.json").read_text())["fit_error_median"] > 0.3
