@@ -132,19 +132,18 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     rss = f", peak RSS {s.rss_ratio:.3g}x" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
     what = "predicted memory" if winner.source == "predicted" else "memory"
     console.print(f"  {what} {s.memory_ratio:.3g}x the baseline ({s.memory_metric}){rss}")
-    from autotune.export.winner import sweep_device
+    from autotune.export.winner import FILLED, filled_keys, sweep_device
     from autotune.study.results import Quality
 
     quality = Quality.read(paths)
     algorithm = quality.shipped if quality is not None else {}
     adapter = get_adapter(space.trainer, space.command)
     settings = export_settings(space, adapter, winner.params, sweep_device(study), algorithm)
-    derived = {d.key for d in space.derived}
+    filled = set(filled_keys(space, winner.params, settings))
     for key in dict.fromkeys([*winner.params, *(k for k in settings if k not in space.base)]):
         if key in settings:
-            filled = key not in winner.params and key not in derived  # e.g. micro-batches verl's check demands
-            note = "  [dim](not searched: the value the trial ran with, which verl's config check needs)[/]"
-            console.print(f"  {key} = {escape(str(settings[key]))}{note if filled else ''}")
+            note = f"  [dim]({FILLED})[/]" if key in filled else ""
+            console.print(f"  {key} = {escape(str(settings[key]))}{note}")
     from autotune.space.stages import describe_held
 
     if quality is not None:

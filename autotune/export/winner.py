@@ -98,6 +98,16 @@ def export_settings(
     return flat
 
 
+FILLED = "not searched: the value the trials ran with, which verl's config check needs"
+
+
+def filled_keys(space: Space, params: dict[str, Any], settings: dict[str, Any]) -> list[str]:
+    """Keys the winner sets that no param, derived key or `base:` line does (the micro-batch sizes verl's
+    config check demands even under dynamic batching): shown apart, so none reads as a tuned setting."""
+    derived = {d.key for d in space.derived}
+    return [k for k in settings if k not in params and k not in derived and k not in space.base]
+
+
 def sweep_device(study: optuna.Study) -> DeviceKind:
     return "cuda" if StudyInfo.of(study).device == "cuda" else "cpu"
 
@@ -144,6 +154,9 @@ def export(
         )
     if inert:
         header.append(f"left at baseline (inert on the {device} sweep, not measured): {', '.join(inert)}")
+    filled = [k for k in filled_keys(space, winner.params, flat) if k not in algorithm]
+    if filled:
+        header.append(f"{FILLED}: " + ", ".join(overrides({k: flat[k] for k in filled})))
     held = [*held_values(space), *(p.name for p in space.params if p.role == "algorithm" and not p.is_variable)]
     held = [k for k in held if k not in algorithm]
     if held and quality is None:

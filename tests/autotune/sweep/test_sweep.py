@@ -78,6 +78,14 @@ def test_export_writes_verl_yaml_and_overrides_that_verl_accepts(small_study, tm
     overrides = (tmp_path / "best.overrides").read_text().split()
     assert "data.train_batch_size=8" in overrides
     assert any(o.startswith("algorithm.kl_ctrl.kl_coef=") for o in overrides)
+    # the keys verl's config check needs, which no param sets, are named apart in the header, as `best` shows them
+    from autotune.adapters.builtin_trainer import VERL_REQUIRED
+
+    [line] = [line for line in text.splitlines() if line.startswith("# not searched: the value the trials ran with")]
+    named = line.split("config check needs: ", 1)[1].split(", ")
+    assert {item.split("=")[0] for item in named} <= set(VERL_REQUIRED), line
+    assert any(item.startswith("critic.use_dynamic_bsz=") for item in named), line
+    assert set(named) <= set(overrides), line  # as the overrides file writes them
 
 
 def test_export_check_fails_on_a_key_verl_rejects():
@@ -102,7 +110,9 @@ def test_trials_and_best_commands(small_study):
     from autotune.adapters.builtin_trainer import VERL_REQUIRED
 
     filled = [
-        line.split(" = ")[0].strip() for line in best.stdout.splitlines() if "not searched: the value the trial" in line
+        line.split(" = ")[0].strip()
+        for line in best.stdout.splitlines()
+        if "not searched: the value the trials ran with" in line
     ]
     assert filled and set(filled) <= set(VERL_REQUIRED), best.stdout
     assert "critic.use_dynamic_bsz" in filled  # never a param of this space
