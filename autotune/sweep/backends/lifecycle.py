@@ -134,16 +134,35 @@ class Heartbeat:
 
 
 @contextlib.contextmanager
-def failed_on_error(study: optuna.Study, trial: Trial) -> Iterator[None]:
+def failed_on_error(study: optuna.Study, trial: Trial, storage: BaseStorage) -> Iterator[None]:
     """An error in the controller itself fails the trial before it propagates: a trial left
-    RUNNING would make every rerun retry the same configuration and hit the same error. (Ctrl-C
-    leaves it to the interrupted-trial recovery, which retries it.)"""
+    RUNNING would make every rerun retry the same configuration and hit the same error. Ctrl-C
+    (or SIGTERM) marks the trial interrupted and queues its retry at once, as the rerun's recovery
+    would: until then `trials` showed it "still running, or interrupted"."""
     try:
         yield
+    except KeyboardInterrupt:
+        with contextlib.suppress(Exception):  # on the way out: what is left RUNNING the rerun recovers
+            fail_interrupted(study, storage, trial_id(storage, study.study_name, trial.number))
+        raise
     except Exception as exc:
         fail(trial, "error", f"controller error: {type(exc).__name__}: {exc}"[:500])
         study.tell(trial, state=TrialState.FAIL)
         raise
+
+
+def fail_interrupted(study: optuna.Study, storage: BaseStorage, tid: int) -> bool:
+    """Fail a trial whose run was cut off and queue its retry (once: the storage's stale-trial callback);
+    False when it had already finished."""
+    # no outcome: a driver killed between recording a result and telling Optuna leaves one behind,
+    # and an interrupted trial must neither count towards --trials nor pass for a finished duplicate
+    save_by_id(TrialRecord(outcome=None, reason="interrupted"), storage, tid, ("outcome", "reason"))
+    if not storage.set_trial_state_values(tid, state=TrialState.FAIL):
+        return False
+    callback = storage.get_heartbeat_stale_trial_callback()  # type: ignore[attr-defined]
+    if callback is not None:
+        callback(study, storage.get_trial(tid))
+    return True
 
 
 def recover_interrupted(study: optuna.Study, storage: BaseStorage, note: Callable[[str], None]) -> None:
@@ -164,14 +183,7 @@ def recover_interrupted(study: optuna.Study, storage: BaseStorage, note: Callabl
             continue
         if worker is not None and worker.pgid:
             kill_group(worker.pgid)
-        tid = trial_id(storage, study.study_name, t.number)
-        # no outcome: a driver killed between recording a result and telling Optuna leaves one behind,
-        # and an interrupted trial must neither count towards --trials nor pass for a finished duplicate
-        save_by_id(TrialRecord(outcome=None, reason="interrupted"), storage, tid, ("outcome", "reason"))
-        if storage.set_trial_state_values(tid, state=TrialState.FAIL):
-            callback = storage.get_heartbeat_stale_trial_callback()  # type: ignore[attr-defined]
-            if callback is not None:
-                callback(study, storage.get_trial(tid))
+        if fail_interrupted(study, storage, trial_id(storage, study.study_name, t.number)):
             pid = worker.pid if worker is not None else None
             note(f"[yellow]trial #{t.number} was interrupted (worker pid {pid} is gone): retrying it[/]")
     optuna.storages.fail_stale_trials(study)

@@ -106,7 +106,7 @@ class OptunaBackend(Backend):
         started = time.monotonic()
         with (
             Heartbeat(self.storage, trial_id(self.storage, study.study_name, trial.number)),
-            failed_on_error(study, trial),
+            failed_on_error(study, trial, self.storage),
         ):
             evaluation = evaluate(
                 space,

@@ -279,6 +279,16 @@ def test_ctrl_c_says_how_to_resume_and_leaves_no_trainer_behind(tmp_path):
     assert "Traceback" not in stderr
     _, alive = psutil.wait_procs(descendants, timeout=15)
     assert not alive, [p.cmdline() for p in alive]
+    # the cut trial is marked interrupted and its retry queued now, not RUNNING until the rerun recovers it
+    import optuna
+
+    from autotune.study.storage import load_study
+
+    trials = load_study(StudyPaths(runs, "small")).get_trials()
+    assert [t.state for t in trials] == [optuna.trial.TrialState.FAIL, optuna.trial.TrialState.WAITING], trials
+    assert trials[0].user_attrs.get("reason") == "interrupted" and trials[1].params == trials[0].params
+    listed = autotune("trials", "small", "--runs-dir", str(runs))
+    assert "still running" not in listed.stdout + listed.stderr, listed.stdout + listed.stderr
 
 
 def test_a_study_resumed_with_an_edited_space_is_refused_not_mixed(tmp_path):
