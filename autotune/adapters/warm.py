@@ -47,6 +47,8 @@ _zygote: _Zygote | None = None
 
 
 SHARED = "AUTOTUNE_WARM_SOCKET"
+PREFIX = "autotune-warm-"
+"""A zygote's folder in the temp dir: PREFIX, the controller's pid, a random tail."""
 
 
 def enabled() -> bool:
@@ -66,7 +68,8 @@ def start() -> None:
         return
     from autotune.adapters.base import die_with_parent
 
-    folder = Path(tempfile.mkdtemp(prefix="autotune-warm-"))
+    remove_stale()
+    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     with (folder / "zygote.log").open("w") as log:
         proc = subprocess.Popen(
@@ -79,6 +82,22 @@ def start() -> None:
         )
     _zygote = _Zygote(proc, folder)
     atexit.register(_stop, proc, folder)
+
+
+def remove_stale(root: Path | None = None) -> list[Path]:
+    """Folders of zygotes whose controller is gone: the kernel stops a killed controller's zygote, but
+    only the controller's atexit removed its folder, so each `kill -9` left one in /tmp. Named by the
+    controller's pid; a folder of a live process, or another user's, is left alone."""
+    import psutil
+
+    removed = []
+    for folder in (root or Path(tempfile.gettempdir())).glob(f"{PREFIX}*-*"):
+        pid = folder.name[len(PREFIX) :].split("-", 1)[0]
+        with contextlib.suppress(OSError):
+            if pid.isdigit() and folder.stat().st_uid == os.getuid() and not psutil.pid_exists(int(pid)):
+                shutil.rmtree(folder)
+                removed.append(folder)
+    return removed
 
 
 def socket_path() -> Path | None:

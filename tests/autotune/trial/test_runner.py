@@ -6,6 +6,7 @@ the reason line the real trainer writes), so each ending is exact and repeatable
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -159,3 +160,18 @@ def test_the_warm_parent_imports_in_the_background_and_the_first_launch_waits_fo
     finally:
         warm.stop()
     assert zygote.proc.poll() is not None and not zygote.folder.exists()
+    assert zygote.folder.name.startswith(f"autotune-warm-{os.getpid()}-"), "named by its controller"
+
+
+def test_a_killed_controllers_warm_folder_is_removed_by_the_next_one(tmp_path):
+    """kill -9 of a controller stops its zygote (parent-death signal) but left its folder in /tmp for good."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid no process has now
+    dead = tmp_path / f"autotune-warm-{gone.pid}-abc"
+    live = tmp_path / f"autotune-warm-{os.getpid()}-def"
+    other = tmp_path / "autotune-warm-notapid"
+    for folder in (dead, live, other):
+        folder.mkdir()
+        (folder / "zygote.log").write_text("x")
+    assert warm.remove_stale(tmp_path) == [dead]
+    assert not dead.exists() and live.exists() and other.exists()
