@@ -46,7 +46,7 @@ def root(
     """
 
 
-@app.command()
+@app.command(short_help="List the shipped search spaces.")
 def spaces() -> None:
     """List the shipped search spaces (usable by bare name: `--space fsdp3d`)."""
     found = shipped_spaces()
@@ -71,8 +71,9 @@ def _summary(text: str) -> str:
 _Job = Annotated[
     str,
     typer.Argument(
+        metavar="JOB",
         help="Your verl job: a run script or file holding `python3 -m verl.trainer.main_ppo key=value ...`, "
-        "a verl YAML, or - to read it from stdin."
+        "a verl YAML, or - to read it from stdin.",
     ),
 ]
 _GpusPerNode = Annotated[
@@ -95,7 +96,7 @@ _Name = Annotated[str | None, typer.Option(help="Study name (default: the job's 
 _Force = Annotated[bool, typer.Option(help="Overwrite the output file if it exists.")]
 
 
-@app.command()
+@app.command(short_help="Write a search space for your own verl job.")
 def init(
     job: _Job,
     gpus_per_node: _GpusPerNode = None,
@@ -110,7 +111,8 @@ def init(
     valid for your GPUs and model, the KL bound; then validate it and pre-screen it with the cost model."""
     from autotune.adapters.verl_trainer import verl_tree
     from autotune.extras import require
-    from autotune.scaffold import Cluster, JobError, read_job, recipe, render_space
+    from autotune.scaffold import Cluster, JobError, check_starts, read_job, recipe, render_space
+    from autotune.scaffold.space_yaml import baseline
 
     require("verl", "`autotune init`")
     if name is not None and study_name_problem(name):
@@ -127,6 +129,7 @@ def init(
         rec = recipe(parsed, cluster, verl_tree()[1], model)
         study = name or _study_name(parsed, source)
         space_text = render_space(parsed, cluster, rec, study)
+        check_starts(parsed, baseline(parsed, cluster, rec), cluster.world)  # the job's, before anything is written
     except JobError as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(2) from None

@@ -7,7 +7,8 @@ and substituted where the command uses them (`data.train_files="$train_files"`),
 is left as written and named in a note: its value is the user's to fill in. Overrides are parsed by
 hydra's own override parser, so values mean what they mean to verl (`1e-6` is a float,
 `'["console","wandb"]'` a list). Every key is then checked against the installed verl's own config,
-as `autotune export --check` does: a key verl does not know is refused with hydra's message.
+as `autotune export --check` does: each key verl does not know is refused at its line, with the closest
+key verl has. `check_starts` then puts the job through verl's start-up checks before init writes anything.
 """
 
 from __future__ import annotations
@@ -19,9 +20,18 @@ from typing import Any
 
 import yaml
 
-from autotune.adapters.verl_config import ENV_PREFIX, VerlRejected, check_types, compose, defaults_config, overrides
+from autotune.adapters.verl_config import (
+    ENV_PREFIX,
+    VerlRejected,
+    check_types,
+    compose,
+    defaults_config,
+    hydra_value,
+    overrides,
+)
+from verl_keys.keys import suggest_key
 
-__all__ = ["Job", "JobError", "read_job"]
+__all__ = ["Job", "JobError", "check_starts", "read_job"]
 
 ENTRY = "verl.trainer.main_ppo"
 _VAR = re.compile(r"\$(?:\{(\w+)(?::-([^}]*))?\}|(\w+)|([@*]))")
@@ -48,6 +58,12 @@ class Job:
     """What was read differently from the text, said aloud (nothing is dropped silently)."""
     unset: tuple[str, ...] = ()
     """Variables the command uses that the script does not set (left as written)."""
+    lines: dict[str, int] = field(default_factory=dict)
+    """The source's line (from 1) that sets each key, where it can be found: errors point at it."""
+
+    def at(self, key: str) -> str:
+        line = self.lines.get(key)
+        return f"{self.source}:{line}" if line else self.source
 
 
 def read_job(text: str, source: str) -> Job:
@@ -142,7 +158,20 @@ def _from_script(text: str, source: str) -> Job:
         notes.append(f"not set in the script, left as written: {names} (put their values in `base:` before a sweep)")
     flat, more_env = _parse_overrides(words, source)
     env = {k: _home(v) for k, v in {**env, **more_env}.items()}
-    return Job(flat, env, prefix, source, notes, tuple(sorted(unset)))
+    return Job(flat, env, prefix, source, notes, tuple(sorted(unset)), _script_lines(text, flat))
+
+
+def _script_lines(text: str, keys: dict[str, Any]) -> dict[str, int]:
+    """The physical line of each key's override (its last, as hydra's last wins): the script is read with its
+    `\\`-continued lines joined, so the line to show is found again in the text as written."""
+    physical = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if not ln.lstrip().startswith("#")]
+    found = {}
+    for key in keys:
+        setting = re.compile(rf"(?:^|[\s'\"]){re.escape(key)}=")
+        hits = [n for n, ln in physical if setting.search(ln)]
+        if hits:
+            found[key] = hits[-1]
+    return found
 
 
 def _home(value: Any) -> Any:
@@ -210,7 +239,23 @@ def _from_yaml(text: str, source: str) -> Job:
         same = [k for k, v in flat.items() if k.endswith("._target_") or (k in raw_defaults and raw_defaults[k] == v)]
         notes.append(f"a dumped verl config: its {len(same)} keys equal to verl's defaults are left out of `base:`")
         flat = {k: v for k, v in flat.items() if k not in same}
-    return Job(flat, env, ["python3", "-m", ENTRY], source, notes)
+    return Job(flat, env, ["python3", "-m", ENTRY], source, notes, lines=_yaml_lines(text))
+
+
+def _yaml_lines(text: str) -> dict[str, int]:
+    """The line of each dotted key in a verl YAML (its nested mappings walked as `to_flat_dict` flattens them)."""
+    found: dict[str, int] = {}
+
+    def walk(node: yaml.Node | None, prefix: str) -> None:
+        if not isinstance(node, yaml.MappingNode):
+            return
+        for k, v in node.value:
+            key = f"{prefix}{k.value}"
+            found[key] = k.start_mark.line + 1
+            walk(v, f"{key}.")
+
+    walk(yaml.compose(text), "")
+    return found
 
 
 def _verl_raw_defaults() -> dict[str, Any]:
@@ -220,7 +265,8 @@ def _verl_raw_defaults() -> dict[str, Any]:
 
 
 def check_keys(job: Job) -> None:
-    """verl's own config accepts every key and the type of every value (JobError with hydra's message)."""
+    """verl's own config accepts every key and the type of every value: each unknown key is named at its line
+    with the closest key verl has (hydra's own message names neither), all of them at once."""
     from autotune.adapters.verl_trainer import verl_tree
 
     known = verl_tree()[0]
@@ -228,13 +274,80 @@ def check_keys(job: Job) -> None:
         compose(overrides(job.flat))
     except VerlRejected as exc:
         unknown = [k for k in job.flat if k not in known]
-        key = f" `{unknown[0]}`" if unknown else ""
-        raise JobError(
-            f"{job.source}: verl rejects{key}: {exc}; fix the key's name or leave it out "
-            "(a space's `base:` holds only keys verl's ppo_trainer config declares)"
-        ) from None
+        if not unknown:
+            raise JobError(f"{job.source}: verl rejects the job: {exc}") from None
+        raise JobError("\n".join(_unknown_key(job, key) for key in unknown)) from None
     problems = check_types(defaults_config(), job.flat)
     if problems:
         unset = ", ".join(f"${n}" for n in job.unset)
         hint = f" ({unset}: not set in the script; write the value instead)" if unset else ""
         raise JobError(f"{job.source}: {'; '.join(problems)}{hint}")
+
+
+def _unknown_key(job: Job, key: str) -> str:
+    from autotune.adapters import get_adapter
+
+    hint = suggest_key(key, get_adapter("verl").keys())
+    return (
+        f"{job.at(key)}: verl has no key `{key}`"
+        + (f"; did you mean `{hint}`?" if hint else "")
+        + " (fix its name; a key your run adds as `+key=value` goes in the exported `.overrides`, not in the job "
+        "given to init)"
+    )
+
+
+def check_starts(job: Job, flat: dict[str, Any], world: int) -> None:
+    """verl's start-up checks (what main_ppo runs before Ray starts, and `autotune validate` on the space's
+    baseline) on the job's baseline `flat`, before init writes the space: a refusal is the job's, so it names the
+    script's keys and verl's defaults involved, not the file init would write (which then needs `--force`)."""
+    from autotune.adapters import get_adapter
+    from autotune.adapters.base import InvalidConfig
+
+    try:
+        get_adapter("verl", job.command).check([], flat, world)
+    except InvalidConfig as exc:
+        reason = str(exc).removeprefix("verl's validate_config rejects it: ").rstrip(".")
+        involved = "; ".join(_origin(job, key, flat) for key in _keys_named(reason, flat))
+        raise JobError(
+            f"{job.source}: verl refuses the job: {reason}"
+            + (f" ({involved})" if involved else "")
+            + f"; fix it in {job.source} (a key it does not set: add `key=value`) and rerun init; nothing was written"
+        ) from None
+
+
+VERL_WORDS = {
+    "n_gpus": ("trainer.n_gpus_per_node", "trainer.nnodes"),
+    "real_train_batch_size": ("data.train_batch_size", "actor_rollout_ref.rollout.n"),
+}
+"""Names verl's validation messages use for products of keys, not keys themselves."""
+
+
+def _keys_named(reason: str, flat: dict[str, Any]) -> list[str]:
+    """The verl keys a validation message names (`actor.ppo_mini_batch_size (256)`: the key ending so), told
+    apart by the value in brackets, then by whether the job sets them."""
+    from autotune.adapters.verl_trainer import verl_tree
+
+    defaults = verl_tree()[1]
+    out: list[str] = []
+    for word, shown in re.findall(r"([A-Za-z_][\w.]*\w)'?(?:\s*\(([^)]*)\))?", reason):
+        if "_" not in word and "." not in word:  # prose (`must`, `set`), not a field
+            continue
+        if word in VERL_WORDS:
+            found = list(VERL_WORDS[word])
+        else:
+            found = [k for k in defaults if k == word or k.endswith(f".{word}")]
+            by_value = [k for k in found if shown and str(flat.get(k, defaults.get(k))) == shown]
+            found = by_value or [k for k in found if k in flat] or found
+        out += [k for k in found if k not in out]
+    return out
+
+
+def _origin(job: Job, key: str, flat: dict[str, Any]) -> str:
+    from autotune.adapters.verl_trainer import verl_tree
+
+    default = verl_tree()[1].get(key)
+    if key in job.flat:
+        return f"`{key}`={hydra_value(job.flat[key])} set at {job.at(key)}"
+    if key in flat and flat[key] != default:
+        return f"`{key}`={hydra_value(flat[key])} init's baseline, not in the script"
+    return f"`{key}`={hydra_value(default)} verl's default, not in the script"

@@ -13,7 +13,7 @@ import yaml
 from autotune.scaffold.job import Job, JobError
 from autotune.scaffold.recipe import Cluster, Recipe
 
-__all__ = ["render_space", "trial_settings"]
+__all__ = ["baseline", "render_space", "trial_settings"]
 
 
 def _flow(value: Any) -> str:
@@ -47,6 +47,13 @@ def _base(job: Job, cluster: Cluster) -> dict[str, Any]:
             flag = "--gpus-per-node" if key.endswith("per_node") else "--nodes"
             raise JobError(f"{job.source}: the job sets `{key}`={have} but {flag} says {want}; make them agree")
     return base
+
+
+def baseline(job: Job, cluster: Cluster, rec: Recipe) -> dict[str, Any]:
+    """The verl keys of the space's baseline trial (the job, the cluster's shape, the knobs' baselines: a
+    micro-batch the job leaves unset): what `autotune validate` puts through verl's checks, checked first."""
+    knobs = {k.name: k.baseline for k in rec.knobs if k.in_baseline and "." in k.name and not k.name.startswith("env.")}
+    return {**_base(job, cluster), **knobs}
 
 
 def render_space(job: Job, cluster: Cluster, rec: Recipe, name: str) -> str:

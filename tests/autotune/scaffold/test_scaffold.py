@@ -94,7 +94,9 @@ def test_a_variable_the_script_does_not_set_is_named(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "error"),
     [
-        ("python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.no_such_knob=1", r"verl rejects `actor_rollout_ref\.actor\.no_such_knob`: Could not override"),
+        ("python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.no_such_knob=1", r"^job.sh:1: verl has no key `actor_rollout_ref\.actor\.no_such_knob`.* \(fix its name; "),
+        ("data:\n  train_batch_size: 8\nactor_rollout_ref:\n  actor:\n    ppo_mini_bach_size: 4\n",
+         r"^job.sh:5: verl has no key `actor_rollout_ref\.actor\.ppo_mini_bach_size`; did you mean `actor_rollout_ref\.actor\.ppo_mini_batch_size`\?"),
         ("python3 -m verl.trainer.main_ppo --config-name=mine data.train_batch_size=8", r"`--config-name=mine`: .*give that YAML"),
         ("python3 -m verl.trainer.main_ppo data.train_batch_size=8,16", r"a hydra sweep; give `data.train_batch_size` one value"),
         ("python3 -m verl.trainer.main_ppo +actor_rollout_ref.actor.fsdp_config.mixed_precision.param_dtype=bf16",
@@ -240,3 +242,58 @@ def test_shell_defaults_are_used_and_an_unset_variable_in_a_number_is_refused_wi
         match=r"`trainer.nnodes`: verl expects a number, got '\$NODES' \(\$NODES: not set in the script; write the value instead\)",
     ):
         read_job("python3 -m verl.trainer.main_ppo trainer.nnodes=$NODES", "cmd")
+
+
+def run_init(script: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "autotune.cli", "init", str(script), *args],
+        cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_a_typo_in_a_run_script_is_refused_at_its_line_with_the_closest_key(tmp_path: Path) -> None:
+    """Every unknown key at once, each at the physical line of the script (continuations are joined to read it)."""
+    text = EXAMPLE.format(model=model_dir(tmp_path, 12))
+    text = text.replace("ppo_mini_batch_size=", "ppo_mini_bach_size=").replace("kl_loss_coef=", "kl_los_coef=")
+    script = tmp_path / "run.sh"
+    script.write_text(text)
+    lines = text.splitlines()
+    mini, kl = (1 + next(i for i, ln in enumerate(lines) if word in ln) for word in ("mini_bach", "kl_los_"))
+    out = run_init(script, tmp_path)
+    assert out.returncode == 2, out.stdout + out.stderr
+    problems = out.stderr.strip().splitlines()
+    assert problems == [
+        f"{script}:{mini}: verl has no key `actor_rollout_ref.actor.ppo_mini_bach_size`; did you mean "
+        "`actor_rollout_ref.actor.ppo_mini_batch_size`? (fix its name; a key your run adds as `+key=value` goes "
+        "in the exported `.overrides`, not in the job given to init)",
+        f"{script}:{kl}: verl has no key `actor_rollout_ref.actor.kl_los_coef`; did you mean "
+        "`actor_rollout_ref.actor.kl_loss_coef`? (fix its name; a key your run adds as `+key=value` goes "
+        "in the exported `.overrides`, not in the job given to init)",
+    ]
+    assert list(tmp_path.glob("*.yaml")) == []
+
+
+def test_a_job_verl_refuses_is_blamed_on_the_script_before_anything_is_written(tmp_path: Path) -> None:
+    """verl's own start-up check (here its default mini-batch, 256, above the job's batch of 64) runs before
+    the write: the error names the script's keys and verl's defaults, and the fixed script needs no --force."""
+    text = EXAMPLE.format(model=model_dir(tmp_path, 12)).replace("train_batch_size=1024", "train_batch_size=64")
+    text = text.replace("    actor_rollout_ref.actor.ppo_mini_batch_size=256 \\\n", "")
+    script = tmp_path / "run.sh"
+    script.write_text(text)
+    batch = 1 + next(i for i, ln in enumerate(text.splitlines()) if "train_batch_size=64" in ln)
+    out = run_init(script, tmp_path, "--gpu", "H100")
+    assert out.returncode == 2, out.stdout + out.stderr
+    [error] = out.stderr.strip().splitlines()
+    assert error.startswith(f"{script}: verl refuses the job: train_batch_size (64) must be >= "), error
+    assert f"(`data.train_batch_size`=64 set at {script}:{batch}; " in error
+    assert "; `actor_rollout_ref.actor.ppo_mini_batch_size`=256 verl's default, not in the script)" in error
+    assert error.endswith(
+        f"; fix it in {script} (a key it does not set: add `key=value`) and rerun init; nothing was written"
+    )
+    assert list(tmp_path.glob("*.yaml")) == []
+    script.write_text(
+        text.replace("train_batch_size=64", "train_batch_size=64 actor_rollout_ref.actor.ppo_mini_batch_size=32")
+    )
+    again = run_init(script, tmp_path, "--gpu", "H100")
+    assert again.returncode == 0, again.stdout + again.stderr  # no --force: the refused run wrote nothing
+    assert (tmp_path / "qwen2_7b_function_rm.yaml").is_file()
