@@ -22,7 +22,7 @@ from autotune.cli.app import (
 from autotune.study.storage import StudyInfo, StudyPaths
 
 
-@app.command("explain")
+@app.command("explain", short_help="Measure which knobs made the winner faster.")
 def explain_cmd(
     study: StudyArg,
     repeats: Annotated[
@@ -94,10 +94,10 @@ _STUDY_OPTIONS = {"holdout": "--holdout", "runs_dir": "--runs-dir", "storage": "
 _LOG_OPTIONS = {"verl_log": "--verl-log", "verl_config": "--verl-config", "gpu": "--gpu"}
 
 
-@app.command()
+@app.command(short_help="Fit the cost model to measured trials or verl logs.")
 def calibrate(
     ctx: typer.Context,
-    study: Annotated[str | None, typer.Argument(help="Study name (omit with --verl-log).")] = None,
+    study: Annotated[str | None, typer.Argument(metavar="STUDY", help="Study name (omit with --verl-log).")] = None,
     verl_log: Annotated[list[Path] | None, typer.Option(help="A verl console log of a real run (repeatable).")] = None,
     verl_config: Annotated[
         list[Path] | None, typer.Option(help="The overrides (key=value) or YAML config of each --verl-log, in order.")

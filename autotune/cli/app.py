@@ -20,6 +20,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's plain help wraps at 80 columns; Rich's tables cut option texts with "…"
 )
 _WIDTH = None if sys.stdout.isatty() else 160  # rich assumes 80 columns when piped; tables need more
 console = Console(highlight=False, soft_wrap=True, width=_WIDTH)
@@ -42,7 +43,7 @@ TrainerOpt = Annotated[
         "--trainer", help=f"Run the space on this trainer instead of the file's `trainer`: {' or '.join(TRAINERS)}."
     ),
 ]
-StudyArg = Annotated[str, typer.Argument(help="Study name (the space's `name`, e.g. fsdp3d).")]
+StudyArg = Annotated[str, typer.Argument(metavar="STUDY", help="Study name (the space's `name`, e.g. fsdp3d).")]
 
 
 def space_or_exit(space: str, trainer: str | None = None, sampler: str | None = None) -> Space:

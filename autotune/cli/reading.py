@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 from autotune.trial.scoring import KEY_METRICS
 
 
-@app.command("trials")
+@app.command("trials", short_help="A table of the study's trials and how each ended.")
 def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: StorageOpt = None) -> None:
     """A table of the study's trials: outcome, reason, objectives and key metrics."""
     from autotune.study.frames import trials_frame
@@ -62,7 +62,7 @@ def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: St
     say_unfinished(loaded)
 
 
-@app.command()
+@app.command(short_help="The winner: its measured speedup and its settings.")
 def best(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: StorageOpt = None) -> None:
     """The winner: confirmed speedup over the baseline when confirmation ran, and its tuned settings."""
     paths = StudyPaths(runs_dir, study)
@@ -70,7 +70,7 @@ def best(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: StorageO
         raise typer.Exit(1)  # a script's `best && export` stops here, as export would
 
 
-@app.command("export")
+@app.command("export", short_help="Write the winner as verl YAML and key=value overrides.")
 def export_cmd(
     study: StudyArg,
     output: Annotated[
@@ -263,7 +263,7 @@ def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Spa
     logger.log_summary(study, winner)
 
 
-@app.command()
+@app.command(short_help="Write the sweep's HTML report.")
 def report(
     study: StudyArg,
     output: Annotated[

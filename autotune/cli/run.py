@@ -54,7 +54,7 @@ def stop_on_signal(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-@app.command()
+@app.command(short_help="Check a search space without running anything.")
 def validate(space: SpaceOpt, trainer: TrainerOpt = None) -> Space:
     """Check a search space without running anything (keys, ranges, metrics, constraints, baseline)."""
     from autotune.space.stages import NOT_SEARCHED, held_values, throughput_stage
@@ -167,7 +167,7 @@ _Wandb = Annotated[
 ]
 
 
-@app.command()
+@app.command(short_help="Run or resume a sweep; confirm and report the winner.")
 def run(
     space: SpaceOpt,
     trainer: TrainerOpt = None,

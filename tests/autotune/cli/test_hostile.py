@@ -391,3 +391,19 @@ def test_ray_only_flags_without_ray_are_refused(tmp_path):
         proc = autotune("run", "--space", "fsdp3d", "--runs-dir", str(runs), *flags)
         assert proc.returncode == 2 and f"{said} to --backend ray only" in proc.stderr, proc.stderr
     assert not runs.exists()
+
+
+def test_help_at_80_columns_cuts_nothing():
+    """Rich's help tables cut option texts at 80 columns with "…" (`runs/<study>/st…`): the plain help wraps."""
+    commands = ("validate", "run", "trials", "best", "export", "report", "explain", "calibrate", "spaces", "init")
+    for command in (None, *commands):
+        proc = subprocess.run(
+            [sys.executable, "-m", "autotune.cli", *([command] if command else []), "--help"],
+            capture_output=True, text=True, env={**os.environ, "COLUMNS": "80"}, cwd=ROOT, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert "…" not in proc.stdout and max(map(len, proc.stdout.splitlines())) <= 80, proc.stdout
+        if command is None:  # each command's line whole, not cut to "..."
+            assert "..." not in proc.stdout.split("Commands:")[1], proc.stdout
+        if command == "run":
+            assert "(default: SQLite in runs/<study>/study.db)" in " ".join(proc.stdout.split()), proc.stdout
