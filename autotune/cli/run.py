@@ -219,6 +219,10 @@ def run(
         raise typer.Exit(2)
     if wandb:
         require("wandb", "--wandb")
+    if storage is not None:
+        from autotune.study.storage import open_storage
+
+        open_storage(storage)  # a bad URL fails here, before any folder is made or the space's warnings print
     simulated = levels == ("sim",)
     whole = _prepared_space(space, trainer, sampler, freeze_inert, simulated)
     parsed = throughput_stage(whole)  # what the throughput stage searches (the report and summaries read it)
@@ -229,10 +233,6 @@ def run(
         )
         raise typer.Exit(2)
     paths = StudyPaths(runs_dir, study or parsed.name)
-    if storage is not None:
-        from autotune.study.storage import open_storage
-
-        open_storage(storage)  # a bad URL fails here, before any folder is made
     if not simulated:
         _check_machine_or_exit(parsed, address)
         if whole.quality is not None and stage != "throughput":
