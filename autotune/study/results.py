@@ -712,6 +712,11 @@ class QualityCandidate:
         return max((r.kl_peak for r in self.runs), default=math.nan)
 
 
+def _short(value: Any) -> Any:
+    """A sampled float read at a glance (`0.3308`, not `0.330780781455`); everything else as it is."""
+    return f"{value:.4g}" if isinstance(value, float) else value
+
+
 @dataclass(kw_only=True)
 class Quality:
     """The quality stage's conclusion: the algorithm knobs judged on learning over a horizon, over seeds.
@@ -797,7 +802,7 @@ class Quality:
             f"{self.kl_metric} {self.kl_window}-step mean <= {self.kl_max:g}, seeds {self.seeds}:"
         ]
         for c in self.candidates:
-            values = ", ".join(f"{k.rsplit('.', 1)[-1]}={v}" for k, v in c.params.items())
+            values = ", ".join(f"{k.rsplit('.', 1)[-1]}={_short(v)}" for k, v in c.params.items())
             scores = " ".join(f"{r.score:.3f}" for r in c.runs)
             kls = " ".join(f"{r.kl_peak:.3f}" for r in c.runs)
             status = "keeps the bound" if c.keeps_bound else "BREAKS the bound"
@@ -806,7 +811,7 @@ class Quality:
                 f"at the horizon {' '.join(f'{r.kl_last:.3f}' for r in c.runs)}: {status}"
             )
         out.append(f"  decision: {self.verdict}")
-        if self.shipped:
+        if self.shipped:  # exactly the value that ran: the export writes it so
             out.append("  ships: " + ", ".join(f"{k}: {v}" for k, v in self.shipped.items()))
         return out
 

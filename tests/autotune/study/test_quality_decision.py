@@ -75,3 +75,10 @@ def test_the_decision_round_trips_through_its_file(tmp_path):
     )  # NaN != NaN: compare text
     assert back.candidates[1].keeps_bound and not back.baseline.keeps_bound
     assert any("ships: algorithm.kl_ctrl.kl_coef: 0.3" in line for line in back.lines())
+
+
+def test_a_sampled_value_reads_short_in_the_candidates_and_exact_in_what_ships():
+    q = decided(cand("baseline", 0.001, [0.56] * 3, [0.2] * 3), cand("#1", 0.330780781455, [0.5] * 3, [0.04] * 3))
+    lines = q.lines()
+    assert any(line.startswith("  #1        kl_coef=0.3308: score") for line in lines), lines
+    assert "  ships: algorithm.kl_ctrl.kl_coef: 0.330780781455" in lines  # the value that ran, as exported
