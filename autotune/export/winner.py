@@ -117,6 +117,19 @@ def export(
 ) -> tuple[Winner, Path, Path]:
     """Write the winner's YAML and overrides. A simulated study's winner is a prediction: refused unless
     `predicted`, and then written with the cost model's credit for each change and a warning in the header."""
+    winner, text, flat = exported(study, paths, space, adapter, out, predicted)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    overrides_path = out.with_suffix(".overrides")
+    overrides_path.write_text("\n".join(overrides(flat)) + "\n")
+    return winner, out, overrides_path
+
+
+def exported(
+    study: optuna.Study, paths: StudyPaths, space: Space, adapter: TrainerAdapter, out: Path, predicted: bool = False
+) -> tuple[Winner, str, dict[str, Any]]:
+    """(winner, the YAML's text, its flat settings) as `export` writes them to `out`: the report shows the same
+    text, the quality stage's algorithm values included."""
     try:
         winner = find_winner(study, paths, space)
     except NoWinner as exc:
@@ -173,11 +186,7 @@ def export(
         header.extend(winner.credited.lines())
     if quality is not None:  # the algorithm knobs' decision, with its evidence over seeds
         header.extend(quality.lines())
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_yaml(flat, header))
-    overrides_path = out.with_suffix(".overrides")
-    overrides_path.write_text("\n".join(overrides(flat)) + "\n")
-    return winner, out, overrides_path
+    return winner, render_yaml(flat, header), flat
 
 
 def predicted_refusal(paths: StudyPaths, winner: Winner) -> str:

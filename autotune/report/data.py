@@ -14,14 +14,14 @@ import os
 import platform
 import sys
 from importlib import metadata
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import optuna
 import pandas as pd
 
 from autotune.adapters import get_adapter
-from autotune.adapters.verl_config import render_yaml
-from autotune.export.winner import export_settings, sweep_device
+from autotune.export.winner import ExportError, exported, sweep_device
 from autotune.names import short_labels
 from autotune.report.importance import (  # noqa: F401  (re-exported: the report's data lives here)
     MIN_TRIALS_FOR_IMPORTANCE,
@@ -424,12 +424,13 @@ def trial_table(study: optuna.Study) -> pd.DataFrame:
 
 
 def exported_yaml(study: optuna.Study, paths: StudyPaths, space: Space) -> str:
+    """What `autotune export` writes to best.yaml, header and the quality stage's algorithm values included (a
+    simulated winner with its PREDICTED, NOT MEASURED line)."""
     try:
-        winner = find_winner(study, paths, space)
-    except NoWinner as exc:
+        adapter = get_adapter(space.trainer, space.command)
+        return exported(study, paths, space, adapter, Path("best.yaml"), predicted=True)[1]
+    except ExportError as exc:
         return f"# {exc}"
-    flat = export_settings(space, get_adapter(space.trainer, space.command), winner.params, sweep_device(study))
-    return render_yaml(flat, [f"autotune winner of study `{paths.name}`: trial #{winner.number} ({winner.source})"])
 
 
 def provenance(study: optuna.Study, space: Space, backend: str = "optuna") -> dict[str, str]:

@@ -99,6 +99,12 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "best.yaml"))
     assert exported.returncode == 0, exported.stdout + exported.stderr
     assert f"kl_coef: {best.params[KL]}" in (tmp_path / "best.yaml").read_text()
+    # the report's copy-paste YAML is the export's, the shipped kl_coef included (it showed the baseline's 0.001)
+    from autotune.report.data import exported_yaml
+    from autotune.study.storage import load_study, stored_space
+
+    shown = exported_yaml(load_study(paths), paths, stored_space(paths))
+    assert shown == (tmp_path / "best.yaml").read_text() and f"kl_coef: {best.params[KL]}" in shown, shown
     again = autotune(*args)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert " started" not in again.stdout  # every search trial and seed run is kept
