@@ -167,6 +167,13 @@ def say_unfinished(study: optuna.Study, winner: Winner | None = None) -> None:
             f"[yellow]  {len(running)} trial{'s' if len(running) > 1 else ''} not finished ({numbers}): still running, "
             "or interrupted; `autotune run` with the same space resumes the sweep and runs them again[/]"
         )
+    queued = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
+    if queued:
+        numbers = ", ".join(f"#{t.number}" for t in queued)
+        err.print(
+            f"[yellow]  {len(queued)} trial{'s' if len(queued) > 1 else ''} queued ({numbers}; a retry of an "
+            "interrupted trial, or enqueued): `autotune run` with the same space runs them[/]"
+        )
     complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     if winner is not None and winner.source == "sweep" and len(complete) <= 1:
         err.print("[yellow]  only the baseline has finished: the sweep has compared nothing yet[/]")

@@ -8,7 +8,7 @@ from typing import Any
 
 import optuna
 import pandas as pd
-from optuna.trial import FrozenTrial
+from optuna.trial import FrozenTrial, TrialState
 
 from autotune.study.storage import StudyInfo, counted
 from autotune.trial.record import SKIPPED, TrialRecord, read_rows
@@ -22,12 +22,17 @@ def trials_frame(study: optuna.Study) -> pd.DataFrame:
     return frame.sort_values("number").reset_index(drop=True) if not frame.empty else frame
 
 
+def _unfinished(t: FrozenTrial) -> str | None:
+    """A WAITING trial is queued (a retry of an interrupted one, say), not running: no process runs it."""
+    return None if t.state.is_finished() else "queued" if t.state == TrialState.WAITING else "running"
+
+
 def _row(t: FrozenTrial, rec: TrialRecord, names: list[str]) -> dict[str, Any] | None:
     if rec.outcome == SKIPPED:
         return None
     row: dict[str, Any] = {
         "number": t.number,
-        "outcome": rec.outcome or ("running" if not t.state.is_finished() else rec.reason or "failed"),
+        "outcome": rec.outcome or _unfinished(t) or rec.reason or "failed",
         "reason": rec.reason,
         "detail": rec.detail,
         "baseline": rec.baseline,

@@ -291,7 +291,9 @@ def test_ctrl_c_says_how_to_resume_and_leaves_no_trainer_behind(tmp_path):
     assert [t.state for t in trials] == [optuna.trial.TrialState.FAIL, optuna.trial.TrialState.WAITING], trials
     assert trials[0].user_attrs.get("reason") == "interrupted" and trials[1].params == trials[0].params
     listed = autotune("trials", "small", "--runs-dir", str(runs))
-    assert "still running" not in listed.stdout + listed.stderr, listed.stdout + listed.stderr
+    said = listed.stdout + listed.stderr
+    assert "still running" not in said and " running " not in listed.stdout, said  # no process runs the retry
+    assert "queued" in listed.stdout and "1 trial queued (#1; a retry of an interrupted trial" in said, said
 
 
 def test_a_study_resumed_with_an_edited_space_is_refused_not_mixed(tmp_path):
