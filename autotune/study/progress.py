@@ -41,6 +41,8 @@ class SweepProgress:
         self.baseline: float | None = None
         self.quiet = False
         """Print one line per 20 trials (simulated sweeps finish hundreds of trials a minute)."""
+        self.budget_flag = "--trials"
+        """The flag that sets `total` (a multi-fidelity sweep's phases: --sim-trials, --top-k)."""
         self.outcomes: Counter[str] = Counter()
         """Finished trials by how they ended (`_tally_key`; a quiet sweep prints the tally)."""
 
@@ -73,7 +75,7 @@ class SweepProgress:
         if self.best is not None and self.baseline:
             best += f" (×{self.best / self.baseline:.2f} vs baseline)"
         left = self.total - done
-        rest = f"{left} to run" if left > 0 else "nothing left to run (a larger --trials runs more)"
+        rest = f"{left} to run" if left > 0 else f"nothing left to run (a larger {self.budget_flag} runs more)"
         self.note(f"resuming: {done} of {self.total} trials finished{best}; {rest}")
 
     def _clock(self, remaining_trials: int) -> str:

@@ -268,6 +268,7 @@ def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.St
     progress.note(f"fidelity 1/2: {opts.sim_trials} simulated trials in study `{sim_paths.name}`")
     sim_progress = SweepProgress(opts.sim_trials, progress.objective, progress.sign > 0, progress.console)
     sim_progress.quiet = True
+    sim_progress.budget_flag = "--sim-trials"
     sim_study = run_sweep(sim_opts, sim_progress)
     chosen, alike = distinct_candidates(
         sim_study, stored_space(sim_paths), get_adapter(opts.space.trainer, opts.space.command), sim_paths,
@@ -284,6 +285,7 @@ def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.St
             study.enqueue_trial(trial.params, user_attrs=predicted_attrs(trial.number))
     real_opts = dataclasses.replace(opts, fidelity=(REAL,), n_trials=len(chosen) + 1)
     progress.total = real_opts.n_trials
+    progress.budget_flag = "--top-k"  # the real phase runs the top-k predictions and the baseline
     study = run_sweep(real_opts, progress)
     StudyInfo(sim_study=sim_paths.name).save(study, "sim_study")
     return study

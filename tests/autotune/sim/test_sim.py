@@ -458,12 +458,17 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
     )
     assert data["fit_error_median"] < 0.5 * data["uncalibrated_error_median"]
     mf_runs = tmp_path / "mf"
-    proc = autotune(
+    args = (
         "run", "--space", str(space), "--fidelity", "sim,real", "--top-k", "1", "--sim-trials", "12", "--calibration", str(cal),
         "--runs-dir", str(mf_runs), "--report-dir", str(tmp_path / "report"), "--confirm", "0",
     )  # fmt: skip
+    proc = autotune(*args)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "fidelity 1/2: 12 simulated trials" in proc.stdout and "fidelity 2/2" in proc.stdout
+    again = autotune(*args)  # each phase's rerun names the flag that sets its budget, not --trials
+    assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+    assert "resuming: 12 of 12 trials finished" in again.stdout and "(a larger --sim-trials runs more)" in again.stdout
+    assert "resuming: 2 of 2 trials finished" in again.stdout and "(a larger --top-k runs more)" in again.stdout
     from autotune.report.data import predicted_vs_measured
     from autotune.study.storage import StudyPaths, load_study
 
