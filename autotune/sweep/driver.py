@@ -279,10 +279,16 @@ def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.St
     )
     progress.note(f"fidelity 2/2: real trials of the {len(chosen)} best distinct predictions and the baseline{passed}")
     study = create_or_load(opts.space, opts.paths, opts.url)
+    # the knobs the model does not read were held at their baseline values in every prediction: so they are in the
+    # real trial of one, or the sampler would draw them and the trial would measure another configuration
+    modelled = {p.name for p in stored_space(sim_paths).params}
+    space = opts.space
+    held = {p.name: space.baseline[p.name] for p in space.params if p.name not in modelled and p.name in space.baseline}
     already = {tuple(sorted(t.params.items())) for t in study.get_trials(deepcopy=False)}
     for trial in chosen:
-        if tuple(sorted(trial.params.items())) not in already:
-            study.enqueue_trial(trial.params, user_attrs=predicted_attrs(trial.number))
+        params = {**held, **trial.params}
+        if tuple(sorted(params.items())) not in already:
+            study.enqueue_trial(params, user_attrs=predicted_attrs(trial.number))
     real_opts = dataclasses.replace(opts, fidelity=(REAL,), n_trials=len(chosen) + 1)
     progress.total = real_opts.n_trials
     progress.budget_flag = "--top-k"  # the real phase runs the top-k predictions and the baseline

@@ -16,7 +16,7 @@ from autotune.sim.hardware import DEVICES, GIB, cluster
 from autotune.sim.model import CostModel
 from autotune.sim.nccl import bus_factor, collective_seconds
 from autotune.sim.workload import PRESETS, Shape, Workload, find_shape
-from tests.autotune.conftest import autotune
+from tests.autotune.conftest import autotune, write_space
 
 H100 = cluster("H100", 8)
 
@@ -458,6 +458,9 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
     )
     assert data["fit_error_median"] < 0.5 * data["uncalibrated_error_median"]
     mf_runs = tmp_path / "mf"
+    (tmp_path / "mf-space").mkdir()
+    space = write_space(tmp_path / "mf-space", extra_params="  env.NCCL_ALGO: {type: categorical, choices: [null, Ring, Tree]}",
+                        extra_baseline="  env.NCCL_ALGO: Ring")  # the model does not read it  # fmt: skip
     args = (
         "run", "--space", str(space), "--fidelity", "sim,real", "--top-k", "1", "--sim-trials", "12", "--calibration", str(cal),
         "--runs-dir", str(mf_runs), "--report-dir", str(tmp_path / "report"), "--confirm", "0",
@@ -475,6 +478,13 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
     paths = StudyPaths(mf_runs, "small")
     frame = predicted_vs_measured(load_study(paths), paths)
     assert len(frame) == 2 and frame["step_error"].notna().all()  # the baseline and the top prediction
+    # the real trial of a prediction runs the knobs the model does not read at their baseline values, as predicted
+    held = [line for line in proc.stdout.splitlines() if line.startswith("not modelled by the cost model")]
+    frozen = held[0].split(": ", 1)[1].split(", ")
+    trials = load_study(paths).get_trials()
+    assert all(t.state.is_finished() for t in trials), trials  # the rerun enqueued no copy of a finished trial
+    real = [t for t in trials if not t.user_attrs.get("baseline")]
+    assert frozen == ["env.NCCL_ALGO"] and real and all(t.params[k] == "Ring" for t in real for k in frozen), real
     print(f"multi-fidelity: median step-time error {frame['step_error'].median():.1%}")
     assert 'id="prediction"' in (tmp_path / "report" / "index.html").read_text()
 
