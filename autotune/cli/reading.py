@@ -182,9 +182,12 @@ def say_unfinished(study: optuna.Study, winner: Winner | None = None) -> None:
 def _say_why_not_confirmed(paths: StudyPaths, winner: Winner) -> None:
     """A sweep winner although confirmation ran: no candidate stayed inside the limits on its round
     averages. Say so, and what this trial's confirmation rounds measured."""
-    from autotune.study.results import Confirmation
+    from autotune.study.results import UNCONFIRMED, Confirmation
 
-    if winner.source != "sweep" or Confirmation.read(paths) is None:
+    if winner.source != "sweep":
+        return
+    if Confirmation.read(paths) is None:
+        err.print(f"[yellow]  {UNCONFIRMED}[/]")
         return
     row = winner.confirmed
     err.print("[yellow]  confirmation found no candidate inside the limits; this is the sweep's best single run[/]")

@@ -31,7 +31,15 @@ from autotune.space.freeze import inert_params
 from autotune.space.sampling import trial_config
 from autotune.space.schema import Space
 from autotune.space.stages import NOT_SEARCHED, held_values
-from autotune.study.results import MEASURE_PREDICTED, NoWinner, Quality, Winner, find_winner
+from autotune.study.results import (
+    MEASURE_PREDICTED,
+    UNCONFIRMED,
+    Confirmation,
+    NoWinner,
+    Quality,
+    Winner,
+    find_winner,
+)
 from autotune.study.storage import StudyInfo, StudyPaths
 
 NOT_EXPORTED = ("trainer.total_training_steps",)
@@ -176,6 +184,8 @@ def exported(
         header.append(f"left at baseline (algorithm knobs, {NOT_SEARCHED}): {', '.join(held)}")
     elif held:
         header.append(f"left at baseline by the quality stage (algorithm knobs): {', '.join(held)}")
+    if winner.source == "sweep" and Confirmation.read(paths) is None:
+        header.append(UNCONFIRMED)
     if winner.ablation is not None:  # every change that ships, with its measured gain and interval
         header.extend(winner.ablation.lines())
     if winner.source == "predicted":

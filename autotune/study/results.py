@@ -459,6 +459,11 @@ class Ablation:
 
 
 MEASURE_PREDICTED = "autotune run --space SPACE --fidelity sim,real --top-k 3"
+UNCONFIRMED = (
+    "not confirmed (no confirmation ran: --confirm 0, or the sweep was cut short): one run of each configuration, "
+    "so its speedup may be the machine's noise; no ablation and no equivalence check (`export --check` runs it)"
+)
+"""Said by `best` and in the export's header when a real sweep's winner is its best single run."""
 """How a simulated winner gets measured: the model's best and the baseline run for real, confirmed and ablated."""
 
 PREDICTED_FLOOR = 0.01

@@ -158,3 +158,23 @@ def test_unknown_study_and_bad_flags_are_clear_errors(tmp_path):
     for command in ("run", "validate", "trials", "best", "export"):
         helped = autotune(command, "--help")
         assert helped.returncode == 0 and "Usage" in helped.stdout
+
+
+def test_a_winner_no_confirmation_measured_says_so_in_best_and_the_export(small_study, tmp_path):
+    """With --confirm 0 the winner is one 12-step run against another: `best` and the export's header said
+    "1.48x the baseline" and nothing else, where a simulated winner is refused without --predicted."""
+    import shutil
+
+    runs, _, _ = small_study
+    copy = tmp_path / "runs"
+    shutil.copytree(runs, copy)
+    (copy / "small" / "confirmation.json").unlink()  # what --confirm 0 leaves
+    best = autotune("best", "small", "--runs-dir", str(copy))
+    assert best.returncode == 0 and "(sweep," in best.stdout, best.stdout + best.stderr
+    said = " ".join(best.stderr.split())
+    assert "not confirmed (no confirmation ran: --confirm 0, or the sweep was cut short)" in said, said
+    out = tmp_path / "best.yaml"
+    assert autotune("export", "small", "--runs-dir", str(copy), "-o", str(out)).returncode == 0
+    assert "# not confirmed (no confirmation ran" in out.read_text()
+    confirmed = autotune("best", "small", "--runs-dir", str(runs))  # the confirmed study says none of it
+    assert "not confirmed" not in confirmed.stdout + confirmed.stderr
