@@ -344,10 +344,23 @@ def load_study(paths: StudyPaths, storage: str | None = None) -> optuna.Study:
     url = storage_url(paths, storage)
     if storage is None and not paths.db.exists():
         raise StudyNotFound(no_study(paths))
+    missing = _missing_sqlite_file(url)
+    if missing is not None:  # opening it would create an empty database where a reader looked for a study
+        raise StudyNotFound(f"no study `{paths.name}` in {url}: {missing} does not exist")
     try:
         return optuna.load_study(study_name=paths.name, storage=open_storage(url))
     except KeyError:
         raise StudyNotFound(f"no study `{paths.name}` in {url}") from None
+
+
+def _missing_sqlite_file(url: str) -> str | None:
+    """The file of an SQLite URL when it does not exist (SQLite creates it on connecting), else None."""
+    if not url.startswith("sqlite:///"):
+        return None
+    from sqlalchemy.engine import make_url
+
+    database = make_url(url).database
+    return database if database and database != ":memory:" and not Path(database).exists() else None
 
 
 def counted(trial: FrozenTrial) -> bool:

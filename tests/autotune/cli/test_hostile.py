@@ -412,3 +412,15 @@ def test_help_at_80_columns_cuts_nothing():
             assert "..." not in proc.stdout.split("Commands:")[1], proc.stdout
         if command == "run":
             assert "(default: SQLite in runs/<study>/study.db)" in " ".join(proc.stdout.split()), proc.stdout
+
+
+def test_a_read_command_makes_no_database_where_it_finds_no_study(tmp_path):
+    """SQLite creates the file it connects to: `trials X --storage sqlite:///typo.db` answered "no study" and
+    left an empty 100 KB database behind."""
+    runs, db = tmp_path / "runs", tmp_path / "typo.db"
+    made = autotune("run", "--space", "fsdp3d-8gpu", "--fidelity", "sim", "--trials", "2", "--runs-dir", str(runs))
+    assert made.returncode == 0, made.stderr  # the study's folder is there; its database is not the one named
+    for command in ("trials", "best", "export"):
+        proc = autotune(command, "fsdp3d-8gpu", "--storage", f"sqlite:///{db}", "--runs-dir", str(runs))
+        assert proc.returncode == 2 and f"{db} does not exist" in proc.stderr, proc.stderr
+    assert not db.exists()
