@@ -160,20 +160,17 @@ def say_unfinished(study: optuna.Study, winner: Winner | None = None) -> None:
     because nothing else has finished: said, not left for the user to infer from a 1.00x."""
     from optuna.trial import TrialState
 
-    running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
-    if running:
-        numbers = ", ".join(f"#{t.number}" for t in running)
-        err.print(
-            f"[yellow]  {len(running)} trial{'s' if len(running) > 1 else ''} not finished ({numbers}): still running, "
-            "or interrupted; `autotune run` with the same space resumes the sweep and runs them again[/]"
-        )
-    queued = study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
-    if queued:
-        numbers = ", ".join(f"#{t.number}" for t in queued)
-        err.print(
-            f"[yellow]  {len(queued)} trial{'s' if len(queued) > 1 else ''} queued ({numbers}; a retry of an "
-            "interrupted trial, or enqueued): `autotune run` with the same space runs them[/]"
-        )
+    unfinished = {
+        TrialState.RUNNING: "not finished ({}): still running, or interrupted; `autotune run` with the same space "
+        "resumes the sweep and runs them again",
+        TrialState.WAITING: "queued ({}; a retry of an interrupted trial, or enqueued): `autotune run` with the same "
+        "space runs them",
+    }
+    for state, what in unfinished.items():
+        trials = study.get_trials(deepcopy=False, states=(state,))
+        if trials:
+            numbers = ", ".join(f"#{t.number}" for t in trials)
+            err.print(f"[yellow]  {len(trials)} trial{'s' if len(trials) > 1 else ''} {what.format(numbers)}[/]")
     complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     if winner is not None and winner.source == "sweep" and len(complete) <= 1:
         err.print("[yellow]  only the baseline has finished: the sweep has compared nothing yet[/]")
