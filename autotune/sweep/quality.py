@@ -128,6 +128,8 @@ class QualityStage:
         """The search's rules: the bound with its margin (one seed stands in for all of them)."""
         self.systems = {k: v for k, v in (systems or {}).items() if k not in algorithm_values(space, systems or {})}
         self.stage = quality_stage(space, self.systems)
+        self.searched = [p.name for p in self.stage.params if p.role == "algorithm"]
+        """The params the stage searches (the rest are systems variables pinned at one value)."""
         self.url = storage_url or f"sqlite:///{paths.db.resolve()}"
         self.n_trials = n_trials or self.q.trials
         self.root = paths.root / "quality"
@@ -191,10 +193,18 @@ class QualityStage:
             1 for t in study.get_trials(deepcopy=False) if t.state.is_finished() and t.state != TrialState.FAIL
         )
         left = self.n_trials - self.done
-        if left > 0:
+        searched = ", ".join(self.searched)
+        if self.done:
+            rest = f"{left} to run" if left > 0 else "nothing left to search (quality.trials in the space runs more)"
             self.progress.note(
-                f"quality stage: {left} searched settings of {', '.join(p.name for p in self.stage.params)} "
-                f"over up to {self.q.steps} steps (rungs {self.q.rungs()}), {self.q.parallel} at a time"
+                f"quality stage resuming: {self.done} of {self.n_trials} searched settings finished; {rest}"
+            )
+        if left > 0:
+            fixed = {k: v for k, v in self.baseline_params().items() if k not in self.searched}
+            held = f"; systems values held: {short_params(fixed, limit=len(fixed))}" if fixed else ""
+            self.progress.note(
+                f"quality stage: {left} searched settings of {searched} over up to {self.q.steps} steps "
+                f"(rungs {self.q.rungs()}), {self.q.parallel} at a time{held}"
             )
         polish = POLISH if self.n_trials >= STARTUP + 1 + POLISH + 2 else 0
         self._search_until(study, self.n_trials - polish)
@@ -419,10 +429,15 @@ class QualityStage:
         if job.trial_dir.exists():  # a run cut short before (a stopped controller): its steps must not mix in
             shutil.rmtree(job.trial_dir)
         started = time.monotonic()
-        self.progress.note(f"  {label} ({short_params(job.params)}, seed {job.seed}) started")
+        self.progress.note(f"  {label} ({short_params(self._searched(job.params))}, seed {job.seed}) started")
         ev = evaluate(space, self.adapter, job.params, job.trial_dir, None, monitor=watch, on_start=self._started)
         rows = ev.runs[-1].rows if ev.runs else []
         curve = Curve.of(rows, self.q)
+        if self.stopping:  # Ctrl-C or SIGTERM killed it: not a crash, and nothing of it is kept
+            self.progress.note(
+                f"  {label}: interrupted after {len(rows)} steps (the sweep was stopped); runs again on resume"
+            )
+            return curve, "interrupted", ""
         if ev.outcome == "failed":
             state, detail = "failed", f"{ev.reason}: {ev.detail}"
         elif watch.stopped == "pruned":
@@ -438,6 +453,9 @@ class QualityStage:
             f"KL peak {s.kl_peak:.4f}{f' ({detail})' if detail else ''}"
         )
         return curve, state, detail
+
+    def _searched(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in params.items() if k in self.searched}
 
     def _started(self, pgid: int) -> None:
         with self.lock:
@@ -484,7 +502,7 @@ class QualityStage:
             systems=self.systems,
             candidates=candidates,
             ladder=[
-                _rung_row(t)
+                _rung_row(t, self.searched)
                 for t in study.get_trials(deepcopy=False)
                 if t.state.is_finished() and QualityRecord.of(t).outcome != "interrupted"
             ],
@@ -537,12 +555,12 @@ def _finite(value: float) -> float:
     return value if not math.isnan(value) else -math.inf
 
 
-def _rung_row(t: FrozenTrial) -> dict[str, Any]:
+def _rung_row(t: FrozenTrial, searched: list[str]) -> dict[str, Any]:
     record = QualityRecord.of(t)
     return {
         "number": t.number,
         "baseline": record.baseline,
-        "params": dict(t.params),
+        "params": {k: v for k, v in t.params.items() if k in searched},  # the systems values: `Quality.systems`
         "steps": record.steps,
         "outcome": record.outcome or t.state.name.lower(),
         "detail": record.detail,

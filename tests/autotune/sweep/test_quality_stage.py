@@ -49,9 +49,11 @@ def tail_mean(metrics_file: Path, metric: str, last: int) -> tuple[int, float, f
 
 
 def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_without_rerunning(tmp_path):
-    space = write_space(tmp_path)
+    mult = "  actor_mult: {type: categorical, choices: [2, 3]}"  # a systems variable: pinned, not searched
+    space = write_space(tmp_path, extra_params=mult, extra_baseline="  actor_mult: 2")
     text = space.read_text().replace("base:\n", "base:\n  algorithm.use_kl_in_reward: true\n", 1)
-    space.write_text(text + QUALITY)
+    derived = "derived:\n  actor_rollout_ref.actor.ppo_max_token_len_per_gpu: {value: {product: [actor_mult, 256]}}\n"
+    space.write_text(text + QUALITY + derived)
     runs, reports = tmp_path / "runs", tmp_path / "reports"
     paths = StudyPaths(runs, "small")
     paths.root.mkdir(parents=True)
@@ -67,6 +69,10 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     assert "no throughput study yet: its baseline trial alone first" in out  # so best and export can read it
     assert "quality stage on the throughput winner #0's systems values" in out  # the baseline's (trial #0)
     assert "KL bound broken at step 1" in out  # the baseline's search run stops at once
+    # it names the one knob it searches; the systems variable is held at the winner's value, said once
+    assert f"quality stage: 3 searched settings of {KL} over up to 8 steps" in out, out
+    assert "systems values held: actor_mult=2" in out, out
+    assert not [line for line in out.splitlines() if " started" in line and "actor_mult" in line], out
 
     result = Quality.read(paths)
     assert result is not None and result.candidates[0].label == "baseline" and len(result.candidates) >= 2
@@ -108,6 +114,7 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     again = autotune(*args)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert " started" not in again.stdout  # every search trial and seed run is kept
+    assert "quality stage resuming: 3 of 3 searched settings finished; nothing left to search" in again.stdout
     assert Quality.read(paths).to_json()["shipped"] == result.shipped
 
 
@@ -206,8 +213,10 @@ def test_ctrl_c_during_parallel_quality_runs_leaves_nothing_behind_and_the_stage
         time.sleep(0.5)
     descendants = psutil.Process(proc.pid).children(recursive=True)
     proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
+    stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
+    # the cut runs read as what they are, not as crashes ("failed ... terminated by signal 15")
+    assert stdout.count("interrupted after") == 2 and "failed after" not in stdout, stdout
     assert "run the same command again to resume" in stderr and "Traceback" not in stderr
     _, alive = psutil.wait_procs(descendants, timeout=15)
     assert not alive, [p.cmdline() for p in alive]
