@@ -132,7 +132,7 @@ def calibrate(
     """
     import json as _json
 
-    from autotune.sim.calibrate import calibrate_study
+    from autotune.sim.calibrate import calibrate_study, too_few_trials
 
     _one_mode(ctx, study, verl_log)
     if study is None:
@@ -162,6 +162,9 @@ def calibrate(
         console.print(
             f"held back {len(result['holdout_trials'])} trials: median step-time error {result['holdout_error_median']:.1%}"
         )
+    warning = too_few_trials(result)
+    if warning:
+        err.print(f"[yellow]{escape(warning)}[/]")
     console.print(f"wrote {out}; use it with: autotune run --space ... --fidelity sim --calibration {out}")
 
 

@@ -179,6 +179,25 @@ def fit(study_samples: list[Sample], space: Space, model: str | None = None, rid
     }
 
 
+def too_few_trials(calibration: dict[str, Any]) -> str | None:
+    """A warning when a phase has as many weights as the fit had trials, or more: such a fit can match
+    its trials whatever the model, so its in-sample error says nothing of other configurations."""
+    trials = len(calibration["trials"])
+    most = max((len(w) for w in calibration["weights"].values()), default=0)
+    if trials > most:
+        return None
+    check = (
+        ""
+        if calibration.get("holdout_trials")
+        else "; `--holdout 0.25` (4 trials or more) tests the fit on trials it did not see"
+    )
+    return (
+        f"fitted up to {most} weights per phase on {trials} trials: that many weights can match {trials} trials "
+        f"whatever the model, so the in-sample error says little. Calibrate on a study of more than {most} "
+        f"measured trials (`autotune run --trials N`){check}"
+    )
+
+
 def predict_step(calibration: dict[str, Any], sample: Sample, space: Space, model: str | None = None) -> float:
     """The calibrated model's step time for a sample's config (its own measured lengths are not used)."""
     world = space.trial.world_size

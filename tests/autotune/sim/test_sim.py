@@ -457,6 +457,13 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
         f"calibration: in-sample error {data['fit_error_median']:.1%}, uncalibrated {data['uncalibrated_error_median']:.1%}"
     )
     assert data["fit_error_median"] < 0.5 * data["uncalibrated_error_median"]
+    # a handful of trials against a dozen weights per phase: the in-sample error is said to say little
+    most = max(len(w) for w in data["weights"].values())
+    assert len(data["trials"]) <= most, (len(data["trials"]), most)
+    assert f"fitted up to {most} weights per phase on {len(data['trials'])} trials" in fitted.stderr, fitted.stderr
+    from autotune.sim.calibrate import too_few_trials
+
+    assert too_few_trials({**data, "trials": list(range(most + 1))}) is None
     mf_runs = tmp_path / "mf"
     (tmp_path / "mf-space").mkdir()
     space = write_space(tmp_path / "mf-space", extra_params="  env.NCCL_ALGO: {type: categorical, choices: [null, Ring, Tree]}",
