@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich import box
 from rich.markup import escape
 from rich.table import Table
 
@@ -27,6 +29,7 @@ from autotune.study.storage import StudyPaths
 
 if TYPE_CHECKING:
     import optuna
+    import pandas as pd
 
     from autotune.study.results import Winner
 from autotune.trial.scoring import KEY_METRICS
@@ -36,30 +39,59 @@ from autotune.trial.scoring import KEY_METRICS
 def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: StorageOpt = None) -> None:
     """A table of the study's trials: outcome, reason, objectives and key metrics."""
     from autotune.study.frames import trials_frame
+    from autotune.study.storage import StudyInfo
 
     loaded = load_or_exit(StudyPaths(runs_dir, study), storage)
+    simulated = StudyInfo.of(loaded).fidelity == "sim"
     frame = trials_frame(loaded)
-    table = Table(title=f"study {study}")
+    title = f"study {study}" + (": predicted by the cost model, nothing ran" if simulated else "")
     objectives = [c for c in frame.columns if c.startswith("objective:")]
     shown = [k for k, (metric, _) in KEY_METRICS.items() if k != "score" and f"objective:{metric}" not in objectives]
-    columns = ["number", "outcome", "reason", *objectives, *shown, "wall_s"]
+    columns = ["number", "outcome", "reason", *objectives, *shown, *([] if simulated else ["wall_s"])]
+    rows = [[_cell(row, col) for col in columns] for _, row in frame.iterrows()]
+    kept = [i for i, col in enumerate(columns) if col in ("number", "outcome") or any(r[i] for r in rows)]
+    columns, rows = [columns[i] for i in kept], [[r[i] for i in kept] for r in rows]  # no all-empty column
+    # no column rules, one space between columns, headers on two lines: 80 columns hold it, no value cut
+    table = Table(title=title, box=box.SIMPLE_HEAD, padding=0, show_edge=False)
     for col in columns:
-        table.add_column(
-            col.removeprefix("objective:"), justify="right" if col not in ("outcome", "reason") else "left"
-        )
-    for _, row in frame.iterrows():
-        cells = []
-        for col in columns:
-            value = row.get(col)
-            if col == "number" and row.get("baseline"):
-                cells.append(f"{value} (baseline)")
-            elif isinstance(value, float):
-                cells.append("" if math.isnan(value) else f"{value:.4g}")
-            else:
-                cells.append("" if value is None else str(value))
+        header = "\n".join(re.split(r"(?<=/)|_", col.removeprefix("objective:")))  # perf/ | throughput
+        right = col not in ("outcome", "reason")
+        table.add_column(header, justify="right" if right else "left", no_wrap=True)
+    for cells in rows:
         table.add_row(*cells)
     console.print(table)
+    if frame.get("duplicate_of") is not None and frame["duplicate_of"].map(_present).any():
+        console.print("=#N: the same settings as trial #N, its result reused (nothing ran)")
+    _say_details(frame)
     say_unfinished(loaded)
+
+
+def _cell(row: pd.Series, col: str) -> str:
+    value = row.get(col)
+    if col == "number" and row.get("baseline"):
+        return f"{value} base"
+    if col == "number" and _present(row.get("duplicate_of")):
+        return f"{value} =#{int(row['duplicate_of'])}"
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+    return "" if value is None else str(value)
+
+
+def _present(value: object) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def _say_details(frame: pd.DataFrame, most: int = 10) -> None:
+    """Why trials were infeasible or failed (the table says `limits` or `oom`; this says which and by how much)."""
+    if frame.empty or "detail" not in frame:
+        return
+    told = frame[
+        frame["outcome"].isin(("infeasible", "failed")) & frame["detail"].map(lambda d: bool(d) and _present(d))
+    ]
+    for _, row in told.head(most).iterrows():
+        console.print(f"  #{row['number']} {row['outcome']}: {escape(str(row['detail']))}")
+    if len(told) > most:
+        console.print(f"  … and {len(told) - most} more (`autotune report` lists every one)")
 
 
 @app.command(short_help="The winner: its measured speedup and its settings.")

@@ -68,4 +68,4 @@ def test_a_sweep_lives_in_postgresql(tmp_path, postgres_url):
 
     shown = autotune("trials", "fsdp3d", "--storage", postgres_url, "--runs-dir", str(runs))
     assert shown.returncode == 0, shown.stderr
-    assert "(baseline)" in shown.stdout
+    assert "0 base " in shown.stdout

@@ -230,7 +230,7 @@ def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
     text = (tmp_path / "best.yaml").read_text()
     assert "defaults:\n- ppo_trainer\n- _self_" in text and "param_offload: true" in text  # the frozen knob
     table = autotune("trials", "small", "--runs-dir", str(runs))
-    assert "hang" in table.stdout and "(baseline)" in table.stdout
+    assert "hang" in table.stdout and "0 base " in table.stdout
 
 
 def wait_for(predicate, timeout: float, what: str) -> None:

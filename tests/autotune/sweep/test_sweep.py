@@ -103,7 +103,7 @@ def test_trials_and_best_commands(small_study):
     runs, _, _ = small_study
     table = autotune("trials", "small", "--runs-dir", str(runs))
     assert table.returncode == 0, table.stderr
-    assert "(baseline)" in table.stdout and "complete" in table.stdout
+    assert "0 base " in table.stdout and "complete" in table.stdout
     best = autotune("best", "small", "--runs-dir", str(runs))
     assert best.returncode == 0 and "winner: trial #" in best.stdout
     # the keys verl's config check needs, which no param sets, are shown apart from the tuned ones
