@@ -74,3 +74,20 @@ def load_or_exit(paths: StudyPaths, storage: str | None):  # type: ignore[no-unt
     except (StudyNotFound, StorageError) as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(2) from None
+
+
+def output_problem(out: Path) -> str | None:
+    """Why a file cannot be written at `out` (None: it can). Its folder must exist: a mistyped path
+    is said, not made into folders."""
+    import os
+
+    folder = out.absolute().parent
+    if out.is_dir():
+        return "is a folder; give a file name (e.g. best.yaml)"
+    if not folder.exists():
+        return f"cannot be written: its folder {folder} does not exist (create it first: mkdir -p {folder})"
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        return f"cannot be written: {folder} is not a writable folder"
+    if out.exists() and not os.access(out, os.W_OK):
+        return "exists and is read-only"
+    return None

@@ -21,6 +21,7 @@ from autotune.cli.app import (
     console,
     err,
     load_or_exit,
+    output_problem,
     study_space,
 )
 from autotune.extras import require
@@ -128,6 +129,10 @@ def export_cmd(
     storage: StorageOpt = None,
 ) -> None:
     """Write the winner as nested verl YAML plus `key=value` overrides for verl.trainer.main_ppo."""
+    problem = output_problem(output)
+    if problem:
+        err.print(f"[red]-o {escape(str(output))} {escape(problem)}[/]")
+        raise typer.Exit(2)
     export_winner(StudyPaths(runs_dir, study), storage, output, check, predicted)
 
 

@@ -453,16 +453,9 @@ def _check_ray_head_or_exit(address: str, timeout_s: float = 5.0) -> None:
 
 def _check_export_path_or_exit(out: Path) -> None:
     """--export's file must be writable before the sweep starts, not found unwritable when it ends."""
-    import os
+    from autotune.cli.app import output_problem
 
-    folder = next((p for p in out.absolute().parents if p.exists()), None)
-    problem = ""
-    if out.is_dir():
-        problem = "is a folder; give a file name (e.g. best.yaml)"
-    elif folder is None or not folder.is_dir() or not os.access(folder, os.W_OK):
-        problem = f"cannot be written: {folder} is not a writable folder"
-    elif out.exists() and not os.access(out, os.W_OK):
-        problem = "exists and is read-only"
+    problem = output_problem(out)
     if problem:
         err.print(f"[red]--export {escape(str(out))} {escape(problem)}[/]")
         raise typer.Exit(2)

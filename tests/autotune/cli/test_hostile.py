@@ -330,12 +330,18 @@ def test_paths_the_command_cannot_use_end_in_one_line_not_a_traceback(tmp_path):
         (("run", "--space", str(space), "--runs-dir", str(tmp_path / "runs"), "--export", str(tmp_path)), "is a folder"),
         (("run", "--space", str(space), "--runs-dir", str(tmp_path / "runs"), "--export", str(afile / "b.yaml")),
          "is not a writable folder"),
+        # a mistyped folder is said, not made (export created /no/such/dir/ and wrote there)
+        (("run", "--space", str(space), "--runs-dir", str(tmp_path / "runs"), "--export", str(tmp_path / "no/b.yaml")),
+         f"its folder {tmp_path / 'no'} does not exist (create it first: mkdir -p {tmp_path / 'no'})"),
+        (("export", "small", "--runs-dir", str(tmp_path / "runs"), "-o", str(tmp_path / "no/such/b.yaml")),
+         f"its folder {tmp_path / 'no/such'} does not exist"),
     ]  # fmt: skip
     for args, expected in cases:
         proc = autotune(*args, timeout=120)
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert expected in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
     assert not (tmp_path / "runs").exists()  # refused before the study was made
+    assert not (tmp_path / "no").exists()
 
 
 def test_a_trial_left_running_is_named_by_trials_and_best(tmp_path):
