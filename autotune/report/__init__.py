@@ -15,6 +15,7 @@ from autotune.study.storage import StudyPaths
 def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: Path) -> Path:
     """Compute every section and write one self-contained HTML file; returns its path."""
     summary = data.summary(study, paths, space)
+    quality = Quality.read(paths)
     trials = data.trial_table(study)
     page = render.render(
         title=f"autotune · {paths.name}",
@@ -25,7 +26,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         parameters=data.parameters(study),
         importances=data.importance_intervals(study, space),
         direction=space.objectives[0].direction,
-        inert=data.inert_knobs(study, space),
+        inert=data.inert_knobs(study, space, quality.shipped if quality is not None else None),
         phases=data.phase_breakdown(study, space),
         health=data.health_curves(study, space),
         failures=data.failures(study),
@@ -37,7 +38,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         minimal=data.minimal_winner(paths),
         completed=int((trials["outcome"] == "complete").sum()) if not trials.empty else 0,
         study=paths.name,
-        quality=Quality.read(paths),
+        quality=quality,
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"

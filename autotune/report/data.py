@@ -318,7 +318,11 @@ def minimal_winner(paths: StudyPaths) -> tuple[pd.DataFrame, Ablation | Predicte
     return pd.DataFrame(rows, columns=list(MINIMAL_COLUMNS)), result
 
 
-def inert_knobs(study: optuna.Study, space: Space) -> pd.DataFrame:
+def inert_knobs(study: optuna.Study, space: Space, shipped: dict[str, Any] | None = None) -> pd.DataFrame:
+    """The knobs the throughput sweep did not tune, each with why: inert on the platform, not read by the
+    cost model (a simulated sweep), or an algorithm knob held at its baseline (`shipped`: what the quality
+    stage ships instead)."""
+    shipped = shipped or {}
     adapter = get_adapter(space.trainer, space.command)
     device = sweep_device(study)
     rows = []
@@ -331,7 +335,10 @@ def inert_knobs(study: optuna.Study, space: Space) -> pd.DataFrame:
     from autotune.space.stages import NOT_SEARCHED, held_values
 
     for name, value in held_values(space).items():
-        rows.append({"knob": name, "why": f"algorithm knob, {NOT_SEARCHED}: held at its baseline value {value!r}"})
+        why = f"algorithm knob, {NOT_SEARCHED}: held at its baseline value {value!r}"
+        if name in shipped:
+            why += f"; the quality stage ships {shipped[name]!r}, which the export writes"
+        rows.append({"knob": name, "why": why})
     return pd.DataFrame(rows, columns=["knob", "why"])
 
 

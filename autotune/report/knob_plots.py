@@ -49,7 +49,9 @@ def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
     page.section("parallel", f"Parallel coordinates (colour: {objective})", body)
 
 
-def importance_section(page: Page, frame: pd.DataFrame, objective: str, direction: str, completed: int) -> None:
+def importance_section(
+    page: Page, frame: pd.DataFrame, objective: str, direction: str, completed: int, simulated: bool = False
+) -> None:
     if frame.empty:
         need = data.MIN_TRIALS_FOR_IMPORTANCE
         page.section(
@@ -60,7 +62,8 @@ def importance_section(page: Page, frame: pd.DataFrame, objective: str, directio
         return
     rows = frame.iloc[::-1]
     labels = short_labels(rows["param"])
-    names = [labels[k] + (" (noise)" if n else "") for k, n in zip(rows["param"], rows["noise"], strict=True)]
+    grey_label = " (chance)" if simulated else " (noise)"
+    names = [labels[k] + (grey_label if n else "") for k, n in zip(rows["param"], rows["noise"], strict=True)]
     fig = go.Figure(
         go.Bar(
             x=rows["excess"],
@@ -79,12 +82,15 @@ def importance_section(page: Page, frame: pd.DataFrame, objective: str, directio
     fig.update_layout(xaxis_title="PED-ANOVA importance above noise (90% bootstrap interval)")
     goal = "maximising" if direction == "maximize" else "minimising"
     noisy = ", ".join(k.rsplit(".", 1)[-1] for k in frame[frame["noise"]]["param"])
+    # a prediction has no measurement noise: what a grey bar lacks there is trials, not repeatability
+    grey = "<b>no better than chance over these trials</b>" if simulated else "<b>not distinguishable from noise</b>"
+    fewer = " (the predictions are exact: more simulated trials sharpen the intervals)" if simulated else ""
     note = (
-        f'<p class="note">For {goal} {html.escape(objective)}, over {completed} completed trials: each bar is how '
-        "much more a knob separates the best trials than it does with the objective values shuffled; grey "
-        "bars, whose interval includes zero, are <b>not distinguishable from noise</b>"
-        + (f": {html.escape(noisy)}." if noisy else ".")
-        + "</p>"
+        f'<p class="note">For {goal} {html.escape(objective)}, over {completed} completed '
+        f"{'predicted ' if simulated else ''}trials: each bar is how much more a knob separates the best trials "
+        f"than it does with the objective values shuffled; grey bars, whose interval includes zero, are {grey}"
+        + (f": {html.escape(noisy)}" if noisy else "")
+        + f"{fewer}.</p>"
     )
     page.section("importance", "Parameter importances", note + page.figure(fig, 80 + 28 * len(frame)))
 

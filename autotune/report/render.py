@@ -156,14 +156,17 @@ def pareto_section(page: Page, frame: pd.DataFrame) -> None:
 
 def inert_section(page: Page, frame: pd.DataFrame) -> None:
     body = (
-        '<p class="note">Every tuned knob could act on this platform.</p>'
+        '<p class="note">The sweep tuned every knob of the space: each could act on this platform.</p>'
         if frame.empty
         else (
-            '<p class="note">Tuned, but inert where the sweep ran: their values changed nothing and are exported at the baseline value.</p>'
-            + table_html(frame, sortable=False)
+            '<p class="note">In the space, but not tuned by this sweep, each for the reason given: inert where '
+            "the sweep ran (its values changed nothing), not read by the cost model (a simulated sweep kept it at "
+            "its baseline: a prediction says nothing of it), or an algorithm knob, which the throughput stage "
+            "holds at its baseline and the quality stage judges. Each is exported at its baseline value unless "
+            "its row says what ships instead.</p>" + table_html(frame, sortable=False)
         )
     )
-    page.section("inert", "Knobs inert on this platform", body)
+    page.section("inert", "Knobs the sweep did not tune", body)
 
 
 def phases_section(page: Page, frame: pd.DataFrame, summary: data.Summary) -> None:
@@ -292,7 +295,7 @@ def render(
     history_section(page, history, summary.objective)
     pareto_section(page, pareto)
     parallel_section(page, parameters, summary.objective)
-    importance_section(page, importances, summary.objective, direction, completed)
+    importance_section(page, importances, summary.objective, direction, completed, summary.predicted)
     minimal_winner_section(page, *(minimal or (pd.DataFrame(), None)))
     ablation_section(page, *(ablation or (pd.DataFrame(), None)), study, summary.predicted)
     quality_section(page, quality)

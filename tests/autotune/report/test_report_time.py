@@ -44,7 +44,7 @@ def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
     from autotune.study.storage import load_study
     from tests.autotune.conftest import simulated_study
 
-    space, paths = simulated_study(tmp_path / "runs", "simreport", 16)
+    space, paths = simulated_study(tmp_path / "runs", "simreport", 30)  # 14 complete: importances shown
     study = load_study(paths)
     s = summary(study, paths, space)
     assert s.predicted and math.isnan(s.outside_steps_share) and math.isnan(s.rss_ratio)
@@ -55,6 +55,13 @@ def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
     assert f"{ooms} configurations (listed under Failures)" in page and "cost model&#x27;s error" in page
     assert "time outside training steps" not in page and "peak RSS vs baseline" not in page
     assert "phases predicted by the cost model" in page
+    # a prediction has no noise: grey importance bars lack trials, not repeatability; knobs the model does not
+    # read are not called inert ("their values changed nothing": nothing was tried)
+    assert "not distinguishable from noise" not in page and "their values changed nothing" not in page
+    assert "no better than chance over these trials" in page and "(noise)" not in page
+    assert "Knobs the sweep did not tune" in page and "not read by the cost model" in page
+    for knob in study.user_attrs.get("sim_unmodelled", []) or ["env.NCCL_ALGO"]:
+        assert knob in page
     # the model's error per round of unseen runs, as a table: the tenth round (4 runs on A100s) among them
     assert "The cost model's error on published verl runs</h3>" in page and "+22% to +112%" in page
     assert "calibrated on the earlier runs first" in page and "15% (49 runs)" in page  # both directions of it

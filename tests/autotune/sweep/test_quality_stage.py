@@ -90,6 +90,8 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     assert result.winner == best.label and result.shipped == {KL: best.params[KL]}
     assert "the baseline breaks the KL bound" in result.verdict
     assert "decision: the baseline breaks the KL bound" in out and f"ships: {KL}: {best.params[KL]}" in out
+    index = (reports / "index.html").read_text()  # the held kl_coef's row says what ships, not "baseline" alone
+    assert f"held at its baseline value 0.001; the quality stage ships {best.params[KL]!r}, which the export" in index
     page = (reports / "quality.html").read_text()
     assert "Learning curves over seeds" in page and "The halving ladder" in page
     from autotune.report.browser import inspect
