@@ -455,9 +455,14 @@ def provenance(study: optuna.Study, space: Space, backend: str = "optuna") -> di
         "trainer": space.trainer,
         "backend": str(info.backend or backend)
         + (" (trials predicted by the cost model)" if info.fidelity == "sim" else ""),
-        "device": info.device,
+        "device": info.device + (" (simulated: nothing ran on it)" if info.fidelity == "sim" else ""),
         "world size": str(space.trial.world_size),
-        "trials ran on": trial_hosts(study),
+        # a prediction ran nowhere: the host that computed it is not where the trials "ran"
+        **(
+            {"trials predicted on": trial_hosts(study)}
+            if info.fidelity == "sim"
+            else {"trials ran on": trial_hosts(study)}
+        ),
         "report written on": f"{platform.node()} ({platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()})",
         "python": sys.version.split()[0],
         **{name: version(name) for name in ("autotune", "torch", "transformers", "optuna", "plotly", "verl")},

@@ -39,7 +39,7 @@ def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
     the trials' wall time read -708055%), every number labelled predicted, the configurations predicted to
     run out of memory counted, and the model's stated error shown."""
     from autotune.report import write_report
-    from autotune.report.data import summary
+    from autotune.report.data import provenance, summary
     from autotune.sim.predict import predict_space
     from autotune.study.storage import load_study
     from tests.autotune.conftest import simulated_study
@@ -60,6 +60,9 @@ def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
     assert "not distinguishable from noise" not in page and "their values changed nothing" not in page
     assert "no better than chance over these trials" in page and "(noise)" not in page
     assert "Knobs the sweep did not tune" in page and "not read by the cost model" in page
+    prov = provenance(study, space)  # no trial ran anywhere: the host computed predictions
+    assert "trials ran on" not in prov and prov["trials predicted on"].endswith("(30 trials)"), prov
+    assert prov["device"] == "cuda (simulated: nothing ran on it)", prov
     for knob in study.user_attrs.get("sim_unmodelled", []) or ["env.NCCL_ALGO"]:
         assert knob in page
     # the model's error per round of unseen runs, as a table: the tenth round (4 runs on A100s) among them
