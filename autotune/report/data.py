@@ -404,11 +404,15 @@ def failures(study: optuna.Study) -> pd.DataFrame:
         return frame
     bad = frame[frame["counted"] & (frame["outcome"] != "complete")]
     bad = pd.concat([bad, frame[frame["reason"] == "interrupted"]])
-    params = [c for c in frame.columns if c.startswith("param:")]
+    labels = short_labels(c.removeprefix("param:") for c in frame.columns if c.startswith("param:"))
+    sampled = {t.number: t.params for t in study.get_trials(deepcopy=False)}  # the frame's columns turn 32 into 32.0
     rows = []
     for _, t in bad.iterrows():
-        labels = short_labels(c.removeprefix("param:") for c in params)
-        config = ", ".join(f"{labels[c.removeprefix('param:')]}={t[c]}" for c in params if pd.notna(t[c]))
+        config = ", ".join(
+            f"{labels[k]}={f'{v:.4g}' if isinstance(v, float) else v}"  # 0.6, not 0.6000000000000001
+            for k, v in sampled[t["number"]].items()
+            if v is not None
+        )
         reason = t["reason"] if t["outcome"] != "infeasible" else "infeasible"
         kind = (
             "interrupted"

@@ -38,8 +38,9 @@ def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
     """A `--fidelity sim` study: no wall-time share or host RSS (no process ran; predicted step times against
     the trials' wall time read -708055%), every number labelled predicted, the configurations predicted to
     run out of memory counted, and the model's stated error shown."""
+    from autotune.names import short_labels
     from autotune.report import write_report
-    from autotune.report.data import provenance, summary
+    from autotune.report.data import failures, provenance, summary
     from autotune.sim.predict import predict_space
     from autotune.study.storage import load_study
     from tests.autotune.conftest import simulated_study
@@ -60,6 +61,17 @@ def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
     assert "not distinguishable from noise" not in page and "their values changed nothing" not in page
     assert "no better than chance over these trials" in page and "(noise)" not in page
     assert "Knobs the sweep did not tune" in page and "not read by the cost model" in page
+    failed = failures(
+        study
+    )  # configs read as sampled: pandas made the integer choices 32.0 where some trials lack them
+    trials = {t.number: t for t in study.trials}
+    assert not failed.empty
+    for _, row in failed.iterrows():
+        shown = dict(item.split("=", 1) for item in row["config"].split(", "))
+        labels = short_labels(trials[row["number"]].params)
+        for key, value in trials[row["number"]].params.items():
+            if value is not None:
+                assert shown[labels[key]] == (f"{value:.4g}" if isinstance(value, float) else str(value)), row["config"]
     prov = provenance(study, space)  # no trial ran anywhere: the host computed predictions
     assert "trials ran on" not in prov and prov["trials predicted on"].endswith("(30 trials)"), prov
     assert prov["device"] == "cuda (simulated: nothing ran on it)", prov
