@@ -230,6 +230,33 @@ class SpaceChanged(ValueError):
     """A study resumed with a space that no longer describes its trials: the message lists the changes and the fix."""
 
 
+class FidelityChanged(SpaceChanged):
+    """A study of predicted trials joined by measured ones, or the other way round."""
+
+
+FIDELITY_WORDS = {"sim": "simulated trials (the cost model's predictions)", "real": "measured trials (real runs)"}
+
+
+def check_same_fidelity(paths: StudyPaths, url: str, fidelity: str) -> None:
+    """Refuse a sweep whose trials are not of the kind the study holds: measured trials ranked with
+    predicted ones would make a prediction read as measured (its winner exported as a real sweep's). A
+    study that does not exist yet, or that recorded no fidelity, is not checked."""
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        return  # a new study; opening the URL would create the file
+    try:
+        stored = optuna.load_study(study_name=paths.name, storage=open_storage(url)).user_attrs.get("fidelity")
+    except KeyError:
+        return
+    if stored is None or stored == fidelity:
+        return
+    other = f"{paths.name}-{fidelity}"
+    raise FidelityChanged(
+        f"study `{paths.name}` in {paths.root}/ holds {FIDELITY_WORDS.get(stored, stored)}, and this sweep's are "
+        f"{FIDELITY_WORDS.get(fidelity, fidelity)}: ranked together, a prediction would read as measured. Run this "
+        f"sweep as a new study (`--study {other}`), or delete {paths.root}/ to start the study over."
+    )
+
+
 MAY_CHANGE = ("name", "trials", "sampler", "confirm", "quality")
 """What a resumed study's space file may change: the budget, the sampler, confirmation and the quality
 section (it keeps its own results). Anything else (base, knobs, limits, objectives, the trial's steps and

@@ -127,6 +127,7 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     from autotune.space.stages import throughput_stage
 
     opts = dataclasses.replace(opts, space=throughput_stage(opts.space))  # systems knobs only
+    _check_resumable(opts, REAL if opts.fidelity == (SIM, REAL) else (opts.fidelity or (REAL,))[0])
     if opts.fidelity == (SIM, REAL):
         return run_multi_fidelity(opts, progress)
     adapter = get_adapter(opts.space.trainer, opts.space.command)
@@ -154,6 +155,15 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     if opts.confirm > 0 and not fidelity.deterministic:
         _confirm_ablate_check(study, opts, adapter, fidelity.device or device_kind(), progress)
     return study
+
+
+def _check_resumable(opts: SweepOptions, fidelity: str) -> None:
+    """A study this sweep cannot join is refused before anything is said or run: one of another space
+    file (`check_same_space`), or of the other kind of trials (`check_same_fidelity`)."""
+    from autotune.study.storage import check_same_fidelity, check_same_space
+
+    check_same_space(opts.paths, opts.space)
+    check_same_fidelity(opts.paths, opts.url, fidelity)
 
 
 def _confirm_ablate_check(

@@ -125,7 +125,7 @@ class Backend(ABC):
         with opts.paths.lock():  # creates the study folder, where the default SQLite file lives
             # under the lock: two workers creating one new database would both write its schema
             self.storage = open_storage(opts.storage_url)
-        study = create_or_load(opts.space, opts.paths, self.storage, opts.device)
+        study = create_or_load(opts.space, opts.paths, self.storage, opts.device, opts.fidelity.name)
         recover_interrupted(study, self.storage, self.progress.note)
         self.progress.resume_from(study)
         return study

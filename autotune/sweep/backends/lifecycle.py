@@ -55,7 +55,7 @@ TrialHook = Callable[[optuna.Study, int], None]
 
 
 def create_or_load(
-    space: Space, paths: StudyPaths, storage: str | BaseStorage, device: str | None = None
+    space: Space, paths: StudyPaths, storage: str | BaseStorage, device: str | None = None, fidelity: str = "real"
 ) -> optuna.Study:
     """The study, created on first use with the baseline enqueued as trial 0 (once, under a lock).
 
@@ -85,7 +85,8 @@ def create_or_load(
                 device=device or device_kind(),
                 world_size=space.trial.world_size,
                 baseline_enqueued=True,
-            ).save(study, "baseline_enqueued", "objectives", "trainer", "device", "world_size")
+                fidelity=fidelity,  # from the start: a sweep cut short still says which kind its trials are
+            ).save(study, "baseline_enqueued", "objectives", "trainer", "device", "world_size", "fidelity")
         StudyInfo(workers=worker + 1).save(study, "workers")
         save_space(paths, space)
     return study

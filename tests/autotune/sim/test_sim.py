@@ -578,3 +578,39 @@ def test_sim_real_runs_distinct_configurations_not_near_copies(tmp_path):
     chosen, passed = distinct_candidates(study, ran, get_adapter(ran.trainer), paths, fidelity, 2)
     assert passed == 1 and len(chosen) == 2
     assert chosen[0].number in (number["a"], number["b"]) and chosen[1].number == number["c"]
+
+
+def test_a_study_of_predictions_is_not_joined_by_measured_trials_nor_the_other_way(tmp_path):
+    """`--fidelity sim,real` under a simulated study's name ran its real phase in that study: the 30
+    predictions were relabelled measured, and `best` called the model's pick a measured sweep winner."""
+    import optuna
+
+    from autotune.space.loader import load_space
+    from autotune.study.storage import StudyPaths, save_space
+    from tests.autotune.conftest import simulated_study
+
+    runs = tmp_path / "runs"
+    _, paths = simulated_study(runs, "fsdp3d-8gpu", 6)
+    args = ("--runs-dir", str(runs), "--confirm", "0")
+    mixed = autotune(
+        "run", "--space", "fsdp3d-8gpu", "--fidelity", "sim,real", "--sim-trials", "3", "--top-k", "1", *args
+    )
+    assert mixed.returncode == 2, mixed.stdout[-2000:] + mixed.stderr[-2000:]
+    said = "study `fsdp3d-8gpu` in {}/ holds simulated trials (the cost model's predictions), and this sweep's are measured"
+    assert said.format(paths.root) in mixed.stderr and "`--study fsdp3d-8gpu-real`" in mixed.stderr, mixed.stderr
+    assert "cost model's lengths" not in mixed.stdout  # refused before anything was said or run
+    study = optuna.load_study(study_name="fsdp3d-8gpu", storage=f"sqlite:///{paths.db}")
+    assert study.user_attrs["fidelity"] == "sim" and len(study.trials) == 6
+    assert not (runs / "fsdp3d-8gpu-sim").exists()
+
+    real = StudyPaths(runs, "small")  # a study of measured trials, as `run` creates it, before its first trial ends
+    real.root.mkdir(parents=True)
+    space = load_space(str(write_space(tmp_path)))
+    save_space(real, space)
+    made = optuna.create_study(study_name="small", storage=f"sqlite:///{real.db}")
+    made.set_user_attr("fidelity", "real")
+    simulated = autotune("run", "--space", str(tmp_path / "small.yaml"), "--fidelity", "sim", "--trials", "2", *args)
+    assert (
+        simulated.returncode == 2
+        and "holds measured trials (real runs), and this sweep's are simulated" in simulated.stderr
+    )
