@@ -57,12 +57,13 @@ def explain_cmd(
     options = ExplainOptions(repeats=repeats, max_rounds=max_rounds, select_repeats=select_repeats)
     study_ = load_or_exit(paths, storage)
     if StudyInfo.of(study_).fidelity == "sim":  # its trials were predicted; explaining runs configurations for real
-        from autotune.study.results import MEASURE_PREDICTED
+        from autotune.study.results import measure_predicted
 
         err.print(
             f"[red]study `{escape(study)}` was simulated: `explain` runs each step of the path for real, and nothing "
             f"in this study ran. The cost model's credit for each change of its winner: `autotune best {escape(study)}`. "
-            f"To measure the model's best configurations: `{MEASURE_PREDICTED}`, then explain that study.[/]"
+            f"To measure the model's best configurations: `{escape(measure_predicted(space.path, study))}`, then explain "
+            f"`{escape(study)}-real`.[/]"
         )
         raise typer.Exit(1)
     result = None if rerun else Explanation.read(paths)

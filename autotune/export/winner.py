@@ -32,13 +32,13 @@ from autotune.space.sampling import trial_config
 from autotune.space.schema import Space
 from autotune.space.stages import NOT_SEARCHED, held_values
 from autotune.study.results import (
-    MEASURE_PREDICTED,
     UNCONFIRMED,
     Confirmation,
     NoWinner,
     Quality,
     Winner,
     find_winner,
+    measure_predicted,
 )
 from autotune.study.storage import StudyInfo, StudyPaths
 
@@ -143,7 +143,7 @@ def exported(
     except NoWinner as exc:
         raise ExportError(str(exc)) from None
     if winner.source == "predicted" and not predicted:
-        raise ExportError(predicted_refusal(paths, winner))
+        raise ExportError(predicted_refusal(paths, winner, space))
     device = sweep_device(study)
     quality = Quality.read(paths)
     algorithm = quality.shipped if quality is not None else {}
@@ -190,7 +190,8 @@ def exported(
         header.extend(winner.ablation.lines())
     if winner.source == "predicted":
         header[1:1] = [
-            f"PREDICTED, NOT MEASURED: no trial of this study ran; run this config (or `{MEASURE_PREDICTED}`) before shipping it"
+            "PREDICTED, NOT MEASURED: no trial of this study ran; run this config (or "
+            f"`{measure_predicted(space.path, paths.name)}`) before shipping it"
         ]
     if winner.credited is not None:  # each change the model credits, and what it predicts without it
         header.extend(winner.credited.lines())
@@ -199,12 +200,12 @@ def exported(
     return winner, render_yaml(flat, header), flat
 
 
-def predicted_refusal(paths: StudyPaths, winner: Winner) -> str:
+def predicted_refusal(paths: StudyPaths, winner: Winner, space: Space) -> str:
     """Why a simulated study's winner is not exported as it stands, and the two ways on."""
     speed = f" (×{winner.speedup:.2f} over the baseline)" if winner.speedup is not None else ""
     return (
         f"study `{paths.name}` was simulated: trial #{winner.number}{speed} is the cost model's prediction, and no "
-        f"change in it has a measured gain. Measure it before shipping: `{MEASURE_PREDICTED}` runs the model's best 3 "
+        f"change in it has a measured gain. Measure it before shipping: `{measure_predicted(space.path, paths.name)}` runs the model's best 3 "
         "and the baseline for real (confirmed and ablated on a real sweep), then export that study; or write the "
         f"prediction as it is, labelled: `autotune export {paths.name} --predicted`"
     )

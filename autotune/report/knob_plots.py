@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from autotune.names import short_labels
 from autotune.report import data
 from autotune.report.page import Page, table_html
-from autotune.study.results import MEASURE_PREDICTED, Ablation, Explanation, PredictedWinner
+from autotune.study.results import Ablation, Explanation, PredictedWinner, measure_predicted
 
 
 def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
@@ -166,7 +166,9 @@ def ablation_section(
     )
 
 
-def minimal_winner_section(page: Page, frame: pd.DataFrame, info: Ablation | PredictedWinner | None) -> None:
+def minimal_winner_section(
+    page: Page, frame: pd.DataFrame, info: Ablation | PredictedWinner | None, study: str = "STUDY", space: str = "SPACE"
+) -> None:
     """What ships: each change of the confirmed winner from the baseline with its leave-one-out gain (a
     simulated study's: the cost model's predicted gain of each change)."""
     if isinstance(info, PredictedWinner):
@@ -176,9 +178,9 @@ def minimal_winner_section(page: Page, frame: pd.DataFrame, info: Ablation | Pre
             f"the cost model credits with less than {info.floor:.0%} goes back to its baseline value (the least "
             "first, then the rest predicted again), unless the configuration without it runs out of memory or "
             f"breaks a limit. What ships is predicted at {info.speedup:.3f}× the baseline. Run it before shipping "
-            f"it: <code>{MEASURE_PREDICTED}</code> measures the model's best "
-            "and ablates them for real; <code>autotune export STUDY --predicted</code> writes this one, "
-            "labelled.</p>"
+            f"it: <code>{html.escape(measure_predicted(space, study))}</code> measures the model's best "
+            f"and ablates them for real; <code>autotune export {html.escape(study)} --predicted</code> writes this "
+            "one, labelled.</p>"
         )
         page.section("minimal", "The minimal winner, as the cost model sees it", note + table_html(frame, False))
         return

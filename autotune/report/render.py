@@ -296,7 +296,7 @@ def render(
     pareto_section(page, pareto)
     parallel_section(page, parameters, summary.objective)
     importance_section(page, importances, summary.objective, direction, completed, summary.predicted)
-    minimal_winner_section(page, *(minimal or (pd.DataFrame(), None)))
+    minimal_winner_section(page, *(minimal or (pd.DataFrame(), None)), study, provenance.get("space file", "SPACE"))
     ablation_section(page, *(ablation or (pd.DataFrame(), None)), study, summary.predicted)
     quality_section(page, quality)
     inert_section(page, inert)

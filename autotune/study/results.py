@@ -458,13 +458,21 @@ class Ablation:
         return out
 
 
-MEASURE_PREDICTED = "autotune run --space SPACE --fidelity sim,real --top-k 3"
+def measure_predicted(space_path: str, study: str) -> str:
+    """How a simulated winner gets measured: the model's best and the baseline run for real, confirmed and
+    ablated, in a study of their own (a simulated study takes no measured trials)."""
+    from autotune.space.loader import shipped_spaces
+
+    shipped = {str(path): name for name, path in shipped_spaces().items()}
+    space = shipped.get(space_path, space_path)
+    return f"autotune run --space {space} --study {study}-real --fidelity sim,real --top-k 3"
+
+
 UNCONFIRMED = (
     "not confirmed (no confirmation ran: --confirm 0, or the sweep was cut short): one run of each configuration, "
     "so its speedup may be the machine's noise; no ablation and no equivalence check (`export --check` runs it)"
 )
 """Said by `best` and in the export's header when a real sweep's winner is its best single run."""
-"""How a simulated winner gets measured: the model's best and the baseline run for real, confirmed and ablated."""
 
 PREDICTED_FLOOR = 0.01
 """A simulated winner's change ships only when the cost model credits it with at least this share of the

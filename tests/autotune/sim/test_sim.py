@@ -345,7 +345,9 @@ def test_sim_sweep_of_the_8gpu_space_predicts_ooms_and_exports(tmp_path):
     # a prediction is not exported as if measured: refused with the way on, then written labelled
     refused = autotune("export", "fsdp3d-8gpu", "--runs-dir", str(tmp_path / "runs"), "-o", str(tmp_path / "x.yaml"))
     assert refused.returncode == 1 and not (tmp_path / "x.yaml").exists()
-    assert "was simulated" in refused.stderr and "--fidelity sim,real" in refused.stderr, refused.stderr
+    # the way on names this study's space and a study of its own (this one takes no measured trials)
+    measure = "autotune run --space fsdp3d-8gpu --study fsdp3d-8gpu-real --fidelity sim,real --top-k 3"
+    assert "was simulated" in refused.stderr and measure in refused.stderr.replace("\n", " "), refused.stderr
     assert "autotune export fsdp3d-8gpu --predicted" in refused.stderr
     exported = autotune(
         "export", "fsdp3d-8gpu", "--runs-dir", str(tmp_path / "runs"), "-o", str(tmp_path / "best.yaml"), "--check",
@@ -354,9 +356,11 @@ def test_sim_sweep_of_the_8gpu_space_predicts_ooms_and_exports(tmp_path):
     assert exported.returncode == 0, exported.stdout + exported.stderr
     header = (tmp_path / "best.yaml").read_text().split("hydra:")[0]
     assert "PREDICTED, NOT MEASURED" in header and "predicted by the cost model on H100 SXM" in header, header
+    assert measure in header, header
     # nor explained by running a 7B job on this machine: refused before anything starts
     explained = autotune("explain", "fsdp3d-8gpu", "--runs-dir", str(tmp_path / "runs"))
     assert explained.returncode == 1 and "was simulated" in explained.stderr, explained.stdout + explained.stderr
+    assert measure in explained.stderr.replace("\n", " "), explained.stderr
     assert not (tmp_path / "runs" / "fsdp3d-8gpu" / "explain").exists()
     # nor calibrated: a fit of the cost model to its own predictions would measure nothing
     fitted = autotune("calibrate", "fsdp3d-8gpu", "--runs-dir", str(tmp_path / "runs"))
