@@ -223,6 +223,8 @@ def run(
         from autotune.study.storage import open_storage
 
         open_storage(storage)  # a bad URL fails here, before any folder is made or the space's warnings print
+    if study is not None:
+        StudyPaths(runs_dir, study)  # and a bad --study name (StudyNameError)
     simulated = levels == ("sim",)
     whole = _prepared_space(space, trainer, sampler, freeze_inert, simulated)
     parsed = throughput_stage(whole)  # what the throughput stage searches (the report and summaries read it)

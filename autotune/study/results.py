@@ -294,7 +294,10 @@ class Explanation:
 
     def lines(self) -> list[str]:
         """The path as plain text lines (the CLI, the benchmark and the notebook print these)."""
-        out = [f"ablation path of study `{self.study}`: baseline #{self.baseline} → winner #{self.winner}"]
+        out = [  # not the minimal winner's ablation (each change taken out of the winner): its own lines
+            f"explain: study `{self.study}`'s baseline #{self.baseline} → winner #{self.winner}, the knob that gains "
+            "most applied first, then the next"
+        ]
         for s in self.steps:
             out.append(
                 f"  {s.step}. {s.label}: ×{s.gain:.3f} (rounds {s.speedup_min:.3f}–{s.speedup_max:.3f})"

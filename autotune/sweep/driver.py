@@ -287,7 +287,8 @@ def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.St
     passed = (
         f" ({alike} passed over: alike, or the baseline, once cut to the changes the model credits)" if alike else ""
     )
-    progress.note(f"fidelity 2/2: real trials of the {len(chosen)} best distinct predictions and the baseline{passed}")
+    best = "best distinct prediction" if len(chosen) == 1 else f"{len(chosen)} best distinct predictions"
+    progress.note(f"fidelity 2/2: real trials of the {best} and the baseline{passed}")
     study = create_or_load(opts.space, opts.paths, opts.url)
     # the knobs the model does not read were held at their baseline values in every prediction: so they are in the
     # real trial of one, or the sampler would draw them and the trial would measure another configuration

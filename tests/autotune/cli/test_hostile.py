@@ -215,6 +215,9 @@ def test_cli_refuses_bad_input_with_exit_2_and_writes_nothing(tmp_path):
     # a bad flag is said first, not after a screen of the space's warnings (this space prints several)
     proc = autotune("run", "--space", "fsdp3d-8gpu", "--runs-dir", str(runs), "--storage", "foo://", timeout=120)
     assert proc.returncode == 2 and proc.stderr.lstrip().startswith("--storage foo://"), proc.stderr
+    proc = autotune("run", "--space", "fsdp3d", "--runs-dir", str(runs), "--study", "../evil", timeout=120)
+    assert proc.returncode == 2 and proc.stderr.lstrip().startswith("study name '../evil' must be"), proc.stderr
+    assert "held" not in proc.stdout, proc.stdout
 
 
 def test_world_size_beyond_this_machine_is_refused_before_launch(tmp_path):

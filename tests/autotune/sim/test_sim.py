@@ -478,7 +478,8 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
     )  # fmt: skip
     proc = autotune(*args)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert "fidelity 1/2: 12 simulated trials" in proc.stdout and "fidelity 2/2" in proc.stdout
+    assert "fidelity 1/2: 12 simulated trials" in proc.stdout
+    assert "fidelity 2/2: real trials of the best distinct prediction and the baseline" in proc.stdout, proc.stdout
     again = autotune(*args)  # each phase's rerun names the flag that sets its budget, not --trials
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
     assert "resuming: 12 of 12 trials finished" in again.stdout and "(a larger --sim-trials runs more)" in again.stdout

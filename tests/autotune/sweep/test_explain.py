@@ -152,7 +152,7 @@ def test_explain_on_the_small_study_walks_from_baseline_to_winner(small_study):
     again = autotune("explain", "small", "--runs-dir", str(runs), "--repeats", "1", "--max-rounds", "1")
     assert "measured earlier" in again.stdout and again.stdout.count("×") >= len(result["steps"])
     read = Explanation.read(paths)
-    assert read is not None and math.isfinite(read.product) and read.lines()[0].startswith("ablation path")
+    assert read is not None and math.isfinite(read.product) and read.lines()[0].startswith("explain: study `")
     # the report reads the stored path: one row per step, and a plot in its section
     frame, info = data.ablation(paths)
     assert frame["label"].tolist() == [s["label"] for s in result["steps"]] and info.product == result["product"]
