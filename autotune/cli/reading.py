@@ -311,7 +311,13 @@ def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Spa
 def report(
     study: StudyArg,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Folder for index.html (default: reports/<study>/).")
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            "--report-dir",
+            help="Folder for index.html (default: reports/<study>/; as run's --report-dir).",
+        ),
     ] = None,
     check: Annotated[
         bool,

@@ -173,6 +173,8 @@ def test_run_writes_the_report_and_report_command_checks_it(small_study, tmp_pat
     checked = autotune("report", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "r"), "--check")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert (tmp_path / "r" / "screenshot.png").exists()
+    again = autotune("report", "small", "--runs-dir", str(runs), "--report-dir", str(tmp_path / "r2"))  # run's name
+    assert again.returncode == 0 and (tmp_path / "r2" / "index.html").exists(), again.stderr
 
 
 def test_wandb_offline_runs_hold_every_trial(small_study):
