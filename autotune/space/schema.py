@@ -101,9 +101,15 @@ def _check_step_divides(label: str, kind: str, low: Any, high: Any, step: Any) -
         below = (d_high - d_low) // d_step * d_step + d_low
         raise SpaceRuleError(
             f"{label}: `step` {step} does not divide the range {low}..{high}, so {high} would never be tried; "
-            f"set `high` to {below} or {below + d_step}, or choose a step that divides {d_high - d_low}",
+            f"set `high` to {_plain(below)} or {_plain(below + d_step)}, or choose a step that divides "
+            f"{_plain(d_high - d_low)}",
             field="step",
         )
+
+
+def _plain(d: decimal.Decimal) -> str:
+    """A decimal as written by hand: 6.5 and 0.3, not 6.50 and 0.30 (nor 1E+1)."""
+    return format(d.normalize(), "f")
 
 
 def _check_when(label: str, when: Any) -> None:

@@ -112,11 +112,15 @@ BAD = {
     "step not dividing a float range": (
         "params:\n  actor_rollout_ref.actor.clip_ratio_high: {type: float, low: 0.2, high: 0.31, step: 0.02}\n",
         r"small.yaml:\d+: param `actor_rollout_ref.actor.clip_ratio_high`: `step` 0.02 does not divide the range "
-        r"0.2..0.31, so 0.31 would never be tried; set `high` to 0.30 or 0.32",
+        r"0.2..0.31, so 0.31 would never be tried; set `high` to 0.3 or 0.32, or choose a step that divides 0.11",
     ),
     "step not dividing an int range": (
         "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 4, step: 2}\n",
         r"`step` 2 does not divide the range 1..4, so 4 would never be tried; set `high` to 3 or 5",
+    ),
+    "step not dividing a range, in tens": (  # written as typed: 50, not 5E+1
+        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 10, high: 45, step: 10}\n",
+        r"set `high` to 40 or 50, or choose a step that divides 35$",
     ),
     "fractional step of an int": (
         "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 4, step: 1.5}\n",
