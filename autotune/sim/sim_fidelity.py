@@ -85,7 +85,11 @@ class CostModelFidelity(Fidelity):
         read are kept at their baseline values (returned, for the report)."""
         unmeasured = {lim.metric for lim in space.limits} & set(UNPREDICTED)
         space = dataclasses.replace(space, unmeasured=tuple(sorted(set(space.unmeasured) | unmeasured)))
-        return freeze_unmodelled(space)
+        space, frozen = freeze_unmodelled(space)
+        if self.device == "cpu":  # fitted on gloo trials: NCCL/CUDA variables changed nothing there, so no credit
+            inert = sorted(set(inert_params(space, adapter.knob_status, "cpu")) - set(frozen))
+            space, frozen = fixed_at_baseline(space, inert), sorted([*frozen, *inert])
+        return space, frozen
 
     def measure(self, job: TrialJob) -> list[RunResult]:
         flat = job.adapter.resolved(

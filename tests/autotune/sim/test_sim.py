@@ -470,8 +470,11 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
     assert too_few_trials({**data, "trials": list(range(most + 1))}) is None
     mf_runs = tmp_path / "mf"
     (tmp_path / "mf-space").mkdir()
-    space = write_space(tmp_path / "mf-space", extra_params="  env.NCCL_ALGO: {type: categorical, choices: [null, Ring, Tree]}",
-                        extra_baseline="  env.NCCL_ALGO: Ring")  # the model does not read it  # fmt: skip
+    space = write_space(tmp_path / "mf-space",
+                        extra_params="  env.NCCL_ALGO: {type: categorical, choices: [null, Ring, Tree]}\n"
+                                     "  env.NCCL_PROTO: {type: categorical, choices: [Simple, LL128]}",
+                        extra_baseline="  env.NCCL_ALGO: Ring\n  env.NCCL_PROTO: Simple",
+                        )  # the model does not read NCCL_ALGO; it reads NCCL_PROTO, inert on the gloo runs it was fitted on  # fmt: skip
     args = (
         "run", "--space", str(space), "--fidelity", "sim,real", "--top-k", "1", "--sim-trials", "12", "--calibration", str(cal),
         "--runs-dir", str(mf_runs), "--report-dir", str(tmp_path / "report"), "--confirm", "0",
@@ -496,7 +499,9 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
     trials = load_study(paths).get_trials()
     assert all(t.state.is_finished() for t in trials), trials  # the rerun enqueued no copy of a finished trial
     real = [t for t in trials if not t.user_attrs.get("baseline")]
-    assert frozen == ["env.NCCL_ALGO"] and real and all(t.params[k] == "Ring" for t in real for k in frozen), real
+    assert frozen == ["env.NCCL_ALGO", "env.NCCL_PROTO"], frozen  # the CPU calibration credits no NCCL knob
+    base = {"env.NCCL_ALGO": "Ring", "env.NCCL_PROTO": "Simple"}
+    assert real and all(t.params[k] == base[k] for t in real for k in frozen), real
     print(f"multi-fidelity: median step-time error {frame['step_error'].median():.1%}")
     assert 'id="prediction"' in (tmp_path / "report" / "index.html").read_text()
 
