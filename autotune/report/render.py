@@ -248,7 +248,16 @@ def prediction_section(page: Page, frame: pd.DataFrame) -> None:
     fig.add_trace(go.Scatter(x=[0, top], y=[0, top], mode="lines", name="exact", line={"dash": "dot", "color": "#999"}))
     fig.update_layout(xaxis_title="predicted seconds per step", yaxis_title="measured seconds per step")
     median = float(frame["step_error"].median())
-    note = f'<p class="note">The cost model ranked the space; these configurations then ran for real. Median step-time error {median:.1%}.</p>'
+    differ = frame[frame["outcome_predicted"] != frame["outcome_measured"]]
+    ended = "; ".join(
+        f"#{r.trial} predicted {r.outcome_predicted}, measured {r.outcome_measured}" for r in differ.itertuples()
+    )
+    note = (
+        '<p class="note">The cost model ranked the space; these configurations then ran for real. Median step-time '
+        f"error {median:.1%}"
+        + (f" (over those that ran steps). Ended otherwise than predicted: {html.escape(ended)}" if ended else "")
+        + ".</p>"
+    )
     page.section(
         "prediction", "Predicted vs measured (multi-fidelity)", note + page.figure(fig, 360) + table_html(frame)
     )

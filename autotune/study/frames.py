@@ -78,21 +78,25 @@ def predictions(study: optuna.Study, sim_study: optuna.Study) -> list[dict[str, 
             ((s, rec) for s, rec in sims if s.params and all(t.params.get(k) == v for k, v in s.params.items())), None
         )
         real = TrialRecord.of(t)
-        if match is None or not real.scored:
-            continue
+        if match is None or not real.outcome or real.duplicate_of is not None:
+            continue  # unfinished, or a copy (its twin's row says it)
         sim, predicted = match
         step_m = real.key_metrics.get("step_s", math.nan)
         step_p = predicted.key_metrics.get("step_s", math.nan)
         rows.append(
-            {
+            {  # a measured OOM or limit beside a prediction that fit is the row that matters most: kept
                 "trial": t.number,
                 "sim_trial": sim.number,
                 "baseline": real.baseline,
+                "outcome_predicted": predicted.reason if predicted.outcome == "failed" else predicted.outcome,
+                "outcome_measured": real.reason if real.outcome == "failed" else real.outcome,
                 "throughput_predicted": predicted.key_metrics.get("throughput", math.nan),
                 "throughput_measured": real.key_metrics.get("throughput", math.nan),
                 "step_s_predicted": step_p,
                 "step_s_measured": step_m,
                 "step_error": abs(step_p - step_m) / step_m if step_m else math.nan,
+                "memory_gb_predicted": predicted.key_metrics.get("memory_gb", math.nan),
+                "memory_gb_measured": real.key_metrics.get("memory_gb", math.nan),
             }
         )
     return rows

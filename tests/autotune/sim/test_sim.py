@@ -493,6 +493,10 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
     paths = StudyPaths(mf_runs, "small")
     frame = predicted_vs_measured(load_study(paths), paths)
     assert len(frame) == 2 and frame["step_error"].notna().all()  # the baseline and the top prediction
+    for row in frame.itertuples():  # memory beside time: a prediction that fit but ran out shows why
+        real = load_study(paths).trials[row.trial]
+        assert row.memory_gb_measured == real.user_attrs["key_metrics"]["memory_gb"] and row.memory_gb_predicted > 0
+        assert row.outcome_measured == real.user_attrs["outcome"] and row.outcome_predicted == "complete", row
     # the real trial of a prediction runs the knobs the model does not read at their baseline values, as predicted
     held = [line for line in proc.stdout.splitlines() if line.startswith("not modelled by the cost model")]
     frozen = held[0].split(": ", 1)[1].split(", ")
