@@ -124,7 +124,8 @@ def calibrate(
     weights fitted on one run of a setup predicted its other runs about twice as
     close as the shipped weights (benchmarks/sim_own_setup.py).
     With three or more logs, each run's leave-one-out error is printed too; a fit
-    more than 30% off its own runs is warned of (a wrong --gpu or config).
+    more than 30% off its own runs is warned of (a wrong --gpu or config; for a
+    STUDY, timings disturbed by other work).
 
     Exit 2, nothing written: the command line or a file it names is wrong (options
     of both modes, a missing file, a key verl does not have, no model path).
@@ -133,7 +134,7 @@ def calibrate(
     """
     import json as _json
 
-    from autotune.sim.calibrate import calibrate_study, too_few_trials
+    from autotune.sim.calibrate import calibrate_study, fit_warnings
 
     _one_mode(ctx, study, verl_log)
     if study is None:
@@ -163,8 +164,7 @@ def calibrate(
         console.print(
             f"held back {len(result['holdout_trials'])} trials: median step-time error {result['holdout_error_median']:.1%}"
         )
-    warning = too_few_trials(result)
-    if warning:
+    for warning in fit_warnings(result):
         err.print(f"[yellow]{escape(warning)}[/]")
     console.print(f"wrote {out}; use it with: autotune run --space ... --fidelity sim --calibration {out}")
 

@@ -179,23 +179,36 @@ def fit(study_samples: list[Sample], space: Space, model: str | None = None, rid
     }
 
 
-def too_few_trials(calibration: dict[str, Any]) -> str | None:
-    """A warning when a phase has as many weights as the fit had trials, or more: such a fit can match
-    its trials whatever the model, so its in-sample error says nothing of other configurations."""
+POOR_FIT = 0.30
+"""A fit further off its own trials than this is warned of (as `calibrate --verl-log` warns of its runs)."""
+
+
+def fit_warnings(calibration: dict[str, Any]) -> list[str]:
+    """What makes a study's fit untrustworthy: as many weights in a phase as trials, or more (such a fit
+    matches its trials whatever the model, so its in-sample error says nothing of other configurations),
+    and a fit far off even its own trials (timings disturbed by other work on the machine)."""
+    out = []
     trials = len(calibration["trials"])
     most = max((len(w) for w in calibration["weights"].values()), default=0)
-    if trials > most:
-        return None
-    check = (
-        ""
-        if calibration.get("holdout_trials")
-        else "; `--holdout 0.25` (4 trials or more) tests the fit on trials it did not see"
-    )
-    return (
-        f"fitted up to {most} weights per phase on {trials} trials: that many weights can match {trials} trials "
-        f"whatever the model, so the in-sample error says little. Calibrate on a study of more than {most} "
-        f"measured trials (`autotune run --trials N`){check}"
-    )
+    if trials <= most:
+        check = (
+            ""
+            if calibration.get("holdout_trials")
+            else "; `--holdout 0.25` (4 trials or more) tests the fit on trials it did not see"
+        )
+        out.append(
+            f"fitted up to {most} weights per phase on {trials} trials: that many weights can match {trials} trials "
+            f"whatever the model, so the in-sample error says little. Calibrate on a study of more than {most} "
+            f"measured trials (`autotune run --trials N`){check}"
+        )
+    error = calibration.get("fit_error_median", math.nan)
+    if error > POOR_FIT:
+        out.append(
+            f"a poor fit ({error:.0%} median step-time error on its own trials, above {POOR_FIT:.0%}): were the "
+            "trials timed beside other work on this machine? A calibration from them predicts no better; re-run "
+            "the study on a quiet machine"
+        )
+    return out
 
 
 def predict_step(calibration: dict[str, Any], sample: Sample, space: Space, model: str | None = None) -> float:

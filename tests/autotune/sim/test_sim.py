@@ -465,9 +465,12 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
     most = max(len(w) for w in data["weights"].values())
     assert len(data["trials"]) <= most, (len(data["trials"]), most)
     assert f"fitted up to {most} weights per phase on {len(data['trials'])} trials" in fitted.stderr, fitted.stderr
-    from autotune.sim.calibrate import too_few_trials
+    from autotune.sim.calibrate import fit_warnings
 
-    assert too_few_trials({**data, "trials": list(range(most + 1))}) is None
+    enough = {**data, "trials": list(range(most + 1)), "fit_error_median": 0.05}
+    assert fit_warnings(enough) == []
+    poor = fit_warnings({**enough, "fit_error_median": 0.42})  # as beside a loaded suite (0.49 was seen)
+    assert len(poor) == 1 and poor[0].startswith("a poor fit (42% median step-time error on its own trials"), poor
     mf_runs = tmp_path / "mf"
     (tmp_path / "mf-space").mkdir()
     space = write_space(tmp_path / "mf-space",
