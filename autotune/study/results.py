@@ -399,6 +399,15 @@ class Ablation:
     def kept(self) -> list[AblatedKnob]:
         return [k for k in self.knobs if k.kept]
 
+    def measured_on(self, confirmation: Confirmation) -> bool:
+        """Whether this ablation was of `confirmation`'s winner as confirmed there: a confirmation measured
+        again (other rounds, another mean) makes an earlier ablation stale, even of the same trial."""
+        row = confirmation.row(confirmation.winner)
+        if row is None or row.number != self.winner or self.confirmed is None:
+            return False
+        c = self.confirmed
+        return c.rounds == row.rounds and _same(c.speedup_geomean, row.speedup_geomean)
+
     @property
     def dropped(self) -> list[AblatedKnob]:
         return [k for k in self.knobs if not k.kept]
@@ -615,7 +624,7 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
     if confirmation is not None and confirmation.winner is not None:
         row = confirmation.candidates[confirmation.winner]
         ablation = Ablation.read(paths)
-        if ablation is not None and ablation.winner == row.number:  # the minimal winner ships
+        if ablation is not None and ablation.measured_on(confirmation):  # the minimal winner ships
             shipped = ablation.shipped_speedup
             return Winner(
                 row.number,
@@ -665,6 +674,11 @@ def best_trial(study: optuna.Study, directions: list[str]) -> optuna.trial.Froze
 
 
 T = TypeVar("T")
+
+
+def _same(a: float, b: float) -> bool:
+    """Equal as stored figures (both NaN counts as equal: a file written before the figure was kept)."""
+    return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9)
 
 
 def _fields(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:

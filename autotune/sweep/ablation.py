@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import shutil
 from collections.abc import Collection
 from typing import Any
 
@@ -133,6 +134,7 @@ def run_ablation(
     # the last knob's leave-one-out is the baseline itself: its rounds are the baseline's
     runs = [baseline_c, winner_c, *(c for c in loo if c.params != base_params)]
     folder = paths.root / "ablation"
+    shutil.rmtree(folder, ignore_errors=True)  # an earlier (or cut-short) ablation's rounds must not mix in
     measure_interleaved(space, adapter, runs, folder, repeats, limits, progress, "ablation")
 
     def ref_of(c: Candidate) -> Candidate:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import shutil
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,6 +113,7 @@ def run_confirmation(
         return None
     candidates = [Candidate(t.number, dict(t.params), is_baseline=t.number == base.number) for t in [base, *top]]
     baseline_limits = dict(TrialRecord.of(base).limits)
+    shutil.rmtree(paths.confirm_dir, ignore_errors=True)  # an earlier confirmation's rounds must not mix in
     measure_interleaved(space, adapter, candidates, paths.confirm_dir, repeats, baseline_limits, progress)
     summary = summarize(candidates, base.number, space.objectives[0].direction == "maximize", space)
     summary.write(paths)

@@ -201,7 +201,7 @@ def _confirm_ablate_check(
     reused = confirmation is earlier
     if opts.ablate > 0:
         ablation = kept(Ablation.read) if reused else None
-        if ablation is not None and ablation.winner == confirmation.winner and ablation.rounds >= opts.ablate:
+        if ablation is not None and ablation.measured_on(confirmation) and ablation.rounds >= opts.ablate:
             progress.note(f"ablation kept from the earlier run (delete {Ablation.file(opts.paths)} to measure again)")
         elif run_ablation(study, opts.space, adapter, opts.paths, confirmation, opts.ablate, progress) is not None:
             reused = False  # what ships may have changed

@@ -184,6 +184,17 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     # an ablation of another winner (the sweep went on since) is not applied
     Ablation(**{**ablation.__dict__, "winner": 7}).write(paths)
     assert find_winner(study, paths, space).ablation is None
+    # nor one of the same winner under an earlier confirmation: a `--confirm 3` rerun measured it again (3 rounds,
+    # another mean) and was cut short before its own ablation; the old ablation's figures are not this one's
+    ablation.write(paths)
+    assert ablation.measured_on(confirmation) and find_winner(study, paths, space).ablation is not None
+    again = ConfirmedCandidate(
+        **{**rows[1].__dict__, "values": [1.7, 1.8, 1.75], "rounds": 3, "feasible_rounds": 3, "speedup_geomean": 1.74}
+    )
+    Confirmation.decide([rows[0], again], 0, maximize=True).write(paths)
+    remeasured = Confirmation.read(paths)
+    assert remeasured is not None and remeasured.winner == 3 and not ablation.measured_on(remeasured)
+    assert find_winner(study, paths, space).ablation is None
 
 
 @pytest.mark.slow  # 35-55 s of real runs; the verdict rule is tested above on recorded rounds (make test-slow)
