@@ -152,8 +152,13 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     if winner.speedup is not None:
         spread = f" [{winner.speedup_spread[0]:.2f}, {winner.speedup_spread[1]:.2f}]" if winner.speedup_spread else ""
         speed = f", {winner.speedup:.2f}x the baseline{spread}"
+    from autotune.report.data import summary
+
+    s = summary(study, paths, space)
+    whose = f" ({s.whole})" if s.whole else ""  # the ablation dropped a change: the value is of more than ships
     console.print(
-        f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), {space.objectives[0].metric} = {winner.value:.5g}"
+        f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), "
+        f"{space.objectives[0].metric} = {winner.value:.5g}{whose}"
     )
     _say_why_not_confirmed(paths, winner)
     say_unfinished(study, winner)
@@ -163,9 +168,6 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     if winner.ablation is not None:
         for line in winner.ablation.lines():
             console.print(f"  {line}", markup=False)
-    from autotune.report.data import summary
-
-    s = summary(study, paths, space)
     rss = f", peak RSS {s.rss_ratio:.3g}x" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
     what = "predicted memory" if winner.source == "predicted" else "memory"
     console.print(f"  {what} {s.memory_ratio:.3g}x the baseline ({s.memory_metric}){rss}")

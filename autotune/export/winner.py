@@ -158,7 +158,7 @@ def exported(
         speed = f", {winner.speedup:.2f}x the baseline{spread}"
     header = [
         f"autotune winner of study `{paths.name}`: trial #{winner.number} ({winner.source}{speed})",
-        f"{space.objectives[0].metric} ({space.objectives[0].reducer}) = {winner.value:.6g}",
+        f"{space.objectives[0].metric} ({space.objectives[0].reducer}) = {winner.value:.6g}{_whose(winner)}",
         f"run: python -m verl.trainer.main_ppo --config-path=<this folder> --config-name={out.stem}",
     ]
     if space.trainer == "builtin":  # the built-in trainer reads this file as is, on the presets the sweep used
@@ -198,6 +198,15 @@ def exported(
     if quality is not None:  # the algorithm knobs' decision, with its evidence over seeds
         header.extend(quality.lines())
     return winner, render_yaml(flat, header), flat
+
+
+def _whose(winner: Winner) -> str:
+    """What the header's objective value is the value of."""
+    if winner.source == "confirmed" and winner.confirmed is not None:
+        rounds = winner.confirmed.rounds
+        whole = f"; the whole winner #{winner.number}'s, before the ablation's drops" if winner.ships_less else ""
+        return f" (mean of {rounds} confirmation round{'s' if rounds != 1 else ''}{whole})"
+    return " (one run)" if winner.source == "sweep" else ""
 
 
 def predicted_refusal(paths: StudyPaths, winner: Winner, space: Space) -> str:

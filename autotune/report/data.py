@@ -83,6 +83,10 @@ class Summary(NamedTuple):
     """Configurations the cost model predicts to run out of device memory (failed trials with reason `oom`)."""
     predicted_lengths: str = ""
     """The response lengths the cost model assumed, and where each came from (StudyInfo.sim_lengths)."""
+    whole: str = ""
+    """Whose the objective's value, KL, comm share and MFU are when the ablation dropped a change: the whole
+    winner's, in confirmation (empty: they are what ships). Speedup, its rounds, memory and RSS are always
+    what ships."""
 
 
 def _metric(rec: TrialRecord, key: str) -> float:
@@ -117,18 +121,28 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
     except NoWinner:
         winner = None
     row = winner.confirmed if winner else None
-    trial = study.trials[winner.number] if winner else None
+    trial = next((t for t in study.get_trials(deepcopy=False) if winner and t.number == winner.number), None)
     base_rec = TrialRecord.of(base) if base else TrialRecord()
     if row is not None:
         memory, kl, comm, mfu, rss = row.memory_ratio, row.kl, row.comm_share, row.mfu, row.rss_ratio
         spread = (row.speedup_min, row.speedup_max, row.speedup_std)
     else:
         rec = TrialRecord.of(trial) if trial else TrialRecord()
+        if winner is not None and winner.credited is not None and winner.credited.shipped_metrics:
+            rec = TrialRecord(key_metrics=winner.credited.shipped_metrics)  # the prediction of what ships
         base_mem, base_rss = _metric(base_rec, "memory_gb"), _metric(base_rec, "rss_gb")
         memory = _metric(rec, "memory_gb") / base_mem if base_mem else math.nan
         rss = _metric(rec, "rss_gb") / base_rss if base_rss else math.nan
         kl, comm, mfu = _metric(rec, "kl"), _metric(rec, "comm_share"), _metric(rec, "mfu")
         spread = (math.nan, math.nan, math.nan)
+    whole = ""  # the figures measured only of the whole winner, when what ships is less than it
+    if winner is not None and winner.ablation is not None:  # what ships was measured by the ablation
+        shipped = winner.ablation.shipped_speedup
+        spread = (shipped.speedup_min, shipped.speedup_max, shipped.speedup_std)
+        memory = shipped.memory_ratio if not math.isnan(shipped.memory_ratio) else memory
+        rss = shipped.rss_ratio if not math.isnan(shipped.rss_ratio) else rss
+        if winner.ships_less:
+            whole = f"the whole winner #{winner.number}'s, in confirmation"
     base_row = winner.baseline_confirmed if winner and base else None
     if base_row is not None:  # the confirmed means, side by side (the winner's value is its confirmed mean)
         base_value = base_row.mean
@@ -163,6 +177,7 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         predicted=predicted,
         predicted_oom=predicted_ooms(study) if predicted else 0,
         predicted_lengths=(StudyInfo.of(study).sim_lengths or "") if predicted else "",
+        whole=whole,
     )
 
 

@@ -41,15 +41,16 @@ def summary_section(page: Page, s: data.Summary) -> None:
     spread = ""
     if not math.isnan(s.speedup_min):
         spread = f" (rounds {s.speedup_min:.2f}–{s.speedup_max:.2f}, std {s.speedup_std:.2f})"
+    whose = f" ({s.whole})" if s.whole else ""  # what ships dropped a change: these were measured of more
     cards = [
         ("winner", f"#{s.winner} ({s.source})"),
-        ("speedup vs baseline", f"{fmt(s.speedup, 3)}×{spread}"),
-        (s.objective, f"{fmt(s.winner_value)} vs {fmt(s.baseline_value)}"),
+        ("speedup vs baseline" + (" (what ships)" if s.whole else ""), f"{fmt(s.speedup, 3)}×{spread}"),
+        (s.objective + whose, f"{fmt(s.winner_value)} vs {fmt(s.baseline_value)}"),
         (f"memory vs baseline ({MEMORY_NAMES.get(s.memory_metric, s.memory_metric)})", f"{fmt(s.memory_ratio, 3)}×"),
         ("peak RSS vs baseline", f"{fmt(s.rss_ratio, 3)}×"),
-        ("KL to reference", fmt(s.kl)),
-        ("comm share", fmt(s.comm_share, 3)),
-        ("MFU", fmt(s.mfu, 3)),
+        ("KL to reference" + whose, fmt(s.kl)),
+        ("comm share" + whose, fmt(s.comm_share, 3)),
+        ("MFU" + whose, fmt(s.mfu, 3)),
     ]
     if not math.isnan(s.outside_steps_share):
         cards.append(

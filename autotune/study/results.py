@@ -532,6 +532,8 @@ class PredictedWinner:
     baseline_value: float
     winner_value: float
     shipped_value: float
+    shipped_metrics: dict[str, float] = field(default_factory=dict)
+    """The prediction of what ships: its memory, comm share, MFU (empty in files written before they were kept)."""
 
     @property
     def speedup(self) -> float:
@@ -615,6 +617,12 @@ class Winner:
     credited: PredictedWinner | None = None
     """A simulated winner's changes as the cost model credits them: when present, `params` are what it ships
     and `speedup` its predicted speedup over the baseline."""
+
+    @property
+    def ships_less(self) -> bool:
+        """The ablation sent a change (one that acts here) back to baseline: `value` and the confirmed figures
+        are the whole winner's, measured in confirmation, not what ships (`speedup` is what ships)."""
+        return self.ablation is not None and any(k.verdict != "inert here" for k in self.ablation.dropped)
 
 
 def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:

@@ -67,6 +67,9 @@ class Crediting:
         self.base_params = dict(base.params)
         self.limits = dict(TrialRecord.of(base).limits)
         self.count = 0
+        self.metrics: dict[str, dict[str, float]] = {}
+        """Each prediction's key metrics, by label (what ships: its memory, comm share and MFU)."""
+        self.shipped_metrics: dict[str, float] = {}
         shutil.rmtree(folder, ignore_errors=True)
 
     def predict(self, params: dict[str, Any], label: str) -> tuple[float, str]:
@@ -74,6 +77,7 @@ class Crediting:
         self.count += 1
         trial_dir = self.folder / f"{self.count:03d}-{re.sub(r'[^A-Za-z0-9_.-]+', '_', label)[:60]}"
         ev = evaluate(self.space, self.adapter, params, trial_dir, self.limits, fidelity=self.fidelity)
+        self.metrics[label] = dict(ev.score.key_metrics) if ev.score else {}
         if ev.outcome != "complete" or ev.objectives is None:
             return math.nan, f"{ev.reason or ev.outcome}: {ev.detail}" if ev.detail else str(ev.reason or ev.outcome)
         return ev.objectives[0], ""
@@ -83,11 +87,13 @@ class Crediting:
 
     def credit(self, params: dict[str, Any]) -> tuple[dict[str, Any], float, list[PredictedChange]] | None:
         """(the params that ship, their predicted objective, every change: kept ones credited at what ships,
-        dropped ones at the step that dropped them); None when `params` do not predict inside the limits."""
+        dropped ones at the step that dropped them); None when `params` do not predict inside the limits.
+        `self.shipped_metrics` is then the prediction of what ships."""
         space, defaults, base = self.space, self.defaults, self.base_params
         shipped = configure(space, defaults, dict(params))
         kept: list[Knob] = knobs(space, base, shipped)[0]
         value, why = self.predict(shipped, "winner")
+        self.shipped_metrics = self.metrics["winner"]
         if why:
             return None
         dropped: list[PredictedChange] = []
@@ -114,6 +120,7 @@ class Crediting:
             kept = [k for k in kept if k.name != least.knob]
             shipped = reset(space, defaults, base, shipped, least.params)
             value, _ = self.predict(shipped, f"shipped-{len(dropped)}")
+            self.shipped_metrics = self.metrics[f"shipped-{len(dropped)}"]
 
 
 def credit_changes(
@@ -151,6 +158,7 @@ def credit_changes(
         baseline_value=base.values[0],
         winner_value=best.values[0],
         shipped_value=value,
+        shipped_metrics=crediting.shipped_metrics,
     )
     result.write(paths)
     return result

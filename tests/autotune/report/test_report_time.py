@@ -61,6 +61,16 @@ def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
     assert "not distinguishable from noise" not in page and "their values changed nothing" not in page
     assert "no better than chance over these trials" in page and "(noise)" not in page
     assert "Knobs the sweep did not tune" in page and "not read by the cost model" in page
+    # memory is what ships, predicted: the credit pass sent gpu_memory_utilization back to its baseline, and the
+    # whole trial's 1.13x was of a vLLM share that is not shipped (best said 1.13x; what ships predicts 1.00x)
+    from autotune.study.results import PredictedWinner
+
+    credited = PredictedWinner.read(paths)
+    assert credited is not None
+    shipped = predict_space(space, credited.shipped).prediction.memory.peak
+    whole = predict_space(space, dict(study.trials[credited.winner].params)).prediction.memory.peak
+    base_peak = predict_space(space).prediction.memory.peak
+    assert s.memory_ratio == pytest.approx(shipped / base_peak, rel=1e-6) and shipped != whole, (shipped, whole)
     failed = failures(
         study
     )  # configs read as sampled: pandas made the integer choices 32.0 where some trials lack them

@@ -172,6 +172,19 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     shipped = find_winner(study, paths, space)
     assert shipped.params == {DYN: False, MICRO: 8, KL: 0.001}
     assert shipped.speedup == 1.47 and shipped.speedup_spread == (1.35, 1.6)
+    # the summary beside it is what ships too: its rounds and memory (the report showed the whole winner's
+    # "rounds 1.43-1.43" beside a 1.31x headline); the value is said to be the whole winner's
+    ablation.shipped_speedup.speedup_max, ablation.shipped_speedup.memory_ratio = 1.62, 0.93
+    rows[1].memory_ratio, rows[1].speedup_max = 1.06, 1.6
+    ablation.write(paths)
+    s = data.summary(study, paths, space)
+    assert (s.speedup, s.speedup_min, s.speedup_max, s.memory_ratio) == (1.47, 1.35, 1.62, 0.93), s
+    assert shipped.ships_less and s.whole == "the whole winner #3's, in confirmation" and s.winner_value == 1.55
+    from autotune.export.winner import _whose
+
+    assert _whose(find_winner(study, paths, space)) == (
+        " (mean of 2 confirmation rounds; the whole winner #3's, before the ablation's drops)"
+    )
     text = "\n".join(shipped.ablation.lines()) if shipped.ablation else ""
     assert "kept    ppo_micro_batch_size_per_gpu=8: ×1.460 [1.380, 1.550]" in text
     assert "dropped kl_coef=0.05: ×1.010 [0.900, 1.130]  (within noise)" in text
