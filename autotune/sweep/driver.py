@@ -246,6 +246,22 @@ def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna
             systems, source = dict(winner.params), f"the throughput winner #{winner.number}'s systems values"
         except NoWinner:
             pass
+    from autotune.space.stages import algorithm_values
+    from autotune.sweep.quality import systems_ran
+
+    algorithm = algorithm_values(opts.space, systems)
+    systems = {k: v for k, v in systems.items() if k not in algorithm}
+    earlier = systems_ran(opts.paths, opts.url)
+    if earlier is not None and earlier != systems:  # its runs are kept: they ran on these, and so will the rest
+        changed = ", ".join(f"{k}: {earlier.get(k)} -> {systems.get(k)}" for k in sorted({*earlier, *systems})
+                            if earlier.get(k) != systems.get(k))  # fmt: skip
+        progress.note(
+            f"quality stage kept on the systems values its runs used, not {source} ({changed}): systems knobs leave "
+            f"the training math unchanged (the equivalence check). To search again on the new values, remove "
+            f"{opts.paths.root}/quality/ and quality.json and delete the study `{opts.paths.name}-quality` "
+            f"(optuna delete-study --study-name {opts.paths.name}-quality --storage {opts.url})"
+        )
+        systems, source = earlier, "the systems values of its earlier runs"
     progress.note(f"quality stage on {source}")
     adapter = get_adapter(opts.space.trainer, opts.space.command)
     opts.paths.root.mkdir(parents=True, exist_ok=True)

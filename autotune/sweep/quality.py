@@ -35,7 +35,7 @@ from autotune.space.schema import Space
 from autotune.space.stages import algorithm_values, quality_stage
 from autotune.study.progress import SweepProgress, short_params
 from autotune.study.results import Quality, QualityCandidate, QualityRun
-from autotune.study.storage import StudyPaths, open_storage
+from autotune.study.storage import SpaceChanged, StudyPaths, open_storage
 from autotune.sweep.backends.lifecycle import trial_id
 from autotune.trial.evaluation import evaluate
 from autotune.trial.learning import Curve, CurveSummary, CurveWatch, summarize
@@ -107,6 +107,28 @@ class _Job:
     trial: Trial | None = None
 
 
+SYSTEMS = "systems"
+"""The quality study's user attribute: the systems values its runs used."""
+
+
+class QualityStudyTaken(SpaceChanged):
+    """`<study>-quality` names a study that is not this study's quality search (a shared storage)."""
+
+
+def systems_ran(paths: StudyPaths, url: str) -> dict[str, Any] | None:
+    """The systems values the study's quality stage ran on, when it has runs (None: none yet, or not recorded)."""
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        return None
+    try:
+        study = optuna.load_study(study_name=f"{paths.name}-quality", storage=open_storage(url))
+    except KeyError:
+        return None
+    if not any(t.state.is_finished() for t in study.get_trials(deepcopy=False)):
+        return None
+    stored = study.user_attrs.get(SYSTEMS)
+    return dict(stored) if isinstance(stored, dict) else None
+
+
 class QualityStage:
     """Runs the stage for one space (the module docstring says what it does)."""
 
@@ -158,6 +180,13 @@ class QualityStage:
             pruner=CurvePruner(self.q),
             load_if_exists=True,
         )
+        if "baseline_enqueued" in study.user_attrs:  # a throughput study of that name (a shared storage)
+            raise QualityStudyTaken(
+                f"study `{study.study_name}` in {self.url} is a throughput study, not study `{self.paths.name}`'s "
+                f"quality search: name this study otherwise (`--study {self.paths.name}-2`)"
+            )
+        if SYSTEMS not in study.user_attrs and not any(t.state.is_finished() for t in study.trials):
+            study.set_user_attr(SYSTEMS, self.systems)  # what every run of the stage uses, kept for a resumed one
         for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):  # a stopped controller's runs
             QualityRecord(outcome="interrupted").save_by_id(
                 storage, trial_id(storage, study.study_name, t.number), ("outcome",)

@@ -118,6 +118,15 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     assert " started" not in again.stdout  # every search trial and seed run is kept
     assert "quality stage resuming: 3 of 3 searched settings finished; nothing left to search" in again.stdout
     assert Quality.read(paths).to_json()["shipped"] == result.shipped
+    # the stage's runs ran on the systems values kept with its study; when the throughput winner's differ (the
+    # sweep went on; here the record is edited to differ), the kept decision is not relabelled with the new ones
+    ran = optuna.load_study(study_name="small-quality", storage=f"sqlite:///{paths.db}")
+    assert ran.user_attrs["systems"] == result.systems == Quality.read(paths).systems
+    ran.set_user_attr("systems", {**result.systems, "actor_mult": 3})
+    moved = autotune(*args)
+    assert moved.returncode == 0 and " started" not in moved.stdout, moved.stdout[-3000:] + moved.stderr[-3000:]
+    assert "quality stage kept on the systems values its runs used, not the throughput winner #0's" in moved.stdout
+    assert "(actor_mult: 3 -> 2)" in moved.stdout and Quality.read(paths).systems["actor_mult"] == 3
 
 
 def test_the_export_carries_the_quality_stages_values_and_says_why(tmp_path):
@@ -226,3 +235,25 @@ def test_ctrl_c_during_parallel_quality_runs_leaves_nothing_behind_and_the_stage
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     result = Quality.read(StudyPaths(runs, "small"))
     assert result is not None and len(result.ladder) == 2  # the interrupted runs were drawn again
+
+
+def test_a_throughput_study_named_like_the_quality_search_is_not_resumed_as_one(tmp_path):
+    """In a shared storage, `--study x-quality` is a throughput study beside `x`: `x`'s quality stage took its
+    finished baseline for a searched setting ("1 of 1 searched settings finished") and confirmed it over seeds."""
+    space = write_space(tmp_path)
+    space.write_text(space.read_text() + QUALITY)
+    runs = tmp_path / "runs"
+    paths = StudyPaths(runs, "small")
+    paths.root.mkdir(parents=True)
+    storage = f"sqlite:///{paths.db}"
+    taken = optuna.create_study(study_name="small-quality", storage=open_storage(storage))  # as `run` makes one
+    taken.set_user_attr("baseline_enqueued", True)
+    taken.tell(taken.ask(), 1.0)
+    args = ["run", "--space", str(space), "--stage", "quality", "--runs-dir", str(runs), "--storage", storage]
+    proc = autotune(*args)
+    assert proc.returncode == 2, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert (
+        "study `small-quality` in" in proc.stderr
+        and "is a throughput study, not study `small`'s quality" in proc.stderr
+    )
+    assert " started" not in proc.stdout.split("quality stage on")[-1]  # no quality run began
