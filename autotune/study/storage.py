@@ -126,6 +126,15 @@ def open_storage(url: str) -> RDBStorage:
     kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
         kwargs["engine_kwargs"] = {"connect_args": {"timeout": 60}}
+        where = url.split("://", 1)[-1].split("?")[0]
+        if where in ("", "/", "/:memory:"):  # each connection its own empty database: the trials would be lost
+            raise StorageError(
+                f"--storage {url}: an in-memory SQLite database holds nothing past one connection, so the study "
+                f"and its trials would be lost; give a file (sqlite:///runs/my.db) or leave --storage out"
+            )
+        path = Path(where[1:]) if where.startswith("/") else None
+        if path is not None and path.is_dir():
+            raise StorageError(f"--storage {url}: {path} is a folder; name a database file in it ({path}/study.db)")
     try:
         return RDBStorage(
             url,
@@ -209,6 +218,8 @@ class StudyInfo:
     """The simulated study that chose this one's trials (multi-fidelity sweeps)."""
     sim_lengths: str | None = None
     """The response lengths a simulated sweep's cost model assumed, and where each came from."""
+    quality_systems: dict[str, Any] | None = None
+    """A quality study's: the systems values its runs used (kept for a resumed stage)."""
 
     @classmethod
     def of(cls, study: optuna.Study) -> StudyInfo:

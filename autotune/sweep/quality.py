@@ -35,7 +35,7 @@ from autotune.space.schema import Space
 from autotune.space.stages import algorithm_values, quality_stage
 from autotune.study.progress import SweepProgress, short_params
 from autotune.study.results import Quality, QualityCandidate, QualityRun
-from autotune.study.storage import SpaceChanged, StudyPaths, open_storage
+from autotune.study.storage import SpaceChanged, StudyInfo, StudyPaths, open_storage
 from autotune.sweep.backends.lifecycle import trial_id
 from autotune.trial.evaluation import evaluate
 from autotune.trial.learning import Curve, CurveSummary, CurveWatch, summarize
@@ -107,10 +107,6 @@ class _Job:
     trial: Trial | None = None
 
 
-SYSTEMS = "systems"
-"""The quality study's user attribute: the systems values its runs used."""
-
-
 class QualityStudyTaken(SpaceChanged):
     """`<study>-quality` names a study that is not this study's quality search (a shared storage)."""
 
@@ -125,8 +121,8 @@ def systems_ran(paths: StudyPaths, url: str) -> dict[str, Any] | None:
         return None
     if not any(t.state.is_finished() for t in study.get_trials(deepcopy=False)):
         return None
-    stored = study.user_attrs.get(SYSTEMS)
-    return dict(stored) if isinstance(stored, dict) else None
+    stored = StudyInfo.of(study).quality_systems
+    return dict(stored) if stored is not None else None
 
 
 class QualityStage:
@@ -180,13 +176,14 @@ class QualityStage:
             pruner=CurvePruner(self.q),
             load_if_exists=True,
         )
-        if "baseline_enqueued" in study.user_attrs:  # a throughput study of that name (a shared storage)
+        info = StudyInfo.of(study)
+        if info.baseline_enqueued:  # a throughput study of that name (a shared storage)
             raise QualityStudyTaken(
                 f"study `{study.study_name}` in {self.url} is a throughput study, not study `{self.paths.name}`'s "
                 f"quality search: name this study otherwise (`--study {self.paths.name}-2`)"
             )
-        if SYSTEMS not in study.user_attrs and not any(t.state.is_finished() for t in study.trials):
-            study.set_user_attr(SYSTEMS, self.systems)  # what every run of the stage uses, kept for a resumed one
+        if info.quality_systems is None and not any(t.state.is_finished() for t in study.trials):
+            StudyInfo(quality_systems=self.systems).save(study, "quality_systems")  # kept for a resumed stage
         for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):  # a stopped controller's runs
             QualityRecord(outcome="interrupted").save_by_id(
                 storage, trial_id(storage, study.study_name, t.number), ("outcome",)

@@ -200,6 +200,13 @@ def test_cli_refuses_bad_input_with_exit_2_and_writes_nothing(tmp_path):
         (("validate", "--space", str(no_such_gpu)), "h1000.yaml: `sim.gpu` H1000: unknown GPU 'H1000'; presets: H100"),
         (("run", "--space", str(space), "--runs-dir", str(runs), "--study", "../../escape"), "must be letters"),
         (("run", "--space", str(space), "--runs-dir", str(runs), "--storage", "foo://"), "not a database URL"),
+        # an in-memory database: the sweep ran, then its report found no study, and the trials were gone
+        (("run", "--space", str(space), "--runs-dir", str(runs), "--storage", "sqlite://"), "in-memory SQLite"),
+        (("run", "--space", str(space), "--runs-dir", str(runs), "--storage", "sqlite:///:memory:"), "in-memory"),
+        (
+            ("run", "--space", str(space), "--runs-dir", str(runs), "--storage", f"sqlite:///{tmp_path}"),
+            f"{tmp_path} is a folder; name a database file in it",
+        ),
         (("trials", "../../etc/x", "--runs-dir", str(runs)), "must be letters"),
         (("run", "--space", str(space), "--runs-dir", str(runs), "--fidelity", "sim", "--gpu", "V100"), "unknown GPU"),
         (("run", "--space", str(space), "--runs-dir", str(runs), "--backend", "slurm"), "one of optuna, ray"),

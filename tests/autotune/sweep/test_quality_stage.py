@@ -121,8 +121,8 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     # the stage's runs ran on the systems values kept with its study; when the throughput winner's differ (the
     # sweep went on; here the record is edited to differ), the kept decision is not relabelled with the new ones
     ran = optuna.load_study(study_name="small-quality", storage=f"sqlite:///{paths.db}")
-    assert ran.user_attrs["systems"] == result.systems == Quality.read(paths).systems
-    ran.set_user_attr("systems", {**result.systems, "actor_mult": 3})
+    assert ran.user_attrs["quality_systems"] == result.systems == Quality.read(paths).systems
+    ran.set_user_attr("quality_systems", {**result.systems, "actor_mult": 3})
     moved = autotune(*args)
     assert moved.returncode == 0 and " started" not in moved.stdout, moved.stdout[-3000:] + moved.stderr[-3000:]
     assert "quality stage kept on the systems values its runs used, not the throughput winner #0's" in moved.stdout
