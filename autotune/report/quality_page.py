@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 
 from autotune.report.page import Page, table_html
 from autotune.space.schema import Space
-from autotune.study.results import Quality
+from autotune.study.results import Quality, short_value
 from autotune.study.storage import StudyPaths
 from autotune.trial.learning import Curve, moving_means
 from autotune.trial.record import read_rows
@@ -85,7 +85,7 @@ def curves(page: Page, result: Quality, space: Space) -> str:
 def ladder(result: Quality) -> str:
     rows = []
     for r in result.ladder:
-        values = ", ".join(f"{k.rsplit('.', 1)[-1]}={v}" for k, v in r["params"].items())
+        values = ", ".join(f"{k.rsplit('.', 1)[-1]}={short_value(v)}" for k, v in r["params"].items())
         rungs = " ".join(f"{s}:{v:.3f}" for s, v in sorted(r.get("rungs", {}).items(), key=lambda kv: int(kv[0])))
         label = "baseline" if r.get("baseline") else f"#{r['number']}"
         rows.append(

@@ -750,9 +750,9 @@ class QualityCandidate:
         return max((r.kl_peak for r in self.runs), default=math.nan)
 
 
-def _short(value: Any) -> Any:
-    """A sampled float read at a glance (`0.3308`, not `0.330780781455`); everything else as it is."""
-    return f"{value:.4g}" if isinstance(value, float) else value
+def short_value(value: Any) -> str:
+    """A sampled value read at a glance (`0.3308`, not `0.330780781455`; `0.24`, not `0.24000000000000002`)."""
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 @dataclass(kw_only=True)
@@ -840,7 +840,7 @@ class Quality:
             f"{self.kl_metric} {self.kl_window}-step mean <= {self.kl_max:g}, seeds {self.seeds}:"
         ]
         for c in self.candidates:
-            values = ", ".join(f"{k.rsplit('.', 1)[-1]}={_short(v)}" for k, v in c.params.items())
+            values = ", ".join(f"{k.rsplit('.', 1)[-1]}={short_value(v)}" for k, v in c.params.items())
             scores = " ".join(f"{r.score:.3f}" for r in c.runs)
             kls = " ".join(f"{r.kl_peak:.3f}" for r in c.runs)
             status = "keeps the bound" if c.keeps_bound else "BREAKS the bound"

@@ -43,7 +43,15 @@ from autotune.space.freeze import inert_params
 from autotune.space.sampling import FixedSuggester, suggest
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
-from autotune.study.results import Confirmation, ConfirmedSpeedup, ExplainStep, Explanation, NoWinner, find_winner
+from autotune.study.results import (
+    Confirmation,
+    ConfirmedSpeedup,
+    ExplainStep,
+    Explanation,
+    NoWinner,
+    find_winner,
+    short_value,
+)
 from autotune.study.storage import StudyPaths, baseline_trial
 from autotune.sweep.confirmation import Candidate, compare, measure_interleaved
 from autotune.trial.record import TrialRecord
@@ -64,7 +72,7 @@ class Knob:
     @property
     def label(self) -> str:
         labels = short_labels(self.params)
-        return " ".join(f"{labels[k]}={_short(v)}" for k, v in self.params.items())
+        return " ".join(f"{labels[k]}={short_value(v)}" for k, v in self.params.items())
 
 
 @dataclass
@@ -292,10 +300,6 @@ def _merge(knobs_left: list[Knob]) -> Knob:
 
 def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_=-]+", "_", name.rsplit(".", 1)[-1] if " + " not in name else "rest")[:60]
-
-
-def _short(value: Any) -> str:
-    return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
 def _mean(values: list[float]) -> float:

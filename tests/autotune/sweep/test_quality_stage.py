@@ -93,6 +93,9 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     index = (reports / "index.html").read_text()  # the held kl_coef's row says what ships, not "baseline" alone
     assert f"held at its baseline value 0.001; the quality stage ships {best.params[KL]!r}, which the export" in index
     page = (reports / "quality.html").read_text()
+    for row in result.ladder:  # the ladder reads each sampled value at 4 digits (0.004426, not 0.0044259...)
+        value = row["params"][KL]
+        assert f"kl_coef={value:.4g}" in page and (f"kl_coef={value}<" not in page or repr(value) == f"{value:.4g}")
     assert "Learning curves over seeds" in page and "The halving ladder" in page
     from autotune.report.browser import inspect
 
