@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from autotune.names import short_labels
 from autotune.report import data
 from autotune.report.page import Page, table_html
-from autotune.study.results import Ablation, Explanation, PredictedWinner, measure_predicted
+from autotune.study.results import Ablation, Explanation, PredictedWinner, interval, measure_predicted
 
 
 def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
@@ -197,9 +197,9 @@ def minimal_winner_section(
     agree = {True: "agrees with", False: "does NOT agree with", None: "cannot be compared with"}[info.agrees]
     confirmed = info.confirmed
     compare = (
-        f" The whole winner measured {w.speedup_geomean:.3f}× [{w.speedup_low:.3f}, {w.speedup_high:.3f}] here, "
+        f" The whole winner measured {w.speedup_geomean:.3f}× {interval(w.speedup_low, w.speedup_high)} here, "
         f"which {agree} confirmation's {confirmed.speedup_geomean:.3f}× "
-        f"[{confirmed.speedup_low:.3f}, {confirmed.speedup_high:.3f}]."
+        f"{interval(confirmed.speedup_low, confirmed.speedup_high)}."
         if confirmed
         else ""
     )
@@ -208,7 +208,7 @@ def minimal_winner_section(
         f"interleaved rounds; its gain is the winner over the winner without it, with the {info.level:.0%} "
         "interval of the geometric mean over the rounds. Only changes whose interval lies above 1.0 ship; the "
         "others (within noise, slower, or inert here and not run) go back to their baseline value. What ships "
-        f"measured {s.speedup_geomean:.3f}× [{s.speedup_low:.3f}, {s.speedup_high:.3f}] the baseline {where}."
+        f"measured {s.speedup_geomean:.3f}× {interval(s.speedup_low, s.speedup_high)} the baseline {where}."
         f"{compare}</p>"
     )
     page.section("minimal", "The minimal winner: what ships, and why", note + table_html(frame, False))

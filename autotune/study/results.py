@@ -36,6 +36,13 @@ LEVEL = 0.90
 """Two-sided level of the interval a measured gain is judged with (`gain_interval`)."""
 
 
+def interval(low: float, high: float) -> str:
+    """An interval as the lines print it; one round has none (its bounds are nan), and says so."""
+    if math.isnan(low) or math.isnan(high):
+        return "(one round: no interval)"
+    return f"[{low:.3f}, {high:.3f}]"
+
+
 def gain_interval(ratios: list[float], level: float = LEVEL) -> tuple[float, float]:
     """The `level` interval of the geometric mean of per-round ratios (Student t on their logs).
 
@@ -448,7 +455,7 @@ class Ablation:
         out = [f"minimal winner of #{self.winner} ({self.rounds} interleaved rounds, {pct} intervals):"]
         counts = {len(k.ratios) for k in self.knobs if k.ratios}
         for k in self.knobs:
-            spread = f"×{k.gain:.3f} [{k.low:.3f}, {k.high:.3f}]" if not math.isnan(k.gain) else "not run"
+            spread = f"×{k.gain:.3f} {interval(k.low, k.high)}" if not math.isnan(k.gain) else "not run"
             if len(counts) > 1 and k.ratios:  # extra rounds went to the undecided changes
                 spread += f" in {len(k.ratios)} rounds"
             out.append(f"  {'kept   ' if k.kept else 'dropped'} {k.label}: {spread}  ({k.verdict})")
@@ -456,16 +463,16 @@ class Ablation:
         if not self.kept:
             out.append("no change cleared the noise: the baseline's configuration ships")
         out.append(
-            f"ships ×{s.speedup_geomean:.3f} [{s.speedup_low:.3f}, {s.speedup_high:.3f}] over the baseline"
+            f"ships ×{s.speedup_geomean:.3f} {interval(s.speedup_low, s.speedup_high)} over the baseline"
             f" ({'its own rounds' if self.shipped_rounds == 'reduced' else 'same rounds'});"
-            f" whole winner ×{w.speedup_geomean:.3f} [{w.speedup_low:.3f}, {w.speedup_high:.3f}]"
+            f" whole winner ×{w.speedup_geomean:.3f} {interval(w.speedup_low, w.speedup_high)}"
         )
         if self.confirmed:
             c = self.confirmed
             verdict = {True: "agrees", False: "does NOT agree", None: "not compared"}[self.agrees]
             out.append(
                 f"confirmation measured the winner ×{c.speedup_geomean:.3f} "
-                f"[{c.speedup_low:.3f}, {c.speedup_high:.3f}]: the ablation {verdict}"
+                f"{interval(c.speedup_low, c.speedup_high)}: the ablation {verdict}"
             )
         return out
 

@@ -189,6 +189,10 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     assert "kept    ppo_micro_batch_size_per_gpu=8: ×1.460 [1.380, 1.550]" in text
     assert "dropped kl_coef=0.05: ×1.010 [0.900, 1.130]  (within noise)" in text
     assert "the ablation agrees" in text and "no change cleared the noise" not in text
+    one_round = ConfirmedSpeedup(speedup_mean=1.43, speedup_min=1.43, speedup_max=1.43, speedup_std=0.0, rounds=1,
+                                 speedup_geomean=1.43)  # --confirm 1: no interval (it printed "[nan, nan]")  # fmt: skip
+    said = Ablation(**{**ablation.__dict__, "confirmed": one_round, "agrees": None}).lines()
+    assert "confirmation measured the winner ×1.430 (one round: no interval): the ablation not compared" in said
     nothing = Ablation(**{**ablation.__dict__, "knobs": [ablation.knobs[1]]})
     assert "no change cleared the noise: the baseline's configuration ships" in nothing.lines()
     frame, info = data.minimal_winner(paths)  # the report's table, built before it is rendered
