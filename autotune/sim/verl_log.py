@@ -87,7 +87,17 @@ def _overrides(text: str, keep_plus: bool = False) -> list[tuple[str, str]]:
 
 
 def _is_overrides(text: str) -> bool:
-    return "=" in text and ":" not in text.split("=", 1)[0]
+    """`key=value` overrides or a run script, not YAML: a token sets a dotted verl key (`data.x=1`). (A `:`
+    before the first `=` was the test: a `# Usage: ...` header made an overrides file read as YAML.)"""
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    return _DOTTED.search(body) is not None
+
+
+_DOTTED = re.compile(r"(?:^|\s)\+{0,2}[A-Za-z_]\w*(?:\.\w+)+=")
+
+
+_VAR = re.compile(r"\$(?:\{(\w+)(?::-([^}]*))?\}|(\w+))")
+"""A shell variable in a run script's value: `$NAME`, `${NAME}` or `${NAME:-default}`."""
 
 
 def read_env(path: str | Path) -> dict[str, str]:
@@ -105,9 +115,20 @@ def read_config(path: str | Path) -> dict[str, Any]:
     text = Path(path).read_text()
     if _is_overrides(text):
         flat: dict[str, Any] = {}
-        for key, value in _overrides(text):
+        pairs = _overrides(text)
+        variables: dict[str, str] = {}
+        for key, value in pairs:
+            if _ENV_KEY.fullmatch(key):
+                variables[key] = _VAR.sub(lambda m: variables.get(m.group(1) or m.group(3), m.group(0)), value)
+        for key, value in pairs:
             if _ENV_KEY.fullmatch(key):
                 continue  # an environment variable of the run script (read_env)
+            value = _VAR.sub(lambda m: variables.get(m.group(1) or m.group(3), m.group(2) or m.group(0)), value)
+            if "$" in value:  # as a value it would be read as text ("invalid literal for int(): '$TBS'")
+                raise ValueError(
+                    f"{path}: `{key}={value}` uses a shell variable the file does not set; write its value "
+                    "(or give the overrides the run printed)"
+                )
             try:
                 flat[key] = yaml.safe_load(value)
             except yaml.YAMLError:

@@ -327,3 +327,31 @@ def test_calibrate_warns_of_a_poor_fit(tmp_path):
     warning = [line for line in proc.stderr.splitlines() if "poor fit" in line]
     assert len(warning) == 1 and "run on H100 SXM (--gpu)" in warning[0] and "--verl-config" in warning[0], proc.stderr
     assert json.loads((tmp_path / "cal.json").read_text())["fit_error_median"] > 0.3
+
+
+def test_a_run_script_is_read_with_its_variables_and_comments(tmp_path):
+    """calibrate's --verl-config takes a run script as `autotune init` does: `$TBS` was read as the text
+    '$TBS' ("invalid literal for int()"), and a `# Usage:` header made an overrides file read as YAML."""
+    from autotune.sim.verl_log import read_config
+
+    script = tmp_path / "run.sh"
+    script.write_text(
+        "#!/bin/bash\n# Usage: bash run.sh (see https://verl.readthedocs.io)\nset -x\nTBS=256\n"
+        "MODEL=Qwen/Qwen2.5-7B-Instruct\nexport VLLM_USE_V1=1\npython3 -m verl.trainer.main_ppo \\\n"
+        "  data.train_batch_size=$TBS actor_rollout_ref.model.path=${MODEL} \\\n"
+        "  data.max_response_length=${LEN:-1024} $@\n"
+    )
+    assert read_config(script) == {
+        "data.train_batch_size": 256,
+        "actor_rollout_ref.model.path": "Qwen/Qwen2.5-7B-Instruct",
+        "data.max_response_length": 1024,
+    }
+    header = tmp_path / "ov.txt"
+    header.write_text(
+        "# Usage: bash run.sh\nactor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct data.train_batch_size=8\n"
+    )
+    assert read_config(header)["data.train_batch_size"] == 8
+    unset = tmp_path / "unset.txt"
+    unset.write_text("data.train_batch_size=$NOPE\n")
+    with pytest.raises(ValueError, match=r"unset.txt: `data.train_batch_size=\$NOPE` uses a shell variable the file"):
+        read_config(unset)
