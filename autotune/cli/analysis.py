@@ -61,8 +61,9 @@ def explain_cmd(
 
         err.print(
             f"[red]study `{escape(study)}` was simulated: `explain` runs each step of the path for real, and nothing "
-            f"in this study ran. The cost model's credit for each change of its winner: `autotune best {escape(study)}`. "
-            f"To measure the model's best configurations: `{escape(measure_predicted(space.path, study))}`, then explain "
+            f"in this study ran. The cost model's credit for each change of its winner: `autotune best {escape(study)}"
+            f"{escape(paths.flags(storage))}`. "
+            f"To measure the model's best configurations: `{escape(measure_predicted(space.path, study, paths.flags()))}`, then explain "
             f"`{escape(study)}-real`.[/]"
         )
         raise typer.Exit(1)

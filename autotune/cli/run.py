@@ -380,8 +380,11 @@ def _after_sweep(paths, storage, space, reports, progress, logger, export_to) ->
 
     try:
         progress.note(f"report: {write_report_file(paths, space, reports, storage)}")
-    except Exception as exc:  # the sweep's results are safe in the storage; say so and go on
-        err.print(f"[red]writing the report failed: {exc}[/] (retry with `autotune report {paths.name}`)")
+    except (Exception, typer.Exit) as exc:  # the sweep's results are safe in the storage; say so and go on
+        why = f": {escape(str(exc))}" if not isinstance(exc, typer.Exit) else " (said above)"
+        err.print(
+            f"[red]writing the report failed{why}[/] (retry with `autotune report {paths.name}{paths.flags(storage)}`)"
+        )
     print_best(paths, storage, space)
     if logger is not None:
         log_wandb_summary(logger, paths, storage, space)

@@ -191,7 +191,7 @@ def exported(
     if winner.source == "predicted":
         header[1:1] = [
             "PREDICTED, NOT MEASURED: no trial of this study ran; run this config (or "
-            f"`{measure_predicted(space.path, paths.name)}`) before shipping it"
+            f"`{measure_predicted(space.path, paths.name, paths.flags())}`) before shipping it"
         ]
     if winner.credited is not None:  # each change the model credits, and what it predicts without it
         header.extend(winner.credited.lines())
@@ -214,9 +214,9 @@ def predicted_refusal(paths: StudyPaths, winner: Winner, space: Space) -> str:
     speed = f" (×{winner.speedup:.2f} over the baseline)" if winner.speedup is not None else ""
     return (
         f"study `{paths.name}` was simulated: trial #{winner.number}{speed} is the cost model's prediction, and no "
-        f"change in it has a measured gain. Measure it before shipping: `{measure_predicted(space.path, paths.name)}` runs the model's best 3 "
+        f"change in it has a measured gain. Measure it before shipping: `{measure_predicted(space.path, paths.name, paths.flags())}` runs the model's best 3 "
         "and the baseline for real (confirmed and ablated on a real sweep), then export that study; or write the "
-        f"prediction as it is, labelled: `autotune export {paths.name} --predicted`"
+        f"prediction as it is, labelled: `autotune export {paths.name} --predicted{paths.flags()}`"
     )
 
 

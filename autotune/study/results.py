@@ -296,7 +296,7 @@ class Explanation:
     @classmethod
     def read(cls, paths: StudyPaths) -> Explanation | None:
         """The study's explanation, or None when `autotune explain` has not run."""
-        how = f"measure it again with `autotune explain {paths.name} --rerun`"
+        how = f"measure it again with `autotune explain {paths.name} --rerun{paths.flags()}`"
         return _read(cls.file(paths), cls.from_json, how)
 
     def lines(self) -> list[str]:
@@ -477,14 +477,14 @@ class Ablation:
         return out
 
 
-def measure_predicted(space_path: str, study: str) -> str:
+def measure_predicted(space_path: str, study: str, flags: str = "") -> str:
     """How a simulated winner gets measured: the model's best and the baseline run for real, confirmed and
     ablated, in a study of their own (a simulated study takes no measured trials)."""
     from autotune.space.loader import shipped_spaces
 
     shipped = {str(path): name for name, path in shipped_spaces().items()}
     space = shipped.get(space_path, space_path)
-    return f"autotune run --space {space} --study {study}-real --fidelity sim,real --top-k 3"
+    return f"autotune run --space {space} --study {study}-real --fidelity sim,real --top-k 3{flags}"
 
 
 UNCONFIRMED = (
@@ -664,7 +664,9 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
         )
     best = best_trial(study, [o.direction for o in space.objectives])
     if best is None:
-        raise NoWinner(f"study `{paths.name}` has no feasible trial yet; see `autotune trials {paths.name}`")
+        raise NoWinner(
+            f"study `{paths.name}` has no feasible trial yet; see `autotune trials {paths.name}{paths.flags()}`"
+        )
     speedup = None
     if base is not None and base.values and outcome_of(base) == "complete" and base.values[0]:
         speedup = best.values[0] / base.values[0]

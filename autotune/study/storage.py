@@ -98,6 +98,12 @@ class StudyPaths:
     def trial_dir(self, number: int) -> Path:
         return self.root / "trials" / f"{number:04d}"
 
+    def flags(self, storage: str | None = None) -> str:
+        """The options a hint's command needs to find this study again (` --runs-dir myruns`), so that it
+        works when pasted: without them it looks under runs/ and finds no study."""
+        out = f" --runs-dir {self.runs_dir}" if Path(self.runs_dir) != Path("runs") else ""
+        return out + (f" --storage {redact(storage)}" if storage else "")
+
     @property
     def confirm_dir(self) -> Path:
         return self.root / "confirm"

@@ -349,6 +349,13 @@ def test_sim_sweep_of_the_8gpu_space_predicts_ooms_and_exports(tmp_path):
     measure = "autotune run --space fsdp3d-8gpu --study fsdp3d-8gpu-real --fidelity sim,real --top-k 3"
     assert "was simulated" in refused.stderr and measure in refused.stderr.replace("\n", " "), refused.stderr
     assert "autotune export fsdp3d-8gpu --predicted" in refused.stderr
+    # the hint works when pasted: it names the runs folder it was given (it looked under runs/ and found nothing)
+    import re
+    import shlex
+
+    hint = re.search(r"`(autotune export fsdp3d-8gpu --predicted[^`]*)`", " ".join(refused.stderr.split())).group(1)
+    pasted = autotune(*shlex.split(hint)[1:], "-o", str(tmp_path / "pasted.yaml"))
+    assert pasted.returncode == 0 and (tmp_path / "pasted.yaml").exists(), pasted.stdout + pasted.stderr
     exported = autotune(
         "export", "fsdp3d-8gpu", "--runs-dir", str(tmp_path / "runs"), "-o", str(tmp_path / "best.yaml"), "--check",
         "--predicted",
