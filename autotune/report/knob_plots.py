@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from autotune.names import short_labels
 from autotune.report import data
 from autotune.report.page import Page, table_html
-from autotune.study.results import Ablation, Explanation, PredictedWinner, interval, measure_predicted
+from autotune.study.results import Ablation, Explanation, PredictedWinner, interval, measure_predicted, short_value
 
 
 def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
@@ -24,14 +24,21 @@ def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
     dims = []
     for column in columns:
         series = frame[column]
-        if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
-            dims.append({"label": labels[column], "values": series.fillna(series.min()).astype(float).tolist()})
-        else:
-            texts = sorted({str(v) for v in series})
-            codes = [texts.index(str(v)) for v in series]
-            dims.append(
-                {"label": labels[column], "values": codes, "tickvals": list(range(len(texts))), "ticktext": texts}
-            )
+        numeric = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+        if numeric and not series.isna().any():
+            dims.append({"label": labels[column], "values": series.astype(float).tolist()})
+            continue
+        # a knob a trial did not set (its condition off, an unset variable) is an `unset` level of its own: it
+        # was drawn at the column's minimum, a value the trial never ran
+        order = sorted(series.dropna().unique(), key=float) if numeric else sorted({_level(v) for v in series})
+        texts = (
+            ["unset"] + [_level(v) for v in order if _level(v) != "unset"]
+            if series.isna().any()
+            else [_level(v) for v in order]
+        )
+        texts = list(dict.fromkeys(texts))
+        codes = [texts.index(_level(v)) for v in series]
+        dims.append({"label": labels[column], "values": codes, "tickvals": list(range(len(texts))), "ticktext": texts})
     angled = len(dims) > 8  # beyond ~8 axes level labels run into each other
     fig = go.Figure(
         go.Parcoords(
@@ -47,6 +54,13 @@ def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
     note = '<p class="note">Hover an axis title for its full key.</p>'
     body = plot + (note + "<details><summary>axis keys</summary>" + table_html(legend, False) + "</details>")
     page.section("parallel", f"Parallel coordinates (colour: {objective})", body)
+
+
+def _level(value: object) -> str:
+    """A parallel-coordinates tick: the value at a glance, or `unset` (None or NaN, not the text `nan`)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return "unset"
+    return short_value(value)
 
 
 def importance_section(

@@ -364,3 +364,28 @@ def test_two_objective_sweep_with_invalid_and_timeout_trials_and_its_pareto_plot
     assert 'class="plot"' in pareto_html  # a plot, not the one-objective note
     failures = data.failures(study)
     assert {"invalid", "timeout"} <= set(failures["kind"])
+
+
+def test_parallel_coordinates_draw_an_unset_knob_as_unset_not_at_the_columns_minimum():
+    """A micro-batch a dynamic-batching trial does not set was drawn at 4 (the column's minimum), and a null
+    NCCL choice as the tick `nan`: a value the trial never ran."""
+    import json
+    import re
+
+    frame = pd.DataFrame(
+        {
+            "number": [0, 1, 2],
+            "objective": [1.0, 1.4, 1.2],
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": [4.0, float("nan"), 8.0],
+            "env.NCCL_PROTO": [None, "LL128", "Simple"],
+            "actor_rollout_ref.actor.use_dynamic_bsz": [False, True, False],
+        }
+    )
+    page = render.Page()
+    render.parallel_section(page, frame, "perf/throughput")
+    text = page.html("t", "t")
+    ticks = [json.loads(f"[{t}]") for t in re.findall(r'"ticktext":\[([^\]]*)\]', text)]
+    values = [json.loads(f"[{v}]") for v in re.findall(r'"tickvals":\[[^\]]*\],"values":\[([^\]]*)\]', text)]
+    assert ["unset", "4", "8"] in ticks and ["unset", "LL128", "Simple"] in ticks, ticks
+    assert [1, 0, 2] in values and [0, 1, 2] in values, values  # trial #1's micro-batch is `unset`, not 4
+    assert "nan" not in " ".join(t for tick in ticks for t in tick)
