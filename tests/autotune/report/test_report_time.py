@@ -13,9 +13,10 @@ from optuna.trial import FrozenTrial, TrialState
 from autotune.report.data import time_outside_steps
 
 
-def _trial(start_s: float, end_s: float, train_s: float | None) -> FrozenTrial:
+def _trial(start_s: float, end_s: float, train_s: float | None, pid: int | None = None) -> FrozenTrial:
     t0 = datetime.datetime(2026, 11, 30, 12, 0, 0)
     attrs = {"outcome": "complete"} | ({"train_s": train_s} if train_s is not None else {})
+    attrs |= {"worker": {"host": "h", "pid": pid}} if pid is not None else {}
     return FrozenTrial(
         number=0, state=TrialState.COMPLETE, value=1.0, values=None,
         datetime_start=t0 + datetime.timedelta(seconds=start_s), datetime_complete=t0 + datetime.timedelta(seconds=end_s),
@@ -32,6 +33,17 @@ def test_the_share_outside_steps_is_over_the_span_from_the_first_start_to_the_la
     span, share = time_outside_steps(study)
     assert span == pytest.approx(40.0)
     assert share == pytest.approx(1 - 12.0 / 40.0)
+
+
+def test_a_resumed_studys_share_leaves_out_the_pause_between_its_runs():
+    """Two `autotune run`s an hour apart (each trial records its controller): each run's span, summed. Over
+    the whole span, 3 600 s of pause made a 20 s run read as 99% outside training steps."""
+    study = optuna.create_study()
+    for trial in (_trial(0, 10, 6.0, pid=11), _trial(12, 20, 6.0, pid=11), _trial(3600, 3610, 8.0, pid=22)):
+        study.add_trial(trial)
+    span, share = time_outside_steps(study)
+    assert span == pytest.approx(20.0 + 10.0)  # by hand: run 1 from 0 s to 20 s, run 2 from 3 600 s to 3 610 s
+    assert share == pytest.approx(1 - 20.0 / 30.0)
 
 
 def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
