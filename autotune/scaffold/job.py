@@ -338,6 +338,10 @@ def _keys_named(reason: str, flat: dict[str, Any]) -> list[str]:
             found = [k for k in defaults if k == word or k.endswith(f".{word}")]
             by_value = [k for k in found if shown and str(flat.get(k, defaults.get(k))) == shown]
             found = by_value or [k for k in found if k in flat] or found
+        if not found and "." in word:  # verl's message names a field its config spells otherwise
+            section = word.split(".", 1)[0] + "."  # (`critic.micro_batch_size_per_gpu`: ppo_micro_..., in critic)
+            guess = suggest_key(word, [k for k in defaults if k.startswith(section)])
+            found = [guess] if guess else []
         out += [k for k in found if k not in out]
     return out
 

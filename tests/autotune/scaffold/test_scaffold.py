@@ -297,3 +297,12 @@ def test_a_job_verl_refuses_is_blamed_on_the_script_before_anything_is_written(t
     again = run_init(script, tmp_path, "--gpu", "H100")
     assert again.returncode == 0, again.stdout + again.stderr  # no --force: the refused run wrote nothing
     assert (tmp_path / "qwen2_7b_function_rm.yaml").is_file()
+
+
+def test_a_field_verl_names_otherwise_is_given_by_its_config_key() -> None:
+    """verl's message asks for 'critic.micro_batch_size_per_gpu', a key its config does not have (adding it is
+    refused as unknown): the refusal names the config's own keys beside it."""
+    from autotune.scaffold.job import _keys_named
+
+    reason = "[critic] Please set at least one of 'critic.micro_batch_size' or 'critic.micro_batch_size_per_gpu'"
+    assert _keys_named(reason, {}) == ["critic.ppo_micro_batch_size", "critic.ppo_micro_batch_size_per_gpu"]
