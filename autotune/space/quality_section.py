@@ -33,6 +33,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+class SettingsProblems(ValueError):
+    """Every rule a settings section breaks, each message naming its setting (`quality.kl_max`)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
 @dataclass(frozen=True)
 class QualitySettings:
     steps: int = 150
@@ -79,40 +87,45 @@ class QualitySettings:
     """Systems keys set in quality runs only (checked against the trainer's keys and roles when loaded)."""
 
     def __post_init__(self) -> None:
-        def bad(name: str, rule: str, example: str) -> ValueError:
-            return ValueError(f"`quality.{name}` {rule}, got {getattr(self, name)!r}; e.g. `{name}: {example}`")
+        problems: list[str] = []  # every one at once, each at its setting (the first alone hid the rest)
 
+        def bad(name: str, rule: str, example: str) -> None:
+            problems.append(f"`quality.{name}` {rule}, got {getattr(self, name)!r}; e.g. `{name}: {example}`")
+
+        whole = True
         for name, example in (("steps", "150"), ("min_steps", "20"), ("trials", "8"), ("seeds", "3"), ("top_k", "2")):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) <= 0:
-                raise bad(name, "must be a positive integer", example)
-        if self.min_steps > self.steps:
-            raise bad("min_steps", f"must be <= `quality.steps` ({self.steps})", str(min(20, self.steps)))
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                bad(name, "must be a positive integer", example)
+                whole = whole and name not in ("steps", "min_steps")
+        if whole and self.min_steps > self.steps:
+            bad("min_steps", f"must be <= `quality.steps` ({self.steps})", str(min(20, self.steps)))
         if self.reduction_factor < 2:
-            raise bad("reduction_factor", "must be >= 2", "3")
-        if not 1 <= self.score_last <= self.steps:
-            raise bad("score_last", f"must lie in 1..`quality.steps` ({self.steps})", "20")
-        if not 1 <= self.kl_window <= self.steps:
-            raise bad("kl_window", f"must lie in 1..`quality.steps` ({self.steps})", "10")
+            bad("reduction_factor", "must be >= 2", "3")
+        if whole and not 1 <= self.score_last <= self.steps:
+            bad("score_last", f"must lie in 1..`quality.steps` ({self.steps})", "20")
+        if whole and not 1 <= self.kl_window <= self.steps:
+            bad("kl_window", f"must lie in 1..`quality.steps` ({self.steps})", "10")
         if not (isinstance(self.kl_max, (int, float)) and math.isfinite(self.kl_max) and self.kl_max > 0):
-            raise bad("kl_max", "must be a positive number", "0.05")
+            bad("kl_max", "must be a positive number", "0.05")
         if not (isinstance(self.search_margin, (int, float)) and 0 < self.search_margin <= 1):
-            raise bad("search_margin", "must lie in (0, 1] (1: the search uses the bound itself)", "0.7")
+            bad("search_margin", "must lie in (0, 1] (1: the search uses the bound itself)", "0.7")
         if self.min_entropy is not None and not (isinstance(self.min_entropy, (int, float)) and self.min_entropy >= 0):
-            raise bad("min_entropy", "must be a number >= 0, or left out", "0.05")
+            bad("min_entropy", "must be a number >= 0, or left out", "0.05")
         if self.world_size is not None and self.world_size <= 0:
-            raise bad("world_size", "must be > 0, or left out for the trial's world size", "1")
+            bad("world_size", "must be > 0, or left out for the trial's world size", "1")
         if self.parallel <= 0:
-            raise bad("parallel", "must be > 0", "1")
-        if self.top_k < 1 or self.seeds < 1:
-            raise bad("seeds", "must be >= 1", "3")
+            bad("parallel", "must be > 0", "1")
         if not self.seed_keys or not all(isinstance(k, str) for k in self.seed_keys):
-            raise bad("seed_keys", "must be a list of config keys", "[data.seed]")
+            bad("seed_keys", "must be a list of config keys", "[data.seed]")
         if not isinstance(self.base, dict):
-            raise bad(
+            bad(
                 "base",
                 "must be a mapping of systems keys to values",
                 "{actor_rollout_ref.rollout.tensor_model_parallel_size: 1}",
             )
+        if problems:
+            raise SettingsProblems(problems)
 
     def rungs(self) -> list[int]:
         """Steps at which the halving ladder decides: min_steps × factor^k below the horizon."""

@@ -81,10 +81,10 @@ class Reader:
         try:
             return cls(**kwargs)
         except ValueError as exc:
-            message = str(exc)
-            mentioned = [n for n in kwargs if f"`{key}.{n}`" in message]
-            named = min(mentioned, key=lambda n: message.index(f"`{key}.{n}`")) if mentioned else None
-            self.error(self.at(key, named) if named else self.at(key), message)
+            for message in getattr(exc, "problems", None) or [str(exc)]:  # each at the setting it names
+                mentioned = [n for n in kwargs if f"`{key}.{n}`" in message]
+                named = min(mentioned, key=lambda n: message.index(f"`{key}.{n}`")) if mentioned else None
+                self.error(self.at(key, named) if named else self.at(key), message)
             return cls()
 
     def _setting_values(self, cls: type, raw: dict[str, Any], key: str) -> dict[str, Any]:
