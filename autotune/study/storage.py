@@ -341,6 +341,28 @@ def check_same_space(paths: StudyPaths, space: Space) -> None:
     )
 
 
+def check_same_knobs(paths: StudyPaths, space: Space) -> None:
+    """Refuse to resume a study with other knobs searched than it searched, the file unchanged: a
+    `--freeze-inert` (or its absence) on the rerun fixed knobs the earlier trials sampled, or the other
+    way round, and the sampler would go on over a space its trials do not describe."""
+    if not paths.space_data.exists():
+        return
+    try:  # systems knobs: the algorithm ones are the stages' to hold (a study from before them searched them)
+        before = {p.name for p in stored_space(paths).params if p.role != "algorithm"}
+    except StudyNotFound:
+        return  # a record that cannot be read: stored_space names it when the study is read
+    now = {p.name for p in space.params if p.role != "algorithm"}
+    if before == now:
+        return
+    fixed, searched = sorted(before - now), sorted(now - before)
+    said = [f"it searched {', '.join(fixed)}, which this run holds fixed"] if fixed else []
+    said += [f"it held {', '.join(searched)} fixed, which this run searches"] if searched else []
+    raise SpaceChanged(
+        f"{space.path}: study `{paths.name}` in {paths.root}/ ran other knobs: {'; '.join(said)} (a `--freeze-inert` "
+        f"given on one run and not the other?). Run as the study was run, or as a new study (`--study {paths.name}-2`)."
+    )
+
+
 def save_space(paths: StudyPaths, space: Space) -> None:
     """Keep the space a study runs: the resolved data (what report, export, calibration and resumed
     workers use) and the file's text beside it. Written once, when the study is created."""

@@ -37,6 +37,7 @@ from autotune.study.storage import (
     StudyInfo,
     StudyPaths,
     baseline_trial,
+    check_same_knobs,
     check_same_space,
     open_storage,
     running_trials,
@@ -63,6 +64,7 @@ def create_or_load(
     """
     with paths.lock():
         check_same_space(paths, space)
+        check_same_knobs(paths, space)
         if isinstance(storage, str):
             storage = open_storage(storage)
         try:

@@ -440,3 +440,29 @@ def test_a_read_command_makes_no_database_where_it_finds_no_study(tmp_path):
         proc = autotune(command, "fsdp3d-8gpu", "--storage", f"sqlite:///{db}", "--runs-dir", str(runs))
         assert proc.returncode == 2 and f"{db} does not exist" in proc.stderr, proc.stderr
     assert not db.exists()
+
+
+def test_a_rerun_that_freezes_knobs_the_study_searched_is_refused(tmp_path):
+    """`--freeze-inert` on the rerun of a study made without it was accepted without a word: the new trials
+    held NCCL_ALGO fixed that the earlier ones sampled, and the sampler went on over another space."""
+    space = write_space(tmp_path, extra_params="  env.NCCL_ALGO: {type: categorical, choices: [null, Ring, Tree]}")
+    args = (
+        "run",
+        "--space",
+        str(space),
+        "--runs-dir",
+        str(tmp_path / "runs"),
+        "--stage",
+        "throughput",
+        "--confirm",
+        "0",
+    )
+    first = autotune(*args, "--trials", "1", timeout=300)
+    assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
+    frozen = autotune(*args, "--trials", "2", "--freeze-inert", timeout=300)
+    assert frozen.returncode == 2, frozen.stdout[-2000:] + frozen.stderr[-2000:]
+    assert "ran other knobs: it searched env.NCCL_ALGO, which this run holds fixed" in frozen.stderr, frozen.stderr
+    import optuna
+
+    study = optuna.load_study(study_name="small", storage=f"sqlite:///{tmp_path / 'runs' / 'small' / 'study.db'}")
+    assert len(study.trials) == 1  # nothing ran

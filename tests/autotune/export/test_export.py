@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import pytest
 import yaml
@@ -123,7 +124,10 @@ def test_a_study_without_a_feasible_trial_is_refused_with_the_fix(faked_gpu_swee
     _, space = faked_gpu_sweep
     empty = StudyPaths(tmp_path / "runs", "empty")
     create_or_load(space, empty, storage_url(empty, None))  # the baseline enqueued, nothing ran
-    with pytest.raises(ExportError, match=r"study `empty` has no feasible trial yet; see `autotune trials empty`"):
+    runs = re.escape(str(tmp_path / "runs"))  # the hint names the runs folder, so it works when pasted
+    with pytest.raises(
+        ExportError, match=rf"study `empty` has no feasible trial yet; see `autotune trials empty --runs-dir {runs}`"
+    ):
         export(load_study(empty), empty, space, get_adapter(space.trainer), tmp_path / "e.yaml")
     # `best` says so too, and exits 1 (it exited 0, so a script's `autotune best X && autotune export X` went on)
     best = autotune("best", "empty", "--runs-dir", str(tmp_path / "runs"))

@@ -190,7 +190,10 @@ def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
     runs = tmp_path / "runs"
     paths = StudyPaths(runs, "small")
     space = load_space(str(path))
-    study = create_or_load(space, paths, storage_url(paths, None))
+    from autotune.space.freeze import freeze
+
+    # the study as `run --freeze-inert` makes it (a rerun with other knobs frozen than the study's is refused)
+    study = create_or_load(freeze(space, "cpu"), paths, storage_url(paths, None))
     study.enqueue_trial({**space.baseline, "builtin.fault.kind": "hang"})
     proc = subprocess.run(
         [sys.executable, "-m", "autotune.cli", "run", "--space", str(path), "--runs-dir", str(runs), "--trials", "4", "--confirm", "0",
