@@ -859,7 +859,9 @@ class Quality:
             )
         out.append(f"  decision: {self.verdict}")
         if self.shipped:  # exactly the value that ran: the export writes it so
-            out.append("  ships: " + ", ".join(f"{k}: {v}" for k, v in self.shipped.items()))
+            out.append(
+                "  ships: " + ", ".join(f"{k}: {v}" for k, v in sorted(self.shipped.items()))
+            )  # as the file keeps them
         return out
 
     def to_json(self) -> dict[str, Any]:

@@ -82,3 +82,18 @@ def test_a_sampled_value_reads_short_in_the_candidates_and_exact_in_what_ships()
     lines = q.lines()
     assert any(line.startswith("  #1        kl_coef=0.3308: score") for line in lines), lines
     assert "  ships: algorithm.kl_ctrl.kl_coef: 0.330780781455" in lines  # the value that ran, as exported
+
+
+def test_what_ships_reads_the_same_after_the_run_and_from_its_file(tmp_path):
+    """The run's decision listed kl_coef first, `best` (reading the file, whose keys are sorted) clip first."""
+    clip = "actor_rollout_ref.actor.clip_ratio_high"
+    base, setting = cand("baseline", 0.001, [0.56] * 3, [0.2] * 3), cand("#1", 0.3, [0.5] * 3, [0.04] * 3)
+    base.params, setting.params = {KL: 0.001, clip: 0.2}, {KL: 0.3, clip: 0.28}  # the stage's order: kl_coef first
+    q = decided(base, setting)
+    paths = StudyPaths(tmp_path, "s")
+    paths.root.mkdir()
+    q.write(paths)
+    back = Quality.read(paths)
+    said = [line for line in q.lines() if "ships:" in line]
+    assert said == [f"  ships: {clip}: 0.28, {KL}: 0.3"] and back is not None
+    assert said == [line for line in back.lines() if "ships:" in line]
