@@ -158,7 +158,7 @@ class Confirmation:
         return paths.root / "confirmation.json"
 
     def write(self, paths: StudyPaths) -> None:
-        write_json(self.file(paths), self.to_json())
+        write_json(self.file(paths), _null_for_nan(self.to_json()))
 
     @classmethod
     def read(cls, paths: StudyPaths) -> Confirmation | None:
@@ -291,7 +291,7 @@ class Explanation:
         return paths.root / "explain.json"
 
     def write(self, paths: StudyPaths) -> None:
-        write_json(self.file(paths), self.to_json())
+        write_json(self.file(paths), _null_for_nan(self.to_json()))
 
     @classmethod
     def read(cls, paths: StudyPaths) -> Explanation | None:
@@ -441,7 +441,7 @@ class Ablation:
         return paths.root / "ablation.json"
 
     def write(self, paths: StudyPaths) -> None:
-        write_json(self.file(paths), self.to_json())
+        write_json(self.file(paths), _null_for_nan(self.to_json()))
 
     @classmethod
     def read(cls, paths: StudyPaths) -> Ablation | None:
@@ -564,7 +564,7 @@ class PredictedWinner:
         return paths.root / "predicted.json"
 
     def write(self, paths: StudyPaths) -> None:
-        write_json(self.file(paths), self.to_json())
+        write_json(self.file(paths), _null_for_nan(self.to_json()))
 
     @classmethod
     def read(cls, paths: StudyPaths) -> PredictedWinner | None:
@@ -703,9 +703,34 @@ def _fields(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
 
 
 def _build(cls: type[T], data: dict[str, Any]) -> T:
-    """`cls` from a file's mapping: keys it does not know are left out (a newer writer's additions)."""
-    known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    return cls(**{k: v for k, v in data.items() if k in known})
+    """`cls` from a file's mapping: keys it does not know are left out (a newer writer's additions), and a
+    number the file holds as null (`_null_for_nan`) is NaN again where the field is a float."""
+    types = {f.name: str(f.type) for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    return cls(**{k: _nan_for_null(types[k], v) for k, v in data.items() if k in types})
+
+
+def _null_for_nan(value: Any) -> Any:
+    """A result's data with NaN as null: strict JSON (a browser's `JSON.parse`) refuses a bare NaN."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _null_for_nan(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_null_for_nan(v) for v in value]
+    return value
+
+
+def _nan_for_null(annotation: str, value: Any) -> Any:
+    """Undo `_null_for_nan` for a field annotated `annotation` (files with a bare NaN read as they are)."""
+    if value is None:
+        return math.nan if annotation == "float" else None
+    if annotation == "list[float]" and isinstance(value, list):
+        return [math.nan if v is None else v for v in value]
+    if annotation.startswith("dict[str, float]") and isinstance(value, dict):
+        return {k: math.nan if v is None else v for k, v in value.items()}
+    if annotation.startswith("tuple[float") and isinstance(value, (list, tuple)):
+        return tuple(math.nan if v is None else v for v in value)
+    return value
 
 
 def _read(path: Path, parse: Any, how: str) -> Any:
@@ -885,7 +910,7 @@ class Quality:
         return paths.root / "quality.json"
 
     def write(self, paths: StudyPaths) -> None:
-        write_json(self.file(paths), self.to_json())
+        write_json(self.file(paths), _null_for_nan(self.to_json()))
 
     @classmethod
     def read(cls, paths: StudyPaths) -> Quality | None:

@@ -191,8 +191,19 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     assert "the ablation agrees" in text and "no change cleared the noise" not in text
     one_round = ConfirmedSpeedup(speedup_mean=1.43, speedup_min=1.43, speedup_max=1.43, speedup_std=0.0, rounds=1,
                                  speedup_geomean=1.43)  # --confirm 1: no interval (it printed "[nan, nan]")  # fmt: skip
-    said = Ablation(**{**ablation.__dict__, "confirmed": one_round, "agrees": None}).lines()
+    unmeasured = Ablation(**{**ablation.__dict__, "confirmed": one_round, "agrees": None})
+    said = unmeasured.lines()
     assert "confirmation measured the winner ×1.430 (one round: no interval): the ablation not compared" in said
+    # and its file is strict JSON (a bare NaN, which a browser's JSON.parse refuses, is written as null), read back
+    unmeasured.write(paths)
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} in {Ablation.file(paths)}")
+
+    json.loads(Ablation.file(paths).read_text(), parse_constant=refuse)
+    back = Ablation.read(paths)
+    assert back is not None and math.isnan(back.confirmed.speedup_low) and back.lines() == said
+    assert json.dumps(back.to_json(), sort_keys=True) == json.dumps(unmeasured.to_json(), sort_keys=True)
     nothing = Ablation(**{**ablation.__dict__, "knobs": [ablation.knobs[1]]})
     assert "no change cleared the noise: the baseline's configuration ships" in nothing.lines()
     frame, info = data.minimal_winner(paths)  # the report's table, built before it is rendered
