@@ -360,3 +360,32 @@ def render_yaml(flat: dict[str, Any], header: list[str]) -> str:
     body.update(to_nested(flat))
     comments = "".join(f"# {line}\n" for line in header)
     return comments + yaml.safe_dump(body, sort_keys=False)
+
+
+SHELL_VAR = re.compile(r"\$(?:\{(\w+)(?::-([^}]*))?\}|(\w+)|([@*]))")
+"""A shell variable in a run script's value: `$NAME`, `${NAME}`, `${NAME:-default}`, or `$@`/`$*`."""
+
+
+def substitute(
+    value: str, variables: dict[str, str], unset: set[str] | None = None, special: dict[str, str] | None = None
+) -> str:
+    """`value` with a run script's variables filled in, as the shell would: `$@`/`$*` (the script's own
+    arguments, which a reader of the script does not have) as nothing, `${NAME:-default}` as its default
+    when the script does not set NAME, `special` names (e.g. HOME) by their stand-ins; any other unset
+    name is left as written and added to `unset`. One reader of scripts for `init` and `calibrate`."""
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(3)
+        if match.group(4):
+            return ""
+        if name in variables:
+            return variables[name]
+        if special and name in special:
+            return special[name]
+        if match.group(2) is not None:
+            return match.group(2)
+        if unset is not None:
+            unset.add(name)
+        return match.group(0)
+
+    return SHELL_VAR.sub(one, value)

@@ -28,13 +28,13 @@ from autotune.adapters.verl_config import (
     defaults_config,
     hydra_value,
     overrides,
+    substitute,
 )
 from verl_keys.keys import suggest_key
 
 __all__ = ["Job", "JobError", "check_starts", "read_job"]
 
 ENTRY = "verl.trainer.main_ppo"
-_VAR = re.compile(r"\$(?:\{(\w+)(?::-([^}]*))?\}|(\w+)|([@*]))")
 _ASSIGN = re.compile(r"^[A-Za-z_]\w*=")
 _HOME = "AUTOTUNE-HOME-b1f4"
 _SHELL_END = {"|", "||", "&&", ";", "&", ">", ">>", "2>&1", "1>&2", "<"}
@@ -94,20 +94,8 @@ def _tokens(line: str, source: str) -> list[str]:
 
 
 def _substitute(value: str, variables: dict[str, str], unset: set[str]) -> str:
-    def one(match: re.Match[str]) -> str:
-        name = match.group(1) or match.group(3)
-        if match.group(4):
-            return ""  # $@ / $*: the script's own arguments, which `autotune init` does not have
-        if name in variables:
-            return variables[name]
-        if name == "HOME":
-            return _HOME  # `~` after hydra has read the value (hydra's grammar refuses a bare `~`)
-        if match.group(2) is not None:  # ${NAME:-default}
-            return match.group(2)
-        unset.add(name)
-        return match.group(0)
-
-    return _VAR.sub(one, value)
+    # `~` after hydra has read the value (hydra's grammar refuses a bare `~`): HOME's stand-in, put back later
+    return substitute(value, variables, unset, special={"HOME": _HOME})
 
 
 def _from_script(text: str, source: str) -> Job:

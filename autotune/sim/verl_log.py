@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from autotune.adapters.verl_config import ENV_PREFIX
+from autotune.adapters.verl_config import ENV_PREFIX, substitute
 from autotune.sim.fit import Observation, fit_weights, leave_one_out, published_prediction, relative_errors
 from autotune.sim.hardware import Device, cluster, device_to_json
 from autotune.sim.model import PHASE_METRICS, CostModel, default_weights
@@ -96,10 +96,6 @@ def _is_overrides(text: str) -> bool:
 _DOTTED = re.compile(r"(?:^|\s)\+{0,2}[A-Za-z_]\w*(?:\.\w+)+=")
 
 
-_VAR = re.compile(r"\$(?:\{(\w+)(?::-([^}]*))?\}|(\w+))")
-"""A shell variable in a run script's value: `$NAME`, `${NAME}` or `${NAME:-default}`."""
-
-
 def read_env(path: str | Path) -> dict[str, str]:
     """Environment variables an overrides file or run script sets (`export NAME=value`, `NAME=value`)."""
     text = Path(path).read_text()
@@ -119,11 +115,11 @@ def read_config(path: str | Path) -> dict[str, Any]:
         variables: dict[str, str] = {}
         for key, value in pairs:
             if _ENV_KEY.fullmatch(key):
-                variables[key] = _VAR.sub(lambda m: variables.get(m.group(1) or m.group(3), m.group(0)), value)
+                variables[key] = substitute(value, variables)
         for key, value in pairs:
             if _ENV_KEY.fullmatch(key):
                 continue  # an environment variable of the run script (read_env)
-            value = _VAR.sub(lambda m: variables.get(m.group(1) or m.group(3), m.group(2) or m.group(0)), value)
+            value = substitute(value, variables)
             if "$" in value:  # as a value it would be read as text ("invalid literal for int(): '$TBS'")
                 raise ValueError(
                     f"{path}: `{key}={value}` uses a shell variable the file does not set; write its value "

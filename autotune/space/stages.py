@@ -122,3 +122,9 @@ def algorithm_values(space: Space, params: dict[str, Any]) -> dict[str, Any]:
     """The algorithm params among `params` (a quality trial's, or a winner's)."""
     algorithm = {p.name for p in space.params if p.role == "algorithm"}
     return {k: v for k, v in params.items() if k in algorithm}
+
+
+def systems_values(space: Space, params: dict[str, Any]) -> dict[str, Any]:
+    """The systems params among `params` (a winner's, as the quality stage holds them)."""
+    algorithm = algorithm_values(space, params)
+    return {k: v for k, v in params.items() if k not in algorithm}

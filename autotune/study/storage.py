@@ -132,15 +132,16 @@ def open_storage(url: str) -> RDBStorage:
     kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
         kwargs["engine_kwargs"] = {"connect_args": {"timeout": 60}}
-        where = url.split("://", 1)[-1].split("?")[0]
-        if where in ("", "/", "/:memory:"):  # each connection its own empty database: the trials would be lost
+        database = _sqlite_database(url)
+        if database in ("", ":memory:"):  # each connection its own empty database: the trials would be lost
             raise StorageError(
                 f"--storage {url}: an in-memory SQLite database holds nothing past one connection, so the study "
                 f"and its trials would be lost; give a file (sqlite:///runs/my.db) or leave --storage out"
             )
-        path = Path(where[1:]) if where.startswith("/") else None
-        if path is not None and path.is_dir():
-            raise StorageError(f"--storage {url}: {path} is a folder; name a database file in it ({path}/study.db)")
+        if database and Path(database).is_dir():
+            raise StorageError(
+                f"--storage {url}: {database} is a folder; name a database file in it ({database}/study.db)"
+            )
     try:
         return RDBStorage(
             url,
@@ -257,13 +258,9 @@ FIDELITY_WORDS = {"sim": "simulated trials (the cost model's predictions)", "rea
 def check_same_fidelity(paths: StudyPaths, url: str, fidelity: str) -> None:
     """Refuse a sweep whose trials are not of the kind the study holds: measured trials ranked with
     predicted ones would make a prediction read as measured (its winner exported as a real sweep's). A
-    study that does not exist yet, or that recorded no fidelity, is not checked."""
-    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
-        return  # a new study; opening the URL would create the file
-    try:
-        stored = optuna.load_study(study_name=paths.name, storage=open_storage(url)).user_attrs.get("fidelity")
-    except KeyError:
-        return
+    study that does not exist yet is not checked (one from before the fidelity was recorded reads as real)."""
+    study = find_study(paths.name, url)
+    stored = StudyInfo.of(study).fidelity if study is not None else None
     if stored is None or stored == fidelity:
         return
     other = f"{paths.name}-{fidelity}"
@@ -419,14 +416,30 @@ def load_study(paths: StudyPaths, storage: str | None = None) -> optuna.Study:
         raise StudyNotFound(f"no study `{paths.name}` in {url}") from None
 
 
+def find_study(name: str, url: str) -> optuna.Study | None:
+    """The study `name` in `url`, or None when there is none (an SQLite file that is not there is not made)."""
+    if _missing_sqlite_file(url) is not None:
+        return None
+    try:
+        return optuna.load_study(study_name=name, storage=open_storage(url))
+    except KeyError:
+        return None
+
+
 def _missing_sqlite_file(url: str) -> str | None:
     """The file of an SQLite URL when it does not exist (SQLite creates it on connecting), else None."""
-    if not url.startswith("sqlite:///"):
-        return None
+    database = _sqlite_database(url) if url.startswith("sqlite:///") else None
+    return database if database and database != ":memory:" and not Path(database).exists() else None
+
+
+def _sqlite_database(url: str) -> str | None:
+    """An SQLite URL's database ("" in memory: `sqlite://`); None when the URL cannot be read (open_storage says why)."""
     from sqlalchemy.engine import make_url
 
-    database = make_url(url).database
-    return database if database and database != ":memory:" and not Path(database).exists() else None
+    try:
+        return make_url(url).database or ""
+    except Exception:  # sqlalchemy's ArgumentError: RDBStorage reports it with the examples
+        return None
 
 
 def counted(trial: FrozenTrial) -> bool:

@@ -246,11 +246,10 @@ def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna
             systems, source = dict(winner.params), f"the throughput winner #{winner.number}'s systems values"
         except NoWinner:
             pass
-    from autotune.space.stages import algorithm_values
+    from autotune.space.stages import systems_values
     from autotune.sweep.quality import systems_ran
 
-    algorithm = algorithm_values(opts.space, systems)
-    systems = {k: v for k, v in systems.items() if k not in algorithm}
+    systems = systems_values(opts.space, systems)  # as the stage keeps them, to compare with what its runs used
     earlier = systems_ran(opts.paths, opts.url)
     if earlier is not None and earlier != systems:  # its runs are kept: they ran on these, and so will the rest
         changed = ", ".join(f"{k}: {earlier.get(k)} -> {systems.get(k)}" for k in sorted({*earlier, *systems})

@@ -67,8 +67,8 @@ class Crediting:
         self.base_params = dict(base.params)
         self.limits = dict(TrialRecord.of(base).limits)
         self.count = 0
-        self.metrics: dict[str, dict[str, float]] = {}
-        """Each prediction's key metrics, by label (what ships: its memory, comm share and MFU)."""
+        self.metrics: dict[str, float] = {}
+        """The last prediction's key metrics (of what ships, once `credit` is done: memory, comm share, MFU)."""
         self.shipped_metrics: dict[str, float] = {}
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -77,7 +77,7 @@ class Crediting:
         self.count += 1
         trial_dir = self.folder / f"{self.count:03d}-{re.sub(r'[^A-Za-z0-9_.-]+', '_', label)[:60]}"
         ev = evaluate(self.space, self.adapter, params, trial_dir, self.limits, fidelity=self.fidelity)
-        self.metrics[label] = dict(ev.score.key_metrics) if ev.score else {}
+        self.metrics = dict(ev.score.key_metrics) if ev.score else {}
         if ev.outcome != "complete" or ev.objectives is None:
             return math.nan, f"{ev.reason or ev.outcome}: {ev.detail}" if ev.detail else str(ev.reason or ev.outcome)
         return ev.objectives[0], ""
@@ -93,7 +93,7 @@ class Crediting:
         shipped = configure(space, defaults, dict(params))
         kept: list[Knob] = knobs(space, base, shipped)[0]
         value, why = self.predict(shipped, "winner")
-        self.shipped_metrics = self.metrics["winner"]
+        self.shipped_metrics = self.metrics
         if why:
             return None
         dropped: list[PredictedChange] = []
@@ -120,7 +120,7 @@ class Crediting:
             kept = [k for k in kept if k.name != least.knob]
             shipped = reset(space, defaults, base, shipped, least.params)
             value, _ = self.predict(shipped, f"shipped-{len(dropped)}")
-            self.shipped_metrics = self.metrics[f"shipped-{len(dropped)}"]
+            self.shipped_metrics = self.metrics
 
 
 def credit_changes(

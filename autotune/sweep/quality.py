@@ -32,10 +32,10 @@ from autotune.adapters.base import TrainerAdapter
 from autotune.space.quality_section import QualitySettings
 from autotune.space.sampling import suggest
 from autotune.space.schema import Space
-from autotune.space.stages import algorithm_values, quality_stage
+from autotune.space.stages import algorithm_values, quality_stage, systems_values
 from autotune.study.progress import SweepProgress, short_params
 from autotune.study.results import Quality, QualityCandidate, QualityRun
-from autotune.study.storage import SpaceChanged, StudyInfo, StudyPaths, open_storage
+from autotune.study.storage import SpaceChanged, StudyInfo, StudyPaths, find_study, open_storage
 from autotune.sweep.backends.lifecycle import trial_id
 from autotune.trial.evaluation import evaluate
 from autotune.trial.learning import Curve, CurveSummary, CurveWatch, summarize
@@ -113,13 +113,8 @@ class QualityStudyTaken(SpaceChanged):
 
 def systems_ran(paths: StudyPaths, url: str) -> dict[str, Any] | None:
     """The systems values the study's quality stage ran on, when it has runs (None: none yet, or not recorded)."""
-    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
-        return None
-    try:
-        study = optuna.load_study(study_name=f"{paths.name}-quality", storage=open_storage(url))
-    except KeyError:
-        return None
-    if not any(t.state.is_finished() for t in study.get_trials(deepcopy=False)):
+    study = find_study(f"{paths.name}-quality", url)
+    if study is None or not any(t.state.is_finished() for t in study.get_trials(deepcopy=False)):
         return None
     stored = StudyInfo.of(study).quality_systems
     return dict(stored) if stored is not None else None
@@ -144,7 +139,7 @@ class QualityStage:
         self.q: QualitySettings = space.quality
         self.search_q = dataclasses.replace(self.q, kl_max=self.q.kl_max * self.q.search_margin)
         """The search's rules: the bound with its margin (one seed stands in for all of them)."""
-        self.systems = {k: v for k, v in (systems or {}).items() if k not in algorithm_values(space, systems or {})}
+        self.systems = systems_values(space, systems or {})
         self.stage = quality_stage(space, self.systems)
         self.searched = [p.name for p in self.stage.params if p.role == "algorithm"]
         """The params the stage searches (the rest are systems variables pinned at one value)."""
