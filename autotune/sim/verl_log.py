@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from autotune.adapters.verl_config import ENV_PREFIX, substitute
+from autotune.adapters.verl_config import ENV_PREFIX, SHELL_VAR, substitute
 from autotune.sim.fit import Observation, fit_weights, leave_one_out, published_prediction, relative_errors
 from autotune.sim.hardware import Device, cluster, device_to_json
 from autotune.sim.model import PHASE_METRICS, CostModel, default_weights
@@ -97,11 +97,26 @@ _DOTTED = re.compile(r"(?:^|\s)\+{0,2}[A-Za-z_]\w*(?:\.\w+)+=")
 
 
 def read_env(path: str | Path) -> dict[str, str]:
-    """Environment variables an overrides file or run script sets (`export NAME=value`, `NAME=value`)."""
+    """Environment variables an overrides file or run script gives the run (`export NAME=value`, `NAME=value`).
+    A NAME the script uses as `$NAME` is its own shell variable (`TBS=256` for `data.train_batch_size=$TBS`),
+    which the run does not see, unless exported or set before the command on its line."""
     text = Path(path).read_text()
     if not _is_overrides(text):
         return {}
-    return {key: value for key, value in _overrides(text) if _ENV_KEY.fullmatch(key)}
+    joined = text.replace("\\\n", " ")
+    used = {next(g for g in m.groups()[:3] if g) for m in SHELL_VAR.finditer(joined) if m.group(4) is None}
+    given: set[str] = set()  # exported, or set for the command on its line
+    for line in joined.splitlines():
+        tokens = line.split()
+        names = [t.split("=", 1)[0] for t in tokens[1:]] if tokens[:1] == ["export"] else []
+        for i, token in enumerate(tokens):
+            if not names and "=" not in token:  # NAME=value ... command: the leading assignments
+                names = [t.split("=", 1)[0] for t in tokens[:i]]
+                break
+        given.update(names)
+    return {
+        key: value for key, value in _overrides(text) if _ENV_KEY.fullmatch(key) and (key not in used or key in given)
+    }
 
 
 def read_config(path: str | Path) -> dict[str, Any]:

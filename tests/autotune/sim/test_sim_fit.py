@@ -44,6 +44,22 @@ def test_read_config_overrides_and_yaml(tmp_path):
     assert read_env(config) == {}
 
 
+def test_a_run_scripts_own_shell_variables_are_not_the_runs_environment(tmp_path):
+    """`TBS=256` used as `$TBS` is the script's variable, which the run does not see; `export`, an `export NAME`
+    later, or `NAME=value` before the command on its line, give it to the run (as a shell would)."""
+    script = tmp_path / "run.sh"
+    script.write_text(
+        "TBS=256\nLEN=1024\nexport VLLM_USE_V1=0\nNCCL_DEBUG=WARN\nexport NCCL_DEBUG\n"
+        "VLLM_ATTENTION_BACKEND=XFORMERS python3 -m verl.trainer.main_ppo data.train_batch_size=$TBS \\\n"
+        "  data.max_response_length=${LEN} actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct\n"
+    )
+    assert read_env(script) == {"VLLM_USE_V1": "0", "NCCL_DEBUG": "WARN", "VLLM_ATTENTION_BACKEND": "XFORMERS"}
+    assert read_config(script)["data.train_batch_size"] == 256
+    overrides = tmp_path / "run_overrides.txt"  # an overrides file's NAME=value line, used nowhere: the run's
+    overrides.write_text("VLLM_ATTENTION_BACKEND=XFORMERS\ndata.train_batch_size=64\n")
+    assert read_env(overrides) == {"VLLM_ATTENTION_BACKEND": "XFORMERS"}
+
+
 def test_run_script_environment_and_vllm_version_from_the_log(tmp_path):
     script = tmp_path / "run.sh"
     script.write_text(
