@@ -181,7 +181,8 @@ class Param:
         if not (_finite(low) and _finite(high)):
             raise SpaceRuleError(f"{label}: `low` and `high` must be finite numbers, got low={low!r} high={high!r}")
         if low >= high:
-            raise SpaceRuleError(f"{label}: bad range, `low` ({low}) must be < `high` ({high})", field="low")
+            fixed = f"; to hold it at {low}, set it under `base:` instead of searching it" if low == high else ""
+            raise SpaceRuleError(f"{label}: bad range, `low` ({low}) must be < `high` ({high}){fixed}", field="low")
         if self.log and low <= 0:
             raise SpaceRuleError(f"{label}: a log-scale range needs low > 0, got low={low}", field="log")
         if step is not None and (not isinstance(step, (int, float)) or step <= 0 or self.log):

@@ -71,6 +71,11 @@ BAD = {
         "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 3, high: 2}\n",
         r"small.yaml:\d+: param `actor_rollout_ref.actor.ppo_epochs`: bad range, `low` \(3\) must be < `high` \(2\)",
     ),
+    "empty range": (
+        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 2, high: 2}\n",
+        r"small.yaml:\d+: param `actor_rollout_ref.actor.ppo_epochs`: bad range, `low` \(2\) must be < `high` \(2\); "
+        r"to hold it at 2, set it under `base:` instead of searching it",
+    ),
     "unknown metric": (
         "objectives:\n  - {metric: perf/througput}\n",
         r"small.yaml:\d+: unknown metric `perf/througput` .*did you mean `perf/throughput`",
