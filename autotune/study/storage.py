@@ -19,7 +19,7 @@ import fcntl
 import json
 import sqlite3
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -114,6 +114,34 @@ class StudyPaths:
         self.root.mkdir(parents=True, exist_ok=True)
         with (self.root / ".lock").open("w") as f:
             fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    @contextlib.contextmanager
+    def finishing(self, note: Callable[[str], None]) -> Iterator[None]:
+        """Held while this worker runs a stage after the sweep (confirmation, the ablation and the equivalence
+        check; the quality stage): one worker runs it, and the others wait, then keep what it measured (two
+        would measure on the same cores, into the same folders). The lock goes with its process, killed or not."""
+        import os
+        import socket
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        with (self.root / ".finishing").open("a+") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.seek(0)
+                owner = f.read().strip() or "another worker"
+                note(
+                    f"waiting for {owner}, which runs the stages after the sweep of study `{self.name}`; this "
+                    "worker then keeps what it measured (Ctrl-C leaves them to it)"
+                )
+                fcntl.flock(f, fcntl.LOCK_EX)
+            f.truncate(0)
+            f.write(f"worker pid {os.getpid()} on {socket.gethostname()}")
+            f.flush()
             try:
                 yield
             finally:

@@ -22,7 +22,7 @@ from autotune.adapters import get_adapter
 from autotune.adapters.base import TrainerAdapter, device_kind
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
-from autotune.study.storage import StudyInfo, StudyPaths, storage_url
+from autotune.study.storage import StudyInfo, StudyPaths, redact, storage_url
 from autotune.sweep.backends import base as registry
 from autotune.sweep.fidelities import PLANS, REAL, SIM, get_fidelity
 from autotune.trial.fidelity import Fidelity, FidelitySettings
@@ -153,7 +153,8 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
 
         credit_changes(study, opts.space, adapter, opts.paths, fidelity, progress)
     if opts.confirm > 0 and not fidelity.deterministic:
-        _confirm_ablate_check(study, opts, adapter, fidelity.device or device_kind(), progress)
+        with opts.paths.finishing(progress.note):
+            _confirm_ablate_check(study, opts, adapter, fidelity.device or device_kind(), progress)
     return study
 
 
@@ -226,7 +227,8 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
         progress.total = 1
         study = run_sweep(baseline_only, progress)
     if opts.stage != "throughput" and opts.space.quality is not None and not opts.simulated:
-        run_quality_stage(opts, progress, study)
+        with opts.paths.finishing(progress.note):
+            run_quality_stage(opts, progress, study)
     return study
 
 
@@ -258,7 +260,7 @@ def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna
             f"quality stage kept on the systems values its runs used, not {source} ({changed}): systems knobs leave "
             f"the training math unchanged (the equivalence check). To search again on the new values, remove "
             f"{opts.paths.root}/quality/ and quality.json and delete the study `{opts.paths.name}-quality` "
-            f"(optuna delete-study --study-name {opts.paths.name}-quality --storage {opts.url})"
+            f"(optuna delete-study --study-name {opts.paths.name}-quality --storage {redact(opts.url)})"
         )
         systems, source = earlier, "the systems values of its earlier runs"
     progress.note(f"quality stage on {source}")

@@ -26,6 +26,8 @@ def test_two_workers_share_one_study_without_duplicates(tmp_path):
         "--trials",
         "6",
         "--confirm",
+        "1",
+        "--ablate",
         "0",
     ]
     workers = [
@@ -47,3 +49,35 @@ def test_two_workers_share_one_study_without_duplicates(tmp_path):
     # both workers did some of the work
     ran = [sum(1 for line in out.splitlines() if line.startswith("trial ")) for out, _ in outputs]
     assert all(n >= 1 for n in ran), ran
+    # one worker confirmed the winner (and checked equivalence); the other waited for it, then kept its results
+    confirming = [out.count("confirm round 1/1:") for out, _ in outputs]
+    assert sorted(confirming)[0] == 0 and sorted(confirming)[1] >= 2, confirming
+    waited = outputs[confirming.index(0)][0]
+    assert "waiting for worker pid" in waited and "confirmation kept from the earlier run" in waited, waited[-2000:]
+    assert "equivalence check kept from the earlier run" in waited
+    for metrics in (runs / "small" / "confirm").glob("*/metrics.jsonl"):  # one run's steps each, not two interleaved
+        steps = [json.loads(line)["step"] for line in metrics.read_text().splitlines()]
+        assert steps == sorted(set(steps)), (metrics, steps)
+
+
+def test_the_stages_after_the_sweep_run_in_one_worker_at_a_time(tmp_path):
+    """The lock itself, across processes: a second holder waits for the first, is told who holds it, and gets
+    it once the first ends (or dies)."""
+    paths = StudyPaths(tmp_path / "runs", "small")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", (
+            "import sys, time; from pathlib import Path; from autotune.study.storage import StudyPaths\n"
+            f"with StudyPaths(Path({str(paths.runs_dir)!r}), 'small').finishing(print):\n"
+            "    print('held', flush=True); time.sleep(2); open(sys.argv[1], 'w').write('first')\n"
+        ), str(tmp_path / "order")],
+        stdout=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    notes: list[str] = []
+    with paths.finishing(notes.append):
+        assert (tmp_path / "order").read_text() == "first"  # entered only after the holder left
+    holder.wait(timeout=30)
+    assert len(notes) == 1 and f"waiting for worker pid {holder.pid} on " in notes[0], notes
+    with paths.finishing(notes.append):  # free again: no wait
+        pass
+    assert len(notes) == 1
