@@ -29,8 +29,10 @@ import json
 import logging
 import math
 import os
+import signal
 import statistics
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -239,20 +241,25 @@ class RayBackend(Backend):
 
         if ray.is_initialized():
             return
+        # ray.init installs Ray's (absl) failure handler for SIGTERM, which aborts the controller with a stack dump
+        # (exit 134, no resume line); the controller's own handler is put back after it (stopped by SIGTERM, 143)
+        on_term = signal.getsignal(signal.SIGTERM)
         if self.opts.address:
             ray.init(
                 address=self.opts.address, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING
             )
-            return
-        os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a private local cluster needs no token
-        temp = Path(tempfile.gettempdir()) / f"ray-autotune-{os.getuid()}"
-        ray.init(
-            num_cpus=os.cpu_count(),
-            include_dashboard=False,
-            log_to_driver=False,
-            logging_level=logging.WARNING,
-            _temp_dir=str(temp),
-        )
+        else:
+            os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a private local cluster needs no token
+            temp = Path(tempfile.gettempdir()) / f"ray-autotune-{os.getuid()}"
+            ray.init(
+                num_cpus=os.cpu_count(),
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level=logging.WARNING,
+                _temp_dir=str(temp),
+            )
+        if on_term is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, on_term)
 
     def run(self) -> optuna.Study:
         study = self.open_study()
