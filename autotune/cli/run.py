@@ -126,7 +126,9 @@ _Fidelity = Annotated[
     str | None,
     typer.Option(help="sim,real: the cost model first, then real trials of its --top-k best and the baseline."),
 ]
-_SimTrials = Annotated[int, typer.Option(min=1, help="Simulated trials in the first stage of --fidelity sim,real.")]
+_SimTrials = Annotated[
+    int | None, typer.Option(min=1, help="Simulated trials in the first stage of --fidelity sim,real (default 200).")
+]
 _Gpu = Annotated[
     str | None,
     typer.Option(
@@ -183,7 +185,7 @@ def run(
     backend: _Backend = "optuna",
     sampler: _Sampler = None,
     fidelity: _Fidelity = None,
-    sim_trials: _SimTrials = 200,
+    sim_trials: _SimTrials = None,
     gpu: _Gpu = None,
     model: _Model = None,
     calibration: _Calibration = None,
@@ -207,6 +209,7 @@ def run(
         err.print(f"[red]--stage must be one of {', '.join(STAGES)}, got {stage!r}[/]")
         raise typer.Exit(2)
     backend, levels = _levels_or_exit(backend, fidelity)
+    _unused_flags_or_exit(levels, confirm, ablate, sim_trials)
     ray_only = [flag for flag, value in (("--address", address), ("--max-concurrent", max_concurrent)) if value]
     if ray_only and backend != "ray":  # ignored otherwise, and --address skipped the check that trials fit here
         verb = "apply" if len(ray_only) > 1 else "applies"
@@ -268,7 +271,7 @@ def run(
         space=whole, stage=stage, quality_trials=trials if stage == "quality" else None, paths=paths, n_trials=n_trials, storage=storage, timeout_s=timeout, backend=backend,
         address=address, max_concurrent=max_concurrent, confirm=parsed.confirm.repeats if confirm is None else confirm,
         ablate=_ablation_rounds(parsed, confirm, ablate), top_k=top_k or parsed.confirm.top_k, gpu=gpu, model=model,
-        calibration=_calibration_or_exit(calibration), fidelity=levels, sim_trials=sim_trials, hooks=hooks,
+        calibration=_calibration_or_exit(calibration), fidelity=levels, sim_trials=sim_trials or 200, hooks=hooks,
     )  # fmt: skip
     started = datetime.datetime.now()
     try:
@@ -312,10 +315,41 @@ def _levels_or_exit(backend: str, fidelity: str | None) -> tuple[str, tuple[str,
         err.print(f"[red]--fidelity must be sim, real or sim,real, got {fidelity!r}[/]")
         raise typer.Exit(2)
     if backend == SIM:
-        return "optuna", levels or (SIM,)
+        if levels not in ((), (SIM,)):
+            err.print(f"[red]--backend sim is short for --fidelity sim[/]: with --fidelity {fidelity}, leave it out")
+            raise typer.Exit(2)
+        return "optuna", (SIM,)
+    if backend == "ray" and levels == (SIM,):  # each prediction waited forever for the trial's GPUs
+        err.print(
+            "[red]--fidelity sim predicts on the optuna backend[/] (seconds for hundreds of trials): leave --backend "
+            "ray out (with --fidelity sim,real its real trials run on Ray)"
+        )
+        raise typer.Exit(2)
     if backend == "ray":
         require("ray", "--backend ray")
     return backend, levels
+
+
+def _unused_flags_or_exit(
+    levels: tuple[str, ...], confirm: int | None, ablate: int | None, sim_trials: int | None
+) -> None:
+    """Flags the sweep would ignore, refused: confirmation and the ablation re-measure real trials, which a
+    simulated sweep has none of (the cost model credits each change instead); --sim-trials counts the first
+    stage of sim,real (a simulated sweep's count is --trials)."""
+    measuring = [flag for flag, value in (("--confirm", confirm), ("--ablate", ablate)) if value]
+    if levels == ("sim",) and measuring:
+        verb = "re-measure" if len(measuring) > 1 else "re-measures"
+        err.print(
+            f"[red]{' and '.join(measuring)} {verb} real trials[/], which a simulated sweep has none of (the cost "
+            "model credits each change of its winner instead): leave them out, or use --fidelity sim,real"
+        )
+        raise typer.Exit(2)
+    if sim_trials is not None and levels != ("sim", "real"):
+        err.print(
+            "[red]--sim-trials sets the simulated stage of --fidelity sim,real[/] (a simulated sweep's count is "
+            "--trials): leave it out, or add --fidelity sim,real"
+        )
+        raise typer.Exit(2)
 
 
 def _prepared_space(space: str, trainer: str | None, sampler: str | None, freeze_inert: bool, simulated: bool) -> Space:

@@ -414,6 +414,24 @@ def test_ray_only_flags_without_ray_are_refused(tmp_path):
     assert not runs.exists()
 
 
+def test_flags_a_simulated_or_measured_sweep_would_ignore_are_refused(tmp_path):
+    """`--backend ray --fidelity sim` waited forever for 8 GPUs per prediction; `--backend sim --fidelity real` ran real
+    trials; --confirm/--ablate with --fidelity sim and --sim-trials without sim,real did nothing, without a word."""
+    runs = tmp_path / "runs"
+    for flags, said in (
+        (("--backend", "ray", "--fidelity", "sim"), "--fidelity sim predicts on the optuna backend"),
+        (("--backend", "sim", "--fidelity", "real"), "--backend sim is short for --fidelity sim"),
+        (("--fidelity", "sim", "--confirm", "2"), "--confirm re-measures real trials"),
+        (("--fidelity", "sim", "--confirm", "2", "--ablate", "2"), "--confirm and --ablate re-measure real trials"),
+        (("--backend", "sim", "--ablate", "1"), "--ablate re-measures real trials"),
+        (("--sim-trials", "5",), "--sim-trials sets the simulated stage of --fidelity sim,real"),
+        (("--fidelity", "sim", "--sim-trials", "5"), "--sim-trials sets the simulated stage of --fidelity sim,real"),
+    ):
+        proc = autotune("run", "--space", "fsdp3d-8gpu", "--runs-dir", str(runs), "--trials", "2", *flags)
+        assert proc.returncode == 2 and said in proc.stderr, (flags, proc.stderr)
+    assert not runs.exists()
+
+
 def test_help_at_80_columns_cuts_nothing():
     """Rich's help tables cut option texts at 80 columns with "…" (`runs/<study>/st…`): the plain help wraps."""
     commands = ("validate", "run", "trials", "best", "export", "report", "explain", "calibrate", "spaces", "init")
