@@ -19,7 +19,7 @@ from typing import Any
 from autotune.adapters import get_adapter
 from autotune.sim.model import CostModel, Prediction
 from autotune.sim.sim_fidelity import CostModelFidelity
-from autotune.space.sampling import trial_config
+from autotune.space.sampling import given_params, trial_config
 from autotune.space.schema import Space
 from autotune.trial.fidelity import FidelitySettings
 
@@ -64,10 +64,15 @@ def predict_space(
     calibration: dict[str, Any] | None = None,
     model: str | None = None,
 ) -> PredictedTrial:
-    """A space (or its file or shipped name) predicted at its baseline, or at `params`, as
-    `autotune run --space ... --fidelity sim [--gpu ...] [--calibration ...]` predicts that trial."""
+    """A space (or its file or shipped name) predicted at its baseline, or at `params` (the others at their
+    baseline values), as `autotune run --space ... --fidelity sim [--gpu ...] [--calibration ...]` predicts that
+    trial; a setting the sweep could not sample (an unknown param, a value outside its domain, a broken
+    constraint) is refused with a ValueError naming it."""
     if isinstance(space, str):
         from autotune.space.loader import load_space
 
         space = load_space(space)
-    return predict_trial(space, sim_fidelity(space, gpu, calibration, model), params)
+    fidelity = sim_fidelity(space, gpu, calibration, model)
+    if params is not None:  # a setting the sweep could sample: refused otherwise (ValueError naming the param)
+        params = given_params(space, get_adapter(space.trainer, space.command), params)
+    return predict_trial(space, fidelity, params)

@@ -116,6 +116,40 @@ def materialize(
     return TrialConfig(params=dict(values), flat=flat, env=env, tuned=tuned)
 
 
+def given_params(space: Space, adapter: TrainerAdapter, params: dict[str, Any]) -> dict[str, Any]:
+    """A setting given by hand (`autotune.predict(space, params)`) as a sweep's trial would have it: the params
+    not given at their baseline values, each given one a param of the space, inside its domain, with its `when`
+    holding, and the whole inside the constraints; otherwise ValueError naming the param and the fix."""
+    from verl_keys.keys import suggest_key
+
+    by_name = {p.name: p for p in space.params}
+    for name in params:
+        if name not in by_name:
+            hint = suggest_key(name, by_name)
+            raise ValueError(
+                f"`{name}` is not a param of space `{space.name}`" + (f"; did you mean `{hint}`?" if hint else "")
+                + f" (its params: {', '.join(by_name)})"
+            )  # fmt: skip
+    defaults = adapter.defaults(space.base_config)
+    values, context = {**space.baseline, **params}, {**defaults, **space.base}
+    chosen: dict[str, Any] = {}
+    for p in space.params:  # in file order, as `suggest` samples them
+        condition = ", ".join(f"{k} is {v!r}" for k, v in p.when.items())
+        if not holds(p.when, {**context, **chosen}):
+            if p.name in params:
+                raise ValueError(f"`{p.name}` applies only when {condition}: leave it out, or give that too")
+            continue
+        if p.name not in values:
+            raise ValueError(f"`{p.name}` applies when {condition} and the baseline has no value for it: give one")
+        if not p.contains(values[p.name]):
+            domain = f"choices {list(p.choices or ())}" if p.type == "categorical" else (
+                "values true and false" if p.type == "bool" else f"range [{p.low}, {p.high}]")  # fmt: skip
+            raise ValueError(f"`{p.name}` = {values[p.name]!r} is outside the param's {domain}")
+        chosen[p.name] = values[p.name]
+    check_constraints(space, trial_config(space, adapter, chosen, defaults), defaults)
+    return chosen
+
+
 def _trial_fields(space: Space) -> dict[str, Any]:
     return {f"trial.{k}": v for k, v in vars(space.trial).items()}
 

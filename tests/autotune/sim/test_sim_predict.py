@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -394,3 +395,34 @@ def test_calibration_from_a_log_sees_the_run_as_a_simulated_trial_of_its_space(b
                     phase,
                     feature,
                 )
+
+
+def test_predict_refuses_what_a_sweep_would_not_predict(tmp_path: Path) -> None:
+    """`autotune.predict` predicted rollout TP 3 on 8 GPUs (outside the param's choices), ignored an unknown key and
+    failed on a string with a bare `int()` error: a simulated sweep never predicts such a trial (it is never sampled,
+    or recorded invalid), so the API refuses it, naming the key and the fix."""
+    from autotune.sim.predict import predict_space
+
+    tp = "actor_rollout_ref.rollout.tensor_model_parallel_size"
+    for params, said in (
+        ({tp: 3}, rf"`{tp}` = 3 is outside the param's choices \[1, 2, 4, 8\]"),
+        ({tp: "two"}, rf"`{tp}` = 'two' is outside the param's choices"),
+        (
+            {"actor_rollout_ref.rollout.tensor_parallel_size": 2},
+            rf"not a param of space `fsdp3d-8gpu`.*did you mean `{tp}`",
+        ),
+        ({"actor_token_mult": 3.0}, r"`actor_token_mult` applies only when actor_rollout_ref.actor.use_dynamic_bsz"),
+    ):
+        with pytest.raises(ValueError, match=said):
+            predict_space("fsdp3d-8gpu", params)
+    # a partial setting: the other params at their baseline values, as a sweep's trial has them all
+    assert predict_space("fsdp3d-8gpu", {tp: 2}).prediction.phases == predict_space("fsdp3d-8gpu").prediction.phases
+    assert predict_space("fsdp3d-8gpu", {tp: 4}).prediction.phases != predict_space("fsdp3d-8gpu").prediction.phases
+    text = (
+        Path("search_spaces/fsdp3d-8gpu.yaml")
+        .read_text()
+        .replace("constraints:\n", f"constraints:\n  - at_most: [{tp}, 4]\n", 1)
+    )
+    (tmp_path / "capped.yaml").write_text(text)
+    with pytest.raises(ValueError, match=rf"constraint violated.*{re.escape(tp)}"):
+        predict_space(str(tmp_path / "capped.yaml"), {tp: 8})
