@@ -69,6 +69,8 @@ def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: St
 
 def _cell(row: pd.Series, col: str) -> str:
     value = row.get(col)
+    if col == "reason" and value == row.get("outcome"):  # `interrupted` once, not twice
+        return ""
     if col == "number" and row.get("baseline"):
         return f"{value} base"
     if col == "number" and _present(row.get("duplicate_of")):
@@ -83,11 +85,13 @@ def _present(value: object) -> bool:
 
 
 def _say_details(frame: pd.DataFrame, most: int = 10) -> None:
-    """Why trials were infeasible or failed (the table says `limits` or `oom`; this says which and by how much)."""
+    """Why trials were infeasible, failed or pruned (the table says `limits`, `oom` or `pruner`; this says which
+    limit and by how much, or when and why the trial was stopped)."""
     if frame.empty or "detail" not in frame:
         return
     told = frame[
-        frame["outcome"].isin(("infeasible", "failed")) & frame["detail"].map(lambda d: bool(d) and _present(d))
+        frame["outcome"].isin(("infeasible", "failed", "pruned"))
+        & frame["detail"].map(lambda d: bool(d) and _present(d))
     ]
     for _, row in told.head(most).iterrows():
         console.print(f"  #{row['number']} {row['outcome']}: {escape(str(row['detail']))}")
@@ -199,6 +203,7 @@ def say_unfinished(study: optuna.Study, winner: Winner | None = None) -> None:
     because nothing else has finished: said, not left for the user to infer from a 1.00x."""
     from optuna.trial import TrialState
 
+    console.file.flush()  # the table first: in a pipe it is buffered, and this note went into its middle
     unfinished = {
         TrialState.RUNNING: "not finished ({}): still running, or interrupted; `autotune run` with the same space "
         "resumes the sweep and runs them again",

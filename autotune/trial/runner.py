@@ -26,7 +26,8 @@ from autotune.trial.record import MetricsTail, metrics_path
 
 RunState = Literal["complete", "pruned", "failed"]
 Monitor = Callable[[int, dict[str, Any]], "str | None"]
-"""Called with (step, metrics) for each new step; a returned string stops the trial as pruned."""
+"""Called with (step, metrics) for each new step; a returned string ("pruner: why", "alarm: why") stops the trial as
+pruned, its reason the word before the colon."""
 KILL_GRACE_S = 3.0
 """How long a stopped run gets between SIGTERM and SIGKILL (its ranks report why they stop)."""
 
@@ -178,8 +179,8 @@ class _Watch:
         if self.first_step_s is None:
             self.first_step_s = now - self.start
         verdict = self.monitor(int(row["step"]), row["metrics"]) if self.monitor else None
-        if verdict and self.stop is None:
-            self.stop = ("pruned", verdict, f"stopped at step {row['step']}: {verdict}")
+        if verdict and self.stop is None:  # "pruner: why" or "alarm: why": the reason is the word before the colon
+            self.stop = ("pruned", verdict.split(":", 1)[0], f"stopped at step {row['step']}: {verdict}")
         return now
 
     def _overdue(self, now: float, last_progress: float) -> tuple[RunState, str, str] | None:

@@ -52,6 +52,6 @@ def pruning_monitor(space: Space, trial: Trial) -> Monitor | None:
         trial.report(statistics.median(seen), step)
         if step != decide_at or not trial.should_prune():
             return None
-        return f"pruned at step {step} of {space.trial.steps}: running median in the bottom quarter"
+        return f"pruner: running median in the bottom quarter (at step {step} of {space.trial.steps})"
 
     return monitor

@@ -42,3 +42,48 @@ def test_the_trials_table_fits_80_columns_and_says_what_the_rows_are(tmp_path, m
     refused = frame[frame["outcome"].isin(("infeasible", "failed"))]
     first = refused.iloc[0]  # the detail the report shows (which limit, by how much), not only `limits`/`oom`
     assert f"  #{first['number']} {first['outcome']}: {first['detail']}" in text, text
+
+
+def test_a_pruned_and_an_interrupted_trial_keep_the_table_at_80_columns(tmp_path, monkeypatch):
+    """The pruner's whole sentence was the `reason` cell (134 columns a row) and an interrupted trial read
+    `interrupted interrupted`: the reason is a word, the sentence below the table."""
+    import optuna
+
+    from autotune.cli import reading
+    from autotune.space.loader import load_space
+    from autotune.study.storage import StudyPaths, open_storage
+    from autotune.sweep.backends.lifecycle import fail_interrupted, tell_outcome, trial_id
+    from autotune.sweep.backends.pruning import make_pruner, pruning_monitor
+    from autotune.trial.record import TrialRecord, baseline_attrs
+
+    space = load_space("fsdp3d", device="cpu")
+    paths = StudyPaths(tmp_path / "runs", "p")
+    paths.root.mkdir(parents=True)
+    storage = open_storage(f"sqlite:///{paths.db}")
+    study = optuna.create_study(study_name="p", storage=storage, direction="maximize", pruner=make_pruner(space))
+    study.set_user_attr("objectives", [["perf/throughput", "maximize", "median"]])
+    for n, level in enumerate((100.0, 101.0, 102.0, 103.0, 104.0)):
+        trial = study.ask()
+        if n == 0:
+            for key, value in baseline_attrs().items():
+                trial.set_user_attr(key, value)
+        for step in range(1, space.trial.steps + 1):
+            trial.report(level, step)
+        tell_outcome(study, trial, space, TrialRecord(outcome="complete", key_metrics={"throughput": level}), [level])
+    trial = study.ask()
+    monitor = pruning_monitor(space, trial)
+    assert monitor is not None
+    verdict = next(v for step in range(1, space.trial.steps + 1) if (v := monitor(step, {"perf/throughput": 1.0})))
+    record = TrialRecord(outcome="pruned", reason=verdict.split(":", 1)[0], detail=f"stopped: {verdict}")
+    tell_outcome(study, trial, space, record, [1.0])
+    cut = study.ask()
+    fail_interrupted(study, storage, trial_id(storage, "p", cut.number))
+    out = io.StringIO()
+    monkeypatch.setattr(reading, "console", Console(file=out, width=80, highlight=False, soft_wrap=True))
+    reading.trials_cmd("p", runs_dir=tmp_path / "runs", storage=None)
+    text = out.getvalue()
+    table = text.split("\n  #")[0]
+    assert all(len(line) <= 80 for line in table.splitlines()), text
+    rows = {line.split()[0]: line.split() for line in table.splitlines() if line.strip()[:1].isdigit()}
+    assert rows["5"][1:3] == ["pruned", "pruner"] and rows[str(cut.number)][1:] == ["interrupted"], text
+    assert f"  #5 pruned: stopped: {verdict}" in text and "bottom quarter" in verdict, text

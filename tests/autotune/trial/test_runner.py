@@ -139,8 +139,9 @@ def test_a_pruned_run_stops_without_waiting_out_the_kill_grace(tmp_path, monkeyp
     time.sleep(60)
     """
     started = time.monotonic()
-    result = _run(tmp_path, body, steps=8, monitor=lambda step, metrics: "pruned here" if step == 2 else None)
-    assert (result.state, result.reason) == ("pruned", "pruned here")
+    result = _run(tmp_path, body, steps=8, monitor=lambda step, metrics: "pruner: here" if step == 2 else None)
+    # the reason a word (the trials table's column), the whole verdict in the detail
+    assert (result.state, result.reason, result.detail) == ("pruned", "pruner", "stopped at step 2: pruner: here")
     assert result.exit_code == 0, "stopped by SIGTERM, not SIGKILL after the grace"
     assert time.monotonic() - started < 12.0, "the run ended on SIGTERM; the grace is for runs that do not"
 
