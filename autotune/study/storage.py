@@ -105,6 +105,12 @@ class StudyPaths:
         return out + (f" --storage {redact(storage)}" if storage else "")
 
     @property
+    def storage_file(self) -> Path:
+        """The storage a study swept with --storage is in (its URL, password masked): readers without --storage
+        are told it."""
+        return self.root / "storage.txt"
+
+    @property
     def confirm_dir(self) -> Path:
         return self.root / "confirm"
 
@@ -417,6 +423,12 @@ def no_study(paths: StudyPaths) -> str:
     import difflib
 
     root = paths.runs_dir.resolve()
+    if paths.storage_file.exists():  # swept with --storage: its folder here, its trials in that database
+        return (
+            f"{root}/{paths.name}/ holds study `{paths.name}`, whose trials are in another storage: add --storage "
+            f"{paths.storage_file.read_text().strip()} (the one its sweep was given, with its password; storage= and "
+            "runs_dir= in Python)"
+        )
     there = sorted(p.parent.name for p in root.glob("*/study.db")) if root.is_dir() else []
     close = difflib.get_close_matches(paths.name, there, n=1)
     found = (
@@ -427,7 +439,7 @@ def no_study(paths: StudyPaths) -> str:
     )
     return (
         f"no study `{paths.name}` under {root}/ ({found}; --runs-dir DIR reads another folder; "
-        "`autotune run --space ...` starts a study)"
+        "`autotune run --space ...` starts a study; runs_dir= in Python)"
     )
 
 

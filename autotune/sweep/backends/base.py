@@ -52,7 +52,7 @@ from autotune.adapters.base import TrainerAdapter
 from autotune.names import modules_named
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
-from autotune.study.storage import StudyPaths, open_storage
+from autotune.study.storage import StudyPaths, open_storage, redact, storage_url
 from autotune.sweep.backends.lifecycle import TrialHook, create_or_load, recover_interrupted
 from autotune.trial.fidelity import Fidelity, RealRun
 
@@ -126,6 +126,8 @@ class Backend(ABC):
             # under the lock: two workers creating one new database would both write its schema
             self.storage = open_storage(opts.storage_url)
         study = create_or_load(opts.space, opts.paths, self.storage, opts.device, opts.fidelity.name)
+        if opts.storage_url != storage_url(opts.paths, None):  # what `best` without --storage names
+            opts.paths.storage_file.write_text(redact(opts.storage_url) + "\n")
         recover_interrupted(study, self.storage, self.progress.note)
         self.progress.resume_from(study)
         return study

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import optuna
+import pytest
 
 from autotune.adapters import get_adapter
 from autotune.space.loader import load_space
-from autotune.study.storage import StudyPaths, load_study, storage_url
+from autotune.study.storage import StudyNotFound, StudyPaths, load_study, storage_url
 from autotune.sweep import equivalence as eq
 from autotune.sweep.backends.base import BackendOptions
 from autotune.sweep.backends.lifecycle import create_or_load
@@ -141,6 +143,25 @@ def test_running_a_finished_sweep_again_keeps_its_confirmation_and_equivalence_c
     assert "equivalence check kept from the earlier run" in proc.stdout
     assert " started" not in proc.stdout  # no trial, round or check ran
     assert (copy / "small" / "confirmation.json").read_text() == confirmed
+
+
+def test_a_study_in_another_storage_is_named_when_read_without_it(tmp_path):
+    """A study swept with --storage has its folder under runs/ but its trials elsewhere: `best` without --storage said
+    "no studies there" beside runs/<study>/; it names the storage the sweep used (password masked), for the CLI and
+    for Python."""
+    space = write_space(tmp_path, steps=3)
+    runs, url = tmp_path / "runs", f"sqlite:///{tmp_path / 'shared.db'}"
+    swept = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--storage", url, "--trials", "1",
+                     "--confirm", "0", "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert swept.returncode == 0, swept.stdout[-2000:] + swept.stderr[-2000:]
+    said = f"{runs.resolve()}/small/ holds study `small`, whose trials are in another storage: add --storage {url}"
+    best = autotune("best", "small", "--runs-dir", str(runs))
+    assert best.returncode == 2 and said in best.stderr, best.stderr
+    assert autotune("best", "small", "--runs-dir", str(runs), "--storage", url).returncode == 0
+    import autotune as api
+
+    with pytest.raises(StudyNotFound, match=re.escape(said) + r".*storage= and runs_dir= in Python"):
+        api.open_study("small", runs_dir=runs)
 
 
 def test_unknown_study_and_bad_flags_are_clear_errors(tmp_path):
