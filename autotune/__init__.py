@@ -1,7 +1,8 @@
 """autotune: find the fastest healthy configuration of a verl KL-PPO job.
 
 Public API (see `autotune.api`): `open_study(name, runs_dir="runs")` returns a view with
-`trials()`, `steps(n)`, `compare(a, b)`, `summary()`, `history()`, `phases()`, `importances()`;
+`trials()`, `steps(n)`, `compare(a, b)`, `summary()`, `history()`, `phases()`, `importances()`, `winner()` (what
+`autotune best` shows) and `export(path)` (what `autotune export` writes);
 `predict(space, params=None, gpu=None, calibration=None, model=None)` is one configuration predicted by the
 cost model exactly as `autotune run --fidelity sim` predicts that trial.
 Imported lazily, so `import autotune.<module>` in a trial worker does not pull in pandas/plotly.

@@ -5,10 +5,15 @@ sweep = open_study("fsdp3d")               # runs/fsdp3d/ by default
 sweep.trials()                             # one row per trial
 sweep.steps(4)                             # per-step metrics of trial #4
 sweep.compare(0, 4)                        # two trials step by step
+sweep.winner()                             # what `autotune best` shows: the winner, its speedup, what ships
+sweep.export("best.yaml")                  # what `autotune export` writes (best.yaml and best.overrides)
+
+It reads a study (and exports its winner); `autotune run` (or `make demo`) runs one.
 """
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +24,7 @@ import pandas as pd
 from autotune.report import data
 from autotune.space.schema import Space
 from autotune.study.frames import step_frame, trials_frame
+from autotune.study.results import Winner, find_winner
 from autotune.study.storage import StudyPaths, load_study, stored_space
 from autotune.trial.record import TrialRecord
 
@@ -33,8 +39,34 @@ class StudyView:
         return trials_frame(self.study)
 
     def steps(self, number: int) -> pd.DataFrame:
-        folder = TrialRecord.of(self.study.trials[number]).dir
-        return step_frame(folder) if folder else pd.DataFrame()
+        """Trial #`number`'s metrics, a row per step; ValueError for a number the study does not have, or a trial
+        that ran no step (interrupted, or refused before launch)."""
+        count = len(self.study.trials)
+        if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < count:
+            raise ValueError(f"study `{self.paths.name}` has trials #0 to #{count - 1}; got {number!r}")
+        record = TrialRecord.of(self.study.trials[number])
+        frame = step_frame(record.dir) if record.dir else pd.DataFrame()
+        if frame.empty:
+            how = record.outcome or record.reason or "not finished"
+            raise ValueError(
+                f"trial #{number} of study `{self.paths.name}` has no steps ({how}{': ' + record.detail if record.detail else ''})"
+            )
+        return frame
+
+    def winner(self) -> Winner:
+        """The winner as `autotune best` reads it: after the ablation, `params` are what ships and `speedup` its
+        measured speedup; `source` says whether it was confirmed, the sweep's best run or predicted. NoWinner
+        while no trial is feasible."""
+        return find_winner(self.study, self.paths, self.space)
+
+    def export(self, output: str | Path = "best.yaml", predicted: bool = False) -> tuple[Winner, Path, Path]:
+        """Write the winner as `autotune export -o output` writes it: (winner, YAML path, overrides path).
+        A simulated study's winner is refused (ExportError) unless `predicted`."""
+        from autotune.adapters import get_adapter
+        from autotune.export.winner import export
+
+        adapter = get_adapter(self.space.trainer, self.space.command)
+        return export(self.study, self.paths, self.space, adapter, Path(output), predicted)
 
     def summary(self) -> data.Summary:
         return data.summary(self.study, self.paths, self.space)
@@ -71,5 +103,10 @@ class StudyView:
 
 
 def open_study(name: str, runs_dir: str | Path = "runs", storage: str | None = None) -> StudyView:
+    """The study `name` under `runs_dir` (its trials in `storage` when it was swept with --storage)."""
+    if not isinstance(runs_dir, (str, os.PathLike)):
+        raise TypeError(
+            f"runs_dir is the folder of the studies (a str or Path), got {type(runs_dir).__name__} {runs_dir!r}"
+        )
     paths = StudyPaths(Path(runs_dir), name)
     return StudyView(load_study(paths, storage), paths, stored_space(paths))

@@ -199,3 +199,30 @@ def test_a_winner_no_confirmation_measured_says_so_in_best_and_the_export(small_
     assert "# not confirmed (no confirmation ran" in out.read_text()
     confirmed = autotune("best", "small", "--runs-dir", str(runs))  # the confirmed study says none of it
     assert "not confirmed" not in confirmed.stdout + confirmed.stderr
+
+
+def test_the_python_api_reads_the_winner_and_exports_it_as_the_cli_does(small_study, tmp_path):
+    """A notebook user gets what `best` and `export` give (the API read only the trials before), and a wrong trial
+    number is named with the range, not an IndexError (or, for -1, the last trial's steps)."""
+    import autotune as api
+
+    runs, _, _ = small_study
+    view = api.open_study("small", runs_dir=runs)
+    winner = view.winner()
+    best = autotune("best", "small", "--runs-dir", str(runs))
+    assert best.returncode == 0 and f"trial #{winner.number}" in best.stdout, best.stdout
+    assert winner.speedup is not None and f"{winner.speedup:.2f}" in best.stdout, best.stdout
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "api").mkdir()
+    exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "cli" / "best.yaml"))
+    assert exported.returncode == 0, exported.stderr
+    same, yaml_path, overrides = view.export(tmp_path / "api" / "best.yaml")
+    assert same.number == winner.number and yaml_path.read_text() == (tmp_path / "cli" / "best.yaml").read_text()
+    assert overrides.read_text() == (tmp_path / "cli" / "best.overrides").read_text()
+    last = len(view.study.trials) - 1
+    for wrong in (last + 1, -1, "2", True):
+        with pytest.raises(ValueError, match=rf"study `small` has trials #0 to #{last}; got {re.escape(repr(wrong))}"):
+            view.steps(wrong)  # type: ignore[arg-type]
+    assert not view.steps(0).empty
+    with pytest.raises(TypeError, match=r"runs_dir is the folder of the studies .* got int 5"):
+        api.open_study("small", runs_dir=5)  # type: ignore[arg-type]
