@@ -107,6 +107,8 @@ class SweepProgress:
         value = trial.values[0] if trial.values else math.nan
         start, end = trial.datetime_start, trial.datetime_complete
         seconds = (end - start).total_seconds() if start and end else math.nan
+        if not math.isnan(rec.wall_s) and rec.duplicate_of is None:  # the run: Tune starts a trial when it queues it
+            seconds = rec.wall_s
         reason = str(rec.detail or rec.reason) if rec.reason else None
         outcome = rec.outcome or "failed"
         line = self._outcome(done, outcome, reason, value, seconds, bool(rec.baseline), _tally_key(outcome, rec.reason))

@@ -63,3 +63,28 @@ def test_a_quiet_sweep_prints_a_tally_every_20_trials_not_one_trial_s_outcome():
         in text
     )
     assert "infeasible (" not in text
+
+
+def test_a_ray_trials_line_gives_the_time_it_ran_not_the_time_it_waited_in_tunes_queue():
+    """Tune starts a trial (Optuna's datetime_start) when it queues it: with --max-concurrent over what the cluster
+    holds, a trial that ran 3.9 s read "in 13.0 s". The run's own wall time is shown (a reused copy's is not)."""
+    import datetime
+    import io
+
+    import optuna
+    from rich.console import Console
+
+    from autotune.study.progress import SweepProgress
+
+    start = datetime.datetime(2026, 12, 5, 12, 0, 0)
+    attrs = {"outcome": "complete", "wall_s": 3.9}
+    ran = optuna.trial.create_trial(values=[100.0], user_attrs=attrs)
+    ran.datetime_start, ran.datetime_complete = start, start + datetime.timedelta(seconds=13)
+    copy = optuna.trial.create_trial(values=[100.0], user_attrs={**attrs, "duplicate_of": 0})
+    copy.datetime_start, copy.datetime_complete = start, start + datetime.timedelta(seconds=0.2)
+    out = io.StringIO()
+    progress = SweepProgress(5, "perf/throughput", True, Console(file=out, width=200))
+    progress.finished_trial(ran, 1)
+    progress.finished_trial(copy, 2)
+    first, second = out.getvalue().splitlines()
+    assert " in 3.9 s" in first and " in 0.2 s" in second, out.getvalue()
