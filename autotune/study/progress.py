@@ -49,7 +49,7 @@ class SweepProgress:
     def resume_from(self, study: optuna.Study) -> None:
         """A resumed sweep's lines compare with its finished trials too: the baseline's value (for `×N vs
         baseline`) and the best so far, from the study, not only from the trials this process ran."""
-        from autotune.study.storage import baseline_trial, counted
+        from autotune.study.storage import counted
         from autotune.trial.record import TrialRecord
 
         for t in study.get_trials(deepcopy=False):  # a quiet sweep's tally counts them too
@@ -62,10 +62,19 @@ class SweepProgress:
                 continue
             if self.best is None or self.sign * t.values[0] > self.sign * self.best:
                 self.best = t.values[0]
+        self.know_baseline(study)
+        self._say_resumed(sum(self.outcomes.values()))
+
+    def know_baseline(self, study: optuna.Study) -> None:
+        """The baseline's value, once it has finished (in this process or in another worker), for `×N vs baseline`."""
+        from autotune.study.storage import baseline_trial
+        from autotune.trial.record import TrialRecord
+
+        if self.baseline is not None:
+            return
         base = baseline_trial(study)
         if base is not None and base.values and TrialRecord.of(base).outcome == "complete":
             self.baseline = base.values[0]
-        self._say_resumed(sum(self.outcomes.values()))
 
     def _say_resumed(self, done: int) -> None:
         """One line on a rerun, before anything runs: how far the study got, and what this run adds."""

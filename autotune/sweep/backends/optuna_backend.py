@@ -120,6 +120,7 @@ class OptunaBackend(Backend):
                 fidelity=self.opts.fidelity,
             )
         tell_outcome(study, trial, space, evaluation.record(), evaluation.objectives)
+        self.progress.know_baseline(study)  # another worker may have run it
         self.progress.finished(done + 1, trial.number, evaluation, time.monotonic() - started, baseline)
 
     def baseline_limits(self, study: optuna.Study) -> dict[str, float] | None:
