@@ -24,6 +24,7 @@ from autotune.study.storage import StudyInfo, StudyPaths
 
 @app.command("explain", short_help="Measure which knobs made the winner faster.")
 def explain_cmd(
+    ctx: typer.Context,
     study: StudyArg,
     repeats: Annotated[
         int, typer.Option(min=1, help="Interleaved runs of every configuration per step (2 or more give a spread).")
@@ -36,7 +37,11 @@ def explain_cmd(
         int, typer.Option(min=1, help="Rounds of each ordering step (the current configuration and every candidate).")
     ] = 1,
     rerun: Annotated[
-        bool, typer.Option(help="Measure the path again even when runs/<study>/explain.json holds it.")
+        bool,
+        typer.Option(
+            help="Measure the path again even when runs/<study>/explain.json holds it (without options, or with the "
+            "ones it was measured with, the stored path is shown)."
+        ),
     ] = False,
     runs_dir: RunsDirOpt = Path("runs"),
     storage: StorageOpt = None,
@@ -48,8 +53,10 @@ def explain_cmd(
     interleaved rounds, each step's gain against the step before. Knobs equal to the baseline or
     inert here are not run.
     """
+    from click.core import ParameterSource
+
     from autotune.study.progress import SweepProgress
-    from autotune.study.results import Explanation, NoWinner, find_winner
+    from autotune.study.results import Explanation, current_explanation
     from autotune.sweep.explain import ExplainError, ExplainOptions, explain
 
     paths = StudyPaths(runs_dir, study)
@@ -67,14 +74,14 @@ def explain_cmd(
             f"`{escape(study)}-real`.[/]"
         )
         raise typer.Exit(1)
-    result = None if rerun else Explanation.read(paths)
-    stale = result is None or not result.measured_with(repeats, max_rounds, select_repeats)
-    if result is not None and not stale:  # the sweep went on and another configuration won since
-        try:
-            stale = result.winner_params != find_winner(study_, paths, space).params
-        except NoWinner:
-            stale = True
-    if stale:
+    # the stored path, when it leads to the winner as it ships (another winner since: measured again), compared
+    # with the winner's measurement as it stands; shown unless other options are asked for
+    result, recompared = (None, False) if rerun else current_explanation(study_, paths, space)
+    given = any(
+        ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
+        for name in ("repeats", "max_rounds", "select_repeats")
+    )
+    if result is None or (given and not result.measured_with(repeats, max_rounds, select_repeats)):
         first = space.objectives[0]
         progress = SweepProgress(0, first.metric, first.direction == "maximize", console)
         try:
@@ -82,8 +89,21 @@ def explain_cmd(
         except ExplainError as exc:
             err.print(f"[red]{escape(str(exc))}[/]")
             raise typer.Exit(1) from None
+        except KeyboardInterrupt:
+            err.print(
+                f"[yellow]explain interrupted: its runs are not kept; `autotune explain {escape(study)}` measures the "
+                "path again[/]"
+            )
+            raise
     else:
-        console.print(f"(measured earlier: {Explanation.file(paths)}; --rerun measures it again)")
+        cap = f", --max-rounds {result.max_rounds}" if result.max_rounds else ""
+        console.print(
+            f"(measured earlier with --repeats {result.repeats} --select-repeats {result.select_repeats}{cap}: "
+            f"{Explanation.file(paths)}; --rerun measures it again)"
+        )
+        if recompared:  # a re-confirmation or a new ablation since: the same path, compared with what stands now
+            result.write(paths)
+            console.print(f"(compared again with the {result.compared_with.rstrip(',')} as it stands now)")
     assert result is not None
     for line in result.lines():
         console.print(line, markup=False)

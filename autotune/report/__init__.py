@@ -34,7 +34,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         exported=data.exported_yaml(study, paths, space),
         provenance=data.provenance(study, space),
         predicted=data.predicted_vs_measured(study, paths),
-        ablation=data.ablation(paths),
+        ablation=data.ablation(study, paths, space),
         minimal=data.minimal_winner(paths),
         completed=int((trials["outcome"] == "complete").sum()) if not trials.empty else 0,
         study=paths.name,

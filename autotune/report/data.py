@@ -31,7 +31,15 @@ from autotune.report.importance import (  # noqa: F401  (re-exported: the report
 from autotune.space.freeze import inert_params
 from autotune.space.schema import Space
 from autotune.study.frames import objective_names, step_frame, trials_frame
-from autotune.study.results import Ablation, ExplainStep, Explanation, NoWinner, PredictedWinner, find_winner
+from autotune.study.results import (
+    Ablation,
+    ExplainStep,
+    Explanation,
+    NoWinner,
+    PredictedWinner,
+    current_explanation,
+    find_winner,
+)
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial
 from autotune.trial.record import TrialRecord, read_rows
 from autotune.trial.scoring import resolve_metric
@@ -281,9 +289,10 @@ def axis_labels(keys: list[str], width: int = 16) -> dict[str, str]:
     return labels
 
 
-def ablation(paths: StudyPaths) -> tuple[pd.DataFrame, Explanation | None]:
-    """The path `autotune explain` measured (empty frame when it has not run): its steps, and the whole."""
-    result = Explanation.read(paths)
+def ablation(study: optuna.Study, paths: StudyPaths, space: Space) -> tuple[pd.DataFrame, Explanation | None]:
+    """The path `autotune explain` measured to the winner as it ships now, compared with the winner's measurement
+    as it stands (empty frame when it has not run, or ran for another winner): its steps, and the whole."""
+    result, _ = current_explanation(study, paths, space)
     if result is None or not result.steps:
         return pd.DataFrame(), result
     return pd.DataFrame([s.table_row() for s in result.steps], columns=list(ExplainStep.TABLE)), result

@@ -136,7 +136,9 @@ def ablation_section(
             x=labels,
             y=[s.gain for s in steps],
             name="step gain",
-            marker={"color": ["#c8c8c8" if s.verdict == "within noise" else "#2a9d8f" for s in steps]},
+            marker={
+                "color": [{"within noise": "#c8c8c8", "slower": "#e76f51"}.get(s.verdict, "#2a9d8f") for s in steps]
+            },
             error_y={
                 "type": "data",
                 "symmetric": False,
@@ -152,13 +154,15 @@ def ablation_section(
     if confirmed:
         verdict = {True: "agrees with", False: "does not agree with", None: "cannot be compared with"}
         compare = (
-            f" The product of the step gains, {info.product:.3f}×, {verdict[info.agrees]} the confirmed speedup "
-            f"{confirmed.speedup_mean:.3f}× (rounds {confirmed.speedup_min:.3f}–{confirmed.speedup_max:.3f})."
+            f" The product of the step gains, {info.product:.3f}×, {verdict[info.agrees]} the "
+            f"{info.compared_with.rstrip(',')} ×{confirmed.speedup_geomean:.3f} "
+            f"{interval(confirmed.speedup_low, confirmed.speedup_high)}."
         )
     skipped = [
         f"{text}: {', '.join(n.rsplit('.', 1)[-1] for n in names)}"
         for names, text in (
             (info.same_as_baseline, "Same as the baseline, not run"),
+            (info.dropped, "sent back to the baseline by the ablation, not run"),
             (info.inert, "inert here, not run"),
         )
         if names
@@ -173,7 +177,7 @@ def ablation_section(
         '<p class="note">The knobs were ordered greedily (each round applied the knob that gained most on top of '
         f"the steps before it), then the whole path was run again in {info.repeats} interleaved rounds: a "
         "step's gain is its configuration over the one before, round by round. Grey steps are within noise (the "
-        f"knob rides along).{same_rounds}{compare} {html.escape('; '.join(skipped))}</p>"
+        f"knob rides along), red ones slower in every round.{same_rounds}{compare} {html.escape('; '.join(skipped))}</p>"
     )
     page.section(
         "ablation", "Which knobs made the winner faster", note + page.figure(fig, 380) + table_html(frame, False)

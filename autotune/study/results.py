@@ -257,16 +257,38 @@ class Explanation:
     product_max: float
     confirmed: ConfirmedSpeedup | None = None
     agrees: bool | None = None
-    """Whether the product of the gains lies within the confirmed speedup's range over its rounds."""
+    """Whether the product of the gains lies within the interval of `confirmed` (None: one round has none)."""
+    compared_with: str = "confirmed speedup"
+    """What `confirmed` is: the confirmed winner's speedup, or what ships measured by the ablation."""
     end_to_end: Ratios | None = None
     """The winner over the baseline on the path's own runs."""
     same_as_baseline: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    """Changes of the whole winner that the ablation sent back to the baseline (the path leads to what ships)."""
     inert: list[str] = field(default_factory=list)
     winner_params: dict[str, Any] = field(default_factory=dict)
     source: str = ""
 
     def measured_with(self, repeats: int, max_rounds: int | None, select_repeats: int) -> bool:
         return (self.repeats, self.max_rounds, self.select_repeats) == (repeats, max_rounds, select_repeats)
+
+    @staticmethod
+    def reference(winner: Winner, confirmation: Confirmation | None) -> tuple[ConfirmedSpeedup | None, str]:
+        """What the path is compared with: after an ablation, what ships as the ablation measured it (the
+        configuration the path reaches); else the winner's confirmed speedup; None without either."""
+        if winner.ablation is not None:
+            ratios = winner.ablation.shipped_speedup
+            return ConfirmedSpeedup.of_ratios(ratios, winner.ablation.rounds), "what ships, measured by the ablation,"
+        row = confirmation.row(winner.number) if confirmation else None
+        return (ConfirmedSpeedup.of(row) if row else None), "confirmed speedup"
+
+    def compared(self, reference: ConfirmedSpeedup | None, label: str) -> Explanation:
+        """This path against `reference`: it agrees when the product of its gains lies in the reference's
+        interval, the one `best` prints; one round has no interval, and is not compared."""
+        agrees = None
+        if reference is not None and self.steps and not math.isnan(reference.speedup_low + reference.speedup_high):
+            agrees = bool(reference.speedup_low <= self.product <= reference.speedup_high)
+        return dataclasses.replace(self, confirmed=reference, agrees=agrees, compared_with=label)
 
     def to_json(self) -> dict[str, Any]:
         data = _fields(self)
@@ -301,8 +323,9 @@ class Explanation:
 
     def lines(self) -> list[str]:
         """The path as plain text lines (the CLI, the benchmark and the notebook print these)."""
+        target = f"what ships of winner #{self.winner}" if self.dropped else f"winner #{self.winner}"
         out = [  # not the minimal winner's ablation (each change taken out of the winner): its own lines
-            f"explain: study `{self.study}`'s baseline #{self.baseline} → winner #{self.winner}, the knob that gains "
+            f"explain: study `{self.study}`'s baseline #{self.baseline} → {target}, the knob that gains "
             "most applied first, then the next"
         ]
         for s in self.steps:
@@ -324,8 +347,8 @@ class Explanation:
         if confirmed:
             verdict = {True: "agrees", False: "does NOT agree", None: "not compared"}[self.agrees]
             out.append(
-                f"confirmed speedup {confirmed.speedup_mean:.3f}× (rounds {confirmed.speedup_min:.3f}–"
-                f"{confirmed.speedup_max:.3f}): the path {verdict}"
+                f"{self.compared_with} ×{confirmed.speedup_geomean:.3f} "
+                f"{interval(confirmed.speedup_low, confirmed.speedup_high)}: the path {verdict}"
                 + (
                     " (other jobs on the machine, or too few rounds: `--repeats` more narrows it)"
                     if self.agrees is False
@@ -336,6 +359,7 @@ class Explanation:
             out.append("no confirmation of the winner to compare with (run the sweep with --confirm 2)")
         for names, text in (
             (self.same_as_baseline, "not run, the winner keeps the baseline's value"),
+            (self.dropped, "not run, the ablation sent them back to the baseline"),
             (self.inert, "not run, inert here"),
         ):
             if names:
@@ -475,6 +499,24 @@ class Ablation:
                 f"{interval(c.speedup_low, c.speedup_high)}: the ablation {verdict}"
             )
         return out
+
+
+def current_explanation(study: optuna.Study, paths: StudyPaths, space: Space) -> tuple[Explanation | None, bool]:
+    """(the stored explanation when it leads to the winner as it ships now, compared with the winner's
+    measurement as it stands; whether that comparison changed since it was written). A re-confirmation or a new
+    ablation changes what the path is compared with, not the path: it is compared again, not re-measured. None
+    when `explain` has not run, or ran for another winner."""
+    stored = Explanation.read(paths)
+    if stored is None:
+        return None, False
+    try:
+        winner = find_winner(study, paths, space)
+    except NoWinner:
+        return None, False
+    if stored.winner_params != winner.params:
+        return None, False
+    current = stored.compared(*Explanation.reference(winner, Confirmation.read(paths)))
+    return current, _null_for_nan(current.to_json()) != _null_for_nan(stored.to_json())
 
 
 def measure_predicted(space_path: str, study: str, flags: str = "") -> str:

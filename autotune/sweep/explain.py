@@ -45,7 +45,6 @@ from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
 from autotune.study.results import (
     Confirmation,
-    ConfirmedSpeedup,
     ExplainStep,
     Explanation,
     NoWinner,
@@ -148,6 +147,12 @@ def explain(
     defaults = adapter.defaults(space.base_config)
     inert = inert_params(space, adapter.knob_status, sweep_device(study))
     remaining, same, skipped = knobs(space, dict(base.params), winner.params, inert)
+    whole = study.trials[winner.number].params  # after an ablation `winner.params` are what ships
+    dropped = [n for n in same if whole.get(n) != base.params.get(n)]
+    same = [n for n in same if n not in dropped]
+    if not remaining:
+        why = "the winner is the baseline" if winner.number == base.number else "no change of the winner acts here"
+        raise ExplainError(f"study `{paths.name}`: nothing to explain ({why}); run more trials first")
     limits = dict(TrialRecord.of(base).limits)
     ctx = _Context(space, adapter, paths, options, progress, defaults, limits)
     order, tried = choose_order(ctx, dict(base.params), remaining)
@@ -181,14 +186,13 @@ def explain(
                 reference_runs=[str(folder / f"r{r + 1}-{ref.stem}") for r in range(options.repeats)],
             )
         )
-    shipped = None
-    if winner.ablation is not None:  # the path leads to what ships: compare with its measured speedup
-        shipped = ConfirmedSpeedup.of_ratios(winner.ablation.shipped_speedup, winner.ablation.rounds)
-    result = summarize_path(steps, Confirmation.read(paths), winner.number, options, shipped)
+    result = summarize_path(steps, winner.number, options).compared(
+        *Explanation.reference(winner, Confirmation.read(paths))
+    )  # after an ablation the path leads to what ships: compared with its measured speedup
     if len(path) > 1:
         result.end_to_end = compare(path[-1], path[0])
     result.study, result.baseline, result.objective = paths.name, base.number, space.objectives[0].metric
-    result.same_as_baseline, result.inert = same, skipped
+    result.same_as_baseline, result.dropped, result.inert = same, dropped, skipped
     result.winner_params, result.source = winner.params, winner.source
     result.write(paths)
     return result
@@ -248,22 +252,15 @@ def choose_order(
     return order, tried
 
 
-def summarize_path(
-    steps: list[ExplainStep],
-    confirmation: Confirmation | None,
-    winner: int,
-    options: ExplainOptions,
-    shipped: ConfirmedSpeedup | None = None,
-) -> Explanation:
-    """Cumulative gains, each step's verdict, and the product of gains against the confirmed speedup.
+def summarize_path(steps: list[ExplainStep], winner: int, options: ExplainOptions) -> Explanation:
+    """Cumulative gains and each step's verdict (compared with a measurement of the winner by
+    `Explanation.compared`).
 
     A step's gain is the geometric mean of its per-round ratios, so the product of the gains is
     exactly the geometric mean over rounds of the winner over the baseline measured on the path.
-    A step whose per-round gains straddle 1.0 is "within noise" (the knob rides along). The path
-    agrees with confirmation when the product of the step gains lies within the confirmed
-    speedup's range over its rounds (`product_min`/`product_max` multiply the step extremes: a
-    pessimistic range, shown for scale). With `shipped` (the minimal winner's speedup measured by
-    the ablation), the path is compared with that instead: it is the configuration the path reaches.
+    A step whose per-round gains straddle 1.0 is "within noise" (the knob rides along), one below 1.0 in
+    every round "slower". `product_min`/`product_max` multiply the step extremes: a pessimistic range,
+    shown for scale.
     """
     product, low, high = 1.0, 1.0, 1.0
     for step in steps:
@@ -271,15 +268,12 @@ def summarize_path(
         low *= step.speedup_min
         high *= step.speedup_max
         step.cumulative = product
-        spread = step.rounds > 1
-        noise = spread and step.speedup_min <= 1.0 <= step.speedup_max
-        step.verdict = "within noise" if noise else ("one run: no spread" if not spread else "matters")
-    row = confirmation.row(winner) if confirmation else None
-    confirmed = shipped or (ConfirmedSpeedup.of(row) if row else None)
-    agrees = None
-    if confirmed and steps and not math.isnan(confirmed.speedup_mean):
-        # within the confirmed speedup's spread: its range over the confirmation rounds
-        agrees = bool(confirmed.speedup_min <= product <= confirmed.speedup_max)
+        if step.rounds <= 1:
+            step.verdict = "one run: no spread"
+        elif step.speedup_min <= 1.0 <= step.speedup_max:
+            step.verdict = "within noise"
+        else:
+            step.verdict = "slower" if step.speedup_max < 1.0 else "matters"
     return Explanation(
         winner=winner,
         repeats=options.repeats,
@@ -289,8 +283,6 @@ def summarize_path(
         product=product if steps else math.nan,
         product_min=low if steps else math.nan,
         product_max=high if steps else math.nan,
-        confirmed=confirmed,
-        agrees=agrees,
     )
 
 

@@ -12,7 +12,17 @@ import pytest
 
 from autotune.report import data
 from autotune.space.loader import load_space
-from autotune.study.results import Confirmation, ConfirmedCandidate, ConfirmedSpeedup, ExplainStep, Explanation
+from autotune.study.results import (
+    Ablation,
+    Confirmation,
+    ConfirmedCandidate,
+    ConfirmedSpeedup,
+    ExplainStep,
+    Explanation,
+    Ratios,
+    Winner,
+    find_winner,
+)
 from autotune.study.storage import StudyPaths, load_study
 from autotune.sweep.explain import ExplainOptions, configure, knobs, summarize_path
 from tests.autotune.conftest import autotune
@@ -71,10 +81,15 @@ def confirmed(winner: int, **speedup: float) -> Confirmation:
     return Confirmation(0, winner, {winner: row})
 
 
+def ablation_with(shipped: Ratios) -> Ablation:
+    return Ablation(
+        baseline=0, winner=7, rounds=3, knobs=[], shipped={}, winner_speedup=shipped, shipped_speedup=shipped
+    )
+
+
 def test_path_product_verdicts_and_agreement_with_confirmation():
     steps = [step([1.20, 1.30]), step([1.10, 1.14]), step([0.97, 1.05])]
-    confirmation = confirmed(7, speedup_mean=1.47, speedup_min=1.40, speedup_max=1.55, speedup_std=0.05)
-    result = summarize_path(steps, confirmation, 7, ExplainOptions(repeats=2))
+    result = summarize_path(steps, 7, ExplainOptions(repeats=2))
     # gains are geometric means of the rounds: sqrt(1.2 x 1.3) x sqrt(1.1 x 1.14) x sqrt(0.97 x 1.05) = 1.4139
     assert result.product == pytest.approx(math.sqrt(1.20 * 1.30 * 1.10 * 1.14 * 0.97 * 1.05))
     assert result.product_min == pytest.approx(1.20 * 1.10 * 0.97)
@@ -82,23 +97,46 @@ def test_path_product_verdicts_and_agreement_with_confirmation():
     g = [math.sqrt(1.20 * 1.30), math.sqrt(1.10 * 1.14), math.sqrt(0.97 * 1.05)]
     assert [s.cumulative for s in steps] == pytest.approx([g[0], g[0] * g[1], g[0] * g[1] * g[2]])
     assert [s.verdict for s in steps] == ["matters", "matters", "within noise"]
-    assert result.agrees is True  # 1.4139 lies within the confirmed rounds' 1.40-1.55
-    assert result.confirmed is not None and result.confirmed.speedup_mean == 1.47 and result.confirmed.rounds == 2
-    above = confirmed(7, speedup_mean=1.47, speedup_min=1.42, speedup_max=1.6)
-    assert summarize_path(steps, above, 7, ExplainOptions()).agrees is False  # 1.414 < 1.42
-    assert summarize_path(steps, None, 7, ExplainOptions()).agrees is None
+    # compared with the interval `best` prints (its geometric mean's), not the rounds' min-max
+    winner = Winner(7, {}, "confirmed", 1.0, 1.47, None)
+    ref, label = Explanation.reference(winner, confirmed(7, speedup_mean=1.48, speedup_geomean=1.47,
+                                                         speedup_low=1.40, speedup_high=1.55, speedup_min=1.3,
+                                                         speedup_max=1.6, speedup_std=0.05))  # fmt: skip
+    assert label == "confirmed speedup" and ref is not None and ref.speedup_geomean == 1.47 and ref.rounds == 2
+    against = result.compared(ref, label)
+    assert against.agrees is True and against.confirmed == ref  # 1.4139 lies within 1.40-1.55
+    above = ConfirmedSpeedup(speedup_mean=1.5, speedup_min=1.3, speedup_max=1.7, speedup_std=0.1, rounds=3,
+                             speedup_geomean=1.5, speedup_low=1.42, speedup_high=1.6)  # fmt: skip
+    assert result.compared(above, label).agrees is False  # 1.414 < 1.42, though inside the rounds' 1.3-1.7
+    assert result.compared(None, label).agrees is None
+    one_round = ConfirmedSpeedup(speedup_mean=1.41, speedup_min=1.41, speedup_max=1.41, speedup_std=0.0, rounds=1,
+                                 speedup_geomean=1.41)  # fmt: skip
+    assert result.compared(one_round, label).agrees is None  # no interval: not compared (it could only disagree)
+    assert (
+        "confirmed speedup ×1.410 (one round: no interval): the path not compared"
+        in result.compared(one_round, label).lines()
+    )
     # after the ablation the path leads to what ships: it is compared with that measurement
-    shipped = ConfirmedSpeedup(speedup_mean=1.41, speedup_min=1.405, speedup_max=1.42, speedup_std=0.01, rounds=3)
-    reduced = summarize_path(steps, above, 7, ExplainOptions(), shipped)
-    assert reduced.agrees is True and reduced.confirmed == shipped  # 1.414 within 1.405-1.42
-    single = summarize_path([step([1.2])], None, 7, ExplainOptions(repeats=1))
+    shipped = Ratios(speedup_mean=1.41, speedup_geomean=1.41, speedup_low=1.405, speedup_high=1.42,
+                     speedup_min=1.40, speedup_max=1.43, speedup_std=0.01)  # fmt: skip
+    ablated = Winner(7, {}, "confirmed", 1.0, 1.41, None, ablation=ablation_with(shipped))
+    ref, label = Explanation.reference(ablated, confirmed(7, speedup_mean=1.6, speedup_min=1.5, speedup_max=1.7))
+    reduced = result.compared(ref, label)
+    assert reduced.agrees is True and reduced.confirmed is not None and reduced.confirmed.speedup_geomean == 1.41
+    assert any(line.startswith("what ships, measured by the ablation, ×1.410 [1.405, 1.420]: the path agrees")
+               for line in reduced.lines())  # fmt: skip
+    single = summarize_path([step([1.2])], 7, ExplainOptions(repeats=1))
     assert single.steps[0].verdict == "one run: no spread"
+    slower = summarize_path([step([0.988, 0.997])], 7, ExplainOptions())
+    assert slower.steps[0].verdict == "slower"  # below 1.0 in every round: not "matters"
+    result = against
     # explain.json keeps its layout: the step's ratios and verdict at the top level of each step
     written = result.to_json()
-    layout = {"speedup_mean": 1.47, "speedup_min": 1.40, "speedup_max": 1.55, "speedup_std": 0.05, "rounds": 2}
-    # plus the geometric mean and its interval (nan here: the row has none), which older files lack
+    layout = {"speedup_mean": 1.48, "speedup_min": 1.3, "speedup_max": 1.6, "speedup_std": 0.05, "rounds": 2}
+    # plus the geometric mean and its interval, which older files lack
     assert {k: v for k, v in written["confirmed"].items() if k in layout} == layout
     assert set(written["confirmed"]) - set(layout) == {"speedup_geomean", "speedup_low", "speedup_high"}
+    assert written["compared_with"] == "confirmed speedup" and written["dropped"] == []
     assert {"gain", "speedup_min", "speedup_max", "cumulative", "verdict", "rounds"} <= set(written["steps"][0])
     again = Explanation.from_json(json.loads(json.dumps(written)))
     assert "end_to_end" not in written and json.dumps(again.to_json()) == json.dumps(written)  # NaN != NaN
@@ -151,10 +189,12 @@ def test_explain_on_the_small_study_walks_from_baseline_to_winner(small_study):
     # a second call prints the stored path without running anything
     again = autotune("explain", "small", "--runs-dir", str(runs), "--repeats", "1", "--max-rounds", "1")
     assert "measured earlier" in again.stdout and again.stdout.count("×") >= len(result["steps"])
+    bare = autotune("explain", "small", "--runs-dir", str(runs))  # no options: the stored path, whatever it took
+    assert "measured earlier with --repeats 1 --select-repeats 1, --max-rounds 1" in bare.stdout, bare.stdout
     read = Explanation.read(paths)
     assert read is not None and math.isfinite(read.product) and read.lines()[0].startswith("explain: study `")
     # the report reads the stored path: one row per step, and a plot in its section
-    frame, info = data.ablation(paths)
+    frame, info = data.ablation(study, paths, space)
     assert frame["label"].tolist() == [s["label"] for s in result["steps"]] and info.product == result["product"]
     report = autotune("report", "small", "--runs-dir", str(runs), "-o", str(runs.parent / "explained"))
     assert report.returncode == 0, report.stderr
@@ -177,3 +217,45 @@ def test_the_path_in_words_names_kept_at_baseline_and_a_disagreement_with_its_fi
     assert "the path does NOT agree (other jobs on the machine, or too few rounds: `--repeats` more narrows it)" in text
     agreeing = "\n".join(Explanation(**{**vars(path), "agrees": True}).lines())
     assert "the path agrees" in agreeing and "narrows" not in agreeing
+
+
+def test_a_stored_path_is_compared_again_with_the_measurement_as_it_stands_and_dropped_for_another_winner(tmp_path):
+    """After a re-confirmation (or a new ablation) `explain` and the report kept the old "confirmed speedup": the
+    stored path, which leads to the same configuration, is compared with what stands now, without measuring it
+    again; a path to another winner is not shown as this one's."""
+    import optuna
+
+    from autotune.study.results import current_explanation
+    from tests.autotune.conftest import write_space
+
+    dyn, micro = "actor_rollout_ref.actor.use_dynamic_bsz", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
+    space = load_space(str(write_space(tmp_path)))
+    paths = StudyPaths(tmp_path / "runs", "small")
+    paths.root.mkdir(parents=True)
+    base, winner = {dyn: False, micro: 4}, {dyn: False, micro: 8}
+
+    def confirm(low: float, high: float) -> None:
+        rows = [
+            ConfirmedCandidate(number=0, params=base, values=[1.0, 1.0], feasible_rounds=2, rounds=2, mean=1.0,
+                               is_baseline=True),
+            ConfirmedCandidate(number=3, params=winner, values=[1.5, 1.6], feasible_rounds=2, rounds=2, mean=1.55,
+                               speedup_mean=1.55, speedup_geomean=1.5, speedup_low=low, speedup_high=high),
+        ]  # fmt: skip
+        Confirmation.decide(rows, 0, maximize=True).write(paths)
+
+    study = optuna.create_study()
+    confirm(1.2, 1.3)
+    path = summarize_path([step([1.35, 1.45])], 3, ExplainOptions())  # product 1.399
+    path.winner_params = winner
+    assert Explanation.file(paths).name == "explain.json"
+    stored = path.compared(*Explanation.reference(find_winner(study, paths, space), Confirmation.read(paths)))
+    assert stored.agrees is False  # 1.399 outside [1.2, 1.3]
+    stored.write(paths)
+    assert current_explanation(study, paths, space) == (stored, False)  # nothing changed: shown as stored
+    confirm(1.3, 1.6)  # the sweep re-confirmed: the same winner, another interval
+    again, changed = current_explanation(study, paths, space)
+    assert changed and again is not None and again.agrees is True and again.confirmed is not None
+    assert (again.confirmed.speedup_low, again.confirmed.speedup_high) == (1.3, 1.6) and again.steps == stored.steps
+    winner[micro] = 16  # another configuration won since: the stored path is not this winner's
+    confirm(1.3, 1.6)
+    assert current_explanation(study, paths, space) == (None, False)
