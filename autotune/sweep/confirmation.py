@@ -109,7 +109,9 @@ def run_confirmation(
     base = baseline_trial(study)
     top = top_candidates(study, space, top_k)
     if base is None or not top or repeats <= 0:
-        progress.note("[yellow]confirmation skipped: it needs a finished baseline and at least one feasible trial[/]")
+        progress.note(
+            "[yellow]confirmation skipped: it needs a finished baseline and at least one feasible trial besides it[/]"
+        )
         return None
     candidates = [Candidate(t.number, dict(t.params), is_baseline=t.number == base.number) for t in [base, *top]]
     baseline_limits = dict(TrialRecord.of(base).limits)

@@ -59,6 +59,13 @@ class OptunaBackend(Backend):
             if self.surplus(study, trial, done):
                 continue
             self.run_one(study, trial, done, snapshot)
+        else:  # the deadline, not the budget, ended the loop: said, with the way on
+            done = sum(1 for t in study.get_trials(deepcopy=False) if counted(t))
+            if done < n_trials:
+                self.progress.note(
+                    f"[yellow]--timeout reached: {done} of {n_trials} trials finished; the same command without "
+                    "--timeout (or with a longer one) runs the rest[/] (what follows is on these trials)"
+                )
         return study
 
     def surplus(self, study: optuna.Study, trial: Trial, done: int) -> bool:

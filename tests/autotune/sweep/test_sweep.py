@@ -226,3 +226,16 @@ def test_the_python_api_reads_the_winner_and_exports_it_as_the_cli_does(small_st
     assert not view.steps(0).empty
     with pytest.raises(TypeError, match=r"runs_dir is the folder of the studies .* got int 5"):
         api.open_study("small", runs_dir=5)  # type: ignore[arg-type]
+
+
+def test_a_sweep_stopped_by_its_timeout_says_so(tmp_path):
+    """`--timeout` ended the search without a word: what followed read as a finished study of the whole budget."""
+    space = write_space(tmp_path, steps=3)
+    runs = tmp_path / "runs"
+    proc = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--trials", "3", "--timeout", "1",
+                    "--confirm", "1", "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "--timeout reached: 1 of 3 trials finished; the same command without --timeout" in proc.stdout, proc.stdout
+    assert (
+        "confirmation skipped: it needs a finished baseline and at least one feasible trial besides it" in proc.stdout
+    )
