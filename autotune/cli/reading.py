@@ -154,7 +154,9 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
         return False
     speed = ""
     if winner.speedup is not None:
-        spread = f" [{winner.speedup_spread[0]:.2f}, {winner.speedup_spread[1]:.2f}]" if winner.speedup_spread else ""
+        low, high = winner.speedup_spread or (math.nan, math.nan)
+        one = winner.speedup_spread is not None and (low == high or math.isnan(low + high))  # one round
+        spread = " (one round: no interval)" if one else f" [{low:.2f}, {high:.2f}]" if winner.speedup_spread else ""
         speed = f", {winner.speedup:.2f}x the baseline{spread}"
     from autotune.report.data import summary
 

@@ -19,6 +19,7 @@ config and runs verl's own `validate_config` on the result.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -152,9 +153,10 @@ def exported(
     speed = ""
     if winner.speedup is not None:
         what = f"{winner.ablation.level:.0%} interval" if winner.ablation else "rounds"
-        spread = (
-            f" ({what}: {winner.speedup_spread[0]:.2f}-{winner.speedup_spread[1]:.2f})" if winner.speedup_spread else ""
-        )
+        low, high = winner.speedup_spread or (math.nan, math.nan)
+        one = low == high or math.isnan(low + high)  # one round: no interval
+        spread = " (one round: no interval)" if winner.speedup_spread and one else (
+            f" ({what}: {low:.2f}-{high:.2f})" if winner.speedup_spread else "")  # fmt: skip
         speed = f", {winner.speedup:.2f}x the baseline{spread}"
     header = [
         f"autotune winner of study `{paths.name}`: trial #{winner.number} ({winner.source}{speed})",

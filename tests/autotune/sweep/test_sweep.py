@@ -212,6 +212,8 @@ def test_the_python_api_reads_the_winner_and_exports_it_as_the_cli_does(small_st
     best = autotune("best", "small", "--runs-dir", str(runs))
     assert best.returncode == 0 and f"trial #{winner.number}" in best.stdout, best.stdout
     assert winner.speedup is not None and f"{winner.speedup:.2f}" in best.stdout, best.stdout
+    # one confirmation round has no interval (it printed "[1.92, 1.92]")
+    assert f"{winner.speedup:.2f}x the baseline (one round: no interval)" in best.stdout, best.stdout
     (tmp_path / "cli").mkdir()
     (tmp_path / "api").mkdir()
     exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "cli" / "best.yaml"))
@@ -219,6 +221,7 @@ def test_the_python_api_reads_the_winner_and_exports_it_as_the_cli_does(small_st
     same, yaml_path, overrides = view.export(tmp_path / "api" / "best.yaml")
     assert same.number == winner.number and yaml_path.read_text() == (tmp_path / "cli" / "best.yaml").read_text()
     assert overrides.read_text() == (tmp_path / "cli" / "best.overrides").read_text()
+    assert "x the baseline (one round: no interval)" in yaml_path.read_text()
     last = len(view.study.trials) - 1
     for wrong in (last + 1, -1, "2", True):
         with pytest.raises(ValueError, match=rf"study `small` has trials #0 to #{last}; got {re.escape(repr(wrong))}"):
