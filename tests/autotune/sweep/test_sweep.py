@@ -242,3 +242,15 @@ def test_a_sweep_stopped_by_its_timeout_says_so(tmp_path):
     assert (
         "confirmation skipped: it needs a finished baseline and at least one feasible trial besides it" in proc.stdout
     )
+
+
+def test_explain_on_a_study_whose_winner_is_the_baseline_has_nothing_to_explain(tmp_path):
+    """It printed an empty path, advised `--confirm 2` (which changes nothing) and wrote explain.json."""
+    space = write_space(tmp_path, steps=3)
+    runs = tmp_path / "runs"
+    swept = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
+                     "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert swept.returncode == 0, swept.stdout[-2000:] + swept.stderr[-2000:]
+    proc = autotune("explain", "small", "--runs-dir", str(runs))
+    assert proc.returncode == 1 and "nothing to explain (the winner is the baseline); run more trials" in proc.stderr
+    assert not (runs / "small" / "explain.json").exists() and "--confirm 2" not in proc.stdout + proc.stderr
