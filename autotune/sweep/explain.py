@@ -123,6 +123,13 @@ def knobs(
     return list(units.values()), same, skipped
 
 
+def sent_back(same: list[str], whole: dict[str, Any], baseline: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(params the winner never changed, params the whole winner changed and the ablation sent back): both
+    equal the baseline in what ships, which `knobs` lists as `same`."""
+    dropped = [n for n in same if n in whole and whole[n] != baseline.get(n)]
+    return [n for n in same if n not in dropped], dropped
+
+
 def configure(space: Space, defaults: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     """The params of a configuration, re-applied through the space (drops params whose `when` no longer holds)."""
     return suggest(FixedSuggester(values), space, defaults)
@@ -147,9 +154,8 @@ def explain(
     defaults = adapter.defaults(space.base_config)
     inert = inert_params(space, adapter.knob_status, sweep_device(study))
     remaining, same, skipped = knobs(space, dict(base.params), winner.params, inert)
-    whole = study.trials[winner.number].params  # after an ablation `winner.params` are what ships
-    dropped = [n for n in same if whole.get(n) != base.params.get(n)]
-    same = [n for n in same if n not in dropped]
+    # after an ablation `winner.params` are what ships: the whole winner's other changes were sent back
+    same, dropped = sent_back(same, study.trials[winner.number].params, dict(base.params))
     if not remaining:
         why = "the winner is the baseline" if winner.number == base.number else "no change of the winner acts here"
         raise ExplainError(f"study `{paths.name}`: nothing to explain ({why}); run more trials first")

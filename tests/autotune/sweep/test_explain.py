@@ -24,7 +24,7 @@ from autotune.study.results import (
     find_winner,
 )
 from autotune.study.storage import StudyPaths, load_study
-from autotune.sweep.explain import ExplainOptions, configure, knobs, summarize_path
+from autotune.sweep.explain import ExplainOptions, configure, knobs, sent_back, summarize_path
 from tests.autotune.conftest import autotune
 
 DYN = "actor_rollout_ref.actor.use_dynamic_bsz"
@@ -54,6 +54,12 @@ def test_knobs_group_conditional_params_with_their_switch_and_skip_equal_and_ine
     assert dyn.params == {DYN: True, "actor_token_mult": 4.0, "logprob_token_mult": 6.0}
     assert inert == ["env.NCCL_PROTO"]
     assert "actor_rollout_ref.actor.fsdp_config.forward_prefetch" in same and TP not in same
+    # after an ablation sent forward_prefetch back, what ships equals the baseline there: listed as sent back,
+    # not as a knob the winner never changed (it read "the winner keeps the baseline's value")
+    prefetch = "actor_rollout_ref.actor.fsdp_config.forward_prefetch"
+    whole = {**winner, prefetch: not baseline[prefetch]}
+    assert sent_back(same, whole, baseline) == ([n for n in same if n != prefetch], [prefetch])
+    assert sent_back(same, winner, baseline) == (same, [])
     # applying the dynamic-batching knob drops the fixed micro-batch and derives the token budgets
     applied = configure(space, {}, {**baseline, **dyn.params})
     assert MICRO not in applied and applied["actor_token_mult"] == 4.0
