@@ -92,9 +92,10 @@ class Summary(NamedTuple):
     predicted_lengths: str = ""
     """The response lengths the cost model assumed, and where each came from (StudyInfo.sim_lengths)."""
     whole: str = ""
-    """Whose the objective's value, KL, comm share and MFU are when the ablation dropped a change: the whole
-    winner's, in confirmation (empty: they are what ships). Speedup, its rounds, memory and RSS are always
-    what ships."""
+    """Where the objective's value, KL, comm share and MFU come from after an ablation: confirmation ("in
+    confirmation"; "the whole winner #N's, in confirmation" when it dropped a change), beside a speedup the
+    ablation measured (empty: no ablation, all from one measurement). Speedup, its rounds, memory and RSS are
+    always what ships."""
 
 
 def _metric(rec: TrialRecord, key: str) -> float:
@@ -151,8 +152,8 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         spread = (shipped.speedup_min, shipped.speedup_max, shipped.speedup_std)
         memory = shipped.memory_ratio if not math.isnan(shipped.memory_ratio) else memory
         rss = shipped.rss_ratio if not math.isnan(shipped.rss_ratio) else rss
-        if winner.ships_less:
-            whole = f"the whole winner #{winner.number}'s, in confirmation"
+        # the value, KL, comm and MFU are confirmation's means, beside a speedup the ablation measured: said
+        whole = f"the whole winner #{winner.number}'s, in confirmation" if winner.ships_less else "in confirmation"
     base_row = winner.baseline_confirmed if winner and base else None
     if base_row is not None:  # the confirmed means, side by side (the winner's value is its confirmed mean)
         base_value = base_row.mean

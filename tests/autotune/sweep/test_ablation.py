@@ -180,6 +180,12 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     s = data.summary(study, paths, space)
     assert (s.speedup, s.speedup_min, s.speedup_max, s.memory_ratio) == (1.47, 1.35, 1.62, 0.93), s
     assert shipped.ships_less and s.whole == "the whole winner #3's, in confirmation" and s.winner_value == 1.55
+    inert_only = dataclasses.replace(ablation, knobs=[ablation.knobs[0], dataclasses.replace(ablation.knobs[1],
+                                                                                             verdict="inert here")])  # fmt: skip
+    inert_only.write(paths)  # only an inert change dropped: the value is still confirmation's, beside the ablation's
+    s = data.summary(study, paths, space)  # speedup (a reader divided the two and got another speedup): said
+    assert not find_winner(study, paths, space).ships_less and s.whole == "in confirmation" and s.speedup == 1.47
+    ablation.write(paths)
     from autotune.export.winner import _whose
 
     assert _whose(find_winner(study, paths, space)) == (
