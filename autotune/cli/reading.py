@@ -174,6 +174,11 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     if winner.ablation is not None:
         for line in winner.ablation.lines():
             console.print(f"  {line}", markup=False)
+    elif winner.source == "confirmed":
+        console.print(
+            "  not ablated: every change of the winner ships, none measured alone (a sweep with --confirm 2 or more "
+            "ablates it; --ablate 0 turns that off)"
+        )
     rss = f", peak RSS {s.rss_ratio:.3g}x" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
     what = "predicted memory" if winner.source == "predicted" else "memory"
     console.print(f"  {what} {s.memory_ratio:.3g}x the baseline ({s.memory_metric}){rss}")

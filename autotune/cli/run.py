@@ -344,6 +344,9 @@ def _unused_flags_or_exit(
             "model credits each change of its winner instead): leave them out, or use --fidelity sim,real"
         )
         raise typer.Exit(2)
+    if ablate == 1:  # its verdicts are intervals over rounds: one round has none (it was skipped at the end)
+        err.print("[red]--ablate 1: the ablation needs at least 2 rounds[/] (give 2 or more, or 0 for none)")
+        raise typer.Exit(2)
     if sim_trials is not None and levels != ("sim", "real"):
         err.print(
             "[red]--sim-trials sets the simulated stage of --fidelity sim,real[/] (a simulated sweep's count is "

@@ -214,6 +214,7 @@ def test_the_python_api_reads_the_winner_and_exports_it_as_the_cli_does(small_st
     assert winner.speedup is not None and f"{winner.speedup:.2f}" in best.stdout, best.stdout
     # one confirmation round has no interval (it printed "[1.92, 1.92]")
     assert f"{winner.speedup:.2f}x the baseline (one round: no interval)" in best.stdout, best.stdout
+    assert winner.ablation is None and "not ablated: every change of the winner ships" in best.stdout  # said
     (tmp_path / "cli").mkdir()
     (tmp_path / "api").mkdir()
     exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "cli" / "best.yaml"))
