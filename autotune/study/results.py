@@ -27,7 +27,7 @@ import optuna
 
 from autotune.space.schema import Space
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, feasible_trials
-from autotune.trial.record import outcome_of, write_json
+from autotune.trial.record import TrialRecord, outcome_of, write_json
 
 WinnerSource = Literal["confirmed", "sweep", "predicted"]
 
@@ -706,8 +706,12 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
         )
     best = best_trial(study, [o.direction for o in space.objectives])
     if best is None:
+        why = "yet"
+        if base is not None and outcome_of(base) == "infeasible":  # not too few trials: a limit for every trial
+            detail = TrialRecord.of(base).detail or "a limit"
+            why = f"(its baseline breaks a limit: {detail}; every trial is held to it: check the space's limits)"
         raise NoWinner(
-            f"study `{paths.name}` has no feasible trial yet; see `autotune trials {paths.name}{paths.flags()}`"
+            f"study `{paths.name}` has no feasible trial {why}; see `autotune trials {paths.name}{paths.flags()}`"
         )
     speedup = None
     if base is not None and base.values and outcome_of(base) == "complete" and base.values[0]:

@@ -255,3 +255,16 @@ def test_explain_on_a_study_whose_winner_is_the_baseline_has_nothing_to_explain(
     proc = autotune("explain", "small", "--runs-dir", str(runs))
     assert proc.returncode == 1 and "nothing to explain (the winner is the baseline); run more trials" in proc.stderr
     assert not (runs / "small" / "explain.json").exists() and "--confirm 2" not in proc.stdout + proc.stderr
+
+
+def test_a_baseline_that_breaks_a_limit_is_named_as_why_there_is_no_winner(tmp_path):
+    """`best` said "no feasible trial yet", as if more trials would help: the baseline broke the limit itself."""
+    space = write_space(tmp_path, steps=3)
+    space.write_text(space.read_text().replace("reducer: last, max: 5.0", "reducer: last, max: -100.0"))
+    runs = tmp_path / "runs"
+    swept = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
+                     "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert swept.returncode == 0, swept.stdout[-2000:] + swept.stderr[-2000:]
+    best = autotune("best", "small", "--runs-dir", str(runs))
+    assert best.returncode == 1 and "has no feasible trial (its baseline breaks a limit: " in best.stderr, best.stderr
+    assert "actor/kl_loss" in best.stderr and "check the space's limits" in best.stderr
