@@ -25,7 +25,7 @@ def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
     for column in columns:
         series = frame[column]
         numeric = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
-        if numeric and not series.isna().any():
+        if numeric and not series.isna().any() and series.nunique() > 1:  # one value: its level, not a 1.8-2.2 scale
             dims.append({"label": labels[column], "values": series.astype(float).tolist()})
             continue
         # a knob a trial did not set (its condition off, an unset variable) is an `unset` level of its own: it
@@ -135,7 +135,7 @@ def ablation_section(
         go.Bar(
             x=labels,
             y=[s.gain for s in steps],
-            name="step gain",
+            name="× the step before (step gain)",
             marker={
                 "color": [{"within noise": "#c8c8c8", "slower": "#e76f51"}.get(s.verdict, "#2a9d8f") for s in steps]
             },
@@ -147,8 +147,10 @@ def ablation_section(
             },
         )
     )
-    fig.add_trace(go.Scatter(x=labels, y=[s.cumulative for s in steps], mode="lines+markers", name="cumulative"))
-    fig.update_layout(yaxis_title="× the previous step (bars), × the baseline (line)", xaxis_tickangle=-20)
+    fig.add_trace(
+        go.Scatter(x=labels, y=[s.cumulative for s in steps], mode="lines+markers", name="× the baseline (cumulative)")
+    )  # the axis title named both and was clipped: the legend names each
+    fig.update_layout(yaxis_title="gain", xaxis_tickangle=-20)
     confirmed = info.confirmed
     compare = ""
     if confirmed:

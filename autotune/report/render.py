@@ -228,7 +228,13 @@ def failures_section(page: Page, frame: pd.DataFrame) -> None:
     counts = frame["kind"].value_counts()
     fig = go.Figure(go.Bar(x=counts.index.tolist(), y=counts.values.tolist(), marker={"color": "#e76f51"}))
     fig.update_layout(xaxis_title="reason", yaxis_title="trials")
-    page.section("failures", "Failures by reason", page.figure(fig, 300) + table_html(frame))
+    # one column for how each ended ("failed (oom)", "infeasible"): the kind beside the outcome read twice
+    ended = [
+        kind if kind == outcome else f"{outcome} ({kind})"
+        for kind, outcome in zip(frame["kind"], frame["outcome"], strict=True)
+    ]
+    table = frame.assign(outcome=ended).drop(columns=["kind"])
+    page.section("failures", "Failures by reason", page.figure(fig, 300) + table_html(table))
 
 
 def prediction_section(page: Page, frame: pd.DataFrame) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import re
 import socket
 import warnings
 from pathlib import Path
@@ -88,6 +90,11 @@ def test_failures_section_lists_every_kind_with_its_config(mixed):
     assert "perf/time_per_step" in infeasible["detail"]
     pruned = frame[frame["kind"] == "pruned"].iloc[0]
     assert "alarm: actor/kl_loss" in pruned["detail"]
+    page = render.Page()
+    render.failures_section(page, frame)
+    cells = re.findall(r"<td>([^<]*)</td>", page.html("t", "t"))
+    assert "failed (crash)" in cells and "infeasible" in cells, cells  # how each ended, once a row
+    assert "infeasible" not in [b for a, b in itertools.pairwise(cells) if a == "infeasible"], cells  # read twice
 
 
 def test_section_data(mixed):
@@ -379,6 +386,7 @@ def test_parallel_coordinates_draw_an_unset_knob_as_unset_not_at_the_columns_min
             "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": [4.0, float("nan"), 8.0],
             "env.NCCL_PROTO": [None, "LL128", "Simple"],
             "actor_rollout_ref.actor.use_dynamic_bsz": [False, True, False],
+            "actor_rollout_ref.rollout.tensor_model_parallel_size": [2, 2, 2],  # drawn as a 1.8-2.2 scale
         }
     )
     page = render.Page()
@@ -389,3 +397,4 @@ def test_parallel_coordinates_draw_an_unset_knob_as_unset_not_at_the_columns_min
     assert ["unset", "4", "8"] in ticks and ["unset", "LL128", "Simple"] in ticks, ticks
     assert [1, 0, 2] in values and [0, 1, 2] in values, values  # trial #1's micro-batch is `unset`, not 4
     assert "nan" not in " ".join(t for tick in ticks for t in tick)
+    assert ["2"] in ticks, ticks  # one value: its own level
