@@ -315,7 +315,16 @@ def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Spa
     study = load_or_exit(paths, storage)
     try:
         w = find_winner(study, paths, space)
-        winner = {"winner": w.number, "source": w.source, "objective": w.value, "speedup": w.speedup}
+        confirmed = w.source == "confirmed"
+        winner = {  # each figure says what it is of: after an ablation the speedup is what ships, the value not
+            "winner": w.number,
+            "source": w.source,
+            "objective": w.value,
+            "objective_of": "the whole winner, mean of its confirmation rounds" if confirmed else "the winner's run",
+            "speedup": w.speedup,
+            "speedup_of": "what ships, measured by the ablation" if w.ablation else "the winner",
+            "ships": w.params,
+        }
     except NoWinner:
         winner = {"winner": None}
     logger.log_summary(study, winner)

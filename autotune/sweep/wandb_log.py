@@ -43,11 +43,15 @@ class WandbLogger:
         os.environ.setdefault("WANDB_SILENT", "true")
 
     def _init(self, name: str, config: dict[str, Any], job_type: str) -> Any:
+        """A run whose id is its name: a rerun (a resumed sweep logging its summary again) updates the same run,
+        where it added another `<study>-summary` to the project."""
         import wandb
 
         return wandb.init(
             project=self.project,
             name=name,
+            id=name,
+            resume="allow",
             group=self.paths.name,
             job_type=job_type,
             config=config,
@@ -76,6 +80,7 @@ class WandbLogger:
                 "outcome": rec.outcome,
                 "reason": rec.reason,
                 "detail": rec.detail,
+                "wall_s": _clean(rec.wall_s),  # the run is logged after the trial: W&B's runtime is the logging's
                 **{f"objective/{i}": _clean(v) for i, v in enumerate(trial.values or [])},
                 **{f"key/{k}": _clean(v) for k, v in rec.key_metrics.items()},
             }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import re
 import socket
 import warnings
@@ -23,7 +24,7 @@ from autotune.study.storage import StudyPaths, load_study, storage_url
 from autotune.sweep.backends.base import BackendOptions
 from autotune.sweep.backends.lifecycle import create_or_load
 from autotune.sweep.backends.optuna_backend import OptunaBackend
-from tests.autotune.conftest import autotune
+from tests.autotune.conftest import autotune, import_benchmark
 
 MIXED = """\
 name: mixed
@@ -192,6 +193,21 @@ def test_wandb_offline_runs_hold_every_trial(small_study):
     assert len(offline) == len(ran) + 1  # one run per trial that ran and the study summary
     for run in offline:
         assert list(run.glob("*.wandb")), run
+    # runs have their names as ids: a resumed sweep's summary updates the same run (it added another one)
+    summary = next(r for r in offline if r.name.endswith("-small-summary"))
+    assert {r.name.split("-small-trial-")[-1] for r in offline if "-small-trial-" in r.name} == {
+        f"{t.number:04d}" for t in ran
+    }
+    from wandb.proto import wandb_internal_pb2 as pb
+
+    reader = import_benchmark("wandb_run_file")
+    said: dict[str, object] = {}
+    for chunk in reader.raw_records(next(summary.glob("*.wandb")).read_bytes()):
+        record = pb.Record()
+        record.ParseFromString(chunk)
+        if record.WhichOneof("record_type") == "summary":
+            said.update({item.key: json.loads(item.value_json) for item in record.summary.update})
+    assert said["objective_of"] == "the whole winner, mean of its confirmation rounds" and "ships" in said, said
 
 
 def crafted_study(n: int, seed: int = 0) -> optuna.Study:
