@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 
 class SettingsProblems(ValueError):
@@ -43,6 +43,18 @@ class SettingsProblems(ValueError):
 
 @dataclass(frozen=True)
 class QualitySettings:
+    JUDGING: ClassVar[tuple[str, ...]] = (
+        "steps", "min_steps", "reduction_factor", "score_metric", "score_last", "kl_metric", "kl_window", "kl_max",
+        "search_margin", "min_entropy", "entropy_metric", "world_size", "seed_keys", "base",
+    )  # fmt: skip
+    """What a run is measured and judged by: a stage resumed with other values would read its finished runs (their
+    scores, KL peaks and pass/fail) under rules they did not run with. The rest (trials, seeds, first_seed, top_k,
+    parallel, timeout_s) may change between runs."""
+
+    def rules(self) -> dict[str, Any]:
+        """The JUDGING settings as plain data (what a quality study keeps, to compare a rerun's with)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in ((k, getattr(self, k)) for k in self.JUDGING)}
+
     steps: int = 150
     """The horizon: training steps of a full-length quality run."""
     min_steps: int = 20

@@ -261,6 +261,9 @@ class StudyInfo:
     """The response lengths a simulated sweep's cost model assumed, and where each came from."""
     quality_systems: dict[str, Any] | None = None
     """A quality study's: the systems values its runs used (kept for a resumed stage)."""
+    quality_rules: dict[str, Any] | None = None
+    """A quality study's: the `quality:` settings its runs were measured and judged by (a rerun with others is
+    refused: its finished runs would be read under rules they did not run with)."""
 
     @classmethod
     def of(cls, study: optuna.Study) -> StudyInfo:

@@ -216,6 +216,10 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
     """The stages `opts.stage` asks for: the throughput sweep (with its confirmation), then the quality
     stage on its winner when the space has a `quality:` section. Returns the throughput study (None
     when only the quality stage ran and no throughput study exists)."""
+    if opts.stage != "throughput" and opts.space.quality is not None and not opts.simulated:
+        from autotune.sweep.quality import check_same_rules
+
+        check_same_rules(opts.space, opts.paths, opts.url)  # before the throughput stage's minutes, not after
     study = run_sweep(opts, progress) if opts.stage != "quality" else _existing_study(opts)
     if study is None and opts.space.quality is not None and not opts.simulated:
         # `--stage quality` on a new study: its baseline trial first, so the study exists with the systems values

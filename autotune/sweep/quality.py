@@ -35,7 +35,7 @@ from autotune.space.schema import Space
 from autotune.space.stages import algorithm_values, quality_stage, systems_values
 from autotune.study.progress import SweepProgress, short_params
 from autotune.study.results import Quality, QualityCandidate, QualityRun
-from autotune.study.storage import SpaceChanged, StudyInfo, StudyPaths, find_study, open_storage
+from autotune.study.storage import SpaceChanged, StudyInfo, StudyPaths, find_study, open_storage, redact
 from autotune.sweep.backends.lifecycle import trial_id
 from autotune.trial.evaluation import evaluate
 from autotune.trial.learning import Curve, CurveSummary, CurveWatch, summarize
@@ -111,6 +111,32 @@ class QualityStudyTaken(SpaceChanged):
     """`<study>-quality` names a study that is not this study's quality search (a shared storage)."""
 
 
+class QualityRulesChanged(SpaceChanged):
+    """The `quality:` settings a study's quality runs were judged by changed since they ran."""
+
+
+def check_same_rules(space: Space, paths: StudyPaths, url: str) -> None:
+    """A rerun whose `quality:` section measures or judges runs otherwise (another KL bound, horizon, metric...)
+    than the study's finished quality runs were: refused before anything runs (QualityRulesChanged). It kept their
+    verdicts under the old bound, and read 40-step runs as 20-step ones."""
+    assert space.quality is not None
+    study = find_study(f"{paths.name}-quality", url)
+    stored = StudyInfo.of(study).quality_rules if study is not None else None
+    if stored is None:
+        return
+    now = space.quality.rules()
+    changed = [k for k in now if stored.get(k) != now[k]]
+    if changed:
+        what = ", ".join(f"{k}: {stored.get(k)!r} -> {now[k]!r}" for k in changed)
+        raise QualityRulesChanged(
+            f"{space.path}: the `quality:` section's {', '.join(changed)} changed since study `{paths.name}`'s "
+            f"quality stage ran ({what}): its finished runs were measured and judged by the old values. Undo the "
+            f"edit, or search again: remove {paths.root}/quality/ and quality.json and delete the study "
+            f"`{paths.name}-quality` (optuna delete-study --study-name {paths.name}-quality --storage {redact(url)}); "
+            "trials, seeds, first_seed, top_k, parallel and timeout_s may change"
+        )
+
+
 def systems_ran(paths: StudyPaths, url: str) -> dict[str, Any] | None:
     """The systems values the study's quality stage ran on, when it has runs (None: none yet, or not recorded)."""
     study = find_study(f"{paths.name}-quality", url)
@@ -179,6 +205,8 @@ class QualityStage:
             )
         if info.quality_systems is None and not any(t.state.is_finished() for t in study.trials):
             StudyInfo(quality_systems=self.systems).save(study, "quality_systems")  # kept for a resumed stage
+        if info.quality_rules is None and not any(t.state.is_finished() for t in study.trials):
+            StudyInfo(quality_rules=self.q.rules()).save(study, "quality_rules")  # a rerun's are compared with it
         for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):  # a stopped controller's runs
             QualityRecord(outcome="interrupted").save_by_id(
                 storage, trial_id(storage, study.study_name, t.number), ("outcome",)

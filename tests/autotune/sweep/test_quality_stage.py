@@ -120,6 +120,17 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert " started" not in again.stdout  # every search trial and seed run is kept
     assert "quality stage resuming: 3 of 3 searched settings finished; nothing left to search" in again.stdout
+    # another bound or horizon: the finished runs' verdicts and scores were of the old ones (a rerun kept runs stopped
+    # by a bound it had raised tenfold, and read 40-step runs as 20-step ones): refused before anything runs
+    edited = space.read_text()
+    space.write_text(edited.replace("  kl_max: 0.0005\n", "  kl_max: 0.005\n").replace("  steps: 8\n", "  steps: 6\n"))
+    refused = autotune(*args)
+    assert refused.returncode == 2 and " started" not in refused.stdout, refused.stdout[-2000:] + refused.stderr
+    assert "the `quality:` section's steps, kl_max changed since study `small`'s quality stage ran" in refused.stderr
+    assert "steps: 8 -> 6, kl_max: 0.0005 -> 0.005" in refused.stderr and "delete-study" in refused.stderr
+    space.write_text(edited.replace("  seeds: 2\n", "  seeds: 2\n  first_seed: 1\n"))  # what may change, does
+    assert autotune(*args).returncode == 0
+    space.write_text(edited)
     assert Quality.read(paths).to_json()["shipped"] == result.shipped
     # the stage's runs ran on the systems values kept with its study; when the throughput winner's differ (the
     # sweep went on; here the record is edited to differ), the kept decision is not relabelled with the new ones
