@@ -822,6 +822,21 @@ class QualityCandidate:
         return bool(self.runs) and all(r.broke is None for r in self.runs)
 
     @property
+    def unmeasured(self) -> list[QualityRun]:
+        """Its runs that ended before the horizon without breaking a rule (a crash, a timeout, an invalid
+        setting, a stop): nothing was learnt of them, and a rerun runs them again."""
+        return [r for r in self.runs if r.broke == "incomplete"]
+
+    @property
+    def status(self) -> str:
+        if self.keeps_bound:
+            return "keeps the bound"
+        if self.runs and all(r.broke in (None, "incomplete") for r in self.runs):
+            ended = ", ".join(f"seed {r.seed} at step {r.steps}" for r in self.unmeasured)
+            return f"NOT MEASURED ({ended}: it ended early without breaking a rule; a rerun runs it again)"
+        return "BREAKS the bound"
+
+    @property
     def mean_score(self) -> float:
         return statistics.fmean(r.score for r in self.runs) if self.runs else math.nan
 
@@ -876,6 +891,12 @@ class Quality:
         others = [c for c in self.candidates[1:] if c.keeps_bound]
         best = max(others, key=lambda c: c.mean_score, default=None)
         self.winner, self.shipped, self.gain = None, {}, None
+        if base.status.startswith("NOT MEASURED"):  # a crashed seed is no evidence that the baseline breaks the bound
+            self.verdict = (
+                "the baseline was not measured in every seed (" + base.status.removeprefix("NOT MEASURED (")[:-1]
+                + "): nothing is decided; run the same command again"
+            )  # fmt: skip
+            return
         if best is None and base.keeps_bound:
             self.verdict = "no other setting keeps the KL bound in every seed; the baseline's values stay"
             return
@@ -923,10 +944,9 @@ class Quality:
             values = ", ".join(f"{k.rsplit('.', 1)[-1]}={short_value(v)}" for k, v in c.params.items())
             scores = " ".join(f"{r.score:.3f}" for r in c.runs)
             kls = " ".join(f"{r.kl_peak:.3f}" for r in c.runs)
-            status = "keeps the bound" if c.keeps_bound else "BREAKS the bound"
             out.append(
                 f"  {c.label:<9} {values}: score {c.mean_score:.4f} (seeds {scores}); KL peak {kls}, "
-                f"at the horizon {' '.join(f'{r.kl_last:.3f}' for r in c.runs)}: {status}"
+                f"at the horizon {' '.join(f'{r.kl_last:.3f}' for r in c.runs)}: {c.status}"
             )
         out.append(f"  decision: {self.verdict}")
         if self.shipped:  # exactly the value that ran: the export writes it so

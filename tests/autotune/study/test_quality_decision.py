@@ -97,3 +97,24 @@ def test_what_ships_reads_the_same_after_the_run_and_from_its_file(tmp_path):
     said = [line for line in q.lines() if "ships:" in line]
     assert said == [f"  ships: {clip}: 0.28, {KL}: 0.3"] and back is not None
     assert said == [line for line in back.lines() if "ships:" in line]
+
+
+def test_a_seed_that_ended_early_without_breaking_a_rule_is_not_measured_and_decides_nothing():
+    """A crashed (or invalid, or timed-out) run read "BREAKS the bound" ("peaks at nan > 0.05"), and a baseline seed
+    that crashed let a candidate ship without the paired test, as if the baseline broke the bound."""
+    base = cand("baseline", 0.5, [0.45, 0.47, 0.46], [0.02] * 3)
+    crashed = QualityRun(seed=2, steps=19, score=0.40, kl_peak=0.02, kl_peak_step=19, kl_last=0.02, broke="incomplete")
+    base.runs[1] = crashed
+    better = cand("#2", 0.3, [0.60, 0.61, 0.62], [0.03] * 3)
+    q = decided(base, better)
+    assert q.winner is None and q.shipped == {}, q.verdict  # it shipped #2 without the paired test
+    assert "the baseline was not measured in every seed (seed 2 at step 19" in q.verdict and "run the same" in q.verdict
+    lines = "\n".join(q.lines())
+    assert "NOT MEASURED (seed 2 at step 19" in lines and "BREAKS" not in lines
+    invalid = cand("#3", 0.2, [math.nan], [math.nan])
+    invalid.runs[0] = QualityRun(seed=1, steps=0, score=math.nan, kl_peak=math.nan, kl_peak_step=0,
+                                 kl_last=math.nan, broke="incomplete")  # fmt: skip
+    assert invalid.status.startswith("NOT MEASURED (seed 1 at step 0")
+    broken = cand("#4", 0.01, [0.5, 0.5, 0.5], [0.02, 0.2, 0.02])
+    broken.runs[0] = crashed
+    assert broken.status == "BREAKS the bound"  # one seed broke it: that is known whatever the crash
