@@ -231,6 +231,12 @@ def run(
     simulated = levels == ("sim",)
     whole = _prepared_space(space, trainer, sampler, freeze_inert, simulated)
     parsed = throughput_stage(whole)  # what the throughput stage searches (the report and summaries read it)
+    if simulated and stage == "quality":  # it did nothing and exited 0
+        err.print(
+            "[red]--stage quality measures learning over real runs[/]: a simulated sweep cannot run it (the cost "
+            "model predicts speed and memory, not learning); leave --fidelity sim out"
+        )
+        raise typer.Exit(2)
     if stage == "quality" and whole.quality is None:
         err.print(
             f"[red]{whole.path}: --stage quality needs a `quality:` section in the space[/] (its horizon, KL bound "
@@ -259,6 +265,8 @@ def run(
             f"world {parsed.trial.world_size}"
         )
     q = whole.quality
+    if q is not None and stage == "all" and simulated:
+        progress.note("the space's quality stage is skipped: a simulated sweep predicts speed and memory, not learning")
     if q is not None and stage == "all" and not simulated:  # minutes more, which --trials and --confirm do not set
         progress.note(
             f"then the quality stage: {q.trials} settings of the algorithm knobs, up to {q.steps} steps each, the best "

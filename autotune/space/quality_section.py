@@ -128,6 +128,12 @@ class QualitySettings:
             bad("world_size", "must be > 0, or left out for the trial's world size", "1")
         if self.parallel <= 0:
             bad("parallel", "must be > 0", "1")
+        if self.timeout_s is not None and not (
+            isinstance(self.timeout_s, (int, float)) and not isinstance(self.timeout_s, bool) and self.timeout_s > 0
+        ):  # it passed here and crashed the run after its baseline trial
+            bad("timeout_s", "must be a number of seconds > 0, or left out (10 s a step)", "600")
+        if isinstance(self.first_seed, bool) or not isinstance(self.first_seed, int) or self.first_seed < 0:
+            bad("first_seed", "must be an integer >= 0", "1")
         if not self.seed_keys or not all(isinstance(k, str) for k in self.seed_keys):
             bad("seed_keys", "must be a list of config keys", "[data.seed]")
         if not isinstance(self.base, dict):

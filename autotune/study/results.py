@@ -924,6 +924,11 @@ class Quality:
                 f"{best.label} gains {mean:+.4f} score over the baseline ({self.level:.0%} interval "
                 f"[{low:+.4f}, {high:+.4f}] over {len(diffs)} seeds), both keeping the KL bound"
             )
+        elif math.isnan(low):  # one seed: a paired interval needs two
+            self.verdict = (
+                f"the baseline keeps the KL bound and {best.label}'s gain {mean:+.4f} cannot be tested with one seed "
+                "(a paired interval needs 2 or more: `quality.seeds`): the baseline's values stay"
+            )
         else:
             self.verdict = (
                 f"the baseline keeps the KL bound and {best.label}'s gain {mean:+.4f} "

@@ -427,6 +427,7 @@ def test_flags_a_simulated_or_measured_sweep_would_ignore_are_refused(tmp_path):
         (("--sim-trials", "5"), "--sim-trials sets the simulated stage of --fidelity sim,real"),
         (("--fidelity", "sim", "--sim-trials", "5"), "--sim-trials sets the simulated stage of --fidelity sim,real"),
         (("--ablate", "1"), "--ablate 1: the ablation needs at least 2 rounds"),
+        (("--fidelity", "sim", "--stage", "quality"), "--stage quality measures learning over real runs"),
     ):
         proc = autotune("run", "--space", "fsdp3d-8gpu", "--runs-dir", str(runs), "--trials", "2", *flags)
         assert proc.returncode == 2 and said in proc.stderr, (flags, proc.stderr)

@@ -79,14 +79,19 @@ def test_a_bad_quality_section_names_the_file_line_and_fix(tmp_path, section, pr
 
 def test_every_broken_quality_setting_is_named_at_once_at_its_line(tmp_path):
     """`seeds: 0` and `kl_max: -1` together: only the first was said, the second after it was fixed."""
-    path = space_with(tmp_path, "\nquality:\n  seeds: 0\n  kl_max: -1\n  steps: 10\n  min_steps: 20\n")
+    path = space_with(
+        tmp_path,
+        "\nquality:\n  seeds: 0\n  kl_max: -1\n  steps: 10\n  min_steps: 20\n  timeout_s: -5\n  first_seed: -3\n",
+    )  # a timeout of -5 passed here and crashed the run after its baseline trial
     with pytest.raises(SpaceError) as exc:
         load_space(str(path))
     text = str(exc.value)
     lines = path.read_text().splitlines()
     for setting, said in (("seeds", "must be a positive integer"), ("kl_max", "must be a positive number"),
-                          ("min_steps", "must be <= `quality.steps` (10)")):  # fmt: skip
-        line = 1 + next(i for i, ln in enumerate(lines) if ln.strip().startswith(f"{setting}:"))
+                          ("min_steps", "must be <= `quality.steps` (10)"),
+                          ("timeout_s", "must be a number of seconds > 0"), ("first_seed", "must be an integer >= 0")):  # fmt: skip
+        start = lines.index("quality:")  # the trial's own timeout_s comes before
+        line = 1 + next(i for i, ln in enumerate(lines) if i > start and ln.strip().startswith(f"{setting}:"))
         assert f"{path}:{line}: `quality.{setting}` {said}" in text, text
 
 

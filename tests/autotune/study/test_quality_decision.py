@@ -118,3 +118,9 @@ def test_a_seed_that_ended_early_without_breaking_a_rule_is_not_measured_and_dec
     broken = cand("#4", 0.01, [0.5, 0.5, 0.5], [0.02, 0.2, 0.02])
     broken.runs[0] = crashed
     assert broken.status == "BREAKS the bound"  # one seed broke it: that is known whatever the crash
+
+
+def test_one_seed_cannot_test_a_gain_and_says_so():
+    """With `seeds: 1` the verdict printed `[+nan, +nan]`."""
+    q = decided(cand("baseline", 0.5, [0.45], [0.02]), cand("#2", 0.3, [0.47], [0.03]))
+    assert q.winner is None and "cannot be tested with one seed" in q.verdict and "nan" not in q.verdict, q.verdict
