@@ -239,6 +239,7 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
 def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna.Study | None) -> None:
     """The quality stage on the throughput winner's systems values (the baseline's without a winner)."""
     from autotune.study.results import NoWinner, find_winner
+    from autotune.study.storage import baseline_trial
     from autotune.sweep.quality import QualityStage
 
     if not any(p.role == "algorithm" for p in opts.space.params):
@@ -250,6 +251,8 @@ def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna
         try:
             winner = find_winner(study, opts.paths, opts.space)
             systems, source = dict(winner.params), f"the throughput winner #{winner.number}'s systems values"
+            if winner.number == getattr(baseline_trial(study), "number", None):  # it read "winner #0"
+                source = f"the baseline's systems values (trial #{winner.number}; no other throughput winner)"
         except NoWinner:
             pass
     from autotune.space.stages import systems_values

@@ -67,7 +67,7 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = proc.stdout
     assert "no throughput study yet: its baseline trial alone first" in out  # so best and export can read it
-    assert "quality stage on the throughput winner #0's systems values" in out  # the baseline's (trial #0)
+    assert "quality stage on the baseline's systems values (trial #0; no other throughput winner)" in out
     assert "KL bound broken at step 1" in out  # the baseline's search run stops at once
     # it names the one knob it searches; the systems variable is held at the winner's value, said once
     assert f"quality stage: 3 searched settings of {KL} over up to 8 steps" in out, out
@@ -139,7 +139,7 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     ran.set_user_attr("quality_systems", {**result.systems, "actor_mult": 3})
     moved = autotune(*args)
     assert moved.returncode == 0 and " started" not in moved.stdout, moved.stdout[-3000:] + moved.stderr[-3000:]
-    assert "quality stage kept on the systems values its runs used, not the throughput winner #0's" in moved.stdout
+    assert "quality stage kept on the systems values its runs used, not the baseline's systems values (trial #0" in moved.stdout
     assert "(actor_mult: 3 -> 2)" in moved.stdout and Quality.read(paths).systems["actor_mult"] == 3
 
 
