@@ -139,7 +139,10 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     ran.set_user_attr("quality_systems", {**result.systems, "actor_mult": 3})
     moved = autotune(*args)
     assert moved.returncode == 0 and " started" not in moved.stdout, moved.stdout[-3000:] + moved.stderr[-3000:]
-    assert "quality stage kept on the systems values its runs used, not the baseline's systems values (trial #0" in moved.stdout
+    assert (
+        "quality stage kept on the systems values its runs used, not the baseline's systems values (trial #0"
+        in moved.stdout
+    )
     assert "(actor_mult: 3 -> 2)" in moved.stdout and Quality.read(paths).systems["actor_mult"] == 3
 
 
