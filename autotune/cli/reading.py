@@ -199,6 +199,11 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     if quality is not None:
         for line in quality.lines():
             console.print(f"  {line}", markup=False)
+        from autotune.space.stages import systems_values
+
+        other = quality.ran_on_other_systems(systems_values(space, winner.params))
+        if other:
+            console.print(f"  [yellow]{escape(other)}[/]")
         return True
     for line in describe_held(space):
         console.print(f"  [yellow]{escape(line)}[/]")

@@ -31,7 +31,7 @@ from autotune.adapters.verl_config import ENV_PREFIX, overrides, render_yaml
 from autotune.space.freeze import inert_params
 from autotune.space.sampling import trial_config
 from autotune.space.schema import Space
-from autotune.space.stages import NOT_SEARCHED, held_values
+from autotune.space.stages import NOT_SEARCHED, held_values, systems_values
 from autotune.study.results import (
     UNCONFIRMED,
     Confirmation,
@@ -199,6 +199,8 @@ def exported(
         header.extend(winner.credited.lines())
     if quality is not None:  # the algorithm knobs' decision, with its evidence over seeds
         header.extend(quality.lines())
+        other = quality.ran_on_other_systems(systems_values(space, winner.params))
+        header.extend([other] if other else [])
     return winner, render_yaml(flat, header), flat
 
 

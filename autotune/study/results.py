@@ -939,6 +939,20 @@ class Quality:
     def baseline(self) -> QualityCandidate:
         return self.candidates[0]
 
+    def ran_on_other_systems(self, shipped: dict[str, Any]) -> str | None:
+        """A line when the stage's runs used other systems values than `shipped` (the winner that ships, its
+        systems params): no run combined these algorithm values with those; None when they are the same."""
+        if not self.systems:  # not recorded (an older file), or the baseline's when there was no trial to read
+            return None
+        changed = [k for k in sorted({*self.systems, *shipped}) if self.systems.get(k) != shipped.get(k)]
+        if not changed:
+            return None
+        what = ", ".join(f"{k.rsplit('.', 1)[-1]}: {self.systems.get(k)} -> {shipped.get(k)}" for k in changed)
+        return (
+            f"the quality stage's runs used other systems values than ship ({what}: ran -> ships); systems knobs "
+            "leave the training math unchanged (the equivalence check)"
+        )
+
     def lines(self) -> list[str]:
         """The decision and its evidence as plain text lines (the CLI, `best`, the export's comments)."""
         out = [

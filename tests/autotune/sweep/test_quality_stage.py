@@ -144,6 +144,11 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
         in moved.stdout
     )
     assert "(actor_mult: 3 -> 2)" in moved.stdout and Quality.read(paths).systems["actor_mult"] == 3
+    # best and the export say it after the run too (only the run's log did): no run combined them
+    said = "the quality stage's runs used other systems values than ship (actor_mult: 3 -> 2: ran -> ships)"
+    assert said in autotune("best", "small", "--runs-dir", str(runs)).stdout
+    assert autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "moved.yaml")).returncode == 0
+    assert said in (tmp_path / "moved.yaml").read_text()
 
 
 def test_the_export_carries_the_quality_stages_values_and_says_why(tmp_path):
