@@ -382,18 +382,20 @@ def _prepared_space(space: str, trainer: str | None, sampler: str | None, freeze
 
 
 def _check_quality_machine_or_exit(space: Space) -> None:
-    """The quality stage's runs at once must fit this machine's cores (CPU) or GPUs."""
-    import dataclasses
-
+    """The quality stage's runs at once must fit this machine's cores (CPU) or GPUs; said in its own settings (it
+    named `trial.world_size` 12 for a file whose trial world size is 2)."""
     q = space.quality
     assert q is not None
-    world = (q.world_size or space.trial.world_size) * q.parallel
-    trial = dataclasses.replace(space.trial, world_size=world)
-    try:
-        _check_machine_or_exit(dataclasses.replace(space, trial=trial), None)
-    except typer.Exit:
-        err.print(f"  (the quality stage runs `quality.parallel` {q.parallel} × `quality.world_size` ranks at once)")
-        raise
+    world = q.world_size or space.trial.world_size
+    short = None if space.command else _shortfall(world * q.parallel, space.trial.threads_per_rank)
+    if short is not None:
+        need, have, unit = short
+        err.print(
+            f"[red]{space.path}: the quality stage runs `quality.parallel` {q.parallel} × `quality.world_size` "
+            f"{world} ranks at once, {need} {unit}; this machine has {have}.[/] Lower `quality.parallel` or "
+            "`quality.world_size`, or run `--stage throughput` here"
+        )
+        raise typer.Exit(2)
 
 
 def _write_quality_report(paths: StudyPaths, space: Space, reports: Path) -> None:
@@ -459,23 +461,32 @@ def _check_machine_or_exit(space: Space, address: str | None) -> None:
     """Local trials must fit this machine: a world of 64 ranks on 2 cores only thrashes."""
     if address is not None or space.command:  # a cluster, or a launcher that submits elsewhere
         return
-    import os
-
     world, threads = space.trial.world_size, space.trial.threads_per_rank
-    if device_kind() == "cuda":
-        import torch
-
-        need, have, unit = world, torch.cuda.device_count(), "GPUs"
-        rule = f"`trial.world_size` {world} needs {world} GPUs"
-    else:
-        need, have, unit = world * threads, os.cpu_count() or 1, "cores"
-        rule = f"`trial.world_size` {world} × `trial.threads_per_rank` {threads} needs {need} cores"
-    if need > have:
+    short = _shortfall(world, threads)
+    if short is not None:
+        need, have, unit = short
+        rule = (
+            f"`trial.world_size` {world} needs {need} GPUs" if unit == "GPUs"
+            else f"`trial.world_size` {world} × `trial.threads_per_rank` {threads} needs {need} cores"
+        )  # fmt: skip
         err.print(
             f"[red]{space.path}: {rule}; this machine has {have} {unit}.[/] Lower `trial.world_size`, predict "
             "the space with --backend sim, or run it on a cluster with --backend ray --address HOST:6379"
         )
         raise typer.Exit(2)
+
+
+def _shortfall(ranks: int, threads: int) -> tuple[int, int, str] | None:
+    """(needed, available, unit) when `ranks` at once do not fit this machine's GPUs (or cores on a CPU)."""
+    import os
+
+    if device_kind() == "cuda":
+        import torch
+
+        need, have, unit = ranks, torch.cuda.device_count(), "GPUs"
+    else:
+        need, have, unit = ranks * threads, os.cpu_count() or 1, "cores"
+    return (need, have, unit) if need > have else None
 
 
 def _check_ray_head_or_exit(address: str, timeout_s: float = 5.0) -> None:

@@ -486,3 +486,13 @@ def test_a_rerun_that_freezes_knobs_the_study_searched_is_refused(tmp_path):
 
     study = optuna.load_study(study_name="small", storage=f"sqlite:///{tmp_path / 'runs' / 'small' / 'study.db'}")
     assert len(study.trials) == 1  # nothing ran
+
+
+def test_a_quality_stage_too_big_for_this_machine_is_named_in_its_own_settings(tmp_path):
+    """It said "`trial.world_size` 12 × `trial.threads_per_rank` 1 needs 12 cores" for a file whose trial world
+    size is 2: the 12 were `quality.parallel` 3 × `quality.world_size` 4."""
+    space = write_space(tmp_path)
+    space.write_text(space.read_text() + "\nquality:\n  steps: 40\n  world_size: 4\n  parallel: 3\n")
+    proc = autotune("run", "--space", str(space), "--runs-dir", str(tmp_path / "runs"), "--stage", "quality")
+    said = "the quality stage runs `quality.parallel` 3 × `quality.world_size` 4 ranks at once, 12 cores"
+    assert proc.returncode == 2 and said in proc.stderr and "trial.world_size" not in proc.stderr, proc.stderr
