@@ -195,8 +195,9 @@ def parse_quality(
     (an algorithm key there would change what the stage is judging)."""
     raw = r.mapping(raw, "quality")
     settings = r.settings(QualitySettings, {k: v for k, v in raw.items() if k != "base"}, "quality")
-    for name in ("score_metric", "kl_metric", "entropy_metric"):
-        check_metric(r, getattr(settings, name), r.at("quality", name), adapter)
+    for name in ("score_metric", "kl_metric", "entropy_metric"):  # as written: the defaults stand in for all
+        given = raw.get(name)  # when another setting is wrong, and a typo was then not said
+        check_metric(r, given if isinstance(given, str) else getattr(settings, name), r.at("quality", name), adapter)
     tree = r.mapping(raw.get("base"), "quality", "base")
     flat = flatten(tree, {k[2:]: v for k, v in r.where.items() if k[:2] == ("quality", "base")}, r.path)
     base: dict[str, Any] = {}

@@ -77,11 +77,15 @@ class Reader:
     def settings(self, cls: type, value: Any, key: str) -> Any:
         """A settings dataclass from a mapping, type-checked field by field; its own rules
         (`__post_init__`) are reported at the setting they name."""
-        kwargs = self._setting_values(cls, self.mapping(value, key), key)
+        raw = self.mapping(value, key)
+        kwargs = self._setting_values(cls, raw, key)
+        told = {n for n in raw if any(f"`{key}.{n}`" in p for p in self.problems)}  # a wrong type, a NaN
         try:
             return cls(**kwargs)
         except ValueError as exc:
             for message in getattr(exc, "problems", None) or [str(exc)]:  # each at the setting it names
+                if any(f"`{key}.{n}`" in message for n in told):  # about a value already said to be wrong (its
+                    continue  # default stood in: "must be <= `quality.steps` (150)" for a file without 150)
                 mentioned = [n for n in kwargs if f"`{key}.{n}`" in message]
                 named = min(mentioned, key=lambda n: message.index(f"`{key}.{n}`")) if mentioned else None
                 self.error(self.at(key, named) if named else self.at(key), message)

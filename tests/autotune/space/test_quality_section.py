@@ -119,3 +119,17 @@ def test_the_shipped_fsdp3d_space_has_a_quality_stage():
     assert space.quality.kl_max == 0.05
     stage = quality_stage(space)
     assert {p.name for p in stage.params} == {p.name for p in space.params if p.role == "algorithm"}
+
+
+def test_a_wrong_type_does_not_hide_a_metric_typo_nor_judge_the_rest_by_a_default(tmp_path):
+    """With `steps: forty` beside it, `score_metric: critic/score/maen` went unsaid (the defaults were checked), and
+    `min_steps: 200` was judged against the default 150; a NaN bound was said twice."""
+    path = space_with(
+        tmp_path, "\nquality:\n  steps: forty\n  min_steps: 200\n  kl_max: .nan\n  score_metric: critic/score/maen\n"
+    )
+    with pytest.raises(SpaceError) as exc:
+        load_space(str(path))
+    text = str(exc.value)
+    assert "`quality.steps` must be an integer, got 'forty'" in text, text
+    assert "unknown metric `critic/score/maen`" in text and "did you mean `critic/score/mean`" in text, text
+    assert "(150)" not in text and text.count("quality.kl_max") == 1, text
