@@ -178,8 +178,33 @@ def _check_whole(r: Reader, space: Space, adapter: TrainerAdapter, sampler_overr
         where = f"{space.path}:1" if sampler_overridden else r.at("sampler", "name")
         r.error(where, trouble + (" (--sampler)" if sampler_overridden else ""))
     _check_feasible_choices(r, space, adapter)
+    _check_quality_layout(r, space, adapter)
     if r.problems:
         raise SpaceError(r.problems)
+
+
+def _check_quality_layout(r: Reader, space: Space, adapter: TrainerAdapter) -> None:
+    """The quality stage's runs (its `base` on the baseline's systems values, at `quality.world_size`) must pass the
+    constraints and the trainer's checks: they passed `validate`, and then every quality run was `invalid`."""
+    from autotune.adapters.base import InvalidConfig
+    from autotune.space.sampling import ConstraintViolation, check_constraints, materialize
+    from autotune.space.stages import quality_stage
+
+    if space.quality is None or r.problems:
+        return
+    stage = quality_stage(space)
+    try:
+        defaults = adapter.defaults(stage.base_config)
+        key_types = {k: info.type for k, info in adapter.keys().items()}
+        config = materialize(stage, dict(stage.baseline), defaults, key_types)
+        check_constraints(stage, config, defaults)
+        adapter.quick_check(stage.base_config, config.flat, stage.trial.world_size)
+    except (ConstraintViolation, InvalidConfig) as exc:
+        r.error(
+            r.at("quality"),
+            "the quality stage's runs (`quality.base` and `quality.world_size` on the baseline's systems values) "
+            f"are not valid trials: {exc}",
+        )
 
 
 def _check_feasible_choices(r: Reader, space: Space, adapter: TrainerAdapter) -> None:

@@ -133,3 +133,21 @@ def test_a_wrong_type_does_not_hide_a_metric_typo_nor_judge_the_rest_by_a_defaul
     assert "`quality.steps` must be an integer, got 'forty'" in text, text
     assert "unknown metric `critic/score/maen`" in text and "did you mean `critic/score/mean`" in text, text
     assert "(150)" not in text and text.count("quality.kl_max") == 1, text
+
+
+def test_a_quality_layout_that_breaks_a_constraint_is_refused_by_validate(tmp_path):
+    """`quality.world_size: 1` with `quality.base` rollout TP 2 passed validate; every quality run was then
+    `invalid`."""
+    from tests.autotune.conftest import ROOT
+
+    shipped = (ROOT / "search_spaces" / "fsdp3d.yaml").read_text()
+    text = shipped.replace(
+        "base: {actor_rollout_ref.rollout.tensor_model_parallel_size: 1}",
+        "base: {actor_rollout_ref.rollout.tensor_model_parallel_size: 2}",
+    )
+    assert text != shipped
+    path = tmp_path / "q1.yaml"
+    path.write_text(text)
+    with pytest.raises(SpaceError, match=r"the quality stage's runs .* are not valid trials: .*constraint violated"):
+        load_space(str(path))
+    load_space(str(ROOT / "search_spaces" / "fsdp3d.yaml"))  # the shipped layout passes
