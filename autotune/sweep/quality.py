@@ -245,9 +245,8 @@ class QualityStage:
         searched = ", ".join(self.searched)
         if self.done:
             rest = f"{left} to run" if left > 0 else "nothing left to search (quality.trials in the space runs more)"
-            self.progress.note(
-                f"quality stage resuming: {self.done} of {self.n_trials} searched settings finished; {rest}"
-            )
+            of = f" of {self.n_trials}" if self.done <= self.n_trials else f" (more than the {self.n_trials} asked)"
+            self.progress.note(f"quality stage resuming: {self.done}{of} searched settings finished; {rest}")
         if left > 0:
             fixed = {k: v for k, v in self.baseline_params().items() if k not in self.searched}
             held = f"; systems values held: {short_params(fixed, limit=len(fixed))}" if fixed else ""
