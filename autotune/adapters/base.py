@@ -240,14 +240,14 @@ def crash_detail(output: str, exit_code: int | None) -> str:
             break
     else:
         lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not set(ln.strip()) <= set("=-*_ ")]
-        lines = [ln for ln in lines if not ln.startswith("step:")]
+        lines = [ln for ln in lines if not ln.startswith(("step:", "trainer: run header"))]  # 2 KB of JSON
         cause = lines[-1] if lines else ""
     if exit_code is not None and exit_code < 0:
         try:
             name = signal.Signals(-exit_code).name
         except ValueError:
             name = f"signal {-exit_code}"
-        return f"killed by {name}" + (f": {cause}" if cause else "")
+        return (f"killed by {name}" + (f": {cause}" if cause else ""))[:300]
     return (cause or f"exit code {exit_code}")[:300]
 
 

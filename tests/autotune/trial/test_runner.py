@@ -6,6 +6,7 @@ the reason line the real trainer writes), so each ending is exact and repeatable
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -111,6 +112,9 @@ def test_crash_detail_prefers_the_telling_line():
     )
     assert crash_detail(torchrun, 1) == "terminate called without an active exception"
     assert crash_detail("step:3 - a:1\n", 1) == "exit code 1"
+    header = "trainer: run header " + json.dumps({"k": "v" * 3000})  # what the built-in trainer prints first
+    assert crash_detail(header + "\n", -9) == "killed by SIGKILL"  # it was the whole header, 2 KB
+    assert len(crash_detail("x" * 5000 + "\n", -9)) <= 300
     assert crash_detail("Traceback (most recent call last):\n  x\nValueError: bad\n", 1) == "ValueError: bad"
 
 
