@@ -67,6 +67,12 @@ def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: St
     say_unfinished(loaded)
 
 
+BROKEN_BOUND = (
+    "the algorithm values exported are the baseline's, which break the quality stage's KL bound (no setting it "
+    "searched kept it): widen the quality search (`quality:` in the space), or set them by hand"
+)
+
+
 def _cell(row: pd.Series, col: str) -> str:
     value = row.get(col)
     if col == "reason" and value == row.get("outcome"):  # `interrupted` once, not twice
@@ -199,6 +205,8 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     if quality is not None:
         for line in quality.lines():
             console.print(f"  {line}", markup=False)
+        if quality.exports_a_broken_bound:
+            err.print(f"[yellow]  {BROKEN_BOUND}[/]")
         from autotune.space.stages import systems_values
 
         other = quality.ran_on_other_systems(systems_values(space, winner.params))
@@ -265,6 +273,11 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
         err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(1) from None
     console.print(f"wrote {yaml_path} and {overrides_path} (trial #{winner.number}, {winner.source})")
+    from autotune.study.results import Quality
+
+    quality = Quality.read(paths)
+    if quality is not None and quality.exports_a_broken_bound:  # only a header comment said it
+        err.print(f"[yellow]  {BROKEN_BOUND}[/]")
     say_unfinished(study, winner)
     if winner.source == "predicted":
         err.print("[yellow]  predicted by the cost model, not measured: run it before shipping it[/]")

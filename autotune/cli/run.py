@@ -96,10 +96,14 @@ _Trials = Annotated[
         "--trials",
         "-n",
         min=1,
-        help="Finished trials the study should hold (default: the space's `trials`).",
+        help="Finished trials the study should hold (default: the space's `trials`); with --stage quality, the "
+        "quality stage's searched settings (default: `quality.trials`).",
     ),
 ]
-_Timeout = Annotated[float | None, typer.Option(min=1, help="Stop launching new trials after this many seconds.")]
+_Timeout = Annotated[
+    float | None,
+    typer.Option(min=1, help="Stop launching new sweep trials after this many seconds (the later stages still run)."),
+]
 _Confirm = Annotated[
     int | None,
     typer.Option(min=0, help="Confirmation rounds over the top-k and the baseline (default: the space's)."),

@@ -939,6 +939,11 @@ class Quality:
     def baseline(self) -> QualityCandidate:
         return self.candidates[0]
 
+    @property
+    def exports_a_broken_bound(self) -> bool:
+        """Nothing ships and the baseline's values, which the export keeps, broke the KL bound."""
+        return self.winner is None and bool(self.candidates) and self.baseline.status == "BREAKS the bound"
+
     def ran_on_other_systems(self, shipped: dict[str, Any]) -> str | None:
         """A line when the stage's runs used other systems values than `shipped` (the winner that ships, its
         systems params): no run combined these algorithm values with those; None when they are the same."""

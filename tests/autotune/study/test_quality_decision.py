@@ -38,7 +38,7 @@ def test_when_the_baseline_breaks_the_bound_the_best_setting_that_keeps_it_ships
         cand("#5", 0.2, [0.50, 0.51, 0.50], [0.048, 0.049, 0.047]),
         cand("#6", 0.1, [0.53, 0.52, 0.53], [0.049, 0.055, 0.05]),  # learns most, breaks the bound in one seed
     )
-    assert q.winner == "#5" and q.shipped == {KL: 0.2}
+    assert q.winner == "#5" and q.shipped == {KL: 0.2} and not q.exports_a_broken_bound
     assert "the baseline breaks the KL bound" in q.verdict and "0.2300 > 0.05" in q.verdict
 
 
@@ -46,6 +46,7 @@ def test_when_no_setting_keeps_the_bound_nothing_ships():
     q = decided(cand("baseline", 0.001, [0.56] * 3, [0.2] * 3), cand("#1", 0.01, [0.55] * 3, [0.1, 0.04, 0.04]))
     assert q.winner is None and q.shipped == {}
     assert "nothing is exported" in q.verdict
+    assert q.exports_a_broken_bound  # best and export say it on stderr (only a header comment did)
 
 
 def test_over_a_baseline_that_keeps_the_bound_a_change_ships_only_when_its_gain_holds_across_seeds():
