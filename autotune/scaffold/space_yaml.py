@@ -102,7 +102,8 @@ def render_space(job: Job, cluster: Cluster, rec: Recipe, name: str) -> str:
     out += [
         "",
         "# Algorithm knobs: they change what is learned, so the throughput sweep leaves them at the job's values.",
-        "# Tune them later on the winner, over a real training horizon (score over the last steps, KL bound kept).",
+        "# Tune them later on the winner, over a real training horizon (score over the last steps, KL bound kept):",
+        "# add a `quality:` section (steps, kl_max, seeds; see the README's quality stage) and list them under params.",
     ]
     out += [f"#   {key}: {_flow(value)}   # {role}" for key, value, role in rec.algorithm]
     return "\n".join(out) + "\n"
