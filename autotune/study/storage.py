@@ -176,16 +176,24 @@ def open_storage(url: str) -> RDBStorage:
             raise StorageError(
                 f"--storage {url}: {database} is a folder; name a database file in it ({database}/study.db)"
             )
-    try:
-        return RDBStorage(
-            url,
-            heartbeat_interval=HEARTBEAT_S,
-            grace_period=GRACE_S,
-            heartbeat_stale_trial_callback=RetryOnce(max_retry=1),
-            **kwargs,
-        )
-    except Exception as exc:  # sqlalchemy and driver errors of every kind: say which and how to fix
-        raise StorageError(storage_problem(url, exc)) from None
+    for attempt in range(3):
+        try:
+            return RDBStorage(
+                url,
+                heartbeat_interval=HEARTBEAT_S,
+                grace_period=GRACE_S,
+                heartbeat_stale_trial_callback=RetryOnce(max_retry=1),
+                **kwargs,
+            )
+        except Exception as exc:  # sqlalchemy and driver errors of every kind: say which and how to fix
+            racing = "alembic_version" in str(exc) or "already exists" in str(exc)  # another process made the schema
+            if attempt < 2 and racing:  # meanwhile (a new database opened by two workers at once)
+                import time
+
+                time.sleep(0.5)
+                continue
+            raise StorageError(storage_problem(url, exc)) from None
+    raise AssertionError("unreachable")
 
 
 _EXAMPLES = "sqlite:///runs/my.db, postgresql://USER:PASSWORD@HOST/DB, mysql+pymysql://USER:PASSWORD@HOST/DB"

@@ -164,7 +164,8 @@ def _check_resumable(opts: SweepOptions, fidelity: str) -> None:
     from autotune.study.storage import check_same_fidelity, check_same_space
 
     check_same_space(opts.paths, opts.space)
-    check_same_fidelity(opts.paths, opts.url, fidelity)
+    with opts.paths.lock():  # another worker may be creating the database: opening it beside that failed
+        check_same_fidelity(opts.paths, opts.url, fidelity)  # ("UNIQUE constraint failed: alembic_version")
 
 
 def _confirm_ablate_check(
@@ -219,7 +220,8 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
     if opts.stage != "throughput" and opts.space.quality is not None and not opts.simulated:
         from autotune.sweep.quality import check_same_rules
 
-        check_same_rules(opts.space, opts.paths, opts.url)  # before the throughput stage's minutes, not after
+        with opts.paths.lock():  # as `_check_resumable`: not beside another worker creating the database
+            check_same_rules(opts.space, opts.paths, opts.url)  # before the throughput stage's minutes, not after
     study = run_sweep(opts, progress) if opts.stage != "quality" else _existing_study(opts)
     if study is None and opts.space.quality is not None and not opts.simulated:
         # `--stage quality` on a new study: its baseline trial first, so the study exists with the systems values
