@@ -161,8 +161,13 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     speed = ""
     if winner.speedup is not None:
         low, high = winner.speedup_spread or (math.nan, math.nan)
-        one = winner.speedup_spread is not None and (low == high or math.isnan(low + high))  # one round
-        spread = " (one round: no interval)" if one else f" [{low:.2f}, {high:.2f}]" if winner.speedup_spread else ""
+        spread = (
+            " (one round: no interval)"
+            if winner.one_round
+            else f" [{low:.2f}, {high:.2f}]"
+            if winner.speedup_spread
+            else ""
+        )
         speed = f", {winner.speedup:.2f}x the baseline{spread}"
     from autotune.report.data import summary
 

@@ -154,8 +154,7 @@ def exported(
     if winner.speedup is not None:
         what = f"{winner.ablation.level:.0%} interval" if winner.ablation else "rounds"
         low, high = winner.speedup_spread or (math.nan, math.nan)
-        one = low == high or math.isnan(low + high)  # one round: no interval
-        spread = " (one round: no interval)" if winner.speedup_spread and one else (
+        spread = " (one round: no interval)" if winner.one_round else (
             f" ({what}: {low:.2f}-{high:.2f})" if winner.speedup_spread else "")  # fmt: skip
         speed = f", {winner.speedup:.2f}x the baseline{spread}"
     header = [

@@ -187,31 +187,51 @@ def _check_quality_layout(r: Reader, space: Space, adapter: TrainerAdapter) -> N
     """The quality stage's runs (its `base` on the baseline's systems values, at `quality.world_size`) must pass the
     constraints and the trainer's checks: they passed `validate`, and then every quality run was `invalid`."""
     from autotune.adapters.base import InvalidConfig
-    from autotune.space.sampling import ConstraintViolation, check_constraints, materialize
     from autotune.space.stages import quality_stage
 
     if space.quality is None or r.problems:
         return
     stage = quality_stage(space)
     try:
-        defaults = adapter.defaults(stage.base_config)
         key_types = {k: info.type for k, info in adapter.keys().items()}
-        config = materialize(stage, dict(stage.baseline), defaults, key_types)
-        check_constraints(stage, config, defaults)
-        adapter.quick_check(stage.base_config, config.flat, stage.trial.world_size)
-    except (ConstraintViolation, InvalidConfig) as exc:
+        trouble = _trial_problem(stage, adapter, dict(stage.baseline), adapter.defaults(stage.base_config), key_types)
+    except InvalidConfig as exc:
+        trouble = str(exc)
+    if trouble:
         r.error(
             r.at("quality"),
             "the quality stage's runs (`quality.base` and `quality.world_size` on the baseline's systems values) "
-            f"are not valid trials: {exc}",
+            f"are not valid trials: {trouble}",
         )
+
+
+def _trial_problem(
+    space: Space,
+    adapter: TrainerAdapter,
+    params: dict[str, Any],
+    defaults: dict[str, Any],
+    key_types: dict[str, Any],
+    quick: bool = True,
+) -> str | None:
+    """Why a trial of `space` at `params` could not run (its constraints, the trainer's checks), or None."""
+    from autotune.adapters.base import InvalidConfig
+    from autotune.space.sampling import ConstraintViolation, check_constraints, materialize
+
+    try:
+        config = materialize(space, params, defaults, key_types)
+        check_constraints(space, config, defaults)
+        checker = adapter.quick_check if quick else adapter.check
+        checker(space.base_config, config.flat, space.trial.world_size)
+    except (ConstraintViolation, InvalidConfig) as exc:
+        return str(exc)
+    return None
 
 
 def _check_feasible_choices(r: Reader, space: Space, adapter: TrainerAdapter) -> None:
     """The baseline must pass the constraints and the trainer's own checks, and every categorical
     choice must be able to (tried with the other params at their baseline values)."""
     from autotune.adapters.base import InvalidConfig
-    from autotune.space.sampling import ConstraintViolation, check_constraints, holds, materialize
+    from autotune.space.sampling import holds
 
     try:
         defaults = adapter.defaults(space.base_config)
@@ -221,14 +241,7 @@ def _check_feasible_choices(r: Reader, space: Space, adapter: TrainerAdapter) ->
     key_types = {k: info.type for k, info in adapter.keys().items()}
 
     def problem(params: dict[str, Any], quick: bool = True) -> str | None:
-        try:
-            config = materialize(space, params, defaults, key_types)
-            check_constraints(space, config, defaults)
-            checker = adapter.quick_check if quick else adapter.check
-            checker(space.base_config, config.flat, space.trial.world_size)
-        except (ConstraintViolation, InvalidConfig) as exc:
-            return str(exc)
-        return None
+        return _trial_problem(space, adapter, params, defaults, key_types, quick)
 
     baseline_problem = problem(space.baseline, quick=False)
     if baseline_problem:

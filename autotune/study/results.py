@@ -668,6 +668,12 @@ class Winner:
     and `speedup` its predicted speedup over the baseline."""
 
     @property
+    def one_round(self) -> bool:
+        """`speedup_spread` is of one round, which has no interval (its bounds equal, or nan)."""
+        low, high = self.speedup_spread or (math.nan, math.nan)
+        return self.speedup_spread is not None and (low == high or math.isnan(low + high))
+
+    @property
     def ships_less(self) -> bool:
         """The ablation sent a change (one that acts here) back to baseline: `value` and the confirmed figures
         are the whole winner's, measured in confirmation, not what ships (`speedup` is what ships)."""
@@ -828,12 +834,20 @@ class QualityCandidate:
         return [r for r in self.runs if r.broke == "incomplete"]
 
     @property
+    def measured(self) -> bool:
+        """Whether its runs say what it does: one broke a rule, or every one reached the horizon."""
+        return not (self.unmeasured and all(r.broke in (None, "incomplete") for r in self.runs))
+
+    @property
+    def ended_early(self) -> str:
+        return ", ".join(f"seed {r.seed} at step {r.steps}" for r in self.unmeasured)
+
+    @property
     def status(self) -> str:
         if self.keeps_bound:
             return "keeps the bound"
-        if self.runs and all(r.broke in (None, "incomplete") for r in self.runs):
-            ended = ", ".join(f"seed {r.seed} at step {r.steps}" for r in self.unmeasured)
-            return f"NOT MEASURED ({ended}: it ended early without breaking a rule; a rerun runs it again)"
+        if not self.measured:
+            return f"NOT MEASURED ({self.ended_early}: it ended early without breaking a rule; a rerun runs it again)"
         return "BREAKS the bound"
 
     @property
@@ -891,11 +905,11 @@ class Quality:
         others = [c for c in self.candidates[1:] if c.keeps_bound]
         best = max(others, key=lambda c: c.mean_score, default=None)
         self.winner, self.shipped, self.gain = None, {}, None
-        if base.status.startswith("NOT MEASURED"):  # a crashed seed is no evidence that the baseline breaks the bound
+        if not base.measured:  # a crashed seed is no evidence that the baseline breaks the bound
             self.verdict = (
-                "the baseline was not measured in every seed (" + base.status.removeprefix("NOT MEASURED (")[:-1]
-                + "): nothing is decided; run the same command again"
-            )  # fmt: skip
+                f"the baseline was not measured in every seed ({base.ended_early}: it ended early without breaking a "
+                "rule; a rerun runs it again): nothing is decided; run the same command again"
+            )
             return
         if best is None and base.keeps_bound:
             self.verdict = "no other setting keeps the KL bound in every seed; the baseline's values stay"
@@ -942,7 +956,8 @@ class Quality:
     @property
     def exports_a_broken_bound(self) -> bool:
         """Nothing ships and the baseline's values, which the export keeps, broke the KL bound."""
-        return self.winner is None and bool(self.candidates) and self.baseline.status == "BREAKS the bound"
+        base = self.baseline if self.candidates else None
+        return self.winner is None and base is not None and base.measured and not base.keeps_bound
 
     def ran_on_other_systems(self, shipped: dict[str, Any]) -> str | None:
         """A line when the stage's runs used other systems values than `shipped` (the winner that ships, its
