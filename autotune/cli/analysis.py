@@ -40,7 +40,8 @@ def explain_cmd(
         bool,
         typer.Option(
             help="Measure the path again even when runs/<study>/explain.json holds it (without options, or with the "
-            "ones it was measured with, the stored path is shown)."
+            "ones it was measured with, the stored path is shown), reusing no earlier run (without it, rounds an "
+            "earlier or interrupted explain finished for the same configurations are kept)."
         ),
     ] = False,
     runs_dir: RunsDirOpt = Path("runs"),
@@ -53,8 +54,6 @@ def explain_cmd(
     interleaved rounds, each step's gain against the step before. Knobs equal to the baseline or
     inert here are not run.
     """
-    from click.core import ParameterSource
-
     from autotune.study.progress import SweepProgress
     from autotune.study.results import Explanation, current_explanation
     from autotune.sweep.explain import ExplainError, ExplainOptions, explain
@@ -77,22 +76,22 @@ def explain_cmd(
     # the stored path, when it leads to the winner as it ships (another winner since: measured again), compared
     # with the winner's measurement as it stands; shown unless other options are asked for
     result, recompared = (None, False) if rerun else current_explanation(study_, paths, space)
-    given = any(
-        ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
-        for name in ("repeats", "max_rounds", "select_repeats")
+    given = bool(
+        _given(ctx, {"repeats": "--repeats", "max_rounds": "--max-rounds", "select_repeats": "--select-repeats"})
     )
     if result is None or (given and not result.measured_with(repeats, max_rounds, select_repeats)):
         first = space.objectives[0]
         progress = SweepProgress(0, first.metric, first.direction == "maximize", console)
         try:
-            result = explain(study_, space, get_adapter(space.trainer, space.command), paths, options, progress)
+            adapter = get_adapter(space.trainer, space.command)
+            result = explain(study_, space, adapter, paths, options, progress, fresh=rerun)
         except ExplainError as exc:
             err.print(f"[red]{escape(str(exc))}[/]")
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
             err.print(
-                f"[yellow]explain interrupted: its runs are not kept; `autotune explain {escape(study)}` measures the "
-                "path again[/]"
+                f"[yellow]explain interrupted: its finished rounds are kept; `autotune explain {escape(study)}"
+                f"{escape(paths.flags(storage))}` with the same options goes on from them (--rerun: measure all again)[/]"
             )
             raise
     else:

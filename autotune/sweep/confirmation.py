@@ -11,6 +11,7 @@ read by `best`, `export` and the report.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import shutil
 import statistics
@@ -72,29 +73,81 @@ def measure_interleaved(
     progress: SweepProgress,
     title: str = "confirm",
     of: tuple[int, int] | None = None,
+    keep: str | None = None,
 ) -> None:
     """Run every candidate once per round, in an order rotated each round, into `folder/r<round>-<stem>`.
 
     Results are appended to each candidate; comparing candidates round by round cancels the drift
     of a shared machine. `of` (first round's number, rounds in all) numbers the progress lines of
-    rounds that continue earlier ones.
+    rounds that continue earlier ones. With `keep` (a key of what the runs are measured under), each
+    run's result is kept in its folder (`KEPT`), and a round whose every run was kept under the same key
+    with the same params is read back instead of run again: an interrupted measurement goes on from
+    its finished rounds (a round cut short runs again whole, so its runs stay side by side in time).
     """
     first, total = of or (1, repeats)
     for round_ in range(repeats):
         shift = round_ % len(candidates)
-        for c in candidates[shift:] + candidates[:shift]:
+        order = candidates[shift:] + candidates[:shift]
+        kept = [_kept(folder / f"r{round_ + 1}-{c.stem}", c, keep) for c in order] if keep else []
+        if kept and all(k is not None for k in kept):
+            progress.note(f"{title} round {first + round_}/{total}: kept from an earlier run ({folder})")
+            for c, result in zip(order, kept, strict=True):
+                _append(c, **result)  # type: ignore[arg-type]
+            continue
+        for c in order:
             name = "baseline" if c.is_baseline else (c.label or f"#{c.number}")
             progress.note(f"{title} round {first + round_}/{total}: {name}")
-            ev = evaluate(
-                space, adapter, c.params, folder / f"r{round_ + 1}-{c.stem}", baseline_limits, is_baseline=c.is_baseline
-            )
-            c.values.append(
-                ev.objectives[0] if ev.objectives and ev.outcome in ("complete", "infeasible") else math.nan
-            )
-            c.feasible.append(ev.outcome == "complete")
-            c.ran.append(ev.outcome in ("complete", "infeasible"))
-            c.limits.append(dict(ev.score.limits) if ev.score else {})
-            c.key_metrics.append(ev.score.key_metrics if ev.score else {})
+            run_dir = folder / f"r{round_ + 1}-{c.stem}"
+            (run_dir / KEPT).unlink(missing_ok=True)  # a run cut short keeps nothing
+            ev = evaluate(space, adapter, c.params, run_dir, baseline_limits, is_baseline=c.is_baseline)
+            result = {
+                "value": ev.objectives[0] if ev.objectives and ev.outcome in ("complete", "infeasible") else math.nan,
+                "feasible": ev.outcome == "complete",
+                "ran": ev.outcome in ("complete", "infeasible"),
+                "limits": dict(ev.score.limits) if ev.score else {},
+                "key_metrics": dict(ev.score.key_metrics) if ev.score else {},
+            }
+            _append(c, **result)
+            if keep:
+                (run_dir / KEPT).write_text(json.dumps({"key": keep, "params": _canonical(c.params), **result}))
+
+
+KEPT = "kept.json"
+"""A run's result beside it, when its measurement keeps its runs (`measure_interleaved(keep=...)`)."""
+
+
+def _append(
+    c: Candidate, value: float, feasible: bool, ran: bool, limits: dict[str, float], key_metrics: dict[str, float]
+) -> None:
+    c.values.append(value)
+    c.feasible.append(feasible)
+    c.ran.append(ran)
+    c.limits.append(limits)
+    c.key_metrics.append(key_metrics)
+
+
+def _canonical(params: dict[str, Any]) -> str:
+    return json.dumps(params, sort_keys=True, default=str)
+
+
+def _kept(run_dir: Path, c: Candidate, keep: str | None) -> dict[str, Any] | None:
+    """The run's kept result, when it was measured under `keep` with `c`'s params (else None: run it)."""
+    try:
+        data = json.loads((run_dir / KEPT).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != keep or data.get("params") != _canonical(c.params):
+        return None
+    try:
+        return {
+            "value": float(data["value"]),
+            "feasible": bool(data["feasible"]),
+            "ran": bool(data["ran"]),
+            "limits": {str(k): float(v) for k, v in data["limits"].items()},
+            "key_metrics": {str(k): float(v) for k, v in data["key_metrics"].items()},
+        }
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
 
 
 def run_confirmation(

@@ -23,13 +23,20 @@ whatever is left as one final step, and `select_repeats` sets the rounds of the 
     runs/<study>/explain/path/r<round>-p<i>/         the path measured (p0 = the baseline)
     runs/<study>/explain.json                        the path, an `Explanation` (study/results.py), read by
                                                      `autotune explain` and the report
+
+Each run keeps its result in its folder (`kept.json`) as it finishes: an explain cut short (Ctrl-C, a
+killed controller) goes on from its finished rounds when run again, for the same space and limits;
+`--rerun` measures everything again.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import math
 import re
+import shutil
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
@@ -142,8 +149,10 @@ def explain(
     paths: StudyPaths,
     options: ExplainOptions,
     progress: SweepProgress,
+    fresh: bool = False,
 ) -> Explanation:
-    """Run the greedy path and write `explain.json`; returns what it wrote."""
+    """Run the greedy path and write `explain.json`; returns what it wrote. Runs finished by an earlier
+    (interrupted) explain of the same configurations are reused, unless `fresh`."""
     base = baseline_trial(study)
     if base is None:
         raise ExplainError(f"study `{paths.name}` has no finished baseline trial; run the sweep first")
@@ -160,7 +169,12 @@ def explain(
         why = "the winner is the baseline" if winner.number == base.number else "no change of the winner acts here"
         raise ExplainError(f"study `{paths.name}`: nothing to explain ({why}); run more trials first")
     limits = dict(TrialRecord.of(base).limits)
-    ctx = _Context(space, adapter, paths, options, progress, defaults, limits)
+    folder = paths.root / "explain"
+    if fresh:
+        shutil.rmtree(folder, ignore_errors=True)
+    # runs are kept as they finish: an interrupted explain goes on from its finished rounds (same space and limits)
+    keep = hashlib.sha256(json.dumps([space.text, limits], sort_keys=True).encode()).hexdigest()[:16]
+    ctx = _Context(space, adapter, paths, options, progress, defaults, limits, keep)
     order, tried = choose_order(ctx, dict(base.params), remaining)
     configs = [dict(base.params)]
     for knob in order:
@@ -168,9 +182,9 @@ def explain(
     path = [Candidate(i, c, label=f"p{i}", is_baseline=i == 0) for i, c in enumerate(configs)]
     if len(path) > 1:
         measure_interleaved(
-            space, adapter, path, paths.root / "explain" / "path", options.repeats, limits, progress, "explain path"
+            space, adapter, path, folder / "path", options.repeats, limits, progress, "explain path", keep=keep
         )
-    folder = paths.root / "explain" / "path"
+    folder = folder / "path"
     steps = []
     for i, knob in enumerate(order, start=1):
         run, ref = path[i], path[i - 1]
@@ -213,6 +227,8 @@ class _Context:
     progress: SweepProgress
     defaults: dict[str, Any]
     limits: dict[str, float]
+    keep: str
+    """The key its runs are kept under (`measure_interleaved`)."""
 
 
 def choose_order(
@@ -244,7 +260,7 @@ def choose_order(
             folder = ctx.paths.root / "explain" / f"order{number}"
             measure_interleaved(
                 ctx.space, ctx.adapter, [reference, *tries], folder, ctx.options.select_repeats, ctx.limits,
-                ctx.progress, f"explain: order step {number}",
+                ctx.progress, f"explain: order step {number}", keep=ctx.keep,
             )  # fmt: skip
             gains = {k.name: compare(c, reference).speedup_mean for k, c in zip(remaining, tries, strict=True)}
             ranked = [i for i, k in enumerate(remaining) if not math.isnan(gains[k.name])]

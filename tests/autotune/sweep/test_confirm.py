@@ -145,3 +145,45 @@ def test_the_file_keeps_the_layout_earlier_versions_wrote_and_reads_back(tmp_pat
     with pytest.raises(ResultsFileError, match=r"confirmation.json: cannot be read .*run the sweep again"):
         Confirmation.read(paths)
     assert Confirmation.read(StudyPaths(tmp_path, "never-ran")) is None
+
+
+def test_kept_rounds_are_read_back_and_a_round_cut_short_runs_again_whole(tmp_path):
+    """`measure_interleaved(keep=...)` (explain's runs): a round whose every run was kept under the same key and
+    params is read back instead of run; a round with one run missing runs again whole. Real trainer runs."""
+    from autotune.adapters.base import get_adapter
+    from autotune.study.progress import SweepProgress
+    from autotune.sweep.confirmation import KEPT, _kept, measure_interleaved
+    from tests.autotune.conftest import write_space
+
+    space = load_space(str(write_space(tmp_path, steps=2)))
+    adapter, folder = get_adapter("builtin"), tmp_path / "path"
+    micro = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
+    progress = SweepProgress(0, "perf/throughput")
+    progress.quiet = True
+
+    def candidates() -> list[Candidate]:
+        return [
+            Candidate(0, dict(space.baseline), label="p0", is_baseline=True),
+            Candidate(1, {**space.baseline, micro: 8}, label="p1"),
+        ]
+
+    first = candidates()
+    measure_interleaved(space, adapter, first, folder, 1, None, progress, keep="k")
+    assert all(math.isfinite(c.values[0]) and c.ran == [True] for c in first)
+    stamps = {p: (p / "metrics.jsonl").stat().st_mtime_ns for p in folder.glob("r1-*")}
+    assert len(stamps) == 2 and all((p / KEPT).is_file() for p in stamps)
+    # round 2 was cut short after p1's run: its result is there, p0's is not
+    planted = folder / "r2-p1"
+    planted.mkdir()
+    (planted / KEPT).write_text((folder / "r1-p1" / KEPT).read_text())
+    second = candidates()
+    measure_interleaved(space, adapter, second, folder, 2, None, progress, keep="k")
+    assert [c.values[0] for c in second] == [c.values[0] for c in first]  # round 1 read back, not run
+    assert [c.limits[0] for c in second] == [c.limits[0] for c in first]
+    assert {p: (p / "metrics.jsonl").stat().st_mtime_ns for p in stamps} == stamps
+    assert (planted / "metrics.jsonl").is_file() and (folder / "r2-p0" / "metrics.jsonl").is_file()  # run whole
+    assert all(len(c.values) == 2 and all(map(math.isfinite, c.values)) for c in second)
+    # another key (another space or limits) or other params: not reused
+    run = folder / "r1-p1"
+    assert _kept(run, second[1], "k") is not None
+    assert _kept(run, second[1], "other") is None and _kept(run, second[0], "k") is None

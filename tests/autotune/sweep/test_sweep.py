@@ -268,3 +268,25 @@ def test_a_baseline_that_breaks_a_limit_is_named_as_why_there_is_no_winner(tmp_p
     best = autotune("best", "small", "--runs-dir", str(runs))
     assert best.returncode == 1 and "has no feasible trial (its baseline breaks a limit: " in best.stderr, best.stderr
     assert "actor/kl_loss" in best.stderr and "check the space's limits" in best.stderr
+
+
+def test_explain_with_other_options_measures_again_and_reuses_the_rounds_it_kept(small_study, tmp_path):
+    """`explain --repeats 2` after a 1-round explain measured nothing (the options typed were never seen: typer's
+    own click copy) and showed the old path; now it measures, keeping round 1's runs (as after a Ctrl-C)."""
+    import shutil
+
+    runs, _, _ = small_study
+    copy = tmp_path / "runs"
+    shutil.copytree(runs, copy)
+    first = autotune("explain", "small", "--runs-dir", str(copy), "--repeats", "1", "--max-rounds", "1")
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    path = copy / "small" / "explain" / "path"
+    stamps = {p: (p / "metrics.jsonl").stat().st_mtime_ns for p in path.glob("r1-*")}
+    assert stamps and all((p / "kept.json").is_file() for p in stamps)
+    more = autotune("explain", "small", "--runs-dir", str(copy), "--repeats", "2", "--max-rounds", "1")
+    assert more.returncode == 0, more.stdout[-3000:] + more.stderr[-3000:]
+    assert "measured earlier" not in more.stdout and "round 1/2: kept from an earlier run" in more.stdout
+    assert {p: (p / "metrics.jsonl").stat().st_mtime_ns for p in stamps} == stamps
+    assert json.loads((copy / "small" / "explain.json").read_text())["repeats"] == 2
+    bare = autotune("explain", "small", "--runs-dir", str(copy))
+    assert "measured earlier with --repeats 2 --select-repeats 1, --max-rounds 1" in bare.stdout, bare.stdout
