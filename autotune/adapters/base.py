@@ -78,6 +78,9 @@ class TrainerAdapter(ABC):
     """The trainer's name (set by `register`): what a space's `trainer:` says."""
     warm_starts: ClassVar[bool] = False
     """Whether its trials launch from the warm parent (`warm.launch_argv`)."""
+    seed_keys: ClassVar[tuple[str, ...]] = ("data.seed",)
+    """The config keys that seed a run (the quality stage's default `seed_keys`): a seed must reach every
+    source of randomness the trainer has, or the seeds' spread understates the noise."""
 
     def __init__(self, command: list[str] | None = None) -> None:
         self.command = command

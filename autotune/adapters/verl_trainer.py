@@ -273,6 +273,10 @@ def _key_type(value: Any) -> Any:
 
 @register("verl")
 class VerlAdapter(TrainerAdapter):
+    seed_keys = ("data.seed", "actor_rollout_ref.rollout.seed")
+    """verl takes the prompts' order from `data.seed` and the rollout's sampling from its own seed (42 by default,
+    the same in every run otherwise)."""
+
     def __init__(self, command: list[str] | None = None) -> None:
         super().__init__(command)
         self.command: list[str] = command or [sys.executable, "-m", "verl.trainer.main_ppo"]

@@ -14,7 +14,7 @@
       kl_max: 0.05
       search_margin: 0.7       # the one-seed search asks for KL <= 0.7 × kl_max (seeds spread the KL)
       min_entropy: 0.05        # entropy collapse: a 10-step mean entropy below this stops the run
-      seed_keys: [data.seed]   # where a run's seed goes (verl: [data.seed, actor_rollout_ref.rollout.seed])
+      seed_keys: [data.seed]   # where a run's seed goes (default: the trainer's; verl: data.seed and the rollout's)
       world_size: 1            # optional: ranks per quality run (default: trial.world_size)
       parallel: 2              # quality runs at a time (default 1)
       base:                    # optional: systems keys set for quality runs only (e.g. a TP that fits world_size)
@@ -87,10 +87,10 @@ class QualitySettings:
     """Ranks per quality run (None: the space's `trial.world_size`)."""
     parallel: int = 1
     """Quality runs at a time (each runs `world_size` ranks)."""
-    seed_keys: tuple[str, ...] = ("data.seed",)
-    """The config keys a run's seed is written to (prompts, initialisation, sampling): the built-in
-    trainer seeds everything from `data.seed`; verl takes the data order from `data.seed` and the
-    rollout's sampling from `actor_rollout_ref.rollout.seed`."""
+    seed_keys: tuple[str, ...] | None = None
+    """The config keys a run's seed is written to (prompts, initialisation, sampling); None (not in the file): the
+    trainer's own (`TrainerAdapter.seed_keys`): the built-in trainer seeds everything from `data.seed`; verl
+    takes the data order from `data.seed` and the rollout's sampling from `actor_rollout_ref.rollout.seed`."""
     first_seed: int = 1
     """Seeds are first_seed, first_seed + 1, ...; the search runs with the first."""
     timeout_s: float | None = None
@@ -134,7 +134,7 @@ class QualitySettings:
             bad("timeout_s", "must be a number of seconds > 0, or left out (10 s a step)", "600")
         if isinstance(self.first_seed, bool) or not isinstance(self.first_seed, int) or self.first_seed < 0:
             bad("first_seed", "must be an integer >= 0", "1")
-        if not self.seed_keys or not all(isinstance(k, str) for k in self.seed_keys):
+        if self.seed_keys is not None and (not self.seed_keys or not all(isinstance(k, str) for k in self.seed_keys)):
             bad("seed_keys", "must be a list of config keys", "[data.seed]")
         if not isinstance(self.base, dict):
             bad(

@@ -220,7 +220,8 @@ def parse_quality(
             base[key] = coerce(located.value, keys[key].type)
         except TypeError as exc:
             r.error(located.where, f"`{key}` {exc}, got {located.value!r}")
-    seed_keys = (settings.seed_keys,) if isinstance(settings.seed_keys, str) else tuple(settings.seed_keys)
+    given_keys = settings.seed_keys
+    seed_keys = (given_keys,) if isinstance(given_keys, str) else tuple(given_keys or adapter.seed_keys)
     for key in seed_keys:
         if key not in keys:
             hint = suggest_key(key, keys)

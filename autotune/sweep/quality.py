@@ -473,7 +473,9 @@ class QualityStage:
     ) -> tuple[Curve, str, str]:
         """One run to the horizon (or until `watch` stops it): (its curve, outcome, detail), judged by `q`."""
         q = q or self.q
-        space = dataclasses.replace(self.stage, base={**self.stage.base, **dict.fromkeys(self.q.seed_keys, job.seed)})
+        seed_keys = self.q.seed_keys
+        assert seed_keys, "the space's reader sets them (the trainer's own when the file has none)"
+        space = dataclasses.replace(self.stage, base={**self.stage.base, **dict.fromkeys(seed_keys, job.seed)})
         if job.trial_dir.exists():  # a run cut short before (a stopped controller): its steps must not mix in
             shutil.rmtree(job.trial_dir)
         started = time.monotonic()

@@ -42,6 +42,19 @@ def test_a_quality_section_is_read_with_its_rungs_and_systems_base(tmp_path):
     assert q.seed_values() == [1, 2]
 
 
+def test_a_runs_seed_goes_to_every_seed_the_trainer_has_unless_the_file_says(tmp_path):
+    """Without `seed_keys`, a verl space's seeds set only `data.seed`: every seed sampled its rollouts with verl's
+    `actor_rollout_ref.rollout.seed` (42), so the seeds' spread left out the sampling noise."""
+    assert load_space(str(space_with(tmp_path, QUALITY))).quality.seed_keys == ("data.seed",)  # type: ignore[union-attr]
+    shipped = (Path(__file__).resolve().parents[3] / "search_spaces" / "verl-cpu.yaml").read_text()
+    assert "  seed_keys: [data.seed, actor_rollout_ref.rollout.seed]\n" in shipped
+    verl = tmp_path / "verl.yaml"
+    verl.write_text(shipped.replace("  seed_keys: [data.seed, actor_rollout_ref.rollout.seed]\n", ""))
+    assert load_space(str(verl)).quality.seed_keys == ("data.seed", "actor_rollout_ref.rollout.seed")  # type: ignore[union-attr]
+    verl.write_text(shipped.replace("seed_keys: [data.seed, actor_rollout_ref.rollout.seed]", "seed_keys: [data.seed]"))
+    assert load_space(str(verl)).quality.seed_keys == ("data.seed",)  # type: ignore[union-attr]
+
+
 def test_no_quality_section_means_no_quality_stage(tmp_path):
     assert load_space(str(write_space(tmp_path))).quality is None
 
@@ -53,6 +66,7 @@ def test_no_quality_section_means_no_quality_stage(tmp_path):
         ("quality: {search_margin: 1.5}", "`quality.search_margin` must lie in (0, 1]"),
         ("quality: {steps: 10, min_steps: 20}", "`quality.min_steps` must be <= `quality.steps` (10)"),
         ("quality: {seedz: 3}", "unknown setting `quality.seedz`; did you mean `seeds`?"),
+        ("quality: {seed_keys: []}", "`quality.seed_keys` must be a list of config keys"),
         ("quality: {score_metric: critic/score/maen}", "unknown metric `critic/score/maen`"),
         (
             "quality: {seed_keys: [data.sead]}",
