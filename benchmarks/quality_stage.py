@@ -40,7 +40,7 @@ from autotune.space.loader import load_space  # noqa: E402
 from autotune.space.sampling import suggest  # noqa: E402
 from autotune.space.schema import Space  # noqa: E402
 from autotune.study.progress import SweepProgress  # noqa: E402
-from autotune.study.results import QualityCandidate  # noqa: E402
+from autotune.study.quality_result import QualityCandidate  # noqa: E402
 from autotune.study.storage import StudyPaths  # noqa: E402
 from autotune.sweep.quality import QualityStage, _Job, _quality_run  # noqa: E402
 from autotune.trial.learning import CurveWatch, summarize  # noqa: E402

@@ -21,7 +21,7 @@ from autotune.cli import start  # noqa: F401
 # isort: on
 from autotune.cli.app import app, err
 from autotune.extras import MissingPart, missing_module_message
-from autotune.study.results import ResultsFileError
+from autotune.study.result_files import ResultsFileError
 from autotune.study.storage import SpaceChanged, StorageError, StudyNameError
 
 __all__ = ["app", "main"]

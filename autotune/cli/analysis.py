@@ -63,7 +63,7 @@ def explain_cmd(
     options = ExplainOptions(repeats=repeats, max_rounds=max_rounds, select_repeats=select_repeats)
     study_ = load_or_exit(paths, storage)
     if StudyInfo.of(study_).fidelity == "sim":  # its trials were predicted; explaining runs configurations for real
-        from autotune.study.results import measure_predicted
+        from autotune.study.predicted_winner import measure_predicted
 
         err.print(
             f"[red]study `{escape(study)}` was simulated: `explain` runs each step of the path for real, and nothing "

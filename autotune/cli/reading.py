@@ -194,7 +194,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     what = "predicted memory" if winner.source == "predicted" else "memory"
     console.print(f"  {what} {s.memory_ratio:.3g}x the baseline ({s.memory_metric}){rss}")
     from autotune.export.winner import FILLED, filled_keys, sweep_device
-    from autotune.study.results import Quality
+    from autotune.study.quality_result import Quality
 
     quality = Quality.read(paths)
     algorithm = quality.shipped if quality is not None else {}
@@ -278,7 +278,7 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
         err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(1) from None
     console.print(f"wrote {yaml_path} and {overrides_path} (trial #{winner.number}, {winner.source})")
-    from autotune.study.results import Quality
+    from autotune.study.quality_result import Quality
 
     quality = Quality.read(paths)
     if quality is not None and quality.exports_a_broken_bound:  # only a header comment said it

@@ -32,15 +32,9 @@ from autotune.space.freeze import inert_params
 from autotune.space.sampling import trial_config
 from autotune.space.schema import Space
 from autotune.space.stages import NOT_SEARCHED, held_values, systems_values
-from autotune.study.results import (
-    UNCONFIRMED,
-    Confirmation,
-    NoWinner,
-    Quality,
-    Winner,
-    find_winner,
-    measure_predicted,
-)
+from autotune.study.predicted_winner import measure_predicted
+from autotune.study.quality_result import Quality
+from autotune.study.results import UNCONFIRMED, Confirmation, NoWinner, Winner, find_winner
 from autotune.study.storage import StudyInfo, StudyPaths
 
 NOT_EXPORTED = ("trainer.total_training_steps",)

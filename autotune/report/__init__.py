@@ -8,7 +8,7 @@ import optuna
 
 from autotune.report import data, render
 from autotune.space.schema import Space
-from autotune.study.results import Quality
+from autotune.study.quality_result import Quality
 from autotune.study.storage import StudyPaths
 
 

@@ -12,7 +12,8 @@ import plotly.graph_objects as go
 from autotune.names import short_labels
 from autotune.report import data
 from autotune.report.page import Page, table_html
-from autotune.study.results import Ablation, Explanation, PredictedWinner, interval, measure_predicted, short_value
+from autotune.study.predicted_winner import PredictedWinner, measure_predicted
+from autotune.study.results import Ablation, Explanation, interval, short_value
 
 
 def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:

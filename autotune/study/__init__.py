@@ -1,16 +1,16 @@
-"""A sweep's study: its storage and folders, what its phases concluded (`results`), its progress line
-and its tables (`frames`, imported on use: it needs pandas)."""
+"""A sweep's study: its storage and folders, what its phases concluded (`results`, `quality_result`,
+`predicted_winner`), its progress line and its tables (`frames`, imported on use: it needs pandas)."""
 
 from __future__ import annotations
 
 from autotune.study.progress import SweepProgress
+from autotune.study.result_files import ResultsFileError
 from autotune.study.results import (
     Confirmation,
     ConfirmedCandidate,
     ExplainStep,
     Explanation,
     NoWinner,
-    ResultsFileError,
     Winner,
     find_winner,
 )

@@ -174,7 +174,8 @@ def _confirm_ablate_check(
     """Confirmation, the ablation and the equivalence check. A finished study run again keeps what they
     measured when nothing they depend on changed: the same candidates and rounds, then the same winner
     (on a GPU each is minutes to hours). Deleting the result file measures it again."""
-    from autotune.study.results import Ablation, Confirmation, ResultsFileError
+    from autotune.study.result_files import ResultsFileError
+    from autotune.study.results import Ablation, Confirmation
     from autotune.study.storage import baseline_trial
     from autotune.sweep.ablation import run_ablation
     from autotune.sweep.confirmation import run_confirmation, top_candidates

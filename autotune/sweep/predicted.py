@@ -16,7 +16,7 @@ nothing has no reason to be in a production config:
                   of the other would otherwise both look free and both go)
     what ships    the winner with the dropped changes at baseline, and its predicted speedup
 
-The result is a `PredictedWinner` (study/results.py), written to `runs/<study>/predicted.json` and read by
+The result is a `PredictedWinner` (study/predicted_winner.py), written to `runs/<study>/predicted.json` and read by
 `find_winner`, so `best`, `export --predicted` and the report show the credited changes; the
 configurations predicted are in `runs/<study>/predicted/<n>-<knob>/`. A few dozen predictions: seconds.
 
@@ -38,8 +38,9 @@ import optuna
 from autotune.adapters.base import TrainerAdapter
 from autotune.sim.sim_fidelity import read_prediction
 from autotune.space.schema import Space
+from autotune.study.predicted_winner import PREDICTED_FLOOR, PredictedChange, PredictedWinner
 from autotune.study.progress import SweepProgress
-from autotune.study.results import PREDICTED_FLOOR, PredictedChange, PredictedWinner, best_trial
+from autotune.study.results import best_trial
 from autotune.study.storage import StudyPaths, baseline_trial
 from autotune.sweep.ablation import reset
 from autotune.sweep.explain import Knob, configure, knobs

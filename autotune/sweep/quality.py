@@ -6,7 +6,7 @@ search        an Optuna study `<study>-quality` (TPE, the KL bound as a constrai
               rung of the halving ladder prunes it (`CurvePruner`).
 confirmation  the baseline and the top_k feasible settings, each over `quality.seeds` seeds at the full
               horizon (a search run at the first seed that reached the horizon is reused as that seed)
-decision      `Quality.decide` (study/results.py), written to runs/<study>/quality.json
+decision      `Quality.decide` (study/quality_result.py), written to runs/<study>/quality.json
 
 Runs go under runs/<study>/quality/ (search/NNNN, seeds/<label>-seed<k>); a resumed stage keeps
 every finished search trial and seed run. `quality.parallel` runs go at once.
@@ -34,7 +34,7 @@ from autotune.space.sampling import suggest
 from autotune.space.schema import Space
 from autotune.space.stages import algorithm_values, quality_stage, systems_values
 from autotune.study.progress import SweepProgress, short_params
-from autotune.study.results import Quality, QualityCandidate, QualityRun
+from autotune.study.quality_result import Quality, QualityCandidate, QualityRun
 from autotune.study.storage import SpaceChanged, StudyInfo, StudyPaths, find_study, open_storage, redact
 from autotune.sweep.backends.lifecycle import trial_id
 from autotune.trial.evaluation import evaluate

@@ -16,8 +16,8 @@
 Imports are read from the source (also those inside functions), so a lazy import cannot hide a cycle.
 
 Beyond the floors: `report` and `export` only read what the sweep wrote (they import nothing that
-launches a trial, not even at run time); one module (`study/results.py`) knows the keys and names of
-the files the sweep's phases conclude in; no module name means two things; how a trial is measured
+launches a trial, not even at run time); one module knows the keys and names of each file the sweep's
+phases conclude in (`study/results.py`, `study/predicted_winner.py`); no module name means two things; how a trial is measured
 is a fidelity object, never a `simulated` flag on a trainer adapter.
 """
 
@@ -108,11 +108,13 @@ LAUNCHING = ("autotune.sweep", "autotune.trial.evaluation", "autotune.trial.runn
 """Modules that launch (or measure) trials: every phase that does lives in `sweep/`, over these."""
 RESULTS = "autotune.study.results"
 RESULT_NAMES = (
-    "confirmation.json", "explain.json", "speedup_mean", "speedup_geomean", "speedup_min", "speedup_max",
+    "confirmation.json", "explain.json", "ablation.json", "speedup_mean", "speedup_geomean", "speedup_min", "speedup_max",
     "speedup_std", "feasible_on_mean", "limits_mean", "violations_mean", "feasible_rounds", "product_min",
     "product_max", "end_to_end", "same_as_baseline", "winner_params",
 )  # fmt: skip
 """File names and keys only the results' owner may spell (attributes of its types are read elsewhere)."""
+OWNERS = {RESULTS: RESULT_NAMES, "autotune.study.predicted_winner": ("predicted.json",)}
+"""Each conclusion file's one owner (`quality.json` is also each quality run's own file, so not listed)."""
 
 
 def launching(name: str) -> bool:
@@ -141,15 +143,16 @@ def test_reading_a_study_loads_no_module_that_launches_trials() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_only_the_results_module_spells_the_result_files_and_keys() -> None:
+@pytest.mark.parametrize("owner", OWNERS)
+def test_only_the_owner_spells_its_result_files_and_keys(owner: str) -> None:
     found = [
         f"{module_name(p)}:{node.lineno} {node.value!r}"
         for p in MODULES
-        if module_name(p) != RESULTS
+        if module_name(p) != owner
         for node in ast.walk(ast.parse(p.read_text()))
-        if isinstance(node, ast.Constant) and node.value in RESULT_NAMES
+        if isinstance(node, ast.Constant) and node.value in OWNERS[owner]
     ]
-    assert not found, "read them through autotune.study.results:\n" + "\n".join(found)
+    assert not found, f"read them through {owner}:\n" + "\n".join(found)
 
 
 def test_no_two_modules_share_a_name() -> None:

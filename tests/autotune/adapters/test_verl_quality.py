@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.study.results import Quality
+from autotune.study.quality_result import Quality
 from autotune.study.storage import StudyPaths
 from tests.autotune.conftest import autotune
 

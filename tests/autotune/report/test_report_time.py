@@ -75,7 +75,7 @@ def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
     assert "Knobs the sweep did not tune" in page and "not read by the cost model" in page
     # memory is what ships, predicted: the credit pass sent gpu_memory_utilization back to its baseline, and the
     # whole trial's 1.13x was of a vLLM share that is not shipped (best said 1.13x; what ships predicts 1.00x)
-    from autotune.study.results import PredictedWinner
+    from autotune.study.predicted_winner import PredictedWinner
 
     credited = PredictedWinner.read(paths)
     assert credited is not None

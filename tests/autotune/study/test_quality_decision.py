@@ -9,7 +9,7 @@ import math
 import pytest
 from scipy import stats
 
-from autotune.study.results import Quality, QualityCandidate, QualityRun
+from autotune.study.quality_result import Quality, QualityCandidate, QualityRun
 from autotune.study.storage import StudyPaths
 
 KL = "algorithm.kl_ctrl.kl_coef"

@@ -116,7 +116,8 @@ def test_with_the_space_limits_are_judged_on_the_round_means():
 def test_the_file_keeps_the_layout_earlier_versions_wrote_and_reads_back(tmp_path):
     """confirmation.json as this version writes it is the layout earlier versions wrote (their files
     load unchanged), and reads back to the same conclusion."""
-    from autotune.study.results import Confirmation, ResultsFileError
+    from autotune.study.result_files import ResultsFileError
+    from autotune.study.results import Confirmation
     from autotune.study.storage import StudyPaths
 
     paths = StudyPaths(tmp_path, "s")

@@ -17,7 +17,7 @@ from pathlib import Path
 import optuna
 import pytest
 
-from autotune.study.results import Quality
+from autotune.study.quality_result import Quality
 from autotune.study.storage import StudyPaths, open_storage
 from tests.autotune.conftest import autotune, write_space
 
