@@ -113,6 +113,9 @@ def run_trial_process(
     submitter) whose ranks run elsewhere, as long as it stays in the foreground and forwards SIGTERM.
     """
     trial_dir.mkdir(parents=True, exist_ok=True)
+    # one run per folder: a folder run again (explain's rounds, a round cut short) appended to the earlier run's
+    # metrics stream, and its steps were scored with this run's
+    metrics_path(trial_dir).unlink(missing_ok=True)
     watch = _Watch(expected_steps, timeout_s, hang_timeout_s, startup_grace_s, monitor, poll_s)
     bridge = None
     if launch.parse_console:

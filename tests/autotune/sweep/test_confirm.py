@@ -177,12 +177,18 @@ def test_kept_rounds_are_read_back_and_a_round_cut_short_runs_again_whole(tmp_pa
     planted = folder / "r2-p1"
     planted.mkdir()
     (planted / KEPT).write_text((folder / "r1-p1" / KEPT).read_text())
+    stale = (folder / "r1-p1" / "metrics.jsonl").read_text()
+    (planted / "metrics.jsonl").write_text(stale)  # and its steps, as a run cut short leaves them
     second = candidates()
     measure_interleaved(space, adapter, second, folder, 2, None, progress, keep="k")
     assert [c.values[0] for c in second] == [c.values[0] for c in first]  # round 1 read back, not run
     assert [c.limits[0] for c in second] == [c.limits[0] for c in first]
     assert {p: (p / "metrics.jsonl").stat().st_mtime_ns for p in stamps} == stamps
-    assert (planted / "metrics.jsonl").is_file() and (folder / "r2-p0" / "metrics.jsonl").is_file()  # run whole
+    assert (planted / "metrics.jsonl").read_text() != stale and (
+        folder / "r2-p0" / "metrics.jsonl"
+    ).is_file()  # run whole
+    steps = [json.loads(line)["step"] for line in (planted / "metrics.jsonl").read_text().splitlines()]
+    assert steps == [1, 2]  # this run's steps only: the earlier run's were appended to (and scored with) them
     assert all(len(c.values) == 2 and all(map(math.isfinite, c.values)) for c in second)
     # another key (another space or limits) or other params: not reused
     run = folder / "r1-p1"
