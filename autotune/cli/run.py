@@ -291,7 +291,8 @@ def run(
     except KeyboardInterrupt:  # the running trial's processes were killed on the way out
         how = "interrupted" if STOPPED_BY[0] == signal.SIGINT else f"stopped by {signal.Signals(STOPPED_BY[0]).name}"
         err.print(
-            f"\n[yellow]{how}[/]; run the same command again to resume (finished trials are kept in {paths.root}/)"
+            f"\n[yellow]{how}[/]; run the same command again to resume (finished trials, and the finished rounds of "
+            f"confirmation, the ablation and the quality stage, are kept in {paths.root}/)"
         )
         raise typer.Exit(128 + STOPPED_BY[0]) from None
     summary = _time_summary(study_run, started) if not simulated and study_run is not None else None

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import shutil
 from collections.abc import Collection
 from typing import Any
 
@@ -65,7 +64,7 @@ from autotune.study.results import (
     intervals_overlap,
 )
 from autotune.study.storage import StudyPaths, baseline_trial
-from autotune.sweep.confirmation import Candidate, compare, measure_interleaved
+from autotune.sweep.confirmation import Candidate, compare, finish_kept, kept_key, measure_interleaved, start_kept
 from autotune.sweep.explain import Knob, configure, knobs
 from autotune.trial.record import TrialRecord
 
@@ -134,8 +133,9 @@ def run_ablation(
     # the last knob's leave-one-out is the baseline itself: its rounds are the baseline's
     runs = [baseline_c, winner_c, *(c for c in loo if c.params != base_params)]
     folder = paths.root / "ablation"
-    shutil.rmtree(folder, ignore_errors=True)  # an earlier (or cut-short) ablation's rounds must not mix in
-    measure_interleaved(space, adapter, runs, folder, repeats, limits, progress, "ablation")
+    keep = kept_key(space, limits)
+    start_kept(folder)  # an ablation cut short goes on from its finished rounds; a finished one's do not mix in
+    measure_interleaved(space, adapter, runs, folder, repeats, limits, progress, "ablation", keep=keep)
 
     def ref_of(c: Candidate) -> Candidate:
         return baseline_c if c.params == base_params else c
@@ -157,8 +157,9 @@ def run_ablation(
         names = ", ".join(k.label for k, c in zip(changes, loo, strict=True) if c in undecided)
         progress.note(f"still within noise, one more round: {names}")
         measure_interleaved(
-            space, adapter, more, folder / f"more-{extra + 1}", 1, limits, progress, "ablation", (extra + 1, most)
-        )
+            space, adapter, more, folder / f"more-{extra + 1}", 1, limits, progress, "ablation", (extra + 1, most),
+            keep=keep,
+        )  # fmt: skip
     rounds = len(winner_c.values)
     ablated = []
     for knob, c in zip(changes, loo, strict=True):
@@ -195,7 +196,9 @@ def run_ablation(
         progress.note(f"ablation dropped {len(dropped)} params: measuring what ships against the baseline")
         measured = Candidate(1, shipped, label="shipped")
         ref = Candidate(0, base_params, label="base", is_baseline=True)
-        measure_interleaved(space, adapter, [ref, measured], folder / "reduced", repeats, limits, progress, "shipped")
+        measure_interleaved(
+            space, adapter, [ref, measured], folder / "reduced", repeats, limits, progress, "shipped", keep=keep
+        )
         shipped_speedup = compare(measured, ref)
     else:
         shipped_speedup = compare(*_paired(measured, baseline_c)) if measured is not baseline_c else _unity()
@@ -220,6 +223,7 @@ def run_ablation(
         ),
     )
     result.write(paths)
+    finish_kept(folder)
     for line in result.lines():
         progress.note(escape(line))
     return result

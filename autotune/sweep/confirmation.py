@@ -5,12 +5,15 @@ A sweep's ranking is one noisy measurement per configuration; on a shared machin
 drifts over time. Re-running every candidate once per round, in a rotated order, and comparing
 each with the baseline of the same round, gives a speedup with a spread that drift does not bias.
 The result is a `Confirmation` (study/results.py), written to `runs/<study>/confirmation.json` and
-read by `best`, `export` and the report.
+read by `best`, `export` and the report. Each run keeps its result as it finishes (`KEPT`): a
+confirmation cut short goes on from its finished rounds (`start_kept`), a finished one's are not
+reused (`finish_kept`); the ablation and explain keep theirs the same way.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import shutil
@@ -116,6 +119,25 @@ KEPT = "kept.json"
 """A run's result beside it, when its measurement keeps its runs (`measure_interleaved(keep=...)`)."""
 
 
+def kept_key(space: Space, limits: dict[str, float] | None) -> str:
+    """What kept runs must have been measured under to be reused: the same space and limits."""
+    return hashlib.sha256(json.dumps([space.text, limits], sort_keys=True).encode()).hexdigest()[:16]
+
+
+def start_kept(folder: Path) -> None:
+    """Before a measurement in `folder` that keeps its runs: one cut short there (its runs still kept) goes on
+    from them; a finished one's runs (`finish_kept`) are removed, so its rounds do not mix in."""
+    if not any(folder.rglob(KEPT)):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def finish_kept(folder: Path) -> None:
+    """The measurement in `folder` concluded and its result is written: its runs are no longer reused (measuring
+    it again, or deleting the result file, measures afresh)."""
+    for path in folder.rglob(KEPT):
+        path.unlink()
+
+
 def _append(
     c: Candidate, value: float, feasible: bool, ran: bool, limits: dict[str, float], key_metrics: dict[str, float]
 ) -> None:
@@ -168,10 +190,12 @@ def run_confirmation(
         return None
     candidates = [Candidate(t.number, dict(t.params), is_baseline=t.number == base.number) for t in [base, *top]]
     baseline_limits = dict(TrialRecord.of(base).limits)
-    shutil.rmtree(paths.confirm_dir, ignore_errors=True)  # an earlier confirmation's rounds must not mix in
-    measure_interleaved(space, adapter, candidates, paths.confirm_dir, repeats, baseline_limits, progress)
+    keep = kept_key(space, baseline_limits)
+    start_kept(paths.confirm_dir)  # a confirmation cut short goes on from its finished rounds
+    measure_interleaved(space, adapter, candidates, paths.confirm_dir, repeats, baseline_limits, progress, keep=keep)
     summary = summarize(candidates, base.number, space.objectives[0].direction == "maximize", space)
     summary.write(paths)
+    finish_kept(paths.confirm_dir)
     return summary
 
 

@@ -32,8 +32,6 @@ killed controller) goes on from its finished rounds when run again, for the same
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import math
 import re
 import shutil
@@ -59,7 +57,7 @@ from autotune.study.results import (
     short_value,
 )
 from autotune.study.storage import StudyPaths, baseline_trial
-from autotune.sweep.confirmation import Candidate, compare, measure_interleaved
+from autotune.sweep.confirmation import Candidate, compare, kept_key, measure_interleaved
 from autotune.trial.record import TrialRecord
 
 
@@ -173,7 +171,7 @@ def explain(
     if fresh:
         shutil.rmtree(folder, ignore_errors=True)
     # runs are kept as they finish: an interrupted explain goes on from its finished rounds (same space and limits)
-    keep = hashlib.sha256(json.dumps([space.text, limits], sort_keys=True).encode()).hexdigest()[:16]
+    keep = kept_key(space, limits)
     ctx = _Context(space, adapter, paths, options, progress, defaults, limits, keep)
     order, tried = choose_order(ctx, dict(base.params), remaining)
     configs = [dict(base.params)]

@@ -290,3 +290,47 @@ def test_explain_with_other_options_measures_again_and_reuses_the_rounds_it_kept
     assert json.loads((copy / "small" / "explain.json").read_text())["repeats"] == 2
     bare = autotune("explain", "small", "--runs-dir", str(copy))
     assert "measured earlier with --repeats 2 --select-repeats 1, --max-rounds 1" in bare.stdout, bare.stdout
+
+
+def test_a_confirmation_cut_short_goes_on_from_its_finished_rounds(small_study, tmp_path):
+    """Ctrl-C in confirmation's second round, then the same command: round 1 is read back (on a GPU each round is
+    minutes), round 2 runs, and once it is written nothing is kept for a later re-confirmation."""
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT, trainer_env
+
+    runs, space, _ = small_study
+    copy = tmp_path / "runs"
+    shutil.copytree(runs, copy)
+    confirm_dir = copy / "small" / "confirm"
+    args = ["run", "--space", str(space), "--runs-dir", str(copy), "--confirm", "2", "--ablate", "0",
+            "--report-dir", str(tmp_path / "report")]  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autotune.cli", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=trainer_env(), cwd=ROOT,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    seen = []
+    deadline = time.monotonic() + 180
+    for line in proc.stdout:  # the line is printed as round 2's first run starts
+        seen.append(line)
+        if "confirm round 2/2" in line or time.monotonic() > deadline:
+            break
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, "".join(seen) + out + err
+    assert "finished rounds of confirmation" in err
+    kept = sorted(p.parent.name for p in confirm_dir.glob("*/kept.json"))
+    assert kept and all(name.startswith("r1-") for name in kept), kept
+    stamps = {p: p.stat().st_mtime_ns for p in confirm_dir.glob("r1-*/metrics.jsonl")}
+    again = autotune(*args)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert f"confirm round 1/2: kept from an earlier run ({confirm_dir})" in again.stdout, again.stdout
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps and len(stamps) == len(kept)
+    confirmation = json.loads((copy / "small" / "confirmation.json").read_text())
+    assert all(len(c["values"]) == 2 for c in confirmation["candidates"].values())
+    assert not list(confirm_dir.rglob("kept.json"))  # a finished confirmation's rounds are not reused
