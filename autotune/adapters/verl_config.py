@@ -362,8 +362,30 @@ def render_yaml(flat: dict[str, Any], header: list[str]) -> str:
     return comments + yaml.safe_dump(body, sort_keys=False)
 
 
-SHELL_VAR = re.compile(r"\$(?:\{(\w+)(?::-([^}]*))?\}|(\w+)|([@*]))")
-"""A shell variable in a run script's value: `$NAME`, `${NAME}`, `${NAME:-default}`, or `$@`/`$*`."""
+SHELL_VAR = re.compile(r"\$(?:\{(\w+)(?::?-)?|(\w+)|([@*]))")
+"""Where a shell variable starts in a run script's value: `$NAME`, `${NAME}`, `${NAME:-default}` (or `-`), `$@`/`$*`."""
+
+
+def without_comment(line: str) -> str:
+    """A run script's line up to its comment, as bash reads one: a `#` that starts a word, outside quotes
+    (`name=run#3` is one word: shlex's comments=True cut the line there, and with it every override after)."""
+    quote, escaped, word_start = "", False, True
+    for i, ch in enumerate(line):
+        starts = word_start
+        word_start = False
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch.isspace():
+            word_start = True
+        elif ch == "#" and starts:
+            return line[:i]
+    return line
 
 
 def substitute(
@@ -371,21 +393,48 @@ def substitute(
 ) -> str:
     """`value` with a run script's variables filled in, as the shell would: `$@`/`$*` (the script's own
     arguments, which a reader of the script does not have) as nothing, `${NAME:-default}` as its default
-    when the script does not set NAME, `special` names (e.g. HOME) by their stand-ins; any other unset
-    name is left as written and added to `unset`. One reader of scripts for `init` and `calibrate`."""
-
-    def one(match: re.Match[str]) -> str:
-        name = match.group(1) or match.group(3)
-        if match.group(4):
-            return ""
+    (itself filled in: `${DATA:-${HOME}/data}`, verl's recipes' style) when the script does not set NAME,
+    `special` names (e.g. HOME) by their stand-ins; any other unset name is left as written and added to
+    `unset`, as is a form this reader does not know (`${NAME#prefix}`). One reader of scripts for `init`
+    and `calibrate`."""
+    out, i = [], 0
+    while (match := SHELL_VAR.search(value, i)) is not None:
+        out.append(value[i : match.start()])
+        i = match.end()
+        name = match.group(1) or match.group(2)
+        if match.group(3):
+            continue
+        default: str | None = None
+        if match.group(1):  # ${...}: up to its matching brace
+            close = _closing_brace(value, match.start() + 1)
+            if close is None or (match.end() != close and not match.group(0).endswith("-")):
+                out.append(match.group(0))  # unclosed, or another form: as written
+                continue
+            if match.group(0).endswith("-"):
+                default = value[match.end() : close]
+            i = close + 1
         if name in variables:
-            return variables[name]
-        if special and name in special:
-            return special[name]
-        if match.group(2) is not None:
-            return match.group(2)
-        if unset is not None:
-            unset.add(name)
-        return match.group(0)
+            out.append(variables[name])
+        elif special and name in special:
+            out.append(special[name])
+        elif default is not None:
+            out.append(substitute(default, variables, unset, special))
+        else:
+            if unset is not None:
+                unset.add(name)
+            out.append(value[match.start() : i])
+    out.append(value[i:])
+    return "".join(out)
 
-    return SHELL_VAR.sub(one, value)
+
+def _closing_brace(value: str, at: int) -> int | None:
+    """The index of the `}` closing the `{` at `at` (nested `${...}` counted), None when it is not closed."""
+    depth = 0
+    for j in range(at, len(value)):
+        if value[j] == "{":
+            depth += 1
+        elif value[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None

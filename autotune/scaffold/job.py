@@ -29,6 +29,7 @@ from autotune.adapters.verl_config import (
     hydra_value,
     overrides,
     substitute,
+    without_comment,
 )
 from verl_keys.keys import suggest_key
 
@@ -67,8 +68,9 @@ class Job:
 
 
 def read_job(text: str, source: str) -> Job:
-    """A job from a command line, a run script or a verl YAML (told apart by their text)."""
-    if ENTRY in text:
+    """A job from a command line, a run script or a verl YAML (told apart by their text: a script runs verl
+    on a line that is not a comment; an exported YAML names the command in its header comment)."""
+    if any(ENTRY in without_comment(line) for line in text.splitlines()):
         job = _from_script(text, source)
     else:
         job = _from_yaml(text, source)
@@ -80,17 +82,94 @@ def _logical_lines(text: str) -> list[str]:
     joined = re.sub(r"\\\r?\n", " ", text)
     out = []
     for line in joined.splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
+        stripped = without_comment(line).strip()  # before `;` splits it: `x=1  # a; b=2` sets x only
+        if stripped:
             out.append(stripped)
     return out
 
 
 def _tokens(line: str, source: str) -> list[str]:
     try:
-        return shlex.split(line, comments=True)
+        return shlex.split(line)
     except ValueError as exc:
         raise JobError(f"{source}: cannot read `{line[:80]}`: {exc} (an unclosed quote?)") from None
+
+
+def _statements(line: str) -> list[str]:
+    """A line's commands, split at `;` and `&&` outside quotes and parentheses (`n=4; lr=1e-6` set only `n`:
+    the second was read as a word), each run in turn as bash does."""
+    out, quote, depth, escaped, begin = [], "", 0, False, 0
+    for i, ch in enumerate(line):
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "()":
+            depth += 1 if ch == "(" else -1
+        elif depth == 0 and (ch == ";" or line.startswith("&&", i)):
+            out.append(line[begin:i])
+            begin = i + (2 if ch == "&" else 1)
+    out.append(line[begin:])
+    return [part.strip() for part in out if part.strip() and part.strip() != "&"]
+
+
+def _arithmetic(line: str, variables: dict[str, str], source: str, strict: bool) -> str:
+    """The line with each `$((...))` worked out as bash does for integers (`$((1024 * 2))`, `$((max_prompt_length
+    + max_response_length))`: a sixth of verl's example scripts); one it cannot work out is refused, named, when
+    `strict`, else left as written."""
+    out, i = [], 0
+    while (start := line.find("$((", i)) >= 0:
+        depth, end = 0, None
+        for j in range(start + 1, len(line)):
+            depth += {"(": 1, ")": -1}.get(line[j], 0)
+            if depth == 0:
+                end = j
+                break
+        if end is None or line[end - 1] != ")":
+            raise JobError(f"{source}: cannot read the shell arithmetic in `{line[start : start + 60]}`")
+        expr = line[start + 3 : end - 1]
+        try:
+            out.append(line[i:start] + str(_integer(expr, variables, source)))
+        except JobError:
+            if strict:
+                raise
+            out.append(line[i : end + 1])
+        i = end + 1
+    return "".join(out) + line[i:]
+
+
+def _integer(expr: str, variables: dict[str, str], source: str) -> int:
+    import ast
+
+    def name(m: re.Match[str]) -> str:
+        key = m.group(1) or m.group(2) or m.group(3)
+        if key not in variables:
+            raise JobError(f"{source}: `$(({expr}))` uses `{key}`, which the script does not set; write the number")
+        return f"({variables[key]})"
+
+    text = re.sub(r"\$\{(\w+)\}|\$(\w+)|\b([A-Za-z_]\w*)\b", name, expr)
+    ops = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__, ast.Div: int.__floordiv__,
+           ast.FloorDiv: int.__floordiv__, ast.Mod: int.__mod__}  # fmt: skip
+
+    def value(node: ast.AST) -> int:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return -value(node.operand) if isinstance(node.op, ast.USub) else value(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            return ops[type(node.op)](value(node.left), value(node.right))
+        raise ValueError(ast.dump(node))
+
+    try:
+        return value(ast.parse(text.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError):
+        raise JobError(
+            f"{source}: `$(({expr}))` is not integer arithmetic init can work out (+ - * / %); write the number"
+        ) from None
 
 
 def _substitute(value: str, variables: dict[str, str], unset: set[str]) -> str:
@@ -104,8 +183,11 @@ def _from_script(text: str, source: str) -> Job:
     unset: set[str] = set()
     notes: list[str] = []
     command_line: list[str] | None = None
-    for line in _logical_lines(text):
-        tokens = _tokens(line, source)
+    computed: set[str] = set()
+    for line in (part for logical in _logical_lines(text) for part in _statements(logical)):  # `a=1; b=2`
+        # worked out on the command's line (refused there when it cannot be); elsewhere a variable it cannot
+        # work out is left to be named if the command uses it
+        tokens = _tokens(_arithmetic(line, variables, source, strict=ENTRY in line), source)
         if ENTRY in line and any(t.endswith(ENTRY) or t == ENTRY for t in tokens):
             if command_line is not None:
                 raise JobError(f"{source}: runs {ENTRY} twice; give one job (one command)")
@@ -114,8 +196,13 @@ def _from_script(text: str, source: str) -> Job:
         exported = tokens[:1] == ["export"]
         for token in tokens[1:] if exported else tokens:
             if not _ASSIGN.match(token):
-                break  # `set -x`, `cd dir`, `ray start ...`: not an assignment line
+                break  # `set -x`, `cd dir`, `ray start ...`: not an assignment
             name, _, value = token.partition("=")
+            if "$(" in value or "`" in value:  # the output of a command: not known without running it
+                variables.pop(name, None)
+                computed.add(name)
+                continue
+            computed.discard(name)
             variables[name] = _substitute(value, variables, unset)
             if exported:
                 env[name] = variables[name]
@@ -140,10 +227,22 @@ def _from_script(text: str, source: str) -> Job:
         if token in ("$@", "$*", '"$@"'):
             notes.append(f"`{token}` (the script's arguments) left out")
             continue
+        if "$(" in token or "`" in token:
+            raise JobError(
+                f"{source}: `{token} ...` runs a command (`$(...)`) for its value, which init does not run; write "
+                "the value in the command instead"
+            )
         words.append(_substitute(token, variables, unset))
-    if unset:
-        names = ", ".join(f"${n}" for n in sorted(unset))
+    by_command = unset & computed
+    if unset - by_command:
+        names = ", ".join(f"${n}" for n in sorted(unset - by_command))
         notes.append(f"not set in the script, left as written: {names} (put their values in `base:` before a sweep)")
+    if by_command:
+        names = ", ".join(f"${n}" for n in sorted(by_command))
+        notes.append(
+            f"set by a command the script runs (`$(...)`), which init does not run, left as written: {names} "
+            "(put their values in `base:` before a sweep)"
+        )
     flat, more_env = _parse_overrides(words, source)
     env = {k: _home(v) for k, v in {**env, **more_env}.items()}
     return Job(flat, env, prefix, source, notes, tuple(sorted(unset)), _script_lines(text, flat))
@@ -182,7 +281,13 @@ def _parse_overrides(words: list[str], source: str) -> tuple[dict[str, Any], dic
             [override] = parser.parse_overrides([word])
         except OverrideParseException as exc:
             first = str(exc).strip().splitlines()[0]
-            raise JobError(f"{source}: hydra cannot read `{word}`: {first}") from None
+            fix = ""
+            if "#" in word.partition("=")[2]:  # verl's hydra refuses it the same way
+                key, _, value = word.partition("=")
+                fix = (
+                    f"; hydra reads `#` only inside quotes: write {key}='{value}' (in the script: \"{key}='{value}'\")"
+                )
+            raise JobError(f"{source}: hydra cannot read `{word}`: {first}{fix}") from None
         key = override.key_or_group
         if override.is_sweep_override():
             raise JobError(f"{source}: `{word}` is a hydra sweep; give `{key}` one value")

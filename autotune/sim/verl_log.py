@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from autotune.adapters.verl_config import ENV_PREFIX, SHELL_VAR, substitute
+from autotune.adapters.verl_config import ENV_PREFIX, SHELL_VAR, substitute, without_comment
 from autotune.sim.fit import Observation, fit_weights, leave_one_out, published_prediction, relative_errors
 from autotune.sim.hardware import Device, cluster, device_to_json
 from autotune.sim.model import PHASE_METRICS, CostModel, default_weights
@@ -78,7 +78,8 @@ def _overrides(text: str, keep_plus: bool = False) -> list[tuple[str, str]]:
     """`key=value` tokens of an overrides file or run script (continuations joined, `+` prefixes dropped
     unless `keep_plus`)."""
     pairs = []
-    for token in text.replace("\\\n", " ").split():
+    lines = text.replace("\\\n", " ").splitlines()  # a commented-out override is not the run's
+    for token in " ".join(without_comment(line) for line in lines).split():
         if "=" not in token or token.startswith(("-", "$")):
             continue
         key, value = (token if keep_plus else token.lstrip("+")).split("=", 1)
@@ -104,7 +105,7 @@ def read_env(path: str | Path) -> dict[str, str]:
     if not _is_overrides(text):
         return {}
     joined = text.replace("\\\n", " ")
-    used = {next(g for g in m.groups()[:3] if g) for m in SHELL_VAR.finditer(joined) if m.group(4) is None}
+    used = {m.group(1) or m.group(2) for m in SHELL_VAR.finditer(joined) if m.group(3) is None}
     given: set[str] = set()  # exported, or set for the command on its line
     for line in joined.splitlines():
         tokens = line.split()

@@ -244,6 +244,76 @@ def test_shell_defaults_are_used_and_an_unset_variable_in_a_number_is_refused_wi
         read_job("python3 -m verl.trainer.main_ppo trainer.nnodes=$NODES", "cmd")
 
 
+def test_a_hash_inside_a_word_is_no_comment_and_nested_defaults_are_filled_in() -> None:
+    """As bash reads them: `name='run#3'` is one word (shlex's comments cut the joined line there: every override
+    after it was lost, and the sweep measured verl's defaults); `${A:-"${HOME}/x"}` (verl's recipes) is the
+    default with HOME filled in (it read `${RAY_DATA_HOME/models/...}`, an interpolation verl cannot resolve)."""
+    script = (
+        'RAY_DATA_HOME=${RAY_DATA_HOME:-"${HOME}/verl"}\n'
+        'MODEL=${MODEL_PATH:-"${RAY_DATA_HOME}/models/Qwen3-8B"}  # the model\n'
+        "python3 -m verl.trainer.main_ppo \\\n"
+        "    \"trainer.experiment_name='qwen7b_run#3'\" \\\n"
+        "    actor_rollout_ref.model.path=$MODEL \\\n"
+        "    actor_rollout_ref.rollout.n=8 trainer.n_gpus_per_node=8 # not an override: trainer.nnodes=2\n"
+    )
+    job = read_job(script, "run.sh")
+    assert job.flat == {
+        "trainer.experiment_name": "qwen7b_run#3",
+        "actor_rollout_ref.model.path": "~/verl/models/Qwen3-8B",
+        "actor_rollout_ref.rollout.n": 8,
+        "trainer.n_gpus_per_node": 8,
+    }
+    assert job.unset == ()
+    # unquoted, hydra (and so verl) cannot read it: refused with the quoting that works
+    with pytest.raises(JobError, match=r"hydra reads `#` only inside quotes: write trainer.experiment_name='run#3'"):
+        read_job("python3 -m verl.trainer.main_ppo trainer.experiment_name=run#3 trainer.nnodes=1", "cmd")
+
+
+def test_shell_arithmetic_is_worked_out_and_a_command_the_script_runs_is_named() -> None:
+    """verl's example scripts write `$((1024 * 2))` and `$((max_prompt_length + max_response_length))` (a sixth of
+    them stopped at a bare hydra parse error of `$((1024`); `a=1; b=2` sets both; `$(date)` is not run."""
+    job = read_job(
+        "P=512; R=$((P * 4))\nTS=$(date +%s)\nx=$((unknown + 1))\n"
+        "python3 -m verl.trainer.main_ppo data.max_prompt_length=$((P * 2)) data.max_response_length=$R \\\n"
+        "  actor_rollout_ref.actor.ppo_max_token_len_per_gpu=$(( (P + R) * 3 )) trainer.experiment_name=run_$TS\n",
+        "run.sh",
+    )
+    assert job.flat == {
+        "data.max_prompt_length": 1024,
+        "data.max_response_length": 2048,
+        "actor_rollout_ref.actor.ppo_max_token_len_per_gpu": (512 + 2048) * 3,
+        "trainer.experiment_name": "run_$TS",
+    }
+    assert any("set by a command the script runs (`$(...)`)" in n and "$TS" in n for n in job.notes), job.notes
+    with pytest.raises(JobError, match=r"`\$\(\(Q \* 2\)\)` uses `Q`, which the script does not set; write the number"):
+        read_job("python3 -m verl.trainer.main_ppo data.max_prompt_length=$((Q * 2))", "cmd")
+    with pytest.raises(JobError, match=r"runs a command \(`\$\(\.\.\.\)`\) for its value, which init does not run"):
+        read_job("python3 -m verl.trainer.main_ppo trainer.experiment_name=run_$(date +%s)", "cmd")
+
+
+def test_a_yaml_whose_comment_names_the_command_is_read_as_yaml() -> None:
+    """autotune's own export says `# run: python -m verl.trainer.main_ppo ...` in its header: init on it said
+    "no command found" (a second round of tuning from a winner)."""
+    job = read_job(
+        "# run: python -m verl.trainer.main_ppo --config-name=best\ndata:\n  train_batch_size: 4\n", "best.yaml"
+    )
+    assert job.flat == {"data.train_batch_size": 4}
+
+
+def test_a_calibrated_runs_commented_out_override_is_not_its_config(tmp_path: Path) -> None:
+    from autotune.sim.verl_log import read_config
+
+    script = tmp_path / "run.sh"
+    script.write_text(
+        "python3 -m verl.trainer.main_ppo data.train_batch_size=64 \\\n"
+        "  trainer.experiment_name=run#3 data.max_response_length=256 \\\n"
+        "  # actor_rollout_ref.rollout.tensor_model_parallel_size=4\n"
+    )
+    assert read_config(script) == {
+        "data.train_batch_size": 64, "trainer.experiment_name": "run#3", "data.max_response_length": 256,
+    }  # fmt: skip
+
+
 def run_init(script: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "autotune.cli", "init", str(script), *args],
