@@ -128,7 +128,7 @@ def init(
         cluster = Cluster(g, nodes or _int_or_none(parsed.flat.get("trainer.nnodes")) or 1, gpu)
         rec = recipe(parsed, cluster, verl_tree()[1], model)
         study = name or _study_name(parsed, source)
-        space_text = render_space(parsed, cluster, rec, study)
+        space_text = render_space(parsed, cluster, rec, study, str(output or Path(f"{study}.yaml")))
         check_starts(parsed, baseline(parsed, cluster, rec), cluster.world)  # the job's, before anything is written
     except JobError as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
@@ -143,7 +143,15 @@ def init(
         err.print(f"[yellow]note[/] {escape(note)}")
     from autotune.cli.run import validate
 
-    space = validate(str(target))
+    try:
+        space = validate(str(target))
+    except typer.Exit:  # a space init wrote that does not load is init's own failure: leave nothing behind
+        target.unlink()
+        err.print(
+            f"[red]{target} removed: the space init wrote for this job does not load (above). Please report it with "
+            "the job; a key of the job the message names may be left out of the job given to init[/]"
+        )
+        raise
     if gpu and not rec.cpu:
         _prescreen(space, gpu, cluster.gpus_per_node, model)
     elif not rec.cpu:

@@ -224,7 +224,7 @@ def _from_script(text: str, source: str) -> Job:
                 f"{source}: `{token}`: autotune init reads jobs on verl's own ppo_trainer config; "
                 "for a job on a config file of yours, give that YAML to `autotune init` instead"
             )
-        if token in ("$@", "$*", '"$@"'):
+        if re.fullmatch(r'"?\$(?:[@*]|\{[@*](?::\d+)?\})"?', token):  # $@, "${@}", ${@:2}
             notes.append(f"`{token}` (the script's arguments) left out")
             continue
         if "$(" in token or "`" in token:
@@ -243,7 +243,7 @@ def _from_script(text: str, source: str) -> Job:
             f"set by a command the script runs (`$(...)`), which init does not run, left as written: {names} "
             "(put their values in `base:` before a sweep)"
         )
-    flat, more_env = _parse_overrides(words, source)
+    flat, more_env = _parse_overrides(words, source, notes)
     env = {k: _home(v) for k, v in {**env, **more_env}.items()}
     return Job(flat, env, prefix, source, notes, tuple(sorted(unset)), _script_lines(text, flat))
 
@@ -267,7 +267,7 @@ def _home(value: Any) -> Any:
     return value.replace(_HOME, "~") if isinstance(value, str) else value
 
 
-def _parse_overrides(words: list[str], source: str) -> tuple[dict[str, Any], dict[str, str]]:
+def _parse_overrides(words: list[str], source: str, notes: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import OverrideParseException
 
@@ -275,6 +275,11 @@ def _parse_overrides(words: list[str], source: str) -> tuple[dict[str, Any], dic
     env: dict[str, str] = {}
     parser = OverridesParser.create()
     for word in words:
+        if word.startswith("~"):
+            raise JobError(
+                f"{source}: `{word}` deletes `{word[1:].partition('=')[0]}` from verl's config; autotune spaces only "
+                "set keys: leave it out, or set the key's value"
+            )
         if "=" not in word:
             raise JobError(f"{source}: `{word}` is not a `key=value` override; remove it or write it as one")
         try:
@@ -283,9 +288,9 @@ def _parse_overrides(words: list[str], source: str) -> tuple[dict[str, Any], dic
             first = str(exc).strip().splitlines()[0]
             fix = ""
             if "#" in word.partition("=")[2]:  # verl's hydra refuses it the same way
-                key, _, value = word.partition("=")
+                name, _, text = word.partition("=")
                 fix = (
-                    f"; hydra reads `#` only inside quotes: write {key}='{value}' (in the script: \"{key}='{value}'\")"
+                    f"; hydra reads `#` only inside quotes: write {name}='{text}' (in the script: \"{name}='{text}'\")"
                 )
             raise JobError(f"{source}: hydra cannot read `{word}`: {first}{fix}") from None
         key = override.key_or_group
@@ -293,7 +298,13 @@ def _parse_overrides(words: list[str], source: str) -> tuple[dict[str, Any], dic
             raise JobError(f"{source}: `{word}` is a hydra sweep; give `{key}` one value")
         if override.is_delete():
             raise JobError(f"{source}: `{word}` deletes `{key}` from verl's config; autotune spaces only set keys")
-        value = _home(override.value())
+        value: Any = _home(override.value())
+        if key.startswith("hydra."):  # the launcher's own settings, not verl's: each trial sets its own
+            notes.append(f"`{word}` is hydra's own setting, not verl's: left out (each trial sets its own)")
+            continue
+        if key == "trainer.logger" and isinstance(value, str):  # verl's tracking takes one name as a list of it
+            notes.append(f"`{word}` is written as a list, `{key}: [{value}]`, as verl reads it")
+            value = [value]
         if key.startswith(ENV_PREFIX):
             env[key[len(ENV_PREFIX) :]] = str(value)
             continue

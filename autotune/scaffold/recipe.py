@@ -43,10 +43,15 @@ ALGORITHM_KEYS = {
 TP = "actor_rollout_ref.rollout.tensor_model_parallel_size"
 DYNAMIC = "actor_rollout_ref.actor.use_dynamic_bsz"
 MICRO = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
+GLOBAL_MICRO = "actor_rollout_ref.actor.ppo_micro_batch_size"
 ACTOR_BUDGET = "actor_rollout_ref.actor.ppo_max_token_len_per_gpu"
 LOGPROB_BUDGETS = (
     "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu",
     "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu",
+)
+LOGPROB_MICRO = (
+    "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
 )
 FSDP = "actor_rollout_ref.actor.fsdp_config."
 NCCL: dict[str, list[Any]] = {
@@ -159,10 +164,16 @@ def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | No
         Knob(DYNAMIC, {"type": "bool"}, dynamic, "token budgets per GPU (packed) instead of fixed micro-batches")
     )
     knobs += _micro_batches(job, value, world, dynamic)
-    knobs += _token_budgets(job, value, seq, dynamic)
-    derived = {
-        key: {"when": {DYNAMIC: True}, "value": "logprob_token_budget"} for key in LOGPROB_BUDGETS
-    }  # one budget for both log-prob passes
+    budgets = _token_budgets(job, value, seq, dynamic)
+    knobs += budgets
+    derived: dict[str, Any] = (
+        {key: {"when": {DYNAMIC: True}, "value": "logprob_token_budget"} for key in LOGPROB_BUDGETS}
+        if any(k.name == "logprob_token_budget" for k in budgets)
+        else {}
+    )  # one budget for both log-prob passes
+    for key in LOGPROB_MICRO:  # without dynamic batching verl needs them: the job (dynamic) set none
+        if not any(k in job.flat for k in (key, key.removesuffix("_per_gpu"))):
+            derived[key] = {"when": {DYNAMIC: False}, "value": MICRO}
 
     if not cpu:
         util = float(value("actor_rollout_ref.rollout.gpu_memory_utilization"))
@@ -226,6 +237,15 @@ def _micro_batches(job: Job, value: Any, world: int, dynamic: bool) -> list[Knob
             f"one sequence per GPU on {world} GPUs; raise the mini-batch or use fewer GPUs"
         )
     choices = [d for d in (1, 2, 4, 8, 16, 32, 64) if per_gpu % d == 0][-5:]
+    if MICRO not in job.flat and job.flat.get(GLOBAL_MICRO) is not None:  # verl refuses both set: the tuned one
+        total = int(job.flat.pop(GLOBAL_MICRO))
+        job.flat[MICRO] = max(total * sp // world, 1)
+        if GLOBAL_MICRO in job.lines:
+            job.lines[MICRO] = job.lines.pop(GLOBAL_MICRO)
+        job.notes.append(
+            f"`{GLOBAL_MICRO}`={total} (deprecated: over all {world} GPUs) is written as `{MICRO}`="
+            f"{job.flat[MICRO]} ({total} × SP {sp} / {world} GPUs, as verl divides it): the key tuned here"
+        )
     current = value(MICRO)
     if current is None:
         current = choices[len(choices) // 2]
@@ -244,20 +264,31 @@ def _micro_batches(job: Job, value: Any, world: int, dynamic: bool) -> list[Knob
 
 
 def _token_budgets(job: Job, value: Any, seq: int, dynamic: bool) -> list[Knob]:
+    """The actor's token budget, and one for both log-prob passes (the ref's and the rollout's), each with the
+    job's own value as its baseline. When the job gives the two passes different budgets (one set, the other
+    following the actor's, as verl's defaults do), one knob cannot keep both: they stay as the job has them."""
     actor = sorted({m * seq for m in (2, 3, 4)} | ({int(value(ACTOR_BUDGET))} if dynamic else set()))
-    # verl's log-prob budgets follow the actor's unless set: read them against the job, not verl's defaults
-    now = value(LOGPROB_BUDGETS[0]) if LOGPROB_BUDGETS[0] in job.flat else value(ACTOR_BUDGET)
-    logprob_now = int(now) if now else 4 * seq
-    logprob = sorted({m * seq for m in (2, 4, 6, 8)} | ({logprob_now} if dynamic else set()))
     seq_why = f"× (max prompt + max response = {seq})"
+    actor_knob = Knob(
+        ACTOR_BUDGET,
+        {"type": "categorical", "choices": actor, "when": {DYNAMIC: True}},
+        int(value(ACTOR_BUDGET)) if dynamic else None,
+        f"2-4 {seq_why}: at least one full sequence; verl's guide: 2 or more",
+        dynamic,
+    )
+    # verl's log-prob budgets follow the actor's unless set: read them against the job, not verl's defaults
+    now = {key: value(key) if key in job.flat else value(ACTOR_BUDGET) for key in LOGPROB_BUDGETS}
+    if len({int(v) for v in now.values() if v}) > 1:
+        given = ", ".join(f"{k.split('.')[1]} {v}" for k, v in now.items())
+        job.notes.append(
+            f"the job's log-prob passes have different token budgets ({given}): kept as the job sets them, not "
+            "tuned (one knob sets both)"
+        )
+        return [actor_knob]
+    logprob_now = int(next(iter(now.values())) or 4 * seq)
+    logprob = sorted({m * seq for m in (2, 4, 6, 8)} | ({logprob_now} if dynamic else set()))
     return [
-        Knob(
-            ACTOR_BUDGET,
-            {"type": "categorical", "choices": actor, "when": {DYNAMIC: True}},
-            int(value(ACTOR_BUDGET)) if dynamic else None,
-            f"2-4 {seq_why}: at least one full sequence; verl's guide: 2 or more",
-            dynamic,
-        ),
+        actor_knob,
         Knob(
             "logprob_token_budget",
             {"type": "categorical", "choices": logprob, "when": {DYNAMIC: True}},

@@ -56,15 +56,17 @@ def baseline(job: Job, cluster: Cluster, rec: Recipe) -> dict[str, Any]:
     return {**_base(job, cluster), **knobs}
 
 
-def render_space(job: Job, cluster: Cluster, rec: Recipe, name: str) -> str:
+def render_space(job: Job, cluster: Cluster, rec: Recipe, name: str, file: str | None = None) -> str:
+    """The space's YAML; its header's commands name `file` (default `<name>.yaml`), where it is written."""
     gpu = f" ({cluster.gpu})" if cluster.gpu else ""
+    file = file or f"{name}.yaml"
     out = [
         f"# Written by `autotune init` from {job.source}, for {cluster.nodes} node(s) x {cluster.gpus_per_node} GPUs{gpu}.",
         "# base: the job exactly as it runs; params: the systems knobs (speed and memory, never the math), each",
         "# with the reason for its range; the algorithm knobs are listed at the end for a later quality stage.",
-        f"#   autotune validate --space {name}.yaml                 # check it (keys, ranges, verl's validation)",
-        f"#   autotune run --space {name}.yaml --fidelity sim       # predict a sweep with the cost model",
-        f"#   autotune run --space {name}.yaml                      # the real sweep, on the cluster",
+        f"#   autotune validate --space {file}                 # check it (keys, ranges, verl's validation)",
+        f"#   autotune run --space {file} --fidelity sim       # predict a sweep with the cost model",
+        f"#   autotune run --space {file}                      # the real sweep, on the cluster",
         f"name: {_flow(name)}",
         "trainer: verl",
         f"command: {_flow(job.command)}",

@@ -17,7 +17,9 @@ pytest.importorskip("omegaconf", reason="autotune init checks keys with verl's c
 
 from autotune.adapters.verl_trainer import verl_tree
 from autotune.scaffold import Cluster, JobError, read_job, recipe, render_space
+from autotune.scaffold.job import check_starts
 from autotune.scaffold.recipe import FSDP
+from autotune.scaffold.space_yaml import baseline
 from autotune.space.loader import SPACE_DIR, load_space
 from tests.conftest import ROOT
 
@@ -179,6 +181,9 @@ def test_init_on_an_example_script_writes_a_space_that_validates_and_prescreens(
     )  # fmt: skip
     assert typo.returncode == 2 and "--gpu H10: unknown GPU" in typo.stderr, typo.stdout + typo.stderr
     assert not (work / "typo.yaml").exists()  # refused before anything was written
+    other = run_init(script, work, "--gpus-per-node", "8", "-o", "other.yaml")
+    assert other.returncode == 0, other.stderr
+    assert "#   autotune run --space other.yaml --fidelity sim" in (work / "other.yaml").read_text()  # not the study's
     assert f"wrote {written.name}" in out.stdout
     assert f"ok {written.name}" in out.stdout  # validated
     assert "pre-screen on 8 x H100" in out.stdout and "the job itself: predicted peak" in out.stdout
@@ -376,3 +381,87 @@ def test_a_field_verl_names_otherwise_is_given_by_its_config_key() -> None:
 
     reason = "[critic] Please set at least one of 'critic.micro_batch_size' or 'critic.micro_batch_size_per_gpu'"
     assert _keys_named(reason, {}) == ["critic.ppo_micro_batch_size", "critic.ppo_micro_batch_size_per_gpu"]
+
+
+DYNAMIC_JOB = """\
+python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo \\
+    data.train_batch_size=512 data.max_prompt_length=512 data.max_response_length=1024 \\
+    actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct actor_rollout_ref.actor.ppo_mini_batch_size=128 \\
+    actor_rollout_ref.actor.use_dynamic_bsz=True actor_rollout_ref.actor.ppo_max_token_len_per_gpu=16384 \\
+    actor_rollout_ref.rollout.tensor_model_parallel_size=2 actor_rollout_ref.rollout.n=5 {extra} \\
+    trainer.n_gpus_per_node=8 trainer.nnodes=1
+"""
+ROLLOUT_BUDGET = "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu"
+REF_BUDGET = "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu"
+LOGPROB_MICROS = ("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+                  "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu")  # fmt: skip
+
+
+def test_the_jobs_own_log_prob_budgets_are_its_baseline_or_kept_when_one_knob_cannot_hold_them(tmp_path: Path) -> None:
+    """The job's rollout budget 49152 (its ref's follows the actor's 16384) was overwritten with 16384 by the one
+    knob for both passes, in the baseline and in the export ("the baseline ships" shipped another budget)."""
+    defaults = verl_tree()[1]
+    job = read_job(DYNAMIC_JOB.format(extra=f"{ROLLOUT_BUDGET}=49152"), "dyn.sh")
+    rec = recipe(job, Cluster(8), defaults)
+    assert "logprob_token_budget" not in {k.name for k in rec.knobs}
+    assert not {ROLLOUT_BUDGET, REF_BUDGET} & set(rec.derived)
+    assert any("different token budgets (ref 16384, rollout 49152)" in n for n in job.notes), job.notes
+    assert baseline(job, Cluster(8), rec)[ROLLOUT_BUDGET] == 49152
+    both = read_job(DYNAMIC_JOB.format(extra=f"{ROLLOUT_BUDGET}=24000 {REF_BUDGET}=24000"), "dyn.sh")
+    rec = recipe(both, Cluster(8), defaults)
+    [budget] = [k for k in rec.knobs if k.name == "logprob_token_budget"]
+    assert budget.baseline == 24000 and 24000 in budget.spec["choices"]
+    assert rec.derived[ROLLOUT_BUDGET]["value"] == "logprob_token_budget"
+
+
+def test_dynamic_batching_turned_off_has_the_log_prob_micro_batches_verl_needs(tmp_path: Path) -> None:
+    """verl's seq-balance examples set dynamic batching and no micro-batch: the space's `use_dynamic_bsz: false`
+    half lacked the log-prob passes' micro-batches, so every such configuration was one verl refuses (a simulated
+    sweep's winner among them, which only `export --check` caught)."""
+    from autotune.adapters import get_adapter
+    from autotune.space.sampling import trial_config
+
+    job = read_job(DYNAMIC_JOB.format(extra=""), "seqbal.sh")
+    cluster = Cluster(8, 1, "H100")
+    path = tmp_path / "seqbal.yaml"
+    path.write_text(render_space(job, cluster, recipe(job, cluster, verl_tree()[1]), "seqbal"))
+    space = load_space(str(path))
+    adapter = get_adapter("verl")
+    defaults = adapter.defaults(space.base_config)
+    params = {**space.baseline, "actor_rollout_ref.actor.use_dynamic_bsz": False,
+              "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 4}  # fmt: skip
+    params = {k: v for k, v in params.items() if k not in ("actor_rollout_ref.actor.ppo_max_token_len_per_gpu",
+                                                           "logprob_token_budget")}  # fmt: skip
+    config = trial_config(space, adapter, params, defaults)
+    assert all(config.flat[key] == 4 for key in LOGPROB_MICROS)
+    adapter.check(space.base_config, config.flat, space.trial.world_size)  # verl's validate_config takes it
+
+
+def test_a_deprecated_global_micro_batch_is_written_per_gpu_not_beside_it() -> None:
+    """`actor.ppo_micro_batch_size=64` (every verl <= 0.2 script): init added the per-GPU baseline beside it and
+    then said "verl refuses the job" (both set), blaming the job for its own addition."""
+    job = read_job(
+        DYNAMIC_JOB.format(
+            extra="actor_rollout_ref.actor.ppo_micro_batch_size=64 actor_rollout_ref.rollout.log_prob_micro_batch_size=128 "
+            "actor_rollout_ref.ref.log_prob_micro_batch_size=128"
+        ).replace("actor_rollout_ref.actor.use_dynamic_bsz=True ", ""),
+        "old.sh",
+    )
+    rec = recipe(job, Cluster(8), verl_tree()[1])
+    assert "actor_rollout_ref.actor.ppo_micro_batch_size" not in job.flat
+    assert job.flat["actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"] == 8  # 64 / 8 GPUs, as verl divides it
+    assert any("(deprecated: over all 8 GPUs) is written as" in n for n in job.notes), job.notes
+    check_starts(job, baseline(job, Cluster(8), rec), 8)  # verl takes the baseline
+
+
+def test_hydra_settings_and_a_one_name_logger_and_the_scripts_arguments_are_read_as_verl_takes_them() -> None:
+    """init wrote a space with `hydra.run.dir` (not verl's) or `trainer.logger: console` (verl wraps it) and
+    then called its own file invalid, leaving it behind; `"${@}"` and `~key` were 'not a key=value override'."""
+    job = read_job(
+        'python3 -m verl.trainer.main_ppo trainer.logger=console hydra.run.dir=/tmp/outs trainer.nnodes=1 "${@}"',
+        "job.sh",
+    )
+    assert job.flat == {"trainer.logger": ["console"], "trainer.nnodes": 1}
+    assert any("hydra's own setting" in n for n in job.notes) and any("left out" in n for n in job.notes)
+    with pytest.raises(JobError, match=r"`~trainer.logger` deletes `trainer.logger` from verl's config"):
+        read_job("python3 -m verl.trainer.main_ppo ~trainer.logger trainer.nnodes=1", "job.sh")
