@@ -36,7 +36,7 @@ class StudyView:
     space: Space
 
     def trials(self) -> pd.DataFrame:
-        return trials_frame(self.study)
+        return trials_frame(self.study, self.paths)
 
     def steps(self, number: int) -> pd.DataFrame:
         """Trial #`number`'s metrics, a row per step; ValueError for a number the study does not have, or a trial
@@ -45,7 +45,13 @@ class StudyView:
         if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < count:
             raise ValueError(f"study `{self.paths.name}` has trials #0 to #{count - 1}; got {number!r}")
         record = TrialRecord.of(self.study.trials[number])
-        frame = step_frame(record.dir) if record.dir else pd.DataFrame()
+        folder = self.paths.located(record.dir) if record.dir else None
+        if folder is not None and not folder.exists():  # not "no steps": its steps are elsewhere
+            raise ValueError(
+                f"trial #{number} of study `{self.paths.name}`: its folder is not under {self.paths.root}/ nor at "
+                f"{record.dir}; open the study with the runs folder that holds it (runs_dir=...)"
+            )
+        frame = step_frame(folder) if folder is not None else pd.DataFrame()
         if frame.empty:
             how = record.outcome or record.reason or "not finished"
             raise ValueError(
@@ -75,7 +81,7 @@ class StudyView:
         return data.history(self.study, self.space)
 
     def phases(self) -> pd.DataFrame:
-        return data.phase_breakdown(self.study, self.space)
+        return data.phase_breakdown(self.study, self.space, self.paths)
 
     def importances(self) -> pd.Series:
         with warnings.catch_warnings():

@@ -174,7 +174,7 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         comm_share=comm,
         mfu=mfu,
         checks=checks,
-        memory_metric=memory_metric(study),
+        memory_metric=memory_metric(study, paths),
         rss_ratio=rss,
         trials_span_s=span,
         outside_steps_share=outside,
@@ -216,11 +216,11 @@ def health_checks(space: Space, kl: float, comm: float, memory: float, mfu: floa
     ]
 
 
-def memory_metric(study: optuna.Study) -> str:
+def memory_metric(study: optuna.Study, paths: StudyPaths | None = None) -> str:
     """Which metric `memory` resolved to in this study (read from the baseline's steps)."""
     base = baseline_trial(study)
     folder = TrialRecord.of(base).dir if base else None
-    rows = read_rows(folder) if folder else []
+    rows = read_rows(paths.located(folder) if paths else folder) if folder else []
     return resolve_metric(rows, "memory") if rows else "memory"
 
 
@@ -362,12 +362,12 @@ def inert_knobs(study: optuna.Study, space: Space, shipped: dict[str, Any] | Non
     return pd.DataFrame(rows, columns=["knob", "why"])
 
 
-def phase_breakdown(study: optuna.Study, space: Space) -> pd.DataFrame:
+def phase_breakdown(study: optuna.Study, space: Space, paths: StudyPaths | None = None) -> pd.DataFrame:
     """Median seconds per phase of the study's trainer (and exposed comm) of every trial that ran steps,
-    post warm-up."""
+    post warm-up (its folders found under `paths`, else where the records say)."""
     phases = get_adapter(space.trainer, space.command).phases()
     rows = []
-    frame = trials_frame(study)
+    frame = trials_frame(study, paths)
     for _, trial in frame.iterrows():
         if not isinstance(trial["dir"], str) or _is_number(trial.get("duplicate_of")):
             continue
@@ -391,9 +391,9 @@ def phase_names(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if c not in (*PHASE_FRAME, "comm", "step")]
 
 
-def health_curves(study: optuna.Study, space: Space, top: int = 3) -> pd.DataFrame:
+def health_curves(study: optuna.Study, space: Space, top: int = 3, paths: StudyPaths | None = None) -> pd.DataFrame:
     """Per-step KL to the reference and score of the baseline and the top trials (long format)."""
-    frame = trials_frame(study)
+    frame = trials_frame(study, paths)
     if frame.empty:
         return frame
     column = f"objective:{objective_names(study)[0]}"

@@ -35,7 +35,7 @@ def write_quality_report(paths: StudyPaths, space: Space, out_dir: Path) -> Path
     page = Page()
     decision = "".join(f"<div>{html.escape(line)}</div>" for line in result.lines())
     page.section("quality-decision", "Quality stage: the decision", f"<pre>{decision}</pre>")
-    page.section("quality-curves", "Learning curves over seeds", curves(page, result, space))
+    page.section("quality-curves", "Learning curves over seeds", curves(page, result, space, paths))
     page.section("quality-ladder", "The halving ladder", ladder(result))
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "quality.html"
@@ -45,7 +45,7 @@ def write_quality_report(paths: StudyPaths, space: Space, out_dir: Path) -> Path
     return path
 
 
-def curves(page: Page, result: Quality, space: Space) -> str:
+def curves(page: Page, result: Quality, space: Space, paths: StudyPaths) -> str:
     q = space.quality
     assert q is not None
     fig = make_subplots(
@@ -59,7 +59,8 @@ def curves(page: Page, result: Quality, space: Space) -> str:
     for i, cand in enumerate(result.candidates):
         color = COLORS[i % len(COLORS)]
         for j, run in enumerate(cand.runs):
-            curve = Curve.of(read_rows(run.dir), q) if run.dir and Path(run.dir).exists() else Curve()
+            folder = paths.located(run.dir) if run.dir else None
+            curve = Curve.of(read_rows(folder), q) if folder and folder.exists() else Curve()
             if not curve.steps:
                 continue
             name = f"{cand.label} seed {run.seed}"

@@ -58,7 +58,9 @@ def _peak_from_header(trial_dir: Path) -> float | None:
     return None
 
 
-def samples(study: optuna.Study, space: Space, adapter: TrainerAdapter) -> list[Sample]:
+def samples(
+    study: optuna.Study, space: Space, adapter: TrainerAdapter, paths: StudyPaths | None = None
+) -> list[Sample]:
     """Measured trials of a study with their configs (pruned ones too, if they ran 3 steps past warm-up), each
     config resolved as the trainer resolved it (verl's defaults and interpolations), as a simulated trial is."""
     out = []
@@ -66,7 +68,7 @@ def samples(study: optuna.Study, space: Space, adapter: TrainerAdapter) -> list[
         rec = TrialRecord.of(t)
         if rec.outcome not in ("complete", "infeasible", "pruned") or not rec.dir or rec.duplicate_of is not None:
             continue
-        trial_dir = Path(rec.dir)
+        trial_dir = paths.located(rec.dir) if paths is not None else Path(rec.dir)
         rows = read_rows(trial_dir)
         if not rows:
             continue
@@ -237,7 +239,7 @@ def calibrate_study(
     paths: StudyPaths, study: optuna.Study, space: Space, adapter: TrainerAdapter, holdout: float = 0.0
 ) -> dict[str, Any]:
     """Fit on the study's trials (all, or all but every k-th when `holdout` > 0) and record the errors."""
-    all_samples = samples(study, space, adapter)
+    all_samples = samples(study, space, adapter, paths)
     held: list[Sample] = []
     fit_on = all_samples
     if holdout > 0 and len(all_samples) >= 4:

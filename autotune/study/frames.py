@@ -10,14 +10,15 @@ import optuna
 import pandas as pd
 from optuna.trial import FrozenTrial, TrialState
 
-from autotune.study.storage import StudyInfo, counted
+from autotune.study.storage import StudyInfo, StudyPaths, counted
 from autotune.trial.record import SKIPPED, TrialRecord, read_rows
 
 
-def trials_frame(study: optuna.Study) -> pd.DataFrame:
-    """Finished and running trials: number, outcome, reason, objective values, key metrics, params."""
+def trials_frame(study: optuna.Study, paths: StudyPaths | None = None) -> pd.DataFrame:
+    """Finished and running trials: number, outcome, reason, objective values, key metrics, params. With `paths`,
+    each trial's `dir` is its folder as found from here (`StudyPaths.located`), else as the records keep it."""
     names = objective_names(study)
-    rows = [_row(t, TrialRecord.of(t), names) for t in study.get_trials(deepcopy=False)]
+    rows = [_row(t, TrialRecord.of(t), names, paths) for t in study.get_trials(deepcopy=False)]
     frame = pd.DataFrame([r for r in rows if r is not None])
     return frame.sort_values("number").reset_index(drop=True) if not frame.empty else frame
 
@@ -27,7 +28,7 @@ def _unfinished(t: FrozenTrial) -> str | None:
     return None if t.state.is_finished() else "queued" if t.state == TrialState.WAITING else "running"
 
 
-def _row(t: FrozenTrial, rec: TrialRecord, names: list[str]) -> dict[str, Any] | None:
+def _row(t: FrozenTrial, rec: TrialRecord, names: list[str], paths: StudyPaths | None) -> dict[str, Any] | None:
     if rec.outcome == SKIPPED:
         return None
     row: dict[str, Any] = {
@@ -39,7 +40,7 @@ def _row(t: FrozenTrial, rec: TrialRecord, names: list[str]) -> dict[str, Any] |
         "duplicate_of": rec.duplicate_of,
         "counted": counted(t),
         "optuna_state": t.state.name,
-        "dir": rec.dir,
+        "dir": str(paths.located(rec.dir)) if paths is not None and rec.dir else rec.dir,
         "wall_s": rec.wall_s,
         "startup_s": rec.startup_s,
         "train_s": rec.train_s,

@@ -98,6 +98,19 @@ class StudyPaths:
     def trial_dir(self, number: int) -> Path:
         return self.root / "trials" / f"{number:04d}"
 
+    def located(self, stored: str | Path) -> Path:
+        """A folder the study's records name (a trial's, a quality run's), found from here. Records keep the path
+        as the controller had it: relative to the folder it ran in, or absolute on the machine it ran on. Read from
+        another folder (the notebook in notebooks/, `--runs-dir`) or after the runs folder was copied elsewhere,
+        the part below the study's folder is taken under this runs folder."""
+        path = Path(stored)
+        parts = path.parts
+        if self.name in parts:
+            here = self.root.joinpath(*parts[len(parts) - parts[::-1].index(self.name) :])
+            if here.exists() or not path.exists():
+                return here
+        return path
+
     def flags(self, storage: str | None = None) -> str:
         """The options a hint's command needs to find this study again (` --runs-dir myruns`), so that it
         works when pasted: without them it looks under runs/ and finds no study."""

@@ -455,7 +455,7 @@ class QualityStage:
         reached the horizon inside the bound."""
         record = QualityRecord.of(source) if source is not None else QualityRecord()
         if source is not None and seed == record.seed and record.outcome == "complete" and record.dir:
-            folder = Path(record.dir)
+            folder = self.paths.located(record.dir)
         else:
             folder = self.root / "seeds" / f"{label.replace('#', 'trial')}-seed{seed}"
             if not (folder / "quality.json").exists():

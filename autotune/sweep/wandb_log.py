@@ -73,7 +73,7 @@ class WandbLogger:
             },
             "trial",
         )
-        for row in read_rows(rec.dir) if rec.dir else []:
+        for row in read_rows(self.paths.located(rec.dir)) if rec.dir else []:
             run.log({k: _clean(v) for k, v in row["metrics"].items()}, step=int(row["step"]))
         run.summary.update(
             {

@@ -1,0 +1,31 @@
+"""A study is read from wherever its runs folder is: the records keep each trial's folder as the controller had
+it (relative to the folder `autotune run` ran in), and the notebook (in notebooks/), `--runs-dir` from elsewhere
+or a runs folder copied off the cluster found no steps ("trial #0 has no steps"; calibrate "got 0 trials")."""
+
+from __future__ import annotations
+
+import shutil
+
+from autotune.study.storage import StudyPaths
+from tests.autotune.conftest import autotune, write_space
+
+
+def test_a_study_made_with_a_relative_runs_folder_is_read_from_another_folder_and_after_a_move(tmp_path):
+    import autotune as api
+
+    made = tmp_path / "made"
+    made.mkdir()
+    space = write_space(made, steps=3)
+    run = autotune("run", "--space", space.name, "--trials", "2", "--confirm", "0", "--ablate", "0", cwd=made)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(made / "runs", elsewhere)  # copied off the cluster: the recorded relative folders name nothing here
+    sweep = api.open_study("small", runs_dir=elsewhere)  # from the tests' folder, not `made`
+    assert len(sweep.steps(0)) == 3
+    assert not sweep.phases().empty
+    assert StudyPaths(elsewhere, "small").located("runs/small/trials/0000") == elsewhere / "small/trials/0000"
+    cal = autotune("calibrate", "small", "--runs-dir", str(elsewhere), "-o", str(tmp_path / "cal.json"), cwd=tmp_path)
+    assert cal.returncode == 0 and "fitted on 2 trials" in cal.stdout, cal.stdout + cal.stderr
+    report = autotune("report", "small", "--runs-dir", str(elsewhere), "-o", str(tmp_path / "rep"), cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    assert "No trial ran steps yet" not in (tmp_path / "rep" / "index.html").read_text()
