@@ -256,6 +256,7 @@ def run(
         _check_ray_head_or_exit(address)
     if "sim" in levels:
         _check_gpu_or_exit(gpu or parsed.sim.gpu, parsed)
+        _check_calibration_device_or_exit(calibration, gpu, parsed)
     if export_to is not None:
         _check_export_path_or_exit(export_to)
     n_trials = trials or parsed.trials
@@ -539,6 +540,16 @@ def _check_gpu_or_exit(gpu: str | None, space: Space) -> None:
         where = "--gpu" if gpu != space.sim.gpu else f"{space.path}: `sim.gpu`"
         err.print(f"[red]{where} {gpu}: {escape(str(exc))}[/]")
         raise typer.Exit(2) from None
+
+
+def _check_calibration_device_or_exit(path: Path | None, gpu: str | None, space: Space) -> None:
+    """A CPU calibration predicts the CPU it was fitted on: refused beside a GPU named (before anything runs)."""
+    from autotune.sim.sim_fidelity import cpu_calibration_problem
+
+    problem = cpu_calibration_problem(_calibration_or_exit(path), gpu, space.sim.gpu)
+    if problem:
+        err.print(f"[red]--calibration {escape(str(path))}: {escape(problem)}[/]")
+        raise typer.Exit(2)
 
 
 def _calibration_or_exit(path: Path | None) -> dict | None:  # type: ignore[type-arg]

@@ -10,6 +10,7 @@ is a failed trial with reason `oom`, as a real one would be. Metrics a cost mode
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,26 @@ UNPREDICTED = (
 )  # fmt: skip
 
 
+class CalibrationMismatch(ValueError):
+    """A calibration asked to predict a device its weights do not describe."""
+
+
+def cpu_calibration_problem(cal: dict[str, Any] | None, gpu: str | None, space_gpu: str | None) -> str | None:
+    """Why a calibration cannot predict on the GPU named (--gpu, or the space's `sim.gpu`), or None. A CPU
+    calibration (`autotune calibrate STUDY` on the built-in trainer's CPU trials) predicts that CPU: its weights,
+    fp32 parameters and response lengths are the CPU trials'; it silently replaced an H100 with a 24 GiB "CPU"."""
+    if not cal or cal.get("device") != "cpu" or not (gpu or space_gpu):
+        return None
+    named = f"--gpu {gpu}" if gpu else f"the space's sim.gpu ({space_gpu})"
+    return (
+        f"the calibration was fitted on CPU trials ({cal.get('source', '?')}"
+        + (f", study {cal['study']}" if cal.get("study") else "")
+        + f") and predicts that CPU, not {named}: its weights, fp32 parameters and lengths are the CPU trials'. "
+        "For a GPU, leave --calibration out (or calibrate on that GPU's runs: `autotune calibrate --verl-log ...`); "
+        "for the CPU, leave the GPU out"
+    )
+
+
 class CostModelFidelity(Fidelity):
     """Every trial predicted by the cost model for `cluster` (seconds for hundreds of trials)."""
 
@@ -54,14 +75,30 @@ class CostModelFidelity(Fidelity):
     @classmethod
     def for_sweep(cls, space: Space, settings: FidelitySettings) -> CostModelFidelity:
         """The hardware: a CPU calibration's own peak, else --gpu, else the space's sim.gpu, else the GPU
-        the calibration was fitted on, else an H100."""
+        the calibration was fitted on, else an H100. A CPU calibration with a GPU named is refused
+        (`CalibrationMismatch`): its weights describe the CPU it was fitted on."""
         world = space.trial.world_size
         cal = settings.calibration
+        problem = cpu_calibration_problem(cal, settings.gpu, space.sim.gpu)
+        if problem:
+            raise CalibrationMismatch(problem)
         if cal and cal.get("device") == "cpu":
             hardware = Cluster(cpu_device(float(cal["peak_flops"])), gpus_per_node=world, nodes=1)
         else:
             hardware = cluster(calibrated_device(settings.gpu or space.sim.gpu, cal), world)
         return cls(hardware, cal, settings.model, space.sim)
+
+    def model_key(self) -> str:
+        cal = self.calibration
+        if cal:
+            digest = hashlib.sha256(json.dumps(cal, sort_keys=True, default=str).encode()).hexdigest()[:12]
+            weights = f"calibration {cal.get('source', '?')}" + (
+                f" of study {cal['study']}" if cal.get("study") else ""
+            )
+            weights += f" ({digest})"
+        else:
+            weights = "the shipped weights"
+        return f"{self.cluster.device.name} × {self.cluster.world}, model {self.model or 'as the space names it'}, {weights}"
 
     @property
     def device(self) -> DeviceKind:

@@ -280,6 +280,8 @@ class StudyInfo:
     """The simulated study that chose this one's trials (multi-fidelity sweeps)."""
     sim_lengths: str | None = None
     """The response lengths a simulated sweep's cost model assumed, and where each came from."""
+    sim_model: str | None = None
+    """A simulated study's cost model in words (device × world, model, weights): one per study."""
     quality_systems: dict[str, Any] | None = None
     """A quality study's: the systems values its runs used (kept for a resumed stage)."""
     quality_rules: dict[str, Any] | None = None
@@ -326,6 +328,20 @@ def check_same_fidelity(paths: StudyPaths, url: str, fidelity: str) -> None:
         f"study `{paths.name}` in {paths.root}/ holds {FIDELITY_WORDS.get(stored, stored)}, and this sweep's are "
         f"{FIDELITY_WORDS.get(fidelity, fidelity)}: ranked together, a prediction would read as measured. Run this "
         f"sweep as a new study (`--study {other}`), or delete {paths.root}/ to start the study over."
+    )
+
+
+def check_same_model(paths: StudyPaths, study: optuna.Study, model: str | None) -> None:
+    """Refuse to predict more of a study's trials with another cost model (another --gpu, --calibration or --model):
+    each trial's speedup is over the baseline's prediction, so two models' trials ranked together compare one
+    model's prediction with another's (a resumed study showed "ships ×2.75" where its own credits gave ×1.62)."""
+    stored = StudyInfo.of(study).sim_model
+    if model is None or stored is None or stored == model:
+        return
+    raise FidelityChanged(
+        f"study `{paths.name}` in {paths.root}/ was predicted by the cost model on {stored}; this sweep's is {model}: "
+        f"ranked together, a prediction of one would be compared with the other's. Give the same --gpu, "
+        f"--calibration and --model, or run this sweep as a new study (`--study {paths.name}-2`)"
     )
 
 

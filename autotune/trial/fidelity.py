@@ -89,6 +89,11 @@ class Fidelity(ABC):
         """What this fidelity's numbers rest on, when a user should know it before trusting them (None: measured)."""
         return None
 
+    def model_key(self) -> str | None:
+        """The model that produces this fidelity's numbers, in words (device, model, weights): a study keeps it,
+        and its trials are ranked together only under one (None: measured)."""
+        return None
+
     @abstractmethod
     def measure(self, job: TrialJob) -> list[RunResult]:
         """The trial's runs, in order; the last one that did not complete ends the list."""

@@ -125,7 +125,9 @@ class Backend(ABC):
         with opts.paths.lock():  # creates the study folder, where the default SQLite file lives
             # under the lock: two workers creating one new database would both write its schema
             self.storage = open_storage(opts.storage_url)
-        study = create_or_load(opts.space, opts.paths, self.storage, opts.device, opts.fidelity.name)
+        study = create_or_load(
+            opts.space, opts.paths, self.storage, opts.device, opts.fidelity.name, opts.fidelity.model_key()
+        )
         if opts.storage_url != storage_url(opts.paths, None):  # what `best` without --storage names
             opts.paths.storage_file.write_text(redact(opts.storage_url) + "\n")
         recover_interrupted(study, self.storage, self.progress.note)

@@ -38,6 +38,7 @@ from autotune.study.storage import (
     StudyPaths,
     baseline_trial,
     check_same_knobs,
+    check_same_model,
     check_same_space,
     open_storage,
     running_trials,
@@ -56,11 +57,18 @@ TrialHook = Callable[[optuna.Study, int], None]
 
 
 def create_or_load(
-    space: Space, paths: StudyPaths, storage: str | BaseStorage, device: str | None = None, fidelity: str = "real"
+    space: Space,
+    paths: StudyPaths,
+    storage: str | BaseStorage,
+    device: str | None = None,
+    fidelity: str = "real",
+    model: str | None = None,
 ) -> optuna.Study:
     """The study, created on first use with the baseline enqueued as trial 0 (once, under a lock).
 
     Each call joins the study as one more worker: its sampler's seed is offset by the workers before it.
+    A predicted study keeps the `model` (`Fidelity.model_key`) its trials were predicted by; joining it with
+    another is refused (`check_same_model`): its trials would be ranked against another model's baseline.
     """
     with paths.lock():
         check_same_space(paths, space)
@@ -79,6 +87,9 @@ def create_or_load(
             pruner=make_pruner(space),
             load_if_exists=True,
         )
+        check_same_model(paths, study, model)
+        if model is not None and StudyInfo.of(study).sim_model is None:  # from the start, as the fidelity
+            StudyInfo(sim_model=model).save(study, "sim_model")
         if not StudyInfo.of(study).baseline_enqueued:
             study.enqueue_trial(space.baseline, user_attrs=baseline_attrs())
             StudyInfo(

@@ -518,6 +518,29 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
     assert real and all(t.params[k] == base[k] for t in real for k in frozen), real
     print(f"multi-fidelity: median step-time error {frame['step_error'].median():.1%}")
     assert 'id="prediction"' in (tmp_path / "report" / "index.html").read_text()
+    # the same simulated study with another model (another GPU) is refused: its trials would be ranked against the
+    # baseline the first model predicted (a resumed study said "ships ×2.75" where its own credits gave ×1.62)
+    sim_args = ("run", "--space", str(space), "--fidelity", "sim", "--runs-dir", str(tmp_path / "mix"), "--confirm", "0",
+                "--report-dir", str(tmp_path / "mix-report"))  # fmt: skip
+    assert autotune(*sim_args, "--trials", "3", "--gpu", "H100").returncode == 0
+    other = autotune(*sim_args, "--trials", "5", "--gpu", "A100")
+    assert other.returncode == 2 and "was predicted by the cost model on H100" in other.stderr, other.stderr
+    assert "; this sweep's is A100" in other.stderr and "(`--study small-2`)" in other.stderr, other.stderr
+    assert len(load_study(StudyPaths(tmp_path / "mix", "small")).trials) == 3
+    # a CPU calibration predicts the CPU it was fitted on: beside a GPU (the space's sim.gpu, or --gpu) it is refused
+    # (it replaced the H100 with a 24 GiB "CPU", and every configuration of a 64-GPU space ran out of memory)
+    gpus = autotune("run", "--space", "fsdp3d-64gpu", "--fidelity", "sim", "--trials", "2", "--calibration", str(cal),
+                    "--runs-dir", str(tmp_path / "g64"))  # fmt: skip
+    assert (
+        gpus.returncode == 2
+        and "fitted on CPU trials" in gpus.stderr
+        and "not the space's sim.gpu (H100)" in gpus.stderr
+    )
+    assert not (tmp_path / "g64").exists()
+    import autotune as api
+
+    with pytest.raises(ValueError, match=r"predicts that CPU, not --gpu H100"):
+        api.predict("fsdp3d-64gpu", gpu="H100", calibration=data)
 
 
 def test_the_builtin_trainer_pays_no_verl_driver_costs():
