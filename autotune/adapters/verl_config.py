@@ -139,10 +139,23 @@ def expand_home(value: Any) -> Any:
 def env_problems(cfg: Any) -> list[str]:
     """Ray's `runtime_env.env_vars` must map strings to strings (ray.init refuses anything else)."""
     from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
 
     env = OmegaConf.select(cfg, "ray_kwargs.ray_init.runtime_env.env_vars", default=None)
     if env is None:
         return []
+    raw: dict[Any, Any] = OmegaConf.to_container(env, resolve=False)  # type: ignore[assignment]
+    unresolved = []
+    for name, value in raw.items():
+        try:
+            OmegaConf.to_container(OmegaConf.create({"v": value}), resolve=True)
+        except OmegaConfBaseException:  # `${LD_LIBRARY_PATH}:...`: read as an interpolation of verl's own keys
+            unresolved.append(
+                f"`ray_kwargs.ray_init.runtime_env.env_vars.{name}`={value!r} holds `${{...}}`, which verl's config "
+                "reads as one of its own keys (verl fails at start-up); write the value itself"
+            )
+    if unresolved:
+        return unresolved
     values: dict[Any, Any] = OmegaConf.to_container(env, resolve=True)  # type: ignore[assignment]
     return [
         f"`ray_kwargs.ray_init.runtime_env.env_vars.{name}` must be a string for Ray, got {v!r} "

@@ -22,6 +22,7 @@ import yaml
 
 from autotune.adapters.verl_config import (
     ENV_PREFIX,
+    SHELL_VAR,
     VerlRejected,
     check_types,
     compose,
@@ -233,6 +234,8 @@ def _from_script(text: str, source: str) -> Job:
                 "the value in the command instead"
             )
         words.append(_substitute(token, variables, unset))
+    # the variables the command's values still name (an export's own, such as `$PATH`, are said below)
+    unset = {m.group(1) or m.group(2) for word in words for m in SHELL_VAR.finditer(word) if m.group(3) is None}
     by_command = unset & computed
     if unset - by_command:
         names = ", ".join(f"${n}" for n in sorted(unset - by_command))
@@ -242,6 +245,11 @@ def _from_script(text: str, source: str) -> Job:
         notes.append(
             f"set by a command the script runs (`$(...)`), which init does not run, left as written: {names} "
             "(put their values in `base:` before a sweep)"
+        )
+    for name in [n for n, v in env.items() if "$" in v]:  # `export PATH=$PATH:/x`: the machine's value, extended
+        notes.append(
+            f"`{name}={env.pop(name)}` extends the value the machine has, which a trial's environment (or the "
+            "export's) cannot: left out of `env:`; set it on the machines the trials run on, or write the whole value"
         )
     flat, more_env = _parse_overrides(words, source, notes)
     env = {k: _home(v) for k, v in {**env, **more_env}.items()}

@@ -465,3 +465,27 @@ def test_hydra_settings_and_a_one_name_logger_and_the_scripts_arguments_are_read
     assert any("hydra's own setting" in n for n in job.notes) and any("left out" in n for n in job.notes)
     with pytest.raises(JobError, match=r"`~trainer.logger` deletes `trainer.logger` from verl's config"):
         read_job("python3 -m verl.trainer.main_ppo ~trainer.logger trainer.nnodes=1", "job.sh")
+
+
+def test_an_export_that_extends_the_machines_value_is_left_out_of_env_with_why() -> None:
+    """`export PYTHONPATH=$PYTHONPATH:/opt/x` became the literal `$PYTHONPATH:/opt/x` in every Ray worker (the
+    path verl is imported from, gone), and `${LD_LIBRARY_PATH}:...` crashed `export --check` with a traceback."""
+    from omegaconf import OmegaConf
+
+    from autotune.adapters.verl_config import env_problems
+
+    job = read_job(
+        "export PYTHONPATH=$PYTHONPATH:/opt/mylib\nexport LD_LIBRARY_PATH=${LD_LIBRARY_PATH}:/usr/local/cuda/lib64\n"
+        "export VLLM_ATTENTION_BACKEND=XFORMERS\npython3 -m verl.trainer.main_ppo trainer.nnodes=1",
+        "envjob.sh",
+    )
+    assert job.env == {"VLLM_ATTENTION_BACKEND": "XFORMERS"}
+    said = [n for n in job.notes if "extends the value the machine has" in n]
+    assert len(said) == 2 and "`PYTHONPATH=$PYTHONPATH:/opt/mylib`" in said[0], job.notes
+    assert not any("put their values in `base:`" in n for n in job.notes)  # not the section env lives in
+    cfg = OmegaConf.create({"ray_kwargs": {"ray_init": {"runtime_env": {"env_vars": {"LD": "${LD_LIBRARY_PATH}:/x"}}}}})
+    [problem] = env_problems(cfg)
+    assert (
+        "env_vars.LD`='${LD_LIBRARY_PATH}:/x' holds `${...}`, which verl's config reads as one of its own keys"
+        in problem
+    )
