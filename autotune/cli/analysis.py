@@ -133,7 +133,12 @@ def calibrate(
         ),
     ] = None,
     holdout: Annotated[
-        float, typer.Option(min=0.0, max=0.9, help="Share of trials held back to measure the prediction error.")
+        float,
+        typer.Option(
+            min=0.0,
+            max=0.9,
+            help="Share of trials held back to measure the prediction error (of 4 trials or more; 2 or more are fitted).",
+        ),
     ] = 0.0,
     runs_dir: RunsDirOpt = Path("runs"),
     storage: StorageOpt = None,
@@ -184,6 +189,8 @@ def calibrate(
         console.print(
             f"held back {len(result['holdout_trials'])} trials: median step-time error {result['holdout_error_median']:.1%}"
         )
+    elif holdout > 0:  # it was skipped without a word
+        err.print(f"[yellow]--holdout {holdout:g}: nothing held back; it needs 4 measured trials or more[/]")
     for warning in fit_warnings(result):
         err.print(f"[yellow]{escape(warning)}[/]")
     console.print(f"wrote {out}; use it with: autotune run --space ... --fidelity sim --calibration {out}")

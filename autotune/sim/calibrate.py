@@ -235,6 +235,13 @@ def errors(calibration: dict[str, Any], held: list[Sample], space: Space) -> lis
     return [abs(predict_step(calibration, s, space) - s.step) / s.step for s in held if s.step > 0]
 
 
+def held_back(n: int, share: float) -> list[int]:
+    """The positions of the trials held back: the share asked of `n` (at least one; two or more left to fit on),
+    spread evenly over them (every k-th held back any share of 0.5 or more as half)."""
+    wanted = min(max(1, round(n * share)), n - 2)
+    return [(2 * i + 1) * n // (2 * wanted) for i in range(wanted)]
+
+
 def calibrate_study(
     paths: StudyPaths, study: optuna.Study, space: Space, adapter: TrainerAdapter, holdout: float = 0.0
 ) -> dict[str, Any]:
@@ -243,8 +250,7 @@ def calibrate_study(
     held: list[Sample] = []
     fit_on = all_samples
     if holdout > 0 and len(all_samples) >= 4:
-        every = max(2, round(1 / holdout))
-        held = [s for i, s in enumerate(all_samples) if i % every == every - 1]
+        held = [all_samples[i] for i in held_back(len(all_samples), holdout)]
         fit_on = [s for s in all_samples if s not in held]
     calibration = fit(fit_on, space)
     fit_err = errors(calibration, fit_on, space)

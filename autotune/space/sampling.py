@@ -145,9 +145,25 @@ def given_params(space: Space, adapter: TrainerAdapter, params: dict[str, Any]) 
             domain = f"choices {list(p.choices or ())}" if p.type == "categorical" else (
                 "values true and false" if p.type == "bool" else f"range [{p.low}, {p.high}]")  # fmt: skip
             raise ValueError(f"`{p.name}` = {values[p.name]!r} is outside the param's {domain}")
+        if p.type in ("int", "float") and not _sampleable(p, values[p.name]):
+            assert p.low is not None and p.step is not None
+            grid = ", ".join(f"{p.low + i * p.step:g}" for i in range(3))
+            raise ValueError(
+                f"`{p.name}` = {values[p.name]!r} is off the param's step {p.step:g}: the sweep samples {grid}, ..."
+            )
         chosen[p.name] = values[p.name]
     check_constraints(space, trial_config(space, adapter, chosen, defaults), defaults)
     return chosen
+
+
+def _sampleable(p: Param, value: float) -> bool:
+    """Whether a sweep could sample `value`: on the param's step grid from its low (an int param: a whole number)."""
+    if p.type == "int" and not float(value).is_integer():
+        return False
+    if not p.step or p.low is None:
+        return True
+    k = (value - p.low) / p.step
+    return abs(k - round(k)) < 1e-9
 
 
 def _trial_fields(space: Space) -> dict[str, Any]:

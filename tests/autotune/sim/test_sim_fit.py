@@ -371,3 +371,13 @@ def test_a_run_script_is_read_with_its_variables_and_comments(tmp_path):
     unset.write_text("data.train_batch_size=$NOPE\n")
     with pytest.raises(ValueError, match=r"unset.txt: `data.train_batch_size=\$NOPE` uses a shell variable the file"):
         read_config(unset)
+
+
+def test_the_held_back_share_is_the_share_asked_spread_over_the_trials():
+    """`--holdout 0.9` of 15 trials held back 7 (every 2nd: any share of 0.5 or more was half)."""
+    from autotune.sim.calibrate import held_back
+
+    assert held_back(15, 0.9) == [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14]  # 13.5 -> 13: two left to fit on
+    assert held_back(10, 0.25) == [2, 7]  # 2.5 -> 2, one in each half
+    assert held_back(4, 0.1) == [2]  # at least one
+    assert held_back(10, 0.5) == [1, 3, 5, 7, 9]

@@ -412,6 +412,10 @@ def test_predict_refuses_what_a_sweep_would_not_predict(tmp_path: Path) -> None:
             rf"not a param of space `fsdp3d-8gpu`.*did you mean `{tp}`",
         ),
         ({"actor_token_mult": 3.0}, r"`actor_token_mult` applies only when actor_rollout_ref.actor.use_dynamic_bsz"),
+        (  # off the step of 0.5 a sweep samples on (it was predicted)
+            {"actor_rollout_ref.actor.use_dynamic_bsz": True, "actor_token_mult": 3.25, "logprob_token_mult": 4.0},
+            r"`actor_token_mult` = 3.25 is off the param's step 0.5: the sweep samples 2, 2.5, 3, \.\.\.",
+        ),
     ):
         with pytest.raises(ValueError, match=said):
             predict_space("fsdp3d-8gpu", params)

@@ -24,8 +24,10 @@ def test_a_study_made_with_a_relative_runs_folder_is_read_from_another_folder_an
     assert len(sweep.steps(0)) == 3
     assert not sweep.phases().empty
     assert StudyPaths(elsewhere, "small").located("runs/small/trials/0000") == elsewhere / "small/trials/0000"
-    cal = autotune("calibrate", "small", "--runs-dir", str(elsewhere), "-o", str(tmp_path / "cal.json"), cwd=tmp_path)
+    cal = autotune("calibrate", "small", "--runs-dir", str(elsewhere), "-o", str(tmp_path / "cal.json"),
+                   "--holdout", "0.5", cwd=tmp_path)  # fmt: skip
     assert cal.returncode == 0 and "fitted on 2 trials" in cal.stdout, cal.stdout + cal.stderr
+    assert "--holdout 0.5: nothing held back; it needs 4 measured trials or more" in cal.stderr  # was skipped silently
     report = autotune("report", "small", "--runs-dir", str(elsewhere), "-o", str(tmp_path / "rep"), cwd=tmp_path)
     assert report.returncode == 0, report.stderr
     assert "No trial ran steps yet" not in (tmp_path / "rep" / "index.html").read_text()
