@@ -83,6 +83,9 @@ class Summary(NamedTuple):
     predicted_oom: int = 0
     """Configurations the cost model predicts to run out of device memory (failed trials with reason `oom`)."""
     predicted_lengths: str = ""
+    predicted_error: str = ""
+    """The error of the model this study was predicted by, when it is not the published runs' (a calibration's own,
+    or none known for the built-in trainer): `StudyInfo.sim_error`."""
     """The response lengths the cost model assumed, and where each came from (StudyInfo.sim_lengths)."""
     whole: str = ""
     """Where the objective's value, KL, comm share and MFU come from after an ablation: confirmation ("in
@@ -181,6 +184,7 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         predicted=predicted,
         predicted_oom=predicted_ooms(study) if predicted else 0,
         predicted_lengths=(StudyInfo.of(study).sim_lengths or "") if predicted else "",
+        predicted_error=(StudyInfo.of(study).sim_error or "") if predicted else "",
         whole=whole,
     )
 

@@ -91,6 +91,11 @@ def model_error(s: data.Summary) -> str:
         "(<code>autotune calibrate</code>), and the other way round, weights fitted on the round scoring the earlier "
         "runs. A negative generation error is a rollout predicted faster than it ran.</p>"
     )
+    if s.predicted_error:  # another model than the one these rounds scored
+        note = (
+            '<p class="note">These rounds scored the uncalibrated model on published verl runs, not the model this '
+            f"study was predicted by: {html.escape(s.predicted_error)}</p>" + note
+        )
     return f"<h3>The cost model's error on published verl runs</h3>{note}{table_html(pd.DataFrame(by_round()), False)}"
 
 
@@ -106,7 +111,7 @@ def predicted_cards(cards: list[tuple[str, str]], s: data.Summary) -> list[tuple
     kept.append(("predicted to run out of memory", f"{s.predicted_oom} configurations (listed under Failures)"))
     if s.predicted_lengths:
         kept.append(("response lengths the cost model assumed", s.predicted_lengths))
-    kept.append(("cost model's error", STATED_ERROR))
+    kept.append(("cost model's error", s.predicted_error or STATED_ERROR))
     kept.append(("cost model's speed-ups", STATED_SPEEDUPS))
     return kept
 

@@ -88,6 +88,25 @@ class CostModelFidelity(Fidelity):
             hardware = cluster(calibrated_device(settings.gpu or space.sim.gpu, cal), world)
         return cls(hardware, cal, settings.model, space.sim)
 
+    def error_note(self, space: Space) -> str | None:
+        """A calibration's own error (in sample, and held back or leave-one-out when it has one); for the built-in
+        trainer predicted uncalibrated, that no error is known (its GPU phases are predicted, never measured)."""
+        cal = self.calibration
+        if cal.get("fit_error_median") is not None:
+            said = f"the calibration ({cal.get('source', '?')}" + (
+                f" of study {cal['study']}" if cal.get("study") else ""
+            )
+            said += f"): median step-time error {float(cal['fit_error_median']):.1%} on its own trials (in sample)"
+            if cal.get("holdout_error_median") is not None:
+                said += f", {float(cal['holdout_error_median']):.1%} on {len(cal.get('holdout_trials', []))} held back"
+            return said
+        if not cal and space.trainer == "builtin":
+            return (
+                "not known: the built-in trainer's phases on a GPU are predicted, never measured; the published-runs "
+                "figures are verl's (calibrate on a study of its trials: autotune calibrate STUDY)"
+            )
+        return None
+
     def model_key(self) -> str:
         cal = self.calibration
         if cal:

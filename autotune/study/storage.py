@@ -280,6 +280,8 @@ class StudyInfo:
     """The simulated study that chose this one's trials (multi-fidelity sweeps)."""
     sim_lengths: str | None = None
     """The response lengths a simulated sweep's cost model assumed, and where each came from."""
+    sim_error: str | None = None
+    """A simulated study's model error, when it is not the published runs' (`Fidelity.error_note`)."""
     sim_model: str | None = None
     """A simulated study's cost model in words (device × world, model, weights): one per study."""
     quality_systems: dict[str, Any] | None = None

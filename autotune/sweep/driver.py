@@ -146,6 +146,8 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     StudyInfo(backend=opts.backend, fidelity=fidelity.name).save(study, "backend", "fidelity")
     if lengths:  # for the report
         StudyInfo(sim_lengths=lengths).save(study, "sim_lengths")
+    if fidelity.error_note(space):  # for the report: the error of this model, where not the published runs'
+        StudyInfo(sim_error=fidelity.error_note(space)).save(study, "sim_error")
     if frozen:  # for the report: knobs the cost model kept at their baseline
         StudyInfo(sim_unmodelled=frozen).save(study, "sim_unmodelled")
     if fidelity.deterministic:  # no rounds to measure: the cost model credits each of the winner's changes instead

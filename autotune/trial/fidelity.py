@@ -89,6 +89,11 @@ class Fidelity(ABC):
         """What this fidelity's numbers rest on, when a user should know it before trusting them (None: measured)."""
         return None
 
+    def error_note(self, space: Space) -> str | None:
+        """The error of this fidelity's model when the README's published-runs figures are not it (None: they are,
+        or it measures)."""
+        return None
+
     def model_key(self) -> str | None:
         """The model that produces this fidelity's numbers, in words (device, model, weights): a study keeps it,
         and its trials are ranked together only under one (None: measured)."""

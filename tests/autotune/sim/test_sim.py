@@ -527,6 +527,17 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
     assert other.returncode == 2 and "was predicted by the cost model on H100" in other.stderr, other.stderr
     assert "; this sweep's is A100" in other.stderr and "(`--study small-2`)" in other.stderr, other.stderr
     assert len(load_study(StudyPaths(tmp_path / "mix", "small")).trials) == 3
+    # the error a simulated study states is its own model's: the calibration's, or none known for the built-in
+    # trainer uncalibrated (it stated the published verl runs' 12%, which measured another model)
+    from autotune.report.data import summary
+    from autotune.study.storage import stored_space
+
+    def stated(runs, name: str) -> str:
+        paths = StudyPaths(runs, name)
+        return summary(load_study(paths), paths, stored_space(paths)).predicted_error
+
+    assert stated(mf_runs, "small-sim").startswith(f"the calibration ({data['source']} of study small): median step")
+    assert stated(tmp_path / "mix", "small").startswith("not known: the built-in trainer's phases on a GPU")
     # a CPU calibration predicts the CPU it was fitted on: beside a GPU (the space's sim.gpu, or --gpu) it is refused
     # (it replaced the H100 with a 24 GiB "CPU", and every configuration of a 64-GPU space ran out of memory)
     gpus = autotune("run", "--space", "fsdp3d-64gpu", "--fidelity", "sim", "--trials", "2", "--calibration", str(cal),
