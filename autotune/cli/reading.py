@@ -162,7 +162,9 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     if winner.speedup is not None:
         low, high = winner.speedup_spread or (math.nan, math.nan)
         spread = (
-            " (one round: no interval)"
+            " (the ablation sent every change back: the baseline's configuration ships)"
+            if winner.ships_baseline
+            else " (one round: no interval)"
             if winner.one_round
             else f" [{low:.2f}, {high:.2f}]"
             if winner.speedup_spread

@@ -148,8 +148,9 @@ def exported(
     if winner.speedup is not None:
         what = f"{winner.ablation.level:.0%} interval" if winner.ablation else "rounds"
         low, high = winner.speedup_spread or (math.nan, math.nan)
-        spread = " (one round: no interval)" if winner.one_round else (
-            f" ({what}: {low:.2f}-{high:.2f})" if winner.speedup_spread else "")  # fmt: skip
+        spread = (" (the ablation sent every change back: the baseline's configuration ships)" if winner.ships_baseline
+                  else " (one round: no interval)" if winner.one_round
+                  else f" ({what}: {low:.2f}-{high:.2f})" if winner.speedup_spread else "")  # fmt: skip
         speed = f", {winner.speedup:.2f}x the baseline{spread}"
     header = [
         f"autotune winner of study `{paths.name}`: trial #{winner.number} ({winner.source}{speed})",

@@ -560,9 +560,18 @@ class Winner:
 
     @property
     def one_round(self) -> bool:
-        """`speedup_spread` is of one round, which has no interval (its bounds equal, or nan)."""
-        low, high = self.speedup_spread or (math.nan, math.nan)
-        return self.speedup_spread is not None and (low == high or math.isnan(low + high))
+        """`speedup_spread` is of one round, which has no interval (or nan). By the rounds, not equal bounds: after
+        an ablation that sent every change back the bounds are exactly 1 over any number of rounds."""
+        if self.speedup_spread is None or self.ships_baseline:
+            return False
+        low, high = self.speedup_spread
+        rounds = self.ablation.rounds if self.ablation else self.confirmed.rounds if self.confirmed else 1
+        return rounds <= 1 or math.isnan(low + high)
+
+    @property
+    def ships_baseline(self) -> bool:
+        """The ablation sent every change back: the baseline's configuration ships, at exactly 1× (no interval)."""
+        return self.ablation is not None and bool(self.ablation.knobs) and not any(k.kept for k in self.ablation.knobs)
 
     @property
     def ships_less(self) -> bool:

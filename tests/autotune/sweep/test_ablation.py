@@ -310,3 +310,27 @@ def test_ablation_rounds_default_to_confirmation_and_refuse_negatives():
     assert load_space("fsdp3d").confirm.ablation_max_repeats == 8
     with pytest.raises(ValueError, match=r"`confirm.ablation_max_repeats` must be >= 2, got 1"):
         ConfirmSettings(ablation_max_repeats=1)
+
+
+def test_a_winner_whose_ablation_sent_every_change_back_ships_the_baseline_not_one_round():
+    """After 2 confirmation and 2 ablation rounds that sent every change back, `best` said "1.00x the baseline (one
+    round: no interval)": the shipped speedup is exactly 1 whatever the rounds, and it read equal bounds as one."""
+    from autotune.study.results import AblatedKnob, Winner
+
+    unity = Ratios(speedup_mean=1.0, speedup_geomean=1.0, speedup_min=1.0, speedup_max=1.0, speedup_std=0.0,
+                   speedup_low=1.0, speedup_high=1.0)  # fmt: skip
+    dropped = AblatedKnob(knob="k", label="k=1", params={"k": 1}, baseline={"k": 0}, ratios=[0.97, 0.99],
+                          verdict="slower")  # fmt: skip
+    sent_back = Ablation(baseline=0, winner=6, rounds=2, knobs=[dropped], shipped={"k": 0}, winner_speedup=unity,
+                         shipped_speedup=unity)  # fmt: skip
+    winner = Winner(6, {"k": 0}, "confirmed", 1.0, 1.0, (1.0, 1.0), ablation=sent_back)
+    assert winner.ships_baseline and not winner.one_round
+    kept = dataclasses.replace(dropped, verdict="kept")
+    two_rounds = Winner(
+        6, {"k": 1}, "confirmed", 1.0, 1.2, (1.2, 1.2), ablation=dataclasses.replace(sent_back, knobs=[kept])
+    )
+    assert not two_rounds.ships_baseline and not two_rounds.one_round  # equal bounds over 2 rounds: still 2 rounds
+    one = Winner(
+        6, {"k": 1}, "confirmed", 1.0, 1.2, (1.2, 1.2), ablation=dataclasses.replace(sent_back, knobs=[kept], rounds=1)
+    )
+    assert one.one_round
