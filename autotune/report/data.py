@@ -450,12 +450,17 @@ def failures(study: optuna.Study) -> pd.DataFrame:
 
 
 def trial_table(study: optuna.Study) -> pd.DataFrame:
+    """Every counted trial (and an interrupted one). A simulated study's has no wall or start-up time (a prediction
+    has none: they read 0 s) and its train time is labelled predicted."""
     frame = trials_frame(study)
     if frame.empty:
         return frame
     frame = frame[frame["counted"] | (frame["reason"] == "interrupted")]
-    keep = [c for c in frame.columns if c not in ("counted", "optuna_state", "dir")]
-    return frame[keep]
+    dropped: tuple[str, ...] = ("counted", "optuna_state", "dir")
+    if StudyInfo.of(study).fidelity == "sim":
+        dropped += ("wall_s", "startup_s")
+        frame = frame.rename(columns={"train_s": "train_s (predicted)"})
+    return frame[[c for c in frame.columns if c not in dropped]]
 
 
 def exported_yaml(study: optuna.Study, paths: StudyPaths, space: Space) -> str:
