@@ -174,7 +174,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     from autotune.report.data import summary
 
     s = summary(study, paths, space)
-    whose = f" ({s.whole})" if s.whole else ""  # the ablation dropped a change: the value is of more than ships
+    whose = f" ({s.whole or winner.predicted_less})" if s.whole or winner.predicted_less else ""  # not the whole trial
     console.print(
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), "
         f"{space.objectives[0].metric} = {winner.value:.5g}{whose}"

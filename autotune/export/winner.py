@@ -204,7 +204,9 @@ def _whose(winner: Winner) -> str:
         rounds = winner.confirmed.rounds
         whole = f"; the whole winner #{winner.number}'s, before the ablation's drops" if winner.ships_less else ""
         return f" (mean of {rounds} confirmation round{'s' if rounds != 1 else ''}{whole})"
-    return " (one run)" if winner.source == "sweep" else ""
+    if winner.predicted_less:
+        return f" ({winner.predicted_less})"
+    return " (one run)" if winner.source == "sweep" else " (predicted)" if winner.source == "predicted" else ""
 
 
 def predicted_refusal(paths: StudyPaths, winner: Winner, space: Space) -> str:

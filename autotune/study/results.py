@@ -569,6 +569,18 @@ class Winner:
         return rounds <= 1 or math.isnan(low + high)
 
     @property
+    def predicted_less(self) -> str:
+        """For a simulated winner whose changes the model credits under its floor were put back: what its value is
+        of (it was labelled with the whole trial's number, another configuration); empty otherwise."""
+        dropped = [c for c in self.credited.changes if not c.kept] if self.credited else []
+        if not dropped:
+            return ""
+        return (
+            f"predicted for what ships: #{self.number} with {len(dropped)} change{'s' if len(dropped) > 1 else ''} "
+            f"the model credits under {self.credited.floor:.0%} put back"  # type: ignore[union-attr]
+        )
+
+    @property
     def ships_baseline(self) -> bool:
         """The ablation sent every change back: the baseline's configuration ships, at exactly 1× (no interval)."""
         return self.ablation is not None and bool(self.ablation.knobs) and not any(k.kept for k in self.ablation.knobs)

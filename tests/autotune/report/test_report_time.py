@@ -87,6 +87,14 @@ def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
     whole = predict_space(space, dict(study.trials[credited.winner].params)).prediction.memory.peak
     base_peak = predict_space(space).prediction.memory.peak
     assert s.memory_ratio == pytest.approx(shipped / base_peak, rel=1e-6) and shipped != whole, (shipped, whole)
+    from autotune.export.winner import _whose
+    from autotune.study.results import find_winner
+
+    winner = find_winner(study, paths, space)  # its value is what ships, not trial #N's (it was labelled as #N's)
+    assert winner.value == credited.shipped_value and winner.predicted_less.startswith(
+        f"predicted for what ships: #{credited.winner} with 1 change the model credits under 1% put back"
+    ), winner.predicted_less
+    assert _whose(winner) == f" ({winner.predicted_less})"
     failed = failures(
         study
     )  # configs read as sampled: pandas made the integer choices 32.0 where some trials lack them
