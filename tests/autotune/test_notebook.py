@@ -36,3 +36,24 @@ def test_sweep_analysis_notebook_executes_and_reports_the_studys_numbers(small_s
         assert re.search(rf"^{outcome}\s+{n}$", text, re.M), (outcome, n, text[:2000])
     # four completed trials are too few to rank knobs: the notebook says so instead of drawing noise
     assert "fewer than 8 completed trials: no ranking" in json.dumps([o.get("data", {}) for o in outputs])
+
+
+def test_the_notebook_on_a_simulated_study_labels_predictions_and_draws_no_steps(tmp_path, monkeypatch):
+    """On a `--fidelity sim` study it printed `KL nan`, `peak RSS nanx` and drew the one prediction copied to every
+    step as "throughput per step", nothing said predicted."""
+    from tests.autotune.conftest import simulated_study
+
+    simulated_study(tmp_path / "runs", "fsdp3d-8gpu", 6)
+    monkeypatch.setenv("AUTOTUNE_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("AUTOTUNE_STUDY", "fsdp3d-8gpu")
+    notebook = nbformat.read(ROOT / "notebooks" / "sweep_analysis.ipynb", as_version=4)
+    NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT / "notebooks")}}
+    ).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    text = "".join(o.get("text", "") for o in outputs) + json.dumps([o.get("data", {}) for o in outputs])
+    assert "(predicted): " in text and "as the cost model predicts it" in text
+    assert "KL nan" not in text and "peak RSS nan" not in text and "throughput per step" not in text
+    assert "median seconds per step, by phase (predicted by the cost model)" in text
+    assert "a simulated study: each trial is one prediction of the cost model" in text
