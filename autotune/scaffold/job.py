@@ -220,6 +220,12 @@ def _from_script(text: str, source: str) -> Job:
     for token in command_line[at + 1 :]:
         if token in _SHELL_END or token.startswith((">", "2>", "1>")):
             break
+        if token in ("--config-name=ppo_trainer", "-cn=ppo_trainer"):
+            continue  # verl's own default, written out
+        if token.startswith("--config-name") and "megatron" in token:
+            raise JobError(
+                f"{source}: `{token}`: a Megatron job; autotune init reads FSDP jobs on verl's ppo_trainer config only"
+            )
         if token.startswith("--"):
             raise JobError(
                 f"{source}: `{token}`: autotune init reads jobs on verl's own ppo_trainer config; "
@@ -319,8 +325,10 @@ def _parse_overrides(words: list[str], source: str, notes: list[str]) -> tuple[d
         if override.is_add():  # `+key=value`: a key verl's config does not declare, which a space cannot hold
             raise JobError(
                 f"{source}: `{word}` adds a key verl's ppo_trainer config does not declare; a space's `base:` holds "
-                "only declared keys, so init cannot carry it. Leave it out of the job given to init, and add it to "
-                "the exported `.overrides` yourself (or write it without `+` if your verl declares the key)"
+                "only declared keys, so neither init nor a sweep's trials can carry it: a sweep of the job without "
+                "it measures another job (a vLLM engine setting, a model override or a reward setting changes speed, "
+                "memory or what is learned). Tune without it only if it changes none of these, adding it to the "
+                "exported `.overrides` yourself; otherwise this job cannot be tuned by autotune as it stands"
             )
         flat[key] = value
     return flat, env

@@ -101,8 +101,10 @@ def test_a_variable_the_script_does_not_set_is_named(tmp_path: Path) -> None:
          r"^job.sh:5: verl has no key `actor_rollout_ref\.actor\.ppo_mini_bach_size`; did you mean `actor_rollout_ref\.actor\.ppo_mini_batch_size`\?"),
         ("python3 -m verl.trainer.main_ppo --config-name=mine data.train_batch_size=8", r"`--config-name=mine`: .*give that YAML"),
         ("python3 -m verl.trainer.main_ppo data.train_batch_size=8,16", r"a hydra sweep; give `data.train_batch_size` one value"),
+        ("python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer data.train_batch_size=8",
+         r"a Megatron job; autotune init reads FSDP jobs on verl's ppo_trainer config only"),
         ("python3 -m verl.trainer.main_ppo +actor_rollout_ref.actor.fsdp_config.mixed_precision.param_dtype=bf16",
-         r"adds a key verl's ppo_trainer config does not declare.*exported `\.overrides` yourself"),
+         r"adds a key verl's ppo_trainer config does not declare.*a sweep of the job without it measures another job"),
         ("python3 -m verl.trainer.main_ppo data.train_batch_size=many", r"`data.train_batch_size`: verl expects a number, got 'many'"),
         ("set -x\necho nothing here\n", r"neither a `verl.trainer.main_ppo` command nor|a verl config is a YAML mapping"),
     ],
@@ -462,6 +464,8 @@ def test_hydra_settings_and_a_one_name_logger_and_the_scripts_arguments_are_read
         "job.sh",
     )
     assert job.flat == {"trainer.logger": ["console"], "trainer.nnodes": 1}
+    spelled = read_job("python3 -m verl.trainer.main_ppo --config-name=ppo_trainer trainer.nnodes=1", "job.sh")
+    assert spelled.flat == {"trainer.nnodes": 1}  # verl's own default written out: "give that YAML" was wrong
     assert any("hydra's own setting" in n for n in job.notes) and any("left out" in n for n in job.notes)
     with pytest.raises(JobError, match=r"`~trainer.logger` deletes `trainer.logger` from verl's config"):
         read_job("python3 -m verl.trainer.main_ppo ~trainer.logger trainer.nnodes=1", "job.sh")
