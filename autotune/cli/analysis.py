@@ -111,6 +111,10 @@ def explain_cmd(
 CALIBRATE_MODES = (
     "calibrate fits a STUDY (with --holdout, --runs-dir, --storage) or verl logs (--verl-log with --verl-config, --gpu)"
 )
+MEMORY_NOT_FITTED = (
+    "memory is not calibrated: the step times are fitted, the memory predictions stay the cost model's own (on the "
+    "built-in trainer's CPU trials they miss what resharding costs: check a predicted winner's memory by running it)"
+)
 _STUDY_OPTIONS = {"holdout": "--holdout", "runs_dir": "--runs-dir", "storage": "--storage"}
 _LOG_OPTIONS = {"verl_log": "--verl-log", "verl_config": "--verl-config", "gpu": "--gpu"}
 
@@ -194,6 +198,7 @@ def calibrate(
     for warning in fit_warnings(result):
         err.print(f"[yellow]{escape(warning)}[/]")
     console.print(f"wrote {out}; use it with: autotune run --space ... --fidelity sim --calibration {out}")
+    err.print(f"[yellow]{escape(MEMORY_NOT_FITTED)}[/]")
 
 
 def _given(ctx: typer.Context, options: dict[str, str]) -> list[str]:
