@@ -71,6 +71,8 @@ class PredictedWinner:
     winner_value: float
     shipped_value: float
     shipped_metrics: dict[str, float] = field(default_factory=dict)
+    refused: dict[int, str] = field(default_factory=dict)
+    """Better predicted trials passed over, and why: the trainer refuses what they would ship (verl's check)."""
     """The prediction of what ships: its memory, comm share, MFU (empty in files written before they were kept)."""
 
     @property
@@ -88,6 +90,7 @@ class PredictedWinner:
     def from_json(cls, data: dict[str, Any]) -> PredictedWinner:
         values = dict(data)
         values["changes"] = [build_from(PredictedChange, c) for c in data["changes"]]
+        values["refused"] = {int(k): str(v) for k, v in (data.get("refused") or {}).items()}  # JSON keys are strings
         return build_from(cls, values)
 
     @staticmethod
@@ -107,6 +110,7 @@ class PredictedWinner:
         """Plain text lines (`best`, `export --predicted`'s header, the CLI after a simulated sweep)."""
         where = f" on {self.device}" if self.device else ""
         out = [f"predicted by the cost model{where} ({self.weights or 'its shipped weights'}), not measured:"]
+        out += [f"  passed over: trial #{n}: {why}" for n, why in self.refused.items()]
         for c in self.changes:
             if c.without:
                 why = f"needed: without it {c.without}"

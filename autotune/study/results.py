@@ -636,7 +636,8 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
         speedup = best.values[0] / base.values[0]
     if StudyInfo.of(study).fidelity == "sim":  # predicted, not measured; only the changes the model credits
         credited = PredictedWinner.read(paths)
-        if credited is not None and credited.winner == best.number:
+        if credited is not None and (credited.winner == best.number or best.number in credited.refused):
+            best = study.trials[credited.winner]  # the better ones the trainer refuses are passed over
             params, value = dict(credited.shipped), credited.shipped_value
             return Winner(best.number, params, "predicted", value, credited.speedup, None, credited=credited)
         return Winner(best.number, dict(best.params), "predicted", best.values[0], speedup, None)

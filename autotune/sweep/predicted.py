@@ -135,14 +135,34 @@ def credit_changes(
 ) -> PredictedWinner | None:
     """Credit the best predicted trial's changes and write `predicted.json`; None without a baseline or a
     feasible trial."""
+    from autotune.sweep.confirmation import top_candidates
+
     base = baseline_trial(study)
     best = best_trial(study, [o.direction for o in space.objectives])
     if base is None or not base.values or best is None:
         return None
     crediting = Crediting(space, adapter, fidelity, base, paths.root / "predicted", floor)
-    credited = crediting.credit(dict(best.params))
-    if credited is None:  # the sweep's trial completed; a prediction that does not is a fault, not a winner
-        progress.note(f"[yellow]the best predicted trial #{best.number} no longer predicts inside the limits[/]")
+    refused: dict[int, str] = {}
+    # the trainer's own check on what would ship (verl's validate_config, a second each: not on every prediction):
+    # a configuration verl refuses is passed over, not shipped (one won, and `run --export` wrote it)
+    ranked = [best, *(t for t in top_candidates(study, space, REFUSED_AT_MOST) if t.number != best.number)]
+    ranked += (
+        [] if any(t.number == base.number for t in ranked) else [base]
+    )  # the baseline's configuration, which the space's check took, last
+    for best in ranked:  # the first whose shipped configuration the trainer takes is the winner
+        credited = crediting.credit(dict(best.params))
+        if credited is None:  # the sweep's trial completed; a prediction that does not is a fault, not a winner
+            progress.note(f"[yellow]the best predicted trial #{best.number} no longer predicts inside the limits[/]")
+            return None
+        why = _refused(space, adapter, credited[0], crediting.defaults)
+        if why is None:
+            break
+        refused[best.number] = why
+        progress.note(f"[yellow]predicted trial #{best.number} passed over: {why}[/]")
+    else:
+        progress.note(
+            f"[yellow]the trainer refuses what each of the best {len(refused)} predicted trials would ship[/]"
+        )
         return None
     shipped, value, changes = credited
     predicted_for = read_prediction(TrialRecord.of(best).dir)
@@ -160,9 +180,30 @@ def credit_changes(
         winner_value=best.values[0],
         shipped_value=value,
         shipped_metrics=crediting.shipped_metrics,
+        refused=refused,
     )
     result.write(paths)
     return result
+
+
+REFUSED_AT_MOST = 20
+"""Predicted trials tried, best first, before a simulated sweep says the trainer refuses what each would ship."""
+
+
+def _refused(space: Space, adapter: TrainerAdapter, params: dict[str, Any], defaults: dict[str, Any]) -> str | None:
+    """Why the trainer refuses the configuration (its own check, as a real trial's), or None: it takes it, or it
+    cannot say (verl, an optional extra, not installed)."""
+    from autotune.adapters.base import InvalidConfig
+    from autotune.adapters.verl_config import VerlNotInstalled
+    from autotune.space.sampling import trial_config
+
+    try:
+        adapter.check(space.base_config, trial_config(space, adapter, params, defaults).flat, space.trial.world_size)
+    except InvalidConfig as exc:
+        return f"the trainer refuses what it would ship ({str(exc)[:300]})"
+    except VerlNotInstalled:
+        return None
+    return None
 
 
 def distinct_candidates(

@@ -673,3 +673,49 @@ def test_a_study_of_predictions_is_not_joined_by_measured_trials_nor_the_other_w
         simulated.returncode == 2
         and "holds measured trials (real runs), and this sweep's are simulated" in simulated.stderr
     )
+
+
+def test_a_predicted_winner_the_trainer_refuses_is_passed_over(tmp_path):
+    """A space whose `use_dynamic_bsz: false` half lacks the log-prob micro-batches verl then needs (as init wrote
+    for verl's seq-balance examples): the cost model predicted such a configuration fastest, it won, and `run
+    --export` wrote a config verl's validate_config refuses. Its winner is now the best one verl takes."""
+    import re
+
+    from autotune.space.loader import SPACE_DIR, load_space
+    from autotune.study.predicted_winner import PredictedWinner
+    from autotune.study.progress import SweepProgress
+    from autotune.study.results import find_winner
+    from autotune.study.storage import StudyPaths, load_study
+    from autotune.sweep.driver import SweepOptions, run_sweep
+
+    text = (SPACE_DIR / "fsdp3d-8gpu.yaml").read_text().replace("name: fsdp3d-8gpu", "name: refused")
+    text = re.sub(r"  actor_rollout_ref\.(rollout|ref)\.log_prob_micro_batch_size_per_gpu: 16.*\n", "", text)
+    params = """params:
+  actor_rollout_ref.actor.use_dynamic_bsz: {type: bool}
+  actor_token_mult: {type: categorical, choices: [2.0], when: {actor_rollout_ref.actor.use_dynamic_bsz: true}}
+  logprob_token_mult: {type: categorical, choices: [2.0], when: {actor_rollout_ref.actor.use_dynamic_bsz: true}}
+  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu:
+    {type: categorical, choices: [32], when: {actor_rollout_ref.actor.use_dynamic_bsz: false}}
+
+"""  # the baseline's dynamic batching, and without it a micro-batch of 32 (predicted faster; verl refuses it here)
+    text = text[: text.index("\nparams:") + 1] + params + text[text.index("\nderived:") + 1 :]
+    text = re.sub(r"  - divides: .*\n", "", text)
+    baseline = "baseline:\n  actor_rollout_ref.actor.use_dynamic_bsz: true\n  actor_token_mult: 2.0\n  logprob_token_mult: 2.0\n\n"
+    text = text[: text.index("\nbaseline:") + 1] + baseline + text[text.index("\nconfirm:") + 1 :]
+    path = tmp_path / "refused.yaml"
+    path.write_text(text)
+    space = load_space(str(path), device="cuda")
+    paths = StudyPaths(tmp_path / "runs", "refused")
+    progress = SweepProgress(8, "perf/throughput")
+    progress.quiet = True
+    study = run_sweep(SweepOptions(space=space, paths=paths, n_trials=8, fidelity=("sim",)), progress)
+    off = [t for t in study.trials if t.params.get("actor_rollout_ref.actor.use_dynamic_bsz") is False and t.values]
+    best = max((t for t in load_study(paths).trials if t.values), key=lambda t: t.values[0])
+    assert off and best in off  # the model's best is a configuration verl refuses
+    credited = PredictedWinner.read(paths)
+    assert credited is not None and best.number in credited.refused and credited.winner != best.number
+    assert "the trainer refuses what it would ship" in credited.refused[best.number]
+    assert "log_prob_micro_batch_size" in credited.refused[best.number]
+    winner = find_winner(load_study(paths), paths, space)
+    assert winner.number == credited.winner and winner.params["actor_rollout_ref.actor.use_dynamic_bsz"] is True
+    assert any(line.startswith(f"  passed over: trial #{best.number}: ") for line in credited.lines())
