@@ -108,7 +108,8 @@ def filled_keys(space: Space, params: dict[str, Any], settings: dict[str, Any]) 
     """Keys the winner sets that no param, derived key or `base:` line does (the micro-batch sizes verl's
     config check demands even under dynamic batching): shown apart, so none reads as a tuned setting."""
     derived = {d.key for d in space.derived}
-    return [k for k in settings if k not in params and k not in derived and k not in space.base]
+    env = {ENV_PREFIX + name for name in space.env} | {ENV_PREFIX + p.removeprefix("env.") for p in params}
+    return [k for k in settings if k not in params and k not in derived and k not in space.base and k not in env]
 
 
 def sweep_device(study: optuna.Study) -> DeviceKind:

@@ -132,3 +132,21 @@ def test_a_study_without_a_feasible_trial_is_refused_with_the_fix(faked_gpu_swee
     # `best` says so too, and exits 1 (it exited 0, so a script's `autotune best X && autotune export X` went on)
     best = autotune("best", "empty", "--runs-dir", str(tmp_path / "runs"))
     assert best.returncode == 1 and "study `empty` has no feasible trial yet" in best.stderr, best.stderr
+
+
+def test_the_jobs_environment_and_tuned_variables_are_not_listed_as_filled_in_for_verls_check():
+    """The header listed the job's `VLLM_USE_V1` (its `env:`) under "not searched: the value the trials ran with,
+    which verl's config check needs": only keys no param, derived key, base line or env entry sets are."""
+    import dataclasses
+
+    from autotune.adapters.verl_config import ENV_PREFIX
+    from autotune.export.winner import filled_keys
+    from autotune.space.loader import load_space
+
+    space = dataclasses.replace(load_space("fsdp3d-8gpu"), env={"VLLM_USE_V1": "1"})
+    micro = "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu"
+    settings = {ENV_PREFIX + "VLLM_USE_V1": "1", ENV_PREFIX + "NCCL_PROTO": "LL", "critic.ppo_micro_batch_size": 8}
+    params = {"env.NCCL_PROTO": "LL"}
+    assert filled_keys(space, params, {**settings, micro: 16}) == ["critic.ppo_micro_batch_size"] + (
+        [] if micro in space.base else [micro]
+    )
