@@ -185,6 +185,8 @@ def _from_script(text: str, source: str) -> Job:
     notes: list[str] = []
     command_line: list[str] | None = None
     computed: set[str] = set()
+    conditional: list[str] = []  # set inside an `if`, `case` or loop: read as if it ran
+    depth = 0
     for line in (part for logical in _logical_lines(text) for part in _statements(logical)):  # `a=1; b=2`
         # worked out on the command's line (refused there when it cannot be); elsewhere a variable it cannot
         # work out is left to be named if the command uses it
@@ -194,10 +196,18 @@ def _from_script(text: str, source: str) -> Job:
                 raise JobError(f"{source}: runs {ENTRY} twice; give one job (one command)")
             command_line = tokens
             continue
+        if tokens[:1] and tokens[0] in ("if", "case", "for", "while", "until"):
+            depth += 1
+        elif tokens[:1] and tokens[0] in ("fi", "esac", "done"):
+            depth = max(depth - 1, 0)
+        if tokens[:1] and tokens[0] in ("then", "else", "do"):
+            tokens = tokens[1:]  # `then export X=1`: the assignment after the keyword
         exported = tokens[:1] == ["export"]
         for token in tokens[1:] if exported else tokens:
             if not _ASSIGN.match(token):
                 break  # `set -x`, `cd dir`, `ray start ...`: not an assignment
+            if depth and token.partition("=")[0] not in conditional:
+                conditional.append(token.partition("=")[0])
             name, _, value = token.partition("=")
             if "$(" in value or "`" in value:  # the output of a command: not known without running it
                 variables.pop(name, None)
@@ -242,6 +252,11 @@ def _from_script(text: str, source: str) -> Job:
         words.append(_substitute(token, variables, unset))
     # the variables the command's values still name (an export's own, such as `$PATH`, are said below)
     unset = {m.group(1) or m.group(2) for word in words for m in SHELL_VAR.finditer(word) if m.group(3) is None}
+    if conditional:
+        notes.append(
+            f"set inside an `if`, `case` or loop, read as if it ran: {', '.join(conditional)} (init does not run the "
+            "script's conditions: check these are the values your job runs with)"
+        )
     by_command = unset & computed
     if unset - by_command:
         names = ", ".join(f"${n}" for n in sorted(unset - by_command))

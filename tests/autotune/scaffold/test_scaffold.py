@@ -493,3 +493,15 @@ def test_an_export_that_extends_the_machines_value_is_left_out_of_env_with_why()
         "env_vars.LD`='${LD_LIBRARY_PATH}:/x' holds `${...}`, which verl's config reads as one of its own keys"
         in problem
     )
+
+
+def test_a_variable_set_inside_a_condition_is_named() -> None:
+    """`export VLLM_USE_V1=1` inside `if [ "$rollout_name" = "vllm" ]` went into `env:` of an sglang job without a word."""
+    job = read_job(
+        'rollout_name="sglang"\nif [ "$rollout_name" = "vllm" ]; then\n    export VLLM_USE_V1=1\nfi\nA=2\n'
+        "python3 -m verl.trainer.main_ppo trainer.nnodes=$A actor_rollout_ref.rollout.name=$rollout_name",
+        "run.sh",
+    )
+    assert job.flat == {"trainer.nnodes": 2, "actor_rollout_ref.rollout.name": "sglang"}
+    said = [n for n in job.notes if n.startswith("set inside an `if`, `case` or loop, read as if it ran: ")]
+    assert said and said[0].split(": ", 1)[1].startswith("VLLM_USE_V1 (")  # not A, set after the `fi`
