@@ -46,6 +46,14 @@ def interval(low: float, high: float) -> str:
     return f"[{low:.3f}, {high:.3f}]"
 
 
+def wide(low: float, high: float, agrees: bool | None) -> str:
+    """A note when an agreement rests on an interval spanning more than a factor of 2 (two rounds on a busy
+    machine gave [0.09, 26]): it would agree with almost any measurement."""
+    if agrees is not True or not low > 0 or high / low <= 2.0:
+        return ""
+    return " (its interval spans more than a factor of 2, so it agrees with almost anything: more rounds narrow it)"
+
+
 def gain_interval(ratios: list[float], level: float = LEVEL) -> tuple[float, float]:
     """The `level` interval of the geometric mean of per-round ratios (Student t on their logs).
 
@@ -350,6 +358,7 @@ class Explanation:
             out.append(
                 f"{self.compared_with} ×{confirmed.speedup_geomean:.3f} "
                 f"{interval(confirmed.speedup_low, confirmed.speedup_high)}: the path {verdict}"
+                + wide(confirmed.speedup_low, confirmed.speedup_high, self.agrees)
                 + (
                     " (other jobs on the machine, or too few rounds: `--repeats` more narrows it)"
                     if self.agrees is False
@@ -498,6 +507,7 @@ class Ablation:
             out.append(
                 f"confirmation measured the winner ×{c.speedup_geomean:.3f} "
                 f"{interval(c.speedup_low, c.speedup_high)}: the ablation {verdict}"
+                + wide(c.speedup_low, c.speedup_high, self.agrees)
             )
         return out
 

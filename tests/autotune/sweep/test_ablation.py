@@ -200,6 +200,13 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     unmeasured = Ablation(**{**ablation.__dict__, "confirmed": one_round, "agrees": None})
     said = unmeasured.lines()
     assert "confirmation measured the winner ×1.430 (one round: no interval): the ablation not compared" in said
+    # two rounds on a busy machine: [0.09, 26] "agrees" with the ablation's ×0.75, and says what that is worth
+    busy = ConfirmedSpeedup(speedup_mean=1.54, speedup_min=0.5, speedup_max=4.7, speedup_std=2.0, rounds=2,
+                            speedup_geomean=1.539, speedup_low=0.090, speedup_high=26.178)  # fmt: skip
+    wide = Ablation(**{**ablation.__dict__, "confirmed": busy, "agrees": True}).lines()
+    assert any(line.endswith("the ablation agrees (its interval spans more than a factor of 2, so it agrees with "
+                             "almost anything: more rounds narrow it)") for line in wide), wide  # fmt: skip
+    assert not any("factor of 2" in line for line in ablation.lines())  # [1.38, 1.55]: a real agreement
     # and its file is strict JSON (a bare NaN, which a browser's JSON.parse refuses, is written as null), read back
     unmeasured.write(paths)
 
