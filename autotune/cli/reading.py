@@ -297,7 +297,11 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
         if not problems:
             console.print(f"[green]verl accepts it[/]: {count} overrides compose with verl's ppo_trainer config")
         equivalent = check_equivalence(paths, space, winner.params)
-        if problems or not equivalent:
+        if problems or not equivalent:  # the files must not read as shippable: marked, the overrides (no comments) gone
+            why = "verl's config check rejects it" if problems else "the equivalence check failed: it changes the math"
+            yaml_path.write_text(f"# NOT FOR SHIPPING: {why} (autotune export --check)\n" + yaml_path.read_text())
+            overrides_path.unlink(missing_ok=True)
+            err.print(f"[red]{yaml_path} marked NOT FOR SHIPPING and {overrides_path} removed: {why}[/]")
             raise typer.Exit(1)
 
 

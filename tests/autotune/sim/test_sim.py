@@ -719,3 +719,14 @@ def test_a_predicted_winner_the_trainer_refuses_is_passed_over(tmp_path):
     winner = find_winner(load_study(paths), paths, space)
     assert winner.number == credited.winner and winner.params["actor_rollout_ref.actor.use_dynamic_bsz"] is True
     assert any(line.startswith(f"  passed over: trial #{best.number}: ") for line in credited.lines())
+    # a study from before the check (its predicted.json ships the refused trial): `export --check` refuses it, and
+    # what it wrote does not read as shippable (it left both files with a normal header)
+    import dataclasses
+
+    old = dataclasses.replace(credited, winner=best.number, shipped=dict(best.params), refused={})
+    old.write(paths)
+    out = tmp_path / "best.yaml"
+    proc = autotune("export", "refused", "--runs-dir", str(tmp_path / "runs"), "-o", str(out), "--predicted", "--check")
+    assert proc.returncode == 1 and "verl rejects the export" in proc.stderr, proc.stdout + proc.stderr
+    assert out.read_text().startswith("# NOT FOR SHIPPING: verl's config check rejects it")
+    assert not out.with_suffix(".overrides").exists() and "marked NOT FOR SHIPPING" in proc.stderr
