@@ -370,8 +370,14 @@ def _from_yaml(text: str, source: str) -> Job:
     env = {k[len(ENV_PREFIX) :]: str(v) for k, v in flat.items() if k.startswith(ENV_PREFIX)}
     flat = {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)}
     if defaults is None and any(k.endswith("._target_") for k in flat):  # a whole config dumped by verl
-        raw_defaults = _verl_raw_defaults()
-        same = [k for k, v in flat.items() if k.endswith("._target_") or (k in raw_defaults and raw_defaults[k] == v)]
+        raw_defaults, resolved = _verl_raw_defaults(), _verl_resolved_defaults()
+        shape = ("trainer.n_gpus_per_node", "trainer.nnodes")  # the cluster's: kept though verl's defaults
+        same = [
+            k
+            for k, v in flat.items()
+            if k not in shape
+            and (k.endswith("._target_") or any(k in d and d[k] == v for d in (raw_defaults, resolved)))
+        ]  # a resolved dump (what verl prints) holds its interpolated defaults resolved: `rollout.mtp.enable`
         notes.append(f"a dumped verl config: its {len(same)} keys equal to verl's defaults are left out of `base:`")
         flat = {k: v for k, v in flat.items() if k not in same}
     return Job(flat, env, ["python3", "-m", ENTRY], source, notes, lines=_yaml_lines(text))
@@ -391,6 +397,16 @@ def _yaml_lines(text: str) -> dict[str, int]:
 
     walk(yaml.compose(text), "")
     return found
+
+
+def _verl_resolved_defaults() -> dict[str, Any]:
+    """verl's defaults with their interpolations resolved, as a dump of a running job's config holds them."""
+    from omegaconf import OmegaConf
+
+    from autotune.adapters.verl_config import defaults_config
+    from trainer.config.loader import to_flat_dict
+
+    return to_flat_dict(OmegaConf.to_container(defaults_config(), resolve=True))  # type: ignore[arg-type]
 
 
 def _verl_raw_defaults() -> dict[str, Any]:

@@ -505,3 +505,26 @@ def test_a_variable_set_inside_a_condition_is_named() -> None:
     assert job.flat == {"trainer.nnodes": 2, "actor_rollout_ref.rollout.name": "sglang"}
     said = [n for n in job.notes if n.startswith("set inside an `if`, `case` or loop, read as if it ran: ")]
     assert said and said[0].split(": ", 1)[1].startswith("VLLM_USE_V1 (")  # not A, set after the `fi`
+
+
+def test_a_dump_of_verls_own_config_resolved_or_not_is_read() -> None:
+    """A resolved dump (what verl prints at start-up) was refused with 17 lines of "verl has no key
+    `rollout.mtp.*`" (its interpolated defaults resolved to mappings); an unresolved one that sets 8 GPUs per node
+    (verl's default) was told it does not set them."""
+    from importlib.util import find_spec
+
+    from omegaconf import OmegaConf
+
+    generated = Path(find_spec("verl").origin).parent / "trainer" / "config" / "_generated_ppo_trainer.yaml"  # type: ignore[arg-type]
+    dump = yaml.safe_load(generated.read_text())
+    dump["data"]["train_batch_size"] = 256
+    dump["actor_rollout_ref"]["model"]["path"] = "Qwen/Qwen2.5-7B-Instruct"
+    dump["actor_rollout_ref"]["rollout"]["n"] = 8
+    dump["trainer"].update(n_gpus_per_node=8, experiment_name="dumped")
+    for name, data in (
+        ("dumped.yaml", dump),
+        ("resolved.yaml", OmegaConf.to_container(OmegaConf.create(dump), resolve=True)),
+    ):
+        job = read_job(yaml.safe_dump(data, sort_keys=False), name)
+        assert job.flat["trainer.n_gpus_per_node"] == 8 and job.flat["actor_rollout_ref.rollout.n"] == 8, name
+        assert not any(".mtp." in k or ".qat." in k for k in job.flat), name
