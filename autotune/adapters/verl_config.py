@@ -18,7 +18,7 @@ import os
 import re
 import typing
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -379,13 +379,11 @@ SHELL_VAR = re.compile(r"\$(?:\{(\w+)(?::?-)?|(\w+)|([@*]))")
 """Where a shell variable starts in a run script's value: `$NAME`, `${NAME}`, `${NAME:-default}` (or `-`), `$@`/`$*`."""
 
 
-def without_comment(line: str) -> str:
-    """A run script's line up to its comment, as bash reads one: a `#` that starts a word, outside quotes
-    (`name=run#3` is one word: shlex's comments=True cut the line there, and with it every override after)."""
-    quote, escaped, word_start = "", False, True
+def unquoted(line: str) -> Iterator[tuple[int, str]]:
+    """(index, character) of a run script line's characters outside quotes and not escaped: where bash reads
+    syntax (a comment's `#`, a `;` between commands)."""
+    quote, escaped = "", False
     for i, ch in enumerate(line):
-        starts = word_start
-        word_start = False
         if escaped:
             escaped = False
         elif ch == "\\" and quote != "'":
@@ -394,10 +392,18 @@ def without_comment(line: str) -> str:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
-        elif ch.isspace():
-            word_start = True
-        elif ch == "#" and starts:
+        else:
+            yield i, ch
+
+
+def without_comment(line: str) -> str:
+    """A run script's line up to its comment, as bash reads one: a `#` that starts a word, outside quotes
+    (`name=run#3` is one word: shlex's comments=True cut the line there, and with it every override after)."""
+    previous = (-2, " ")
+    for i, ch in unquoted(line):
+        if ch == "#" and (i == 0 or (previous[0] == i - 1 and previous[1].isspace())):
             return line[:i]
+        previous = (i, ch)
     return line
 
 

@@ -30,6 +30,7 @@ from autotune.adapters.verl_config import (
     hydra_value,
     overrides,
     substitute,
+    unquoted,
     without_comment,
 )
 from verl_keys.keys import suggest_key
@@ -99,21 +100,13 @@ def _tokens(line: str, source: str) -> list[str]:
 def _statements(line: str) -> list[str]:
     """A line's commands, split at `;` and `&&` outside quotes and parentheses (`n=4; lr=1e-6` set only `n`:
     the second was read as a word), each run in turn as bash does."""
-    out, quote, depth, escaped, begin = [], "", 0, False, 0
-    for i, ch in enumerate(line):
-        if escaped:
-            escaped = False
-        elif ch == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "()":
+    out, depth, begin, skip = [], 0, 0, -1
+    for i, ch in unquoted(line):
+        if ch in "()":
             depth += 1 if ch == "(" else -1
-        elif depth == 0 and (ch == ";" or line.startswith("&&", i)):
+        elif depth == 0 and i > skip and (ch == ";" or line.startswith("&&", i)):
             out.append(line[begin:i])
-            begin = i + (2 if ch == "&" else 1)
+            begin = skip = i + (2 if ch == "&" else 1)
     out.append(line[begin:])
     return [part.strip() for part in out if part.strip() and part.strip() != "&"]
 

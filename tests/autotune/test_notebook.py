@@ -13,16 +13,23 @@ from autotune.study.storage import StudyPaths, counted, load_study
 from tests.conftest import ROOT
 
 
-def test_sweep_analysis_notebook_executes_and_reports_the_studys_numbers(small_study, monkeypatch):
-    runs, _, _ = small_study
+def executed(runs, study: str, monkeypatch) -> list:  # type: ignore[no-untyped-def, type-arg]
+    """The notebook run top to bottom on `study` (as its README says: the two variables, then Jupyter): its code
+    cells' outputs, none an error."""
     monkeypatch.setenv("AUTOTUNE_RUNS_DIR", str(runs))
-    monkeypatch.setenv("AUTOTUNE_STUDY", "small")
+    monkeypatch.setenv("AUTOTUNE_STUDY", study)
     notebook = nbformat.read(ROOT / "notebooks" / "sweep_analysis.ipynb", as_version=4)
     NotebookClient(
         notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT / "notebooks")}}
     ).execute()
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
+    return outputs
+
+
+def test_sweep_analysis_notebook_executes_and_reports_the_studys_numbers(small_study, monkeypatch):
+    runs, _, _ = small_study
+    outputs = executed(runs, "small", monkeypatch)
     text = "".join(o.get("text", "") for o in outputs)
     # the winner and its speedup, as confirmation.json (read here, not through the notebook's API) has them
     confirmation = json.loads((runs / "small" / "confirmation.json").read_text())
@@ -44,14 +51,7 @@ def test_the_notebook_on_a_simulated_study_labels_predictions_and_draws_no_steps
     from tests.autotune.conftest import simulated_study
 
     simulated_study(tmp_path / "runs", "fsdp3d-8gpu", 6)
-    monkeypatch.setenv("AUTOTUNE_RUNS_DIR", str(tmp_path / "runs"))
-    monkeypatch.setenv("AUTOTUNE_STUDY", "fsdp3d-8gpu")
-    notebook = nbformat.read(ROOT / "notebooks" / "sweep_analysis.ipynb", as_version=4)
-    NotebookClient(
-        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT / "notebooks")}}
-    ).execute()
-    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
-    assert not [o for o in outputs if o.get("output_type") == "error"]
+    outputs = executed(tmp_path / "runs", "fsdp3d-8gpu", monkeypatch)
     text = "".join(o.get("text", "") for o in outputs) + json.dumps([o.get("data", {}) for o in outputs])
     assert "(predicted): " in text and "as the cost model predicts it" in text
     assert "KL nan" not in text and "peak RSS nan" not in text and "throughput per step" not in text
