@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from autotune.study.result_files import build_from, fields_of, null_for_nan, read_file
+from autotune.study.result_files import Conclusion, build_from, fields_of
 from autotune.study.storage import StudyPaths
-from autotune.trial.record import write_json
 
 
 def measure_predicted(space_path: str, study: str, flags: str = "") -> str:
@@ -47,13 +45,15 @@ class PredictedChange:
 
 
 @dataclass(kw_only=True)
-class PredictedWinner:
+class PredictedWinner(Conclusion):
     """A simulated sweep's winner with only the changes the cost model credits: each change of the best
     predicted trial is put back at its baseline value and the configuration predicted again (the same
     fidelity, limits and baseline as the sweep's trials). The change whose reversal costs least goes back
     when that costs under `floor` and the configuration without it still fits and keeps the limits; the
     rest are then predicted again, until every remaining change carries at least `floor`. Nothing here is
     measured: it is what the model expects, to be run before it is shipped."""
+
+    FILE: ClassVar[str] = "predicted.json"
 
     study: str = ""
     winner: int
@@ -93,18 +93,9 @@ class PredictedWinner:
         values["refused"] = {int(k): str(v) for k, v in (data.get("refused") or {}).items()}  # JSON keys are strings
         return build_from(cls, values)
 
-    @staticmethod
-    def file(paths: StudyPaths) -> Path:
-        return paths.root / "predicted.json"
-
-    def write(self, paths: StudyPaths) -> None:
-        write_json(self.file(paths), null_for_nan(self.to_json()))
-
     @classmethod
-    def read(cls, paths: StudyPaths) -> PredictedWinner | None:
-        """The simulated winner's credited changes, or None when no simulated sweep wrote them."""
-        how = "run the simulated sweep again (`autotune run --space ... --fidelity sim`): it rewrites this file"
-        return read_file(cls.file(paths), cls.from_json, how)
+    def redo(cls, paths: StudyPaths) -> str:
+        return "run the simulated sweep again (`autotune run --space ... --fidelity sim`): it rewrites this file"
 
     def lines(self) -> list[str]:
         """Plain text lines (`best`, `export --predicted`'s header, the CLI after a simulated sweep)."""

@@ -7,13 +7,11 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from autotune.study.result_files import build_from, fields_of, null_for_nan, read_file
+from autotune.study.result_files import Conclusion, build_from, fields_of
 from autotune.study.results import LEVEL, short_value
 from autotune.study.storage import StudyPaths
-from autotune.trial.record import write_json
 
 
 @dataclass(kw_only=True)
@@ -80,7 +78,7 @@ class QualityCandidate:
 
 
 @dataclass(kw_only=True)
-class Quality:
+class Quality(Conclusion):
     """The quality stage's conclusion: the algorithm knobs judged on learning over a horizon, over seeds.
 
     The rule (`decide`): only a setting that keeps the KL bound in every seed can win; among those
@@ -88,6 +86,8 @@ class Quality:
     paired score gain over the baseline (same seeds) has a `LEVEL` interval above zero. If the
     baseline breaks the bound, the best setting that keeps it ships. If none keeps it, nothing ships.
     """
+
+    FILE: ClassVar[str] = "quality.json"
 
     study: str = ""
     horizon: int
@@ -227,17 +227,9 @@ class Quality:
         values["gain"] = tuple(data["gain"]) if data.get("gain") else None
         return build_from(cls, values)
 
-    @staticmethod
-    def file(paths: StudyPaths) -> Path:
-        return paths.root / "quality.json"
-
-    def write(self, paths: StudyPaths) -> None:
-        write_json(self.file(paths), null_for_nan(self.to_json()))
-
     @classmethod
-    def read(cls, paths: StudyPaths) -> Quality | None:
-        how = "run the quality stage again (`autotune run --space ... --stage quality`): finished runs are kept"
-        return read_file(cls.file(paths), cls.from_json, how)
+    def redo(cls, paths: StudyPaths) -> str:
+        return "run the quality stage again (`autotune run --space ... --stage quality`): finished runs are kept"
 
 
 def _paired(base: QualityCandidate, other: QualityCandidate) -> list[float]:

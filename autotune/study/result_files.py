@@ -10,7 +10,10 @@ import dataclasses
 import json
 import math
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
+
+from autotune.study.storage import StudyPaths
+from autotune.trial.record import write_json
 
 
 class ResultsFileError(ValueError):
@@ -69,3 +72,36 @@ def read_file(path: Path, parse: Any, how: str) -> Any:
         return parse(json.loads(text))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ResultsFileError(f"{path}: cannot be read ({type(exc).__name__}: {exc}); {how}") from None
+
+
+C = TypeVar("C", bound="Conclusion")
+
+
+class Conclusion:
+    """A study's conclusion, kept in one JSON file under its folder (`FILE`): written with NaN as null, read back
+    (None when it has not been written; a file that cannot be read says how to measure it again, `redo`)."""
+
+    FILE: ClassVar[str]
+
+    def to_json(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def from_json(cls: type[C], data: dict[str, Any]) -> C:
+        raise NotImplementedError
+
+    @classmethod
+    def redo(cls, paths: StudyPaths) -> str:
+        """How a file that cannot be read is measured again (said in the error)."""
+        raise NotImplementedError
+
+    @classmethod
+    def file(cls, paths: StudyPaths) -> Path:
+        return paths.root / cls.FILE
+
+    def write(self, paths: StudyPaths) -> None:
+        write_json(self.file(paths), null_for_nan(self.to_json()))
+
+    @classmethod
+    def read(cls: type[C], paths: StudyPaths) -> C | None:
+        return read_file(cls.file(paths), cls.from_json, cls.redo(paths))  # type: ignore[no-any-return]

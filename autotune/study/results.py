@@ -21,16 +21,15 @@ import dataclasses
 import math
 import statistics
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import optuna
 
 from autotune.space.schema import Space
 from autotune.study.predicted_winner import PredictedWinner
-from autotune.study.result_files import build_from, fields_of, null_for_nan, read_file, same_figure
+from autotune.study.result_files import Conclusion, build_from, fields_of, null_for_nan, same_figure
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, feasible_trials
-from autotune.trial.record import TrialRecord, outcome_of, write_json
+from autotune.trial.record import TrialRecord, outcome_of
 
 WinnerSource = Literal["confirmed", "sweep", "predicted"]
 
@@ -125,8 +124,10 @@ class ConfirmedCandidate(Ratios):
 
 
 @dataclass
-class Confirmation:
+class Confirmation(Conclusion):
     """The confirmation phase's result: every candidate's rounds and the winner among them."""
+
+    FILE: ClassVar[str] = "confirmation.json"
 
     baseline: int
     winner: int | None
@@ -162,18 +163,9 @@ class Confirmation:
         winner = data.get("winner")
         return cls(int(data["baseline"]), int(winner) if winner is not None else None, rows)
 
-    @staticmethod
-    def file(paths: StudyPaths) -> Path:
-        return paths.root / "confirmation.json"
-
-    def write(self, paths: StudyPaths) -> None:
-        write_json(self.file(paths), null_for_nan(self.to_json()))
-
     @classmethod
-    def read(cls, paths: StudyPaths) -> Confirmation | None:
-        """The study's confirmation, or None when it has not run."""
-        how = "run the sweep again (`autotune run --space ...`): finished trials are kept and confirmation re-runs"
-        return read_file(cls.file(paths), cls.from_json, how)
+    def redo(cls, paths: StudyPaths) -> str:
+        return "run the sweep again (`autotune run --space ...`): finished trials are kept and confirmation re-runs"
 
 
 @dataclass(kw_only=True)
@@ -250,8 +242,10 @@ class ExplainStep(Ratios):
 
 
 @dataclass(kw_only=True)
-class Explanation:
+class Explanation(Conclusion):
     """The explain phase's result: the path from the baseline to the winner, each step re-measured."""
+
+    FILE: ClassVar[str] = "explain.json"
 
     study: str = ""
     baseline: int | None = None
@@ -317,18 +311,9 @@ class Explanation:
         values["end_to_end"] = build_from(Ratios, data["end_to_end"]) if data.get("end_to_end") else None
         return build_from(cls, values)
 
-    @staticmethod
-    def file(paths: StudyPaths) -> Path:
-        return paths.root / "explain.json"
-
-    def write(self, paths: StudyPaths) -> None:
-        write_json(self.file(paths), null_for_nan(self.to_json()))
-
     @classmethod
-    def read(cls, paths: StudyPaths) -> Explanation | None:
-        """The study's explanation, or None when `autotune explain` has not run."""
-        how = f"measure it again with `autotune explain {paths.name} --rerun{paths.flags()}`"
-        return read_file(cls.file(paths), cls.from_json, how)
+    def redo(cls, paths: StudyPaths) -> str:
+        return f"measure it again with `autotune explain {paths.name} --rerun{paths.flags()}`"
 
     def lines(self) -> list[str]:
         """The path as plain text lines (the CLI, the benchmark and the notebook print these)."""
@@ -409,10 +394,12 @@ class AblatedKnob:
 
 
 @dataclass(kw_only=True)
-class Ablation:
+class Ablation(Conclusion):
     """The minimal winner: the confirmed winner's changes from the baseline, each left out in
     interleaved rounds; only those whose gain clears the noise ship, and what ships is measured
     against the baseline in interleaved rounds of its own."""
+
+    FILE: ClassVar[str] = "ablation.json"
 
     study: str = ""
     baseline: int
@@ -470,18 +457,9 @@ class Ablation:
         values["confirmed"] = build_from(ConfirmedSpeedup, data["confirmed"]) if data.get("confirmed") else None
         return build_from(cls, values)
 
-    @staticmethod
-    def file(paths: StudyPaths) -> Path:
-        return paths.root / "ablation.json"
-
-    def write(self, paths: StudyPaths) -> None:
-        write_json(self.file(paths), null_for_nan(self.to_json()))
-
     @classmethod
-    def read(cls, paths: StudyPaths) -> Ablation | None:
-        """The study's ablation, or None when it has not run."""
-        how = "run the sweep again (`autotune run --space ...`): finished trials are kept and the ablation re-runs"
-        return read_file(cls.file(paths), cls.from_json, how)
+    def redo(cls, paths: StudyPaths) -> str:
+        return "run the sweep again (`autotune run --space ...`): finished trials are kept and the ablation re-runs"
 
     def lines(self) -> list[str]:
         """The minimal winner as plain text lines (`best`, the CLI after a sweep, the benchmark)."""
