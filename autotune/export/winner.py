@@ -97,7 +97,7 @@ def export_settings(
 
     flat = {k: expand_home(v) for k, v in coerce_ints(flat).items()}
     for name, value in sorted(config.env.items()):
-        flat[ENV_PREFIX + name] = str(value)
+        flat[ENV_PREFIX + name] = str(expand_home(value))  # as the keys: `~` is expanded by nothing downstream
     return flat
 
 

@@ -189,6 +189,8 @@ def _from_script(text: str, source: str) -> Job:
                 raise JobError(f"{source}: runs {ENTRY} twice; give one job (one command)")
             command_line = tokens
             continue
+        if command_line is not None:  # the job runs with the variables as they are at its command, not later ones
+            continue
         if tokens[:1] and tokens[0] in ("if", "case", "for", "while", "until"):
             depth += 1
         elif tokens[:1] and tokens[0] in ("fi", "esac", "done"):
@@ -197,6 +199,9 @@ def _from_script(text: str, source: str) -> Job:
             tokens = tokens[1:]  # `then export X=1`: the assignment after the keyword
         exported = tokens[:1] == ["export"]
         for token in tokens[1:] if exported else tokens:
+            if exported and token in variables:  # `NAME=value` then `export NAME`: the job has it too
+                env[token] = variables[token]
+                continue
             if not _ASSIGN.match(token):
                 break  # `set -x`, `cd dir`, `ray start ...`: not an assignment
             if depth and token.partition("=")[0] not in conditional:

@@ -238,8 +238,17 @@ def _micro_batches(job: Job, value: Any, world: int, dynamic: bool) -> list[Knob
         )
     choices = [d for d in (1, 2, 4, 8, 16, 32, 64) if per_gpu % d == 0][-5:]
     if MICRO not in job.flat and job.flat.get(GLOBAL_MICRO) is not None:  # verl refuses both set: the tuned one
-        total = int(job.flat.pop(GLOBAL_MICRO))
-        job.flat[MICRO] = max(total * sp // world, 1)
+        total = int(job.flat[GLOBAL_MICRO])
+        at = job.at(GLOBAL_MICRO)
+        if total * sp < world or mini % total:  # verl's own rules for the global size (ActorConfig.validate)
+            rule = (
+                f"ppo_micro_batch_size ({total}) × ulysses_sequence_parallel_size ({sp}) must be >= the {world} GPUs"
+                if total * sp < world
+                else f"ppo_mini_batch_size ({mini}) must be divisible by ppo_micro_batch_size ({total})"
+            )
+            raise JobError(f"{at}: verl refuses the job: {rule}; set `{MICRO}` instead (a size per GPU)")
+        job.flat.pop(GLOBAL_MICRO)
+        job.flat[MICRO] = total * sp // world
         if GLOBAL_MICRO in job.lines:
             job.lines[MICRO] = job.lines.pop(GLOBAL_MICRO)
         job.notes.append(

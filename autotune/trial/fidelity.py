@@ -134,7 +134,10 @@ class RealRun(Fidelity):
     def run_once(self, job: TrialJob, run_dir: Path) -> RunResult:
         """One launch of the trial (one repeat), watched until it ends."""
         space, config = job.space, job.config
-        trial_env = {k: v for k, v in config.env.items() if k != "TORCHELASTIC_ERROR_FILE"}  # errors are the runner's
+        from autotune.adapters.verl_config import expand_home
+
+        # `~/x` (a job's `$HOME/x`) expanded here, as keys are: neither a process's environment nor Ray's expands it
+        trial_env = {k: expand_home(v) for k, v in config.env.items() if k != "TORCHELASTIC_ERROR_FILE"}
         process_env = {"OMP_NUM_THREADS": str(space.trial.threads_per_rank), "PYTHONUNBUFFERED": "1"}
         run = TrialRun(
             space.base_config, job.config_file, config.flat, trial_env, process_env, run_dir, space.trial.steps,

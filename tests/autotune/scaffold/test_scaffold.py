@@ -528,3 +528,32 @@ def test_a_dump_of_verls_own_config_resolved_or_not_is_read() -> None:
         job = read_job(yaml.safe_dump(data, sort_keys=False), name)
         assert job.flat["trainer.n_gpus_per_node"] == 8 and job.flat["actor_rollout_ref.rollout.n"] == 8, name
         assert not any(".mtp." in k or ".qat." in k for k in job.flat), name
+
+
+def test_the_job_runs_with_the_variables_as_they_are_at_its_command_and_exports_of_set_variables() -> None:
+    """`LR=1e-6; cmd lr=$LR; LR=5e-6` read 5e-6 (the last value, not the job's); `NAME=v` then `export NAME` was
+    left out of env: (verl's workers inherit it)."""
+    job = read_job(
+        "LR=1e-6\nNCCL_DEBUG=WARN\nexport NCCL_DEBUG\nV=XFORMERS; export V\n"
+        "python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.optim.lr=$LR trainer.nnodes=1\nLR=5e-6  # later\n"
+        "export LATE=1\n",
+        "run.sh",
+    )
+    assert job.flat["actor_rollout_ref.actor.optim.lr"] == 1e-6
+    assert job.env == {"NCCL_DEBUG": "WARN", "V": "XFORMERS"}
+
+
+def test_a_deprecated_global_micro_batch_verl_refuses_is_refused_with_verls_rule() -> None:
+    """4 over 8 GPUs (below one a GPU) and 60 (not dividing the mini-batch 256) were written per GPU as 1 and 7: a
+    baseline that never ran, for jobs verl refuses."""
+    base = DYNAMIC_JOB.format(
+        extra="actor_rollout_ref.rollout.log_prob_micro_batch_size=128 actor_rollout_ref.ref.log_prob_micro_batch_size=128"
+    ).replace("actor_rollout_ref.actor.use_dynamic_bsz=True ", "")
+    for size, rule in ((4, r"ppo_micro_batch_size \(4\) × ulysses_sequence_parallel_size \(1\) must be >= the 8 GPUs"),
+                       (60, r"ppo_mini_batch_size \(128\) must be divisible by ppo_micro_batch_size \(60\)")):  # fmt: skip
+        job = read_job(
+            base.replace("trainer.nnodes=1", f"trainer.nnodes=1 actor_rollout_ref.actor.ppo_micro_batch_size={size}"),
+            "old.sh",
+        )
+        with pytest.raises(JobError, match=rf"verl refuses the job: {rule}"):
+            recipe(job, Cluster(8), verl_tree()[1])

@@ -180,3 +180,25 @@ def test_a_killed_controllers_warm_folder_is_removed_by_the_next_one(tmp_path):
         (folder / "zygote.log").write_text("x")
     assert warm.remove_stale(tmp_path) == [dead]
     assert not dead.exists() and live.exists() and other.exists()
+
+
+def test_a_home_path_in_the_spaces_env_reaches_the_trial_and_the_export_expanded(tmp_path):
+    """init writes a job's `export HF_HOME=$HOME/hf_cache` as `~/hf_cache`; keys were expanded for each trial but env
+    values were not, and neither a process's environment nor Ray's expands `~`: every trial got a folder named `~`."""
+    import os
+
+    from autotune.adapters import get_adapter
+    from autotune.adapters.verl_config import ENV_PREFIX
+    from autotune.export import export_settings
+    from autotune.space.loader import load_space
+    from autotune.trial.evaluation import evaluate
+    from tests.autotune.conftest import write_space
+
+    path = write_space(tmp_path, steps=2)
+    path.write_text(path.read_text() + "env: {HF_HOME: ~/hf_cache}\n")
+    space = load_space(str(path))
+    adapter = get_adapter("builtin")
+    home = os.path.expanduser("~/hf_cache")
+    evaluate(space, adapter, dict(space.baseline), tmp_path / "trial", None, is_baseline=True)
+    assert f"HF_HOME={home} " in (tmp_path / "trial" / "command").read_text()
+    assert export_settings(space, adapter, dict(space.baseline))[ENV_PREFIX + "HF_HOME"] == home
