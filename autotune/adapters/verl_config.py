@@ -432,8 +432,8 @@ def substitute(
             if match.group(0).endswith("-"):
                 default = value[match.end() : close]
             i = close + 1
-        if name in variables:
-            out.append(variables[name])
+        if name in variables and (variables[name] or default is None or not match.group(0).endswith(":-")):
+            out.append(variables[name])  # `${X:-d}` takes the default when X is empty too (`${X-d}` only when unset)
         elif special and name in special:
             out.append(special[name])
         elif default is not None:

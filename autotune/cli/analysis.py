@@ -190,9 +190,16 @@ def calibrate(
         f"fitted on {len(result['trials'])} trials: median step-time error {result['fit_error_median']:.1%} (in sample)"
     )
     if "holdout_error_median" in result:
+        n, total = len(result["holdout_trials"]), len(result["trials"])
         console.print(
-            f"held back {len(result['holdout_trials'])} trials: median step-time error {result['holdout_error_median']:.1%}"
+            f"held back {n} of {total} trials ({n / total:.0%}; a fit on the other {total - n} predicted them at a "
+            f"median step-time error of {result['holdout_error_median']:.1%}); the fit written is on all {total}"
         )
+        if result["holdout_error_median"] > 0.3:
+            err.print(
+                f"[yellow]the fit missed trials it did not see by {result['holdout_error_median']:.0%} (median): its "
+                "predictions of other configurations are as uncertain; more trials narrow it[/]"
+            )
     elif holdout > 0:  # it was skipped without a word
         err.print(f"[yellow]--holdout {holdout:g}: nothing held back; it needs 4 measured trials or more[/]")
     for warning in fit_warnings(result):

@@ -195,8 +195,8 @@ def _from_script(text: str, source: str) -> Job:
             depth += 1
         elif tokens[:1] and tokens[0] in ("fi", "esac", "done"):
             depth = max(depth - 1, 0)
-        if tokens[:1] and tokens[0] in ("then", "else", "do"):
-            tokens = tokens[1:]  # `then export X=1`: the assignment after the keyword
+        if tokens[:1] and (tokens[0] in ("then", "else", "do") or (depth and tokens[0].endswith(")"))):
+            tokens = tokens[1:]  # `then export X=1`, a case branch's `vllm) TP=2`: the assignment after it
         exported = tokens[:1] == ["export"]
         for token in tokens[1:] if exported else tokens:
             if exported and token in variables:  # `NAME=value` then `export NAME`: the job has it too

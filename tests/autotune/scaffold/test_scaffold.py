@@ -557,3 +557,15 @@ def test_a_deprecated_global_micro_batch_verl_refuses_is_refused_with_verls_rule
         )
         with pytest.raises(JobError, match=rf"verl refuses the job: {rule}"):
             recipe(job, Cluster(8), verl_tree()[1])
+
+
+def test_a_case_branchs_assignment_is_read_and_named_and_an_empty_variable_takes_its_default() -> None:
+    """`vllm) TP=2 ;;` was not read at all (TP stayed 1, no note); `TBS=` then `${TBS:-64}` read '' (bash: 64)."""
+    job = read_job(
+        "TP=1\nENGINE=${ENGINE:-vllm}\ncase $ENGINE in\n  vllm) TP=2 ;;\nesac\nTBS=\n"
+        "python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.tensor_model_parallel_size=$TP "
+        "data.train_batch_size=${TBS:-64}\n",
+        "run.sh",
+    )
+    assert job.flat == {"actor_rollout_ref.rollout.tensor_model_parallel_size": 2, "data.train_batch_size": 64}
+    assert any(n.startswith("set inside an `if`, `case` or loop, read as if it ran: TP") for n in job.notes)
