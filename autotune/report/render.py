@@ -74,7 +74,8 @@ def summary_section(page: Page, s: data.Summary) -> None:
         rows.append(
             f"<tr><td>{html.escape(c.name)}</td><td>{value}</td><td>{html.escape(c.rule)}</td><td>{verdict}</td></tr>"
         )
-    checklist = f"<h3>Health checklist</h3><table><thead><tr><th>check</th><th>value</th><th>rule</th><th>verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    heading = "Health checklist" + (" (on the cost model's predictions; nothing measured)" if s.predicted else "")
+    checklist = f"<h3>{heading}</h3><table><thead><tr><th>check</th><th>value</th><th>rule</th><th>verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     title = "Summary: the winner against the baseline" + (", as the cost model predicts them" if s.predicted else "")
     page.section("summary", title, f'<div class="cards">{html_cards}</div>{checklist}{model_error(s)}')
 

@@ -67,6 +67,9 @@ def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
     assert "speedup vs baseline (predicted)" in page and "as the cost model predicts them" in page
     assert f"{ooms} configurations (listed under Failures)" in page and "cost model&#x27;s error" in page
     assert "time outside training steps" not in page and "peak RSS vs baseline" not in page
+    assert "Health checklist (on the cost model&#x27;s predictions; nothing measured)" in page or (
+        "Health checklist (on the cost model's predictions; nothing measured)" in page
+    )
     from autotune.report.data import trial_table
 
     columns = list(trial_table(study).columns)  # no wall or start-up time (every trial read 0 s), train time predicted
