@@ -368,14 +368,15 @@ def _from_yaml(text: str, source: str) -> Job:
     env = {k[len(ENV_PREFIX) :]: str(v) for k, v in flat.items() if k.startswith(ENV_PREFIX)}
     flat = {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)}
     if defaults is None and any(k.endswith("._target_") for k in flat):  # a whole config dumped by verl
-        raw_defaults, resolved = _verl_raw_defaults(), _verl_resolved_defaults()
+        raw_defaults = _verl_raw_defaults()
         shape = ("trainer.n_gpus_per_node", "trainer.nnodes")  # the cluster's: kept though verl's defaults
         same = [
-            k
-            for k, v in flat.items()
-            if k not in shape
-            and (k.endswith("._target_") or any(k in d and d[k] == v for d in (raw_defaults, resolved)))
-        ]  # a resolved dump (what verl prints) holds its interpolated defaults resolved: `rollout.mtp.enable`
+            k for k, v in flat.items() if k not in shape and (k.endswith("._target_") or raw_defaults.get(k, ...) == v)
+        ]
+        # a resolved dump (what verl prints) holds the keys verl derives from others (`${...}` in its config)
+        # resolved: equal to what verl derives for this job, they are its defaults (pinned, `critic.use_dynamic_bsz:
+        # true` kept the critic on dynamic batching where the sweep turned it off)
+        same += _derived_as_verl_derives({k: v for k, v in flat.items() if k not in same}, raw_defaults)
         notes.append(f"a dumped verl config: its {len(same)} keys equal to verl's defaults are left out of `base:`")
         flat = {k: v for k, v in flat.items() if k not in same}
     return Job(flat, env, ["python3", "-m", ENTRY], source, notes, lines=_yaml_lines(text))
@@ -397,14 +398,26 @@ def _yaml_lines(text: str) -> dict[str, int]:
     return found
 
 
-def _verl_resolved_defaults() -> dict[str, Any]:
-    """verl's defaults with their interpolations resolved, as a dump of a running job's config holds them."""
+def _derived_as_verl_derives(flat: dict[str, Any], raw_defaults: dict[str, Any]) -> list[str]:
+    """The keys of a dumped config that verl derives from others (its default, or a parent's, is a `${...}`) and
+    whose value is what verl derives for the rest of this job (its config composed with the rest, resolved)."""
     from omegaconf import OmegaConf
 
-    from autotune.adapters.verl_config import defaults_config
     from trainer.config.loader import to_flat_dict
 
-    return to_flat_dict(OmegaConf.to_container(defaults_config(), resolve=True))  # type: ignore[arg-type]
+    def derived(key: str) -> bool:
+        parts = key.split(".")
+        return any("${" in str(raw_defaults.get(".".join(parts[:i]), "")) for i in range(1, len(parts) + 1))
+
+    keys = [k for k in flat if derived(k)]
+    if not keys:
+        return []
+    try:
+        cfg = compose(overrides({k: v for k, v in flat.items() if k not in keys}))
+        mine = to_flat_dict(OmegaConf.to_container(cfg, resolve=True))  # type: ignore[arg-type]
+    except (VerlRejected, ValueError):  # a key verl does not have: check_keys names it
+        return []
+    return [k for k in keys if k in mine and mine[k] == flat[k]]
 
 
 def _verl_raw_defaults() -> dict[str, Any]:

@@ -569,3 +569,23 @@ def test_a_case_branchs_assignment_is_read_and_named_and_an_empty_variable_takes
     )
     assert job.flat == {"actor_rollout_ref.rollout.tensor_model_parallel_size": 2, "data.train_batch_size": 64}
     assert any(n.startswith("set inside an `if`, `case` or loop, read as if it ran: TP") for n in job.notes)
+
+
+def test_a_resolved_dump_reads_as_the_same_job_as_the_unresolved_one() -> None:
+    """A resolved dump pinned the keys verl derives from others (`critic.use_dynamic_bsz: true`, the log-prob
+    passes' dynamic batching, `rollout.response_length`): the sweep's "dynamic batching off" switched the actor only."""
+    from omegaconf import OmegaConf
+
+    from autotune.adapters.verl_config import compose
+
+    cfg = compose([
+        "data.train_batch_size=1024", "data.max_prompt_length=512", "data.max_response_length=1024",
+        "actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct", "actor_rollout_ref.actor.ppo_mini_batch_size=256",
+        "actor_rollout_ref.actor.use_dynamic_bsz=True", "actor_rollout_ref.actor.ppo_max_token_len_per_gpu=16384",
+        "actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu=49152", "trainer.n_gpus_per_node=8",
+        "trainer.experiment_name=dumped",
+    ])  # fmt: skip
+    unresolved = read_job(OmegaConf.to_yaml(cfg), "unres.yaml").flat
+    resolved = read_job(OmegaConf.to_yaml(cfg, resolve=True), "res.yaml").flat
+    assert resolved == unresolved and "critic.use_dynamic_bsz" not in resolved
+    assert resolved["actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu"] == 49152  # set by the job: kept
