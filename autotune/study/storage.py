@@ -371,18 +371,20 @@ def _flat(value: Any, prefix: str) -> dict[str, Any]:
     return out
 
 
+def what_trials_measure(data: Any) -> dict[str, Any]:
+    """A space file's parsed YAML reduced to what its trials measure, as dotted keys: comments, blank lines, the
+    order of keys and what may change on a resume (`MAY_CHANGE`) do not count."""
+    data = dict(data) if isinstance(data, dict) else {}
+    trial = data.get("trial")
+    if isinstance(trial, dict):
+        data["trial"] = {k: v for k, v in trial.items() if k not in MAY_CHANGE_TRIAL}
+    return _flat({k: v for k, v in data.items() if k not in MAY_CHANGE}, "")
+
+
 def space_changes(stored: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """How the space file `new` differs from the study's `stored` one in what its trials measure (both as
     parsed YAML, so comments, blank lines and the order of keys do not count)."""
-
-    def pick(data: Any) -> dict[str, Any]:
-        data = dict(data) if isinstance(data, dict) else {}
-        trial = data.get("trial")
-        if isinstance(trial, dict):
-            data["trial"] = {k: v for k, v in trial.items() if k not in MAY_CHANGE_TRIAL}
-        return {k: v for k, v in data.items() if k not in MAY_CHANGE}
-
-    was, now = _flat(pick(stored), ""), _flat(pick(new), "")
+    was, now = what_trials_measure(stored), what_trials_measure(new)
     unset = "(unset)"
     return [
         f"{key}: {was.get(key, unset)!r} → {now.get(key, unset)!r}".replace("'(unset)'", unset)

@@ -120,8 +120,14 @@ KEPT = "kept.json"
 
 
 def kept_key(space: Space, limits: dict[str, float] | None) -> str:
-    """What kept runs must have been measured under to be reused: the same space and limits."""
-    return hashlib.sha256(json.dumps([space.text, limits], sort_keys=True).encode()).hexdigest()[:16]
+    """What kept runs must have been measured under to be reused: the same limits, and the space as its trials
+    measure it (a comment, or `confirm:`'s rounds, changed in the file threw the finished rounds away)."""
+    import yaml
+
+    from autotune.study.storage import what_trials_measure
+
+    measured = what_trials_measure(yaml.safe_load(space.text))
+    return hashlib.sha256(json.dumps([measured, limits], sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def start_kept(folder: Path) -> None:

@@ -194,3 +194,20 @@ def test_kept_rounds_are_read_back_and_a_round_cut_short_runs_again_whole(tmp_pa
     run = folder / "r1-p1"
     assert _kept(run, second[1], "k") is not None
     assert _kept(run, second[1], "other") is None and _kept(run, second[0], "k") is None
+
+
+def test_kept_runs_survive_an_edit_that_changes_nothing_they_measured(tmp_path):
+    """The key hashed the file's text: a comment, or `confirm:`'s rounds, changed in the space threw an interrupted
+    confirmation's finished rounds away; a change to what a trial measures still does."""
+    from autotune.sweep.confirmation import kept_key
+    from tests.autotune.conftest import write_space
+
+    path = write_space(tmp_path, steps=2)
+    text = path.read_text()
+    key = kept_key(load_space(str(path)), None)
+    path.write_text("# tuned on the new cluster\n" + text.replace("repeats: 1}", "repeats: 3}"))
+    assert kept_key(load_space(str(path)), None) == key
+    path.write_text(text.replace("steps: 2", "steps: 3"))
+    assert kept_key(load_space(str(path)), None) != key
+    path.write_text(text)
+    assert kept_key(load_space(str(path)), {"memory": 1.0}) != key  # other limits: other verdicts
