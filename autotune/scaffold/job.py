@@ -97,6 +97,17 @@ def _tokens(line: str, source: str) -> list[str]:
         raise JobError(f"{source}: cannot read `{line[:80]}`: {exc} (an unclosed quote?)") from None
 
 
+def _joined_flags(tokens: list[str]) -> list[str]:
+    """`--config-name ppo_trainer` (hydra takes the value as the next word) as `--config-name=ppo_trainer`."""
+    out: list[str] = []
+    for token in tokens:
+        if out and out[-1] in ("--config-name", "-cn", "--config-path", "-cp") and not token.startswith("-"):
+            out[-1] += "=" + token
+        else:
+            out.append(token)
+    return out
+
+
 def _statements(line: str) -> list[str]:
     """A line's commands, split at `;` and `&&` outside quotes and parentheses (`n=4; lr=1e-6` set only `n`:
     the second was read as a word), each run in turn as bash does."""
@@ -225,12 +236,13 @@ def _from_script(text: str, source: str) -> Job:
     if prefix[:1] == ["env"]:
         prefix.pop(0)
     words = []
-    for token in command_line[at + 1 :]:
+    rest = _joined_flags(command_line[at + 1 :])
+    for token in rest:
         if token in _SHELL_END or token.startswith((">", "2>", "1>")):
             break
-        if token in ("--config-name=ppo_trainer", "-cn=ppo_trainer"):
+        if token in ("--config-name=ppo_trainer", "--config-name=ppo_trainer.yaml", "-cn=ppo_trainer"):
             continue  # verl's own default, written out
-        if token.startswith("--config-name") and "megatron" in token:
+        if token.startswith(("--config-name", "-cn")) and "megatron" in token:
             raise JobError(
                 f"{source}: `{token}`: a Megatron job; autotune init reads FSDP jobs on verl's ppo_trainer config only"
             )
@@ -266,9 +278,12 @@ def _from_script(text: str, source: str) -> Job:
             "(put their values in `base:` before a sweep)"
         )
     for name in [n for n, v in env.items() if "$" in v]:  # `export PATH=$PATH:/x`: the machine's value, extended
+        value = env.pop(name)
+        what = "extends the value the machine has" if re.search(rf"\$\{{?{name}\b", value) else (
+            "takes a variable from the machine's environment (the script does not set it)")  # fmt: skip
         notes.append(
-            f"`{name}={env.pop(name)}` extends the value the machine has, which a trial's environment (or the "
-            "export's) cannot: left out of `env:`; set it on the machines the trials run on, or write the whole value"
+            f"`{name}={value}` {what}, which a trial's environment (or the export's) cannot: left out of `env:`; set "
+            "it on the machines the trials run on, or write the whole value"
         )
     flat, more_env = _parse_overrides(words, source, notes)
     env = {k: _home(v) for k, v in {**env, **more_env}.items()}

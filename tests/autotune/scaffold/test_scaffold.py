@@ -466,6 +466,12 @@ def test_hydra_settings_and_a_one_name_logger_and_the_scripts_arguments_are_read
     assert job.flat == {"trainer.logger": ["console"], "trainer.nnodes": 1}
     spelled = read_job("python3 -m verl.trainer.main_ppo --config-name=ppo_trainer trainer.nnodes=1", "job.sh")
     assert spelled.flat == {"trainer.nnodes": 1}  # verl's own default written out: "give that YAML" was wrong
+    for flag in ("--config-name ppo_trainer", "--config-name ppo_trainer.yaml"):  # hydra takes the next word too
+        assert read_job(f"python3 -m verl.trainer.main_ppo {flag} trainer.nnodes=1", "job.sh").flat == {
+            "trainer.nnodes": 1
+        }
+    with pytest.raises(JobError, match="a Megatron job"):
+        read_job("python3 -m verl.trainer.main_ppo --config-name ppo_megatron_trainer trainer.nnodes=1", "job.sh")
     assert any("hydra's own setting" in n for n in job.notes) and any("left out" in n for n in job.notes)
     with pytest.raises(JobError, match=r"`~trainer.logger` deletes `trainer.logger` from verl's config"):
         read_job("python3 -m verl.trainer.main_ppo ~trainer.logger trainer.nnodes=1", "job.sh")
@@ -487,6 +493,8 @@ def test_an_export_that_extends_the_machines_value_is_left_out_of_env_with_why()
     said = [n for n in job.notes if "extends the value the machine has" in n]
     assert len(said) == 2 and "`PYTHONPATH=$PYTHONPATH:/opt/mylib`" in said[0], job.notes
     assert not any("put their values in `base:`" in n for n in job.notes)  # not the section env lives in
+    taken = read_job("export K=$MYKEY\npython3 -m verl.trainer.main_ppo trainer.nnodes=1", "key.sh")
+    assert any(n.startswith("`K=$MYKEY` takes a variable from the machine's environment") for n in taken.notes)
     cfg = OmegaConf.create({"ray_kwargs": {"ray_init": {"runtime_env": {"env_vars": {"LD": "${LD_LIBRARY_PATH}:/x"}}}}})
     [problem] = env_problems(cfg)
     assert (
