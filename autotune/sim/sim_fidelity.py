@@ -34,6 +34,16 @@ UNPREDICTED = (
 )  # fmt: skip
 
 
+def _model_words(model: str | None, space: Space) -> str | None:
+    """The shape the cost model predicts for (`--model`, else the space's model path), in words; None when the
+    space names none the model can read (the built-in trainer's presets)."""
+    try:
+        shape = find_shape(model or space.base.get("actor_rollout_ref.model.path"), space.base)
+    except (ValueError, OSError, KeyError, TypeError):
+        return None
+    return f"{shape.layers} layers × hidden {shape.hidden}, {shape.heads} heads"
+
+
 class CalibrationMismatch(ValueError):
     """A calibration asked to predict a device its weights do not describe."""
 
@@ -71,6 +81,9 @@ class CostModelFidelity(Fidelity):
         self.calibration = calibration or {}
         self.model = model
         self.sim = sim
+        self.model_words: str | None = None
+        """The model's shape in words (`model_key`): `--model Qwen2.5-7B` and the space's `Qwen/Qwen2.5-7B-Instruct`
+        are one model (a resume naming it was refused as another)."""
 
     @classmethod
     def for_sweep(cls, space: Space, settings: FidelitySettings) -> CostModelFidelity:
@@ -86,7 +99,9 @@ class CostModelFidelity(Fidelity):
             hardware = Cluster(cpu_device(float(cal["peak_flops"])), gpus_per_node=world, nodes=1)
         else:
             hardware = cluster(calibrated_device(settings.gpu or space.sim.gpu, cal), world)
-        return cls(hardware, cal, settings.model, space.sim)
+        fidelity = cls(hardware, cal, settings.model, space.sim)
+        fidelity.model_words = _model_words(settings.model, space)
+        return fidelity
 
     def error_note(self, space: Space) -> str | None:
         """A calibration's own error (in sample, and held back or leave-one-out when it has one); for the built-in
@@ -117,7 +132,8 @@ class CostModelFidelity(Fidelity):
             weights += f" ({digest})"
         else:
             weights = "the shipped weights"
-        return f"{self.cluster.device.name} × {self.cluster.world}, model {self.model or 'as the space names it'}, {weights}"
+        model = self.model_words or self.model or "as the space names it"
+        return f"{self.cluster.device.name} × {self.cluster.world}, model {model}, {weights}"
 
     @property
     def device(self) -> DeviceKind:

@@ -734,3 +734,15 @@ def test_a_predicted_winner_the_trainer_refuses_is_passed_over(tmp_path):
     assert proc.returncode == 1 and "verl rejects the export" in proc.stderr, proc.stdout + proc.stderr
     assert out.read_text().startswith("# NOT FOR SHIPPING: verl's config check rejects it")
     assert not out.with_suffix(".overrides").exists() and "marked NOT FOR SHIPPING" in proc.stderr
+
+
+def test_a_simulated_study_resumed_with_the_model_it_already_predicts_by_name_is_accepted(tmp_path):
+    """`--model Qwen2.5-7B` on a study of the space's `Qwen/Qwen2.5-7B-Instruct` was refused as another cost model:
+    the key held the option as typed, not the shape both name."""
+    args = ("run", "--space", "fsdp3d-8gpu", "--fidelity", "sim", "--runs-dir", str(tmp_path / "runs"),
+            "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert autotune(*args, "--trials", "2").returncode == 0
+    same = autotune(*args, "--trials", "3", "--model", "Qwen2.5-7B")
+    assert same.returncode == 0, same.stderr
+    other = autotune(*args, "--trials", "4", "--model", "Qwen2.5-0.5B")
+    assert other.returncode == 2 and "was predicted by the cost model on H100" in other.stderr, other.stderr
