@@ -156,6 +156,7 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
         credit_changes(study, opts.space, adapter, opts.paths, fidelity, progress)
     if opts.confirm > 0 and not fidelity.deterministic:
         with opts.paths.finishing(progress.note):
+            _wait_for_other_workers(study, opts.space.trial.timeout_s, progress)
             _confirm_ablate_check(study, opts, adapter, fidelity.device or device_kind(), progress)
     return study
 
@@ -168,6 +169,37 @@ def _check_resumable(opts: SweepOptions, fidelity: str) -> None:
     check_same_space(opts.paths, opts.space)
     with opts.paths.lock():  # another worker may be creating the database: opening it beside that failed
         check_same_fidelity(opts.paths, opts.url, fidelity)  # ("UNIQUE constraint failed: alembic_version")
+
+
+def _wait_for_other_workers(study: optuna.Study, timeout_s: float, progress: SweepProgress) -> None:
+    """Confirmation picks its candidates from the finished trials: a trial another worker still runs may be the
+    best. The first worker out of trials to ask confirmed without it, and the second confirmed again after it.
+    A trial of a dead worker here (its pid gone) is not waited for; one elsewhere at most a trial's timeout."""
+    import datetime
+    import socket
+
+    import psutil
+
+    from autotune.study.storage import GRACE_S, running_trials
+    from autotune.trial.record import TrialRecord
+
+    def alive(t: optuna.trial.FrozenTrial) -> bool:
+        worker = TrialRecord.of(t).worker
+        if worker is not None and worker.host == socket.gethostname():
+            return bool(psutil.pid_exists(worker.pid))
+        started = t.datetime_start or datetime.datetime.now()
+        limit = timeout_s + GRACE_S if worker is not None else GRACE_S
+        return (datetime.datetime.now() - started).total_seconds() < limit
+
+    said = False
+    while running := [t for t in running_trials(study) if alive(t)]:
+        if not said:
+            numbers = ", ".join(f"#{t.number}" for t in running)
+            progress.note(
+                f"waiting for trial {numbers} of another worker to finish: confirmation picks from every trial"
+            )
+            said = True
+        time.sleep(1.0)
 
 
 def _confirm_ablate_check(
