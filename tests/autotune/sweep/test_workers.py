@@ -49,9 +49,13 @@ def test_two_workers_share_one_study_without_duplicates(tmp_path):
     # both workers did some of the work
     ran = [sum(1 for line in out.splitlines() if line.startswith("trial ")) for out, _ in outputs]
     assert all(n >= 1 for n in ran), ran
-    for out, _ in outputs:  # each line compares with the baseline, which one of the two ran
-        finished = [line for line in out.splitlines() if line.lstrip().startswith("complete perf/throughput=")]
-        assert finished and all(" vs baseline" in line for line in finished), out
+    completes = [  # each line compares with the baseline, which one of the two ran (a worker whose one trial
+        line  # was pruned has none of its own: seen on a loaded CI run)
+        for out, _ in outputs
+        for line in out.splitlines()
+        if line.lstrip().startswith("complete perf/throughput=")
+    ]
+    assert completes and all(" vs baseline" in line for line in completes), outputs
     # one worker confirmed the winner (and checked equivalence); the other waited for it, then kept its results
     confirming = [out.count("confirm round 1/1:") for out, _ in outputs]
     assert sorted(confirming)[0] == 0 and sorted(confirming)[1] >= 2, confirming
