@@ -90,6 +90,31 @@ def _logical_lines(text: str) -> list[str]:
     return out
 
 
+_TEXT_DOLLAR = "\x00"
+"""Stands for a `$` bash reads as text (`'run_$N'`, `\\$N`) while the line's variables are filled in."""
+
+
+def _text_dollars(line: str) -> str:
+    """The line with each `$` bash does not expand (inside single quotes, or escaped) as `_TEXT_DOLLAR`."""
+    out: list[str] = []
+    quote, escaped = "", False
+    for ch in line:
+        if escaped:
+            escaped = False
+            if ch == "$":
+                out[-1] = _TEXT_DOLLAR  # the backslash goes too, as in bash
+                continue
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if ch == quote else quote
+            ch = _TEXT_DOLLAR if quote == "'" and ch == "$" else ch
+        elif ch in "'\"":
+            quote = ch
+        out.append(ch)
+    return "".join(out)
+
+
 def _tokens(line: str, source: str) -> list[str]:
     try:
         return shlex.split(line)
@@ -157,8 +182,15 @@ def _integer(expr: str, variables: dict[str, str], source: str) -> int:
         return f"({variables[key]})"
 
     text = re.sub(r"\$\{(\w+)\}|\$(\w+)|\b([A-Za-z_]\w*)\b", name, expr)
-    ops = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__, ast.Div: int.__floordiv__,
-           ast.FloorDiv: int.__floordiv__, ast.Mod: int.__mod__}  # fmt: skip
+
+    def divided(a: int, b: int) -> int:  # bash divides as C does, toward zero: $((-7 / 2)) is -3, not -4
+        return abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+
+    def remainder(a: int, b: int) -> int:  # and its remainder takes the dividend's sign: $((-7 % 2)) is -1
+        return a - b * divided(a, b)
+
+    ops = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__, ast.Div: divided,
+           ast.FloorDiv: divided, ast.Mod: remainder}  # fmt: skip
 
     def value(node: ast.AST) -> int:
         if isinstance(node, ast.Constant) and type(node.value) is int:
@@ -191,7 +223,8 @@ def _from_script(text: str, source: str) -> Job:
     computed: set[str] = set()
     conditional: list[str] = []  # set inside an `if`, `case` or loop: read as if it ran
     depth = 0
-    for line in (part for logical in _logical_lines(text) for part in _statements(logical)):  # `a=1; b=2`
+    for statement in (part for logical in _logical_lines(text) for part in _statements(logical)):  # `a=1; b=2`
+        line = _text_dollars(statement)
         # worked out on the command's line (refused there when it cannot be); elsewhere a variable it cannot
         # work out is left to be named if the command uses it
         tokens = _tokens(_arithmetic(line, variables, source, strict=ENTRY in line), source)
@@ -285,6 +318,8 @@ def _from_script(text: str, source: str) -> Job:
             f"`{name}={value}` {what}, which a trial's environment (or the export's) cannot: left out of `env:`; set "
             "it on the machines the trials run on, or write the whole value"
         )
+    words = [w.replace(_TEXT_DOLLAR, "$") for w in words]
+    env = {k: v.replace(_TEXT_DOLLAR, "$") for k, v in env.items()}
     flat, more_env = _parse_overrides(words, source, notes)
     env = {k: _home(v) for k, v in {**env, **more_env}.items()}
     return Job(flat, env, prefix, source, notes, tuple(sorted(unset)), _script_lines(text, flat))

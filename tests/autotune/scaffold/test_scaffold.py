@@ -597,3 +597,31 @@ def test_a_resolved_dump_reads_as_the_same_job_as_the_unresolved_one() -> None:
     resolved = read_job(OmegaConf.to_yaml(cfg, resolve=True), "res.yaml").flat
     assert resolved == unresolved and "critic.use_dynamic_bsz" not in resolved
     assert resolved["actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu"] == 49152  # set by the job: kept
+
+
+def test_shell_arithmetic_divides_as_bash_does_toward_zero() -> None:
+    """bash's `$((-7 / 2))` is -3 and `$((-7 % 2))` is -1 (C's integer division, checked by hand in bash);
+    Python's `//` and `%` give -4 and 1."""
+    job = read_job(
+        "python3 -m verl.trainer.main_ppo data.train_batch_size=$((-7 / 2 + 10)) data.max_prompt_length=$((7 / -2 + 9))"
+        " data.max_response_length=$((-7 % 2 + 5)) actor_rollout_ref.rollout.n=$((9 / 2))",
+        "cmd",
+    )
+    assert job.flat == {
+        "data.train_batch_size": 7, "data.max_prompt_length": 6, "data.max_response_length": 4,
+        "actor_rollout_ref.rollout.n": 4,
+    }  # fmt: skip
+
+
+def test_a_single_quoted_dollar_is_text_as_in_bash() -> None:
+    """bash does not expand `$N` inside single quotes or escaped: `'run_$N'` reaches verl as `run_$N`, not `run_4`."""
+    job = read_job(
+        "N=4\npython3 -m verl.trainer.main_ppo trainer.experiment_name='run_$N' data.train_batch_size=\"$N\" "
+        "trainer.project_name='p_$N'_$N trainer.default_local_dir=ckpt/\\$N",
+        "run.sh",
+    )
+    assert job.flat == {
+        "trainer.experiment_name": "run_$N", "data.train_batch_size": 4, "trainer.project_name": "p_$N_4",
+        "trainer.default_local_dir": "ckpt/$N",
+    }  # fmt: skip
+    assert not any("not set in the script" in n for n in job.notes), job.notes
