@@ -56,9 +56,10 @@ class OptunaBackend(Backend):
             if done >= n_trials or done + running >= n_trials:
                 break  # finished, or the remaining trials are running in other workers
             trial = study.ask()
-            if self.surplus(study, trial, done):
+            place = self.place(study, trial, done)
+            if place is None:
                 continue
-            self.run_one(study, trial, done, snapshot)
+            self.run_one(study, trial, place, snapshot)
         else:  # the deadline, not the budget, ended the loop: said, with the way on
             done = sum(1 for t in study.get_trials(deepcopy=False) if counted(t))
             if done < n_trials:
@@ -68,20 +69,23 @@ class OptunaBackend(Backend):
                 )
         return study
 
-    def surplus(self, study: optuna.Study, trial: Trial, done: int) -> bool:
-        """Another worker asked at the same moment and the study would exceed --trials: give it back.
+    def place(self, study: optuna.Study, trial: Trial, done: int) -> int | None:
+        """How many of the study's trials come before this one (its progress line's `trial k/N` is one more), or
+        None when another worker asked at the same moment and the study would exceed --trials: given back.
 
         Finished and running trials are read again, after the ask and in one snapshot: the loop's count
         from before the ask can be stale (another worker's trial finished and it asked again meanwhile),
-        and with it two workers each took the last place (7 trials of 6, once in a loaded test run)."""
+        and with it two workers each took the last place (7 trials of 6, once in a loaded test run). The
+        place counts the trials asked before this one (finished or running): each worker counting its own
+        numbered its lines `2/6` twice and never `6/6`."""
         snapshot = study.get_trials(deepcopy=False)
         done = max(done, sum(1 for t in snapshot if counted(t)))
         running = sorted(t.number for t in snapshot if t.state == TrialState.RUNNING)
         if done + running.index(trial.number) + 1 <= self.opts.n_trials:
-            return False
+            return sum(1 for t in snapshot if t.number < trial.number and (counted(t) or t.state == TrialState.RUNNING))
         skip(trial)
         study.tell(trial, state=TrialState.FAIL)
-        return True
+        return None
 
     def wait_for_baseline(self, study: optuna.Study) -> None:
         """Everyone's limits compare with the baseline: let it finish first (another worker may run it)."""

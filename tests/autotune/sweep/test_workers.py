@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,6 +50,9 @@ def test_two_workers_share_one_study_without_duplicates(tmp_path):
     # both workers did some of the work
     ran = [sum(1 for line in out.splitlines() if line.startswith("trial ")) for out, _ in outputs]
     assert all(n >= 1 for n in ran), ran
+    # the two workers' lines number the study's trials, not each its own (`2/6` twice and no `6/6` before)
+    places = sorted(int(m.group(1)) for out, _ in outputs for m in re.finditer(r"^trial (\d+)/6 \(#", out, re.M))
+    assert places == [1, 2, 3, 4, 5, 6], [out for out, _ in outputs]
     completes = [  # each line compares with the baseline, which one of the two ran (a worker whose one trial
         line  # was pruned has none of its own: seen on a loaded CI run)
         for out, _ in outputs
