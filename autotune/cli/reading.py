@@ -149,7 +149,7 @@ def export_cmd(
 def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     """The winner, its settings and what its phases concluded; False (and why) when there is none yet."""
     from autotune.export.winner import export_settings
-    from autotune.study.results import NoWinner, find_winner
+    from autotune.study.results import Confirmation, NoWinner, find_winner
 
     study = load_or_exit(paths, storage)
     try:
@@ -162,7 +162,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     if winner.speedup is not None:
         low, high = winner.speedup_spread or (math.nan, math.nan)
         spread = (
-            " (the ablation sent every change back: the baseline's configuration ships)"
+            f" ({winner.why_baseline})"
             if winner.ships_baseline
             else " (one round: no interval)"
             if winner.one_round
@@ -187,6 +187,8 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     if winner.ablation is not None:
         for line in winner.ablation.lines():
             console.print(f"  {line}", markup=False)
+    elif winner.baseline_won:
+        console.print(f"  {Confirmation.beaten(paths, space)}; nothing to ablate", markup=False)
     elif winner.source == "confirmed":
         console.print(
             "  not ablated: every change of the winner ships, none measured alone (a sweep with --confirm 2 or more "

@@ -149,7 +149,7 @@ def exported(
     if winner.speedup is not None:
         what = f"{winner.ablation.level:.0%} interval" if winner.ablation else "rounds"
         low, high = winner.speedup_spread or (math.nan, math.nan)
-        spread = (" (the ablation sent every change back: the baseline's configuration ships)" if winner.ships_baseline
+        spread = (f" ({winner.why_baseline})" if winner.ships_baseline
                   else " (one round: no interval)" if winner.one_round
                   else f" ({what}: {low:.2f}-{high:.2f})" if winner.speedup_spread else "")  # fmt: skip
         speed = f", {winner.speedup:.2f}x the baseline{spread}"
@@ -185,6 +185,8 @@ def exported(
         header.append(UNCONFIRMED)
     if winner.ablation is not None:  # every change that ships, with its measured gain and interval
         header.extend(winner.ablation.lines())
+    elif winner.baseline_won:
+        header.append(Confirmation.beaten(paths, space))
     if winner.source == "predicted":
         header[1:1] = [
             "PREDICTED, NOT MEASURED: no trial of this study ran; run this config (or "

@@ -32,7 +32,16 @@ from autotune.space.freeze import inert_params
 from autotune.space.schema import Space
 from autotune.study.frames import objective_names, step_frame, trials_frame
 from autotune.study.predicted_winner import PredictedWinner
-from autotune.study.results import Ablation, ExplainStep, Explanation, NoWinner, current_explanation, find_winner
+from autotune.study.results import (
+    Ablation,
+    Confirmation,
+    ExplainStep,
+    Explanation,
+    NoWinner,
+    Winner,
+    current_explanation,
+    find_winner,
+)
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial
 from autotune.trial.record import TrialRecord, read_rows
 from autotune.trial.scoring import resolve_metric
@@ -92,6 +101,8 @@ class Summary(NamedTuple):
     confirmation"; "the whole winner #N's, in confirmation" when it dropped a change), beside a speedup the
     ablation measured (empty: no ablation, all from one measurement). Speedup, its rounds, memory and RSS are
     always what ships."""
+    baseline_ships: str = ""
+    """Why the baseline's configuration ships, when it does (`Winner.why_baseline`; the beaten candidate too)."""
 
 
 def _metric(rec: TrialRecord, key: str) -> float:
@@ -186,7 +197,15 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         predicted_lengths=(StudyInfo.of(study).sim_lengths or "") if predicted else "",
         predicted_error=(StudyInfo.of(study).sim_error or "") if predicted else "",
         whole=whole,
+        baseline_ships=_baseline_ships(winner, paths, space),
     )
+
+
+def _baseline_ships(winner: Winner | None, paths: StudyPaths, space: Space) -> str:
+    if winner is None or not winner.ships_baseline:
+        return ""
+    beaten = f" ({Confirmation.beaten(paths, space)})" if winner.baseline_won else ""
+    return winner.why_baseline + beaten
 
 
 def predicted_ooms(study: optuna.Study) -> int:

@@ -111,8 +111,20 @@ def importance_section(
 
 
 def ablation_section(
-    page: Page, frame: pd.DataFrame, info: Explanation | None, study: str, simulated: bool = False
+    page: Page,
+    frame: pd.DataFrame,
+    info: Explanation | None,
+    study: str,
+    simulated: bool = False,
+    baseline_ships: str = "",
 ) -> None:
+    if baseline_ships and info is None:
+        page.section(
+            "ablation",
+            "Which knobs made the winner faster",
+            f'<p class="note">Nothing to explain: {html.escape(baseline_ships)}.</p>',
+        )
+        return
     if simulated and info is None:  # its trials never ran: `explain` would have to run them
         page.section(
             "ablation",
@@ -188,7 +200,12 @@ def ablation_section(
 
 
 def minimal_winner_section(
-    page: Page, frame: pd.DataFrame, info: Ablation | PredictedWinner | None, study: str = "STUDY", space: str = "SPACE"
+    page: Page,
+    frame: pd.DataFrame,
+    info: Ablation | PredictedWinner | None,
+    study: str = "STUDY",
+    space: str = "SPACE",
+    baseline_ships: str = "",
 ) -> None:
     """What ships: each change of the confirmed winner from the baseline with its leave-one-out gain (a
     simulated study's: the cost model's predicted gain of each change)."""
@@ -204,6 +221,11 @@ def minimal_winner_section(
             "one, labelled.</p>"
         )
         page.section("minimal", "The minimal winner, as the cost model sees it", note + table_html(frame, False))
+        return
+    if info is None and baseline_ships:
+        page.section(
+            "minimal", "The minimal winner", f'<p class="note">Nothing to ablate: {html.escape(baseline_ships)}.</p>'
+        )
         return
     if info is None:
         page.section(

@@ -41,7 +41,9 @@ def summary_section(page: Page, s: data.Summary) -> None:
         page.section("summary", "Summary", '<p class="note">No feasible trial yet.</p>')
         return
     spread = ""
-    if not math.isnan(s.speedup_min):
+    if s.baseline_ships:  # its rounds against themselves say nothing
+        spread = f" ({s.baseline_ships})"
+    elif not math.isnan(s.speedup_min):
         spread = f" (rounds {s.speedup_min:.2f}–{s.speedup_max:.2f}, std {s.speedup_std:.2f})"
     whose = f" ({s.whole})" if s.whole else ""  # what ships dropped a change: these were measured of more
     cards = [
@@ -320,8 +322,10 @@ def render(
     pareto_section(page, pareto)
     parallel_section(page, parameters, summary.objective)
     importance_section(page, importances, summary.objective, direction, completed, summary.predicted)
-    minimal_winner_section(page, *(minimal or (pd.DataFrame(), None)), study, provenance.get("space file", "SPACE"))
-    ablation_section(page, *(ablation or (pd.DataFrame(), None)), study, summary.predicted)
+    minimal_winner_section(
+        page, *(minimal or (pd.DataFrame(), None)), study, provenance.get("space file", "SPACE"), summary.baseline_ships
+    )
+    ablation_section(page, *(ablation or (pd.DataFrame(), None)), study, summary.predicted, summary.baseline_ships)
     quality_section(page, quality)
     inert_section(page, inert)
     phases_section(page, phases, summary)

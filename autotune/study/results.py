@@ -131,19 +131,49 @@ class Confirmation(Conclusion):
 
     baseline: int
     winner: int | None
-    """The eligible candidate with the best confirmed mean (None: no candidate qualified)."""
+    """The eligible candidate with the best confirmed mean, or the baseline when that mean is no better than the
+    baseline's (None: no candidate qualified)."""
     candidates: dict[int, ConfirmedCandidate]
 
     @classmethod
     def decide(cls, rows: list[ConfirmedCandidate], baseline: int, maximize: bool) -> Confirmation:
-        """The winner is the best confirmed mean among the eligible candidates (never a single round)."""
+        """The winner is the best confirmed mean among the eligible candidates (never a single round), unless the
+        baseline's confirmed mean is as good: then the baseline wins (with no ablation to send its changes back, a
+        candidate confirmed at 0.32x the baseline was the winner and was exported)."""
         sign = 1.0 if maximize else -1.0
-        eligible = [r for r in rows if r.eligible]
-        winner = max(eligible, key=lambda r: sign * r.mean).number if eligible else None
-        return cls(baseline, winner, {r.number: r for r in rows})
+        result = cls(baseline, None, {r.number: r for r in rows})
+        best, base = result.best_candidate(maximize), result.row(baseline)
+        if best is not None and base is not None and not math.isnan(base.mean) and sign * base.mean >= sign * best.mean:
+            best = base
+        result.winner = best.number if best else None
+        return result
 
     def row(self, number: int | None) -> ConfirmedCandidate | None:
         return self.candidates.get(number) if number is not None else None
+
+    @property
+    def baseline_won(self) -> bool:
+        """No candidate's confirmed mean beat the baseline's: the baseline's configuration ships."""
+        return self.winner is not None and self.winner == self.baseline
+
+    def best_candidate(self, maximize: bool) -> ConfirmedCandidate | None:
+        """The eligible candidate with the best confirmed mean, the baseline aside (when the baseline won: the
+        candidate it beat)."""
+        sign = 1.0 if maximize else -1.0
+        eligible = [r for r in self.candidates.values() if r.eligible]
+        return max(eligible, key=lambda r: sign * r.mean) if eligible else None
+
+    @classmethod
+    def beaten(cls, paths: StudyPaths, space: Space) -> str:
+        """When the baseline won confirmation: the best candidate it beat, as measured there."""
+        confirmation = cls.read(paths)
+        best = confirmation.best_candidate(space.objectives[0].direction == "maximize") if confirmation else None
+        if best is None:
+            return "no candidate qualified in confirmation"
+        return (
+            f"the best confirmed candidate, #{best.number}, measured ×{best.speedup_geomean:.3f} "
+            f"{interval(best.speedup_low, best.speedup_high)} of the baseline over {best.rounds} rounds"
+        )
 
     def to_json(self) -> dict[str, Any]:
         rows = {}
@@ -569,9 +599,23 @@ class Winner:
         )
 
     @property
+    def baseline_won(self) -> bool:
+        """No candidate's confirmed mean beat the baseline's: the winner is the baseline (`Confirmation.decide`)."""
+        return self.source == "confirmed" and self.confirmed is not None and self.confirmed.is_baseline
+
+    @property
     def ships_baseline(self) -> bool:
-        """The ablation sent every change back: the baseline's configuration ships, at exactly 1× (no interval)."""
-        return self.ablation is not None and bool(self.ablation.knobs) and not any(k.kept for k in self.ablation.knobs)
+        """The baseline's configuration ships, at exactly 1× (no interval): it won confirmation, or the ablation
+        sent every change back."""
+        ablated_away = self.ablation is not None and bool(self.ablation.knobs) and not self.ablation.kept
+        return self.baseline_won or ablated_away
+
+    @property
+    def why_baseline(self) -> str:
+        """Why the baseline's configuration ships, said after its speedup (empty when it does not)."""
+        if self.baseline_won:
+            return "no confirmed candidate beat it: the baseline's configuration ships"
+        return "the ablation sent every change back: the baseline's configuration ships" if self.ships_baseline else ""
 
     @property
     def ships_less(self) -> bool:

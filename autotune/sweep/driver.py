@@ -208,6 +208,8 @@ def _confirm_ablate_check(
     """Confirmation, the ablation and the equivalence check. A finished study run again keeps what they
     measured when nothing they depend on changed: the same candidates and rounds, then the same winner
     (on a GPU each is minutes to hours). Deleting the result file measures it again."""
+    from rich.markup import escape
+
     from autotune.study.result_files import ResultsFileError
     from autotune.study.results import Ablation, Confirmation
     from autotune.study.storage import baseline_trial
@@ -236,7 +238,12 @@ def _confirm_ablate_check(
     if confirmation is None or confirmation.winner is None:
         return
     reused = confirmation is earlier
-    if opts.ablate > 0:
+    if confirmation.baseline_won:  # nothing to ablate; the equivalence check says the winner is the baseline
+        progress.note(
+            f"[yellow]no confirmed candidate beat the baseline: the baseline's configuration ships "
+            f"({escape(Confirmation.beaten(opts.paths, opts.space))})[/]"
+        )
+    elif opts.ablate > 0:
         ablation = kept(Ablation.read) if reused else None
         if ablation is not None and ablation.measured_on(confirmation) and ablation.rounds >= opts.ablate:
             progress.note(f"ablation kept from the earlier run (delete {Ablation.file(opts.paths)} to measure again)")

@@ -94,6 +94,37 @@ def test_a_confirmed_winner_is_exported_with_its_rounds_even_when_another_run_wa
     assert f"trial #{second.number} (confirmed, 1.25x the baseline (rounds: 1.20-1.30))" in yaml_path.read_text()
 
 
+def test_a_candidate_confirmed_slower_than_the_baseline_does_not_win_the_baseline_ships(faked_gpu_sweep, tmp_path):
+    """With no ablation to send its changes back, a candidate confirmed at 0.32x the baseline was the winner, and
+    `export` wrote it (audit 12 F1): the baseline competes in confirmation, and its configuration ships."""
+    paths, space = faked_gpu_sweep
+    best = next(t for t in complete(paths) if t.number != 0)
+    base = load_study(paths).trials[0]
+    slow = row(best.number, dict(best.params), [0.31, 0.33])
+    slow.speedup_geomean, slow.speedup_low, slow.speedup_high = math.sqrt(0.31 * 0.33), 0.29, 0.35
+    Confirmation.decide([row(0, dict(base.params), [1.0, 1.0], baseline=True), slow], baseline=0, maximize=True).write(
+        paths
+    )
+    try:
+        winner, yaml_path, _ = export(
+            load_study(paths), paths, space, get_adapter(space.trainer), tmp_path / "slow.yaml"
+        )
+        shown = autotune("best", "exp", "--runs-dir", str(paths.runs_dir))
+    finally:
+        Confirmation.file(paths).unlink()
+    assert (winner.number, winner.source, winner.speedup) == (0, "confirmed", 1.0)
+    assert winner.params == dict(base.params)
+    text = yaml_path.read_text()
+    assert "trial #0 (confirmed, 1.00x the baseline (no confirmed candidate beat it: the baseline's configuration " \
+        "ships))" in text, text[:600]  # fmt: skip
+    assert (
+        f"# the best confirmed candidate, #{best.number}, measured ×0.320 [0.290, 0.350] of the baseline over 2 rounds"
+        in text
+    ), text[:900]
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert "no confirmed candidate beat it" in shown.stdout and "nothing to ablate" in shown.stdout, shown.stdout
+
+
 def test_confirmation_without_a_qualifying_candidate_falls_back_to_the_sweep(faked_gpu_sweep, tmp_path):
     paths, space = faked_gpu_sweep
     best = complete(paths)[0]

@@ -341,3 +341,38 @@ def test_a_winner_whose_ablation_sent_every_change_back_ships_the_baseline_not_o
         6, {"k": 1}, "confirmed", 1.0, 1.2, (1.2, 1.2), ablation=dataclasses.replace(sent_back, knobs=[kept], rounds=1)
     )
     assert one.one_round
+
+
+def test_an_ablation_that_sends_every_change_back_ships_the_baseline_at_one(tmp_path):
+    """A winner whose one change is inert here (an NCCL variable on a CPU) is, with it at baseline, the baseline
+    itself: what ships was read from the winner's runs against the baseline's, and said ×0.94 [0.59, 1.50] of the
+    baseline it is (audit 12 F2). Two interleaved rounds of real world-1 runs."""
+    proto = "env.NCCL_PROTO"
+    space_path = write_space(
+        tmp_path, steps=3, extra_params=f"  {proto}: {{type: categorical, choices: [null, LL128]}}",
+        extra_baseline=f"  {proto}: null",
+    )  # fmt: skip
+    runs = tmp_path / "runs"
+    proc = autotune("run", "--space", str(space_path), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
+                    "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    space = throughput_stage(load_space(str(space_path)))
+    paths = StudyPaths(runs, "small")
+    study = load_study(paths)
+    base = dict(study.trials[0].params)
+    rows = [
+        ConfirmedCandidate(number=0, params=base, values=[1.0], feasible_rounds=1, rounds=1, mean=1.0,
+                           is_baseline=True),
+        ConfirmedCandidate(number=1, params={**base, proto: "LL128"}, values=[1.1], feasible_rounds=1, rounds=1,
+                           mean=1.1, speedup_mean=1.1, speedup_geomean=1.1),
+    ]  # fmt: skip
+    confirmation = Confirmation.decide(rows, 0, maximize=True)
+    assert confirmation.winner == 1
+    confirmation.write(paths)
+    adapter = get_adapter(space.trainer, space.command)
+    result = run_ablation(study, space, adapter, paths, confirmation, 2, SweepProgress(0, "perf/throughput"))
+    assert result is not None and [k.verdict for k in result.knobs] == ["inert here"], result.lines()
+    assert result.shipped == configure(space, adapter.defaults(space.base_config), base)
+    s = result.shipped_speedup
+    assert (s.speedup_geomean, s.speedup_low, s.speedup_high) == (1.0, 1.0, 1.0), result.lines()
+    assert "ships ×1.000 [1.000, 1.000] over the baseline" in "\n".join(result.lines())

@@ -211,3 +211,42 @@ def test_kept_runs_survive_an_edit_that_changes_nothing_they_measured(tmp_path):
     assert kept_key(load_space(str(path)), None) != key
     path.write_text(text)
     assert kept_key(load_space(str(path)), {"memory": 1.0}) != key  # other limits: other verdicts
+
+
+def test_the_baseline_wins_when_no_candidate_beats_its_confirmed_mean():
+    """A candidate confirmed slower than the baseline is not the winner (with no ablation after it, it shipped):
+    the baseline's configuration is (audit 12 F1). Minimised too."""
+    base, slow, slower = cand(0, [100.0, 110.0]), cand(4, [35.0, 33.0]), cand(5, [20.0, 21.0])
+    result = summarize([base, slow, slower], 0, maximize=True)
+    assert (result.winner, result.baseline_won) == (0, True)
+    assert result.best_candidate(maximize=True).number == 4  # type: ignore[union-attr]
+    assert summarize([cand(0, [10.0, 10.0]), cand(1, [12.0, 12.0])], 0, maximize=False).winner == 0
+    assert summarize([cand(0, [10.0, 10.0]), cand(1, [9.0, 9.5])], 0, maximize=False).winner == 1
+    failed_base = cand(0, [math.nan, math.nan], feasible=[False, False])  # nothing to compare with: the candidate
+    assert summarize([failed_base, slow], 0, maximize=True).winner == 4
+
+
+def test_a_sweep_whose_candidate_confirms_slower_ships_the_baseline(tmp_path):
+    """Real runs: micro-batch 1 of a batch of 8 measures about 0.3x the baseline's 8 (one micro-batch); with the
+    ablation on or off the baseline wins confirmation, nothing is ablated, and best, export and the report say so."""
+    import yaml
+
+    from tests.autotune.conftest import SMALL_SPACE, autotune
+
+    micro = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
+    space = yaml.safe_load(SMALL_SPACE.format(steps=4, timeout=120, hang=30, extra_params="", extra_baseline=""))
+    space.update(params={micro: {"type": "categorical", "choices": [1, 8]}}, baseline={micro: 8}, trials=2,
+                 sampler={"name": "grid", "seed": 0}, confirm={"top_k": 1, "repeats": 2})  # fmt: skip
+    path = tmp_path / "slow.yaml"
+    path.write_text(yaml.safe_dump(space, sort_keys=False))
+    runs, out = tmp_path / "runs", tmp_path / "best.yaml"
+    ran = autotune("run", "--space", str(path), "--runs-dir", str(runs), "--report-dir", str(tmp_path / "report"),
+                   "--export", str(out))  # fmt: skip
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    assert "no confirmed candidate beat the baseline: the baseline's configuration ships" in ran.stdout, ran.stdout
+    assert "ablation round" not in ran.stdout and "nothing to compare, the winner is the baseline" in ran.stdout
+    assert "winner: trial #0 (confirmed, 1.00x the baseline (no confirmed candidate beat it" in ran.stdout
+    assert "the best confirmed candidate, #1, measured ×0." in ran.stdout
+    assert yaml.safe_load(out.read_text())["actor_rollout_ref"]["actor"]["ppo_micro_batch_size_per_gpu"] == 8
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "Nothing to ablate: no confirmed candidate beat it" in page and "Nothing to explain" in page
