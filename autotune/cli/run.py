@@ -256,6 +256,7 @@ def run(
         _check_ray_head_or_exit(address)
     if "sim" in levels:
         _check_gpu_or_exit(gpu or parsed.sim.gpu, parsed)
+        _check_model_or_exit(model, parsed)
         _check_calibration_device_or_exit(calibration, gpu, parsed)
     if export_to is not None:
         _check_export_path_or_exit(export_to)
@@ -539,6 +540,25 @@ def _check_gpu_or_exit(gpu: str | None, space: Space) -> None:
     except (OSError, ValueError) as exc:
         where = "--gpu" if gpu != space.sim.gpu else f"{space.path}: `sim.gpu`"
         err.print(f"[red]{where} {gpu}: {escape(str(exc))}[/]")
+        raise typer.Exit(2) from None
+
+
+def _check_model_or_exit(model: str | None, space: Space) -> None:
+    """The simulated model must be sized (a config.json, or a preset its name contains) before any trial is predicted:
+    the first prediction died with a traceback and left a study folder holding only its lock."""
+    from autotune.sim.workload import find_shape
+
+    named = model or space.base.get("actor_rollout_ref.model.path")
+    if not isinstance(named, str):
+        return  # the built-in trainer's model is sized from its own config
+    try:
+        find_shape(named, {})
+    except ValueError as exc:
+        where = "--model" if model else f"{space.path}: `actor_rollout_ref.model.path`"
+        err.print(
+            f"[red]{where} {escape(named)}: {escape(str(exc))}[/]; give --model with the model's config.json (or its "
+            "folder), or a preset name such as Qwen2.5-7B"
+        )
         raise typer.Exit(2) from None
 
 

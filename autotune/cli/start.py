@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -216,4 +217,7 @@ def _prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None) ->
         console.print("  predicted out of memory:")
         for s in oom:
             console.print(f"    {s.change}: {escape(s.oom or '')}")
-    console.print(f"next: autotune run --space {space.path} --fidelity sim   (then the real sweep on the cluster)")
+    given = f" --model {shlex.quote(model)}" if model else ""  # the space names the job's model, not this one
+    console.print(
+        f"next: autotune run --space {space.path} --fidelity sim{given}   (then the real sweep on the cluster)"
+    )

@@ -9,7 +9,6 @@ baseline's) guard every trial.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,13 +106,21 @@ def model_heads(job: Job, model: str | None) -> tuple[int | None, str]:
         return None, "no model path"
     local = Path(path).expanduser()
     config = local / "config.json" if local.is_dir() else local
-    if config.is_file():
-        heads = json.loads(config.read_text()).get("num_attention_heads")
-        return (int(heads), f"{config}") if heads else (None, f"{config} has no num_attention_heads")
     try:
-        return find_shape(path, {}).heads, f"the cost model's preset for {path}"
-    except ValueError:
-        return None, f"{path} is not local and matches no preset"
+        heads = find_shape(path, {}).heads
+    except ValueError as exc:
+        if model is not None:  # given to be read: a typo or a broken file is refused, not left for TP 8 to meet
+            raise JobError(
+                f"--model {model}: {exc}"
+                if config.is_file()
+                else f"--model {model}: no such file, no config.json "
+                "in that folder, and no cost-model preset matches; give the model's config.json (or its folder)"
+            ) from None
+        return (
+            None,
+            f"{config} cannot be read ({exc})" if config.is_file() else f"{path} is not local and matches no preset",
+        )
+    return heads, f"{config}" if config.is_file() else f"the cost model's preset for {path}"
 
 
 def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | None = None) -> Recipe:

@@ -81,6 +81,27 @@ def shape_from_hf(raw: dict[str, Any]) -> Shape:
     )
 
 
+def _read_shape(config: Path) -> Shape:
+    """A model's shape from its Hugging Face config.json; ValueError naming the file and what it lacks."""
+    try:
+        raw = json.loads(config.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{config}: not a readable JSON file ({exc})") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{config}: not a model's config.json (a JSON object with its architecture's numbers)")
+    missing = [k for k in ("num_attention_heads", "hidden_size", "intermediate_size", "num_hidden_layers",
+                           "vocab_size") if k not in raw]  # fmt: skip
+    if missing:
+        raise ValueError(
+            f"{config}: no {', '.join(f'`{k}`' for k in missing)}; give the config.json of the model's Hugging Face "
+            "checkpoint (a decoder's has them)"
+        )
+    try:
+        return shape_from_hf(raw)
+    except (TypeError, ValueError, ZeroDivisionError) as exc:
+        raise ValueError(f"{config}: an architecture number is not a number ({exc})") from None
+
+
 def find_shape(model: str | None, flat: dict[str, Any]) -> Shape:
     """The actor's shape: config.json path, preset name (matched inside a hub id), or the builtin tiny model."""
     if model is None:
@@ -95,7 +116,7 @@ def find_shape(model: str | None, flat: dict[str, Any]) -> Shape:
     path = Path(model).expanduser()
     config = path / "config.json" if path.is_dir() else path
     if config.is_file():
-        return shape_from_hf(json.loads(config.read_text()))
+        return _read_shape(config)
     for name in sorted(PRESETS, key=len, reverse=True):
         if name.lower() in model.lower():
             return PRESETS[name]

@@ -625,3 +625,39 @@ def test_a_single_quoted_dollar_is_text_as_in_bash() -> None:
         "trainer.default_local_dir": "ckpt/$N",
     }  # fmt: skip
     assert not any("not set in the script" in n for n in job.notes), job.notes
+
+
+def test_init_refuses_a_model_it_cannot_read_and_carries_the_one_it_read_to_the_next_command(tmp_path: Path) -> None:
+    """`--model` given with a typo was ignored (exit 0, TP 8 offered for a 28-head model); a broken config.json was
+    a traceback, the incomplete one after the space was written; the model read was not in the `next:` command,
+    which then died with a traceback on the job's model path, not local here (audit 12 F3, F4, F5)."""
+    script = tmp_path / "run.sh"
+    script.write_text(EXAMPLE.format(model="/models/my-sft"))
+    (tmp_path / "cut").mkdir()
+    (tmp_path / "cut" / "config.json").write_text('{"model_type": "qwen2", "hidden_size": 3584')
+    (tmp_path / "bare").mkdir()
+    (tmp_path / "bare" / "config.json").write_text('{"model_type": "qwen2"}')
+    refused = {
+        "nosuch/config.json": "--model nosuch/config.json: no such file, no config.json in that folder, and no "
+        "cost-model preset matches",
+        "cut": "cut/config.json: not a readable JSON file (Expecting ',' delimiter",
+        "bare": "bare/config.json: no `num_attention_heads`, `hidden_size`, `intermediate_size`, `num_hidden_layers`, "
+        "`vocab_size`",
+    }
+    for model, said in refused.items():
+        out = run_init(script, tmp_path, "--gpu", "H100", "--model", model, "-o", "o.yaml")
+        assert out.returncode == 2 and said in " ".join(out.stderr.split()), (model, out.stdout + out.stderr)
+        assert not (tmp_path / "o.yaml").exists(), model
+    model = model_dir(tmp_path, 12)
+    out = run_init(script, tmp_path, "--gpu", "H100", "--model", str(model), "-o", "o.yaml")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"next: autotune run --space o.yaml --fidelity sim --model {model}" in out.stdout, out.stdout
+    sim = subprocess.run(
+        [sys.executable, "-m", "autotune.cli", "run", "--space", "o.yaml", "--fidelity", "sim", "--trials", "2"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert sim.returncode == 2, sim.stdout + sim.stderr
+    assert "o.yaml: `actor_rollout_ref.model.path` /models/my-sft: model '/models/my-sft': no config.json there " \
+        "and no preset matches" in " ".join(sim.stderr.split()), sim.stderr  # fmt: skip
+    assert "give --model with the model's config.json" in " ".join(sim.stderr.split())
+    assert not (tmp_path / "runs").exists()  # refused before a study folder was made
