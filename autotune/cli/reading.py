@@ -179,7 +179,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), "
         f"{space.objectives[0].metric} = {winner.value:.5g}{whose}"
     )
-    _say_why_not_confirmed(paths, winner)
+    _say_why_not_confirmed(study, paths, winner)
     say_unfinished(study, winner)
     if winner.credited is not None:
         for line in winner.credited.lines():
@@ -249,15 +249,15 @@ def say_unfinished(study: optuna.Study, winner: Winner | None = None) -> None:
         err.print("[yellow]  only the baseline has finished: the sweep has compared nothing yet[/]")
 
 
-def _say_why_not_confirmed(paths: StudyPaths, winner: Winner) -> None:
-    """A sweep winner although confirmation ran: no candidate stayed inside the limits on its round
+def _say_why_not_confirmed(study: optuna.Study, paths: StudyPaths, winner: Winner) -> None:
+    """A sweep winner: no confirmation ran, or none of its candidates stayed inside the limits on its round
     averages. Say so, and what this trial's confirmation rounds measured."""
-    from autotune.study.results import UNCONFIRMED, Confirmation
+    from autotune.study.results import Confirmation, why_unconfirmed
 
     if winner.source != "sweep":
         return
     if Confirmation.read(paths) is None:
-        err.print(f"[yellow]  {UNCONFIRMED}[/]")
+        err.print(f"[yellow]  {why_unconfirmed(study, winner)}[/]")
         return
     row = winner.confirmed
     err.print("[yellow]  confirmation found no candidate inside the limits; this is the sweep's best single run[/]")
@@ -298,7 +298,11 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
             err.print(f"[red]verl rejects the export:[/] {problem}")
         if not problems:
             console.print(f"[green]verl accepts it[/]: {count} overrides compose with verl's ppo_trainer config")
-        equivalent = check_equivalence(paths, space, winner.params)
+        equivalent, said = check_equivalence(paths, space, winner.params)
+        if not problems and equivalent:  # the header said no equivalence check ran: it says what this one found
+            from autotune.export.winner import mark_checked
+
+            mark_checked(yaml_path, f"export --check passed: verl accepts its {count} overrides; {said}")
         if problems or not equivalent:  # the files must not read as shippable: marked, the overrides (no comments) gone
             why = "verl's config check rejects it" if problems else "the equivalence check failed: it changes the math"
             yaml_path.write_text(f"# NOT FOR SHIPPING: {why} (autotune export --check)\n" + yaml_path.read_text())
@@ -307,8 +311,9 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
             raise typer.Exit(1)
 
 
-def check_equivalence(paths: StudyPaths, space: Space, params: dict) -> bool:  # type: ignore[type-arg]
-    """The exported systems changes against the baseline on a fixed batch (runs/<study>/equivalence.json)."""
+def check_equivalence(paths: StudyPaths, space: Space, params: dict) -> tuple[bool, str]:  # type: ignore[type-arg]
+    """The exported systems changes against the baseline on a fixed batch (runs/<study>/equivalence.json): whether
+    they compute the same, and its first line."""
     from autotune.adapters import device_kind
     from autotune.export.winner import shipped_params
     from autotune.sweep.equivalence import EquivalenceRunFailed, check_winner, result_file
@@ -322,12 +327,12 @@ def check_equivalence(paths: StudyPaths, space: Space, params: dict) -> bool:  #
         )  # fmt: skip
     except EquivalenceRunFailed as exc:
         err.print(f"[red]equivalence check could not run:[/] {escape(str(exc))}")
-        return False
+        return False, ""
     result.save(result_file(paths))
     out = console if result.ok else err
     for line in result.summary():
         out.print(("[green]" if result.outcome == "equivalent" else "[red]" if not result.ok else "") + escape(line))
-    return result.ok
+    return result.ok, result.summary()[0]
 
 
 def write_report_file(paths: StudyPaths, space: Space, out_dir: Path, storage: str | None) -> Path:

@@ -34,7 +34,7 @@ from autotune.space.schema import Space
 from autotune.space.stages import NOT_SEARCHED, held_values, systems_values
 from autotune.study.predicted_winner import measure_predicted
 from autotune.study.quality_result import Quality
-from autotune.study.results import UNCONFIRMED, Confirmation, NoWinner, Winner, find_winner
+from autotune.study.results import Confirmation, NoWinner, Winner, find_winner, why_unconfirmed
 from autotune.study.storage import StudyInfo, StudyPaths
 
 NOT_EXPORTED = ("trainer.total_training_steps",)
@@ -182,7 +182,7 @@ def exported(
     elif held:
         header.append(f"left at baseline by the quality stage (algorithm knobs): {', '.join(held)}")
     if winner.source == "sweep" and Confirmation.read(paths) is None:
-        header.append(UNCONFIRMED)
+        header.append(why_unconfirmed(study, winner))
     if winner.ablation is not None:  # every change that ships, with its measured gain and interval
         header.extend(winner.ablation.lines())
     elif winner.baseline_won:
@@ -199,6 +199,14 @@ def exported(
         other = quality.ran_on_other_systems(systems_values(space, winner.params))
         header.extend([other] if other else [])
     return winner, render_yaml(flat, header), flat
+
+
+def mark_checked(yaml_path: Path, line: str) -> None:
+    """The export's header after `export --check` passed: what it found, as its last comment line, and no longer
+    "no equivalence check (`export --check` runs it)"."""
+    lines = yaml_path.read_text().replace(" and no equivalence check (`export --check` runs it)", "").splitlines()
+    end = next((i for i, text in enumerate(lines) if not text.startswith("#")), len(lines))
+    yaml_path.write_text("\n".join([*lines[:end], f"# {line}", *lines[end:]]) + "\n")
 
 
 def _whose(winner: Winner) -> str:

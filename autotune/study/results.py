@@ -28,7 +28,7 @@ import optuna
 from autotune.space.schema import Space
 from autotune.study.predicted_winner import PredictedWinner
 from autotune.study.result_files import Conclusion, build_from, fields_of, null_for_nan, same_figure
-from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, feasible_trials
+from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, counted, feasible_trials
 from autotune.trial.record import TrialRecord, outcome_of
 
 WinnerSource = Literal["confirmed", "sweep", "predicted"]
@@ -543,6 +543,20 @@ UNCONFIRMED = (
     "so its speedup may be the machine's noise; no ablation and no equivalence check (`export --check` runs it)"
 )
 """Said by `best` and in the export's header when a real sweep's winner is its best single run."""
+
+BASELINE_ONLY = (
+    "the throughput stage ran only its baseline (the systems values the quality stage used): no systems change was "
+    "swept, so none ships (`autotune run --stage throughput` sweeps them)"
+)
+"""Said instead of UNCONFIRMED when the study holds its baseline trial alone (`--stage quality` on a new study)."""
+
+
+def why_unconfirmed(study: optuna.Study, winner: Winner) -> str:
+    """What `best` and the export's header say of a winner no confirmation measured."""
+    base = baseline_trial(study)
+    counted_trials = [t for t in study.get_trials(deepcopy=False) if counted(t)]
+    alone = base is not None and winner.number == base.number and len(counted_trials) == 1
+    return BASELINE_ONLY if alone else UNCONFIRMED
 
 
 def intervals_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool | None:

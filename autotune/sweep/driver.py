@@ -238,7 +238,7 @@ def _confirm_ablate_check(
     if confirmation is None or confirmation.winner is None:
         return
     reused = confirmation is earlier
-    if confirmation.baseline_won:  # nothing to ablate; the equivalence check says the winner is the baseline
+    if confirmation.baseline_won:  # nothing to ablate; the equivalence check has nothing to compare
         progress.note(
             f"[yellow]no confirmed candidate beat the baseline: the baseline's configuration ships "
             f"({escape(Confirmation.beaten(opts.paths, opts.space))})[/]"

@@ -223,7 +223,9 @@ def check(
     tol = tolerance or TOLERANCES["cuda" if device == "cuda" else "cpu"]
     changed = changes(baseline, winner)
     if not changed:
-        return EquivalenceResult("equivalent", {}, tol, world_size=world, detail="the winner is the baseline")
+        return EquivalenceResult(
+            "equivalent", {}, tol, world_size=world, detail="the systems values that ship are the baseline's"
+        )
     a = measure(base_config, baseline, world, workdir / "baseline", threads_per_rank)
     b = measure(base_config, winner, world, workdir / "winner", threads_per_rank)
     compared, differences, worst = compare(a, b, tol)

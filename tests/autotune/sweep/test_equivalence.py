@@ -147,6 +147,6 @@ def test_the_check_is_skipped_for_the_verl_trainer_and_needs_no_run_without_chan
         "equivalence check not run: it runs on the built-in trainer; space `verl-cpu` runs the verl trainer"
     ]
     same = eq.check_winner(SPACE, ADAPTER, SPACE.baseline, dict(SPACE.baseline), tmp_path)
-    assert same.outcome == "equivalent" and same.detail == "the winner is the baseline"
-    assert same.summary() == ["equivalence check: nothing to compare, the winner is the baseline"]
+    assert same.outcome == "equivalent" and same.detail == "the systems values that ship are the baseline's"
+    assert same.summary() == ["equivalence check: nothing to compare, the systems values that ship are the baseline's"]
     assert not list(tmp_path.iterdir())  # nothing was launched

@@ -18,6 +18,7 @@ import optuna
 import pytest
 
 from autotune.study.quality_result import Quality
+from autotune.study.results import BASELINE_ONLY
 from autotune.study.storage import StudyPaths, open_storage
 from tests.autotune.conftest import autotune, write_space
 
@@ -107,9 +108,17 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     assert Path(result.candidates[1].runs[1].dir).parent.name == "seeds"
     best_out = autotune("best", "small", "--runs-dir", str(runs))
     assert best_out.returncode == 0 and f"ships: {KL}: {best.params[KL]}" in best_out.stdout, best_out.stderr
+    # it says the throughput stage ran its baseline alone, not that a confirmation was left out or cut short
+    assert BASELINE_ONLY in " ".join(best_out.stderr.split()) and "not confirmed" not in best_out.stderr
     exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "best.yaml"))
     assert exported.returncode == 0, exported.stdout + exported.stderr
     assert f"kl_coef: {best.params[KL]}" in (tmp_path / "best.yaml").read_text()
+    assert BASELINE_ONLY in " ".join((tmp_path / "best.yaml").read_text().replace("# ", "").split())
+    checked = autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "c.yaml"), "--check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    said = " ".join(checked.stdout.split())
+    assert "nothing to compare, the systems values that ship are the baseline's" in said, said  # not "the winner is"
+    assert "# export --check passed: verl accepts its" in (tmp_path / "c.yaml").read_text()
     # the report's copy-paste YAML is the export's, the shipped kl_coef included (it showed the baseline's 0.001)
     from autotune.report.data import exported_yaml
     from autotune.study.storage import load_study, stored_space

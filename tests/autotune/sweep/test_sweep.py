@@ -197,6 +197,13 @@ def test_a_winner_no_confirmation_measured_says_so_in_best_and_the_export(small_
     out = tmp_path / "best.yaml"
     assert autotune("export", "small", "--runs-dir", str(copy), "-o", str(out)).returncode == 0
     assert "# not confirmed (no confirmation ran" in out.read_text()
+    assert "no equivalence check (`export --check` runs it)" in out.read_text()
+    # after `export --check` the header says what it found, no longer that no equivalence check ran
+    checked = autotune("export", "small", "--runs-dir", str(copy), "-o", str(out), "--check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    header = [line for line in out.read_text().splitlines() if line.startswith("#")]
+    assert "no equivalence check" not in "\n".join(header) and "; no ablation" in "\n".join(header), header
+    assert header[-1].startswith("# export --check passed: verl accepts its ") and "equivalence check" in header[-1]
     confirmed = autotune("best", "small", "--runs-dir", str(runs))  # the confirmed study says none of it
     assert "not confirmed" not in confirmed.stdout + confirmed.stderr
 
