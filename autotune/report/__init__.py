@@ -36,7 +36,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         predicted=data.predicted_vs_measured(study, paths),
         ablation=data.ablation(study, paths, space),
         minimal=data.minimal_winner(paths),
-        completed=int((trials["outcome"] == "complete").sum()) if not trials.empty else 0,
+        completed=data.importance_count(study, space),
         study=paths.name,
         quality=quality,
     )

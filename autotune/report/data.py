@@ -25,6 +25,7 @@ from autotune.export.winner import ExportError, exported, sweep_device
 from autotune.names import short_labels
 from autotune.report.importance import (  # noqa: F401  (re-exported: the report's data lives here)
     MIN_TRIALS_FOR_IMPORTANCE,
+    importance_count,
     importance_intervals,
     importances,
 )

@@ -78,7 +78,11 @@ def importance_section(
     rows = frame.iloc[::-1]
     labels = short_labels(rows["param"])
     grey_label = " (chance)" if simulated else " (noise)"
-    names = [labels[k] + (grey_label if n else "") for k, n in zip(rows["param"], rows["noise"], strict=True)]
+    settled = rows.get("settled", [""] * len(rows))
+    names = [
+        labels[k] + ((f" (settled: {s})" if s else grey_label) if n else "")
+        for k, n, s in zip(rows["param"], rows["noise"], settled, strict=True)
+    ]
     fig = go.Figure(
         go.Bar(
             x=rows["excess"],
@@ -96,7 +100,10 @@ def importance_section(
     )
     fig.update_layout(xaxis_title="PED-ANOVA importance above noise (90% bootstrap interval)")
     goal = "maximising" if direction == "maximize" else "minimising"
-    noisy = ", ".join(k.rsplit(".", 1)[-1] for k in frame[frame["noise"]]["param"])
+    grey_rows = frame[frame["noise"]]
+    settled_of = dict(zip(frame["param"], frame.get("settled", [""] * len(frame)), strict=True))
+    noisy = ", ".join(k.rsplit(".", 1)[-1] for k in grey_rows["param"] if not settled_of[k])
+    settled_names = ", ".join(f"{k.rsplit('.', 1)[-1]} ({settled_of[k]})" for k in grey_rows["param"] if settled_of[k])
     # a prediction has no measurement noise: what a grey bar lacks there is trials, not repeatability
     grey = "<b>no better than chance over these trials</b>" if simulated else "<b>not distinguishable from noise</b>"
     fewer = " (the predictions are exact: more simulated trials sharpen the intervals)" if simulated else ""
@@ -105,7 +112,15 @@ def importance_section(
         f"{'predicted ' if simulated else ''}trials: each bar is how much more a knob separates the best trials "
         f"than it does with the objective values shuffled; grey bars, whose interval includes zero, are {grey}"
         + (f": {html.escape(noisy)}" if noisy else "")
-        + f"{fewer}.</p>"
+        + f"{fewer}."
+        + (
+            f" <b>The sampler settled on one value</b> of {html.escape(settled_names)}: the best trials and the rest "
+            "share it, so these trials cannot rank the knob, whatever it is worth (the minimal winner above says what "
+            "each change of the winner is worth)."
+            if settled_names
+            else ""
+        )
+        + "</p>"
     )
     page.section("importance", "Parameter importances", note + page.figure(fig, 80 + 28 * len(frame)))
 

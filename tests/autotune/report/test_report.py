@@ -414,3 +414,30 @@ def test_parallel_coordinates_draw_an_unset_knob_as_unset_not_at_the_columns_min
     assert [1, 0, 2] in values and [0, 1, 2] in values, values  # trial #1's micro-batch is `unset`, not 4
     assert "nan" not in " ".join(t for tick in ticks for t in tick)
     assert ["2"] in ticks, ticks  # one value: its own level
+
+
+def test_a_knob_the_sampler_settled_on_is_said_so_not_called_chance():
+    """A 300-trial simulated sweep's report called `use_dynamic_bsz` (on in 88% of its trials, and its whole 1.85x)
+    "no better than chance": PED-ANOVA contrasts the best trials with the trials sampled, which share the value.
+    Such a knob is named as settled; trials that reused another's result count once (audit 12 F6)."""
+    rng = np.random.default_rng(5)
+    dists = {"a.switch": optuna.distributions.CategoricalDistribution([False, True]),
+             "b.noise_one": optuna.distributions.FloatDistribution(0.0, 1.0)}  # fmt: skip
+    study = optuna.create_study(direction="maximize")
+    for i in range(60):
+        params = {"a.switch": i % 10 != 0, "b.noise_one": float(rng.random())}  # on in 54 of 60: 90%
+        value = (170.0 if params["a.switch"] else 100.0) + float(rng.normal(0, 8))
+        attrs = {"outcome": "complete", **({"duplicate_of": i - 1} if i >= 55 else {})}
+        study.add_trial(optuna.trial.create_trial(params=params, distributions=dists, values=[value], user_attrs=attrs))
+    space = load_space("fsdp3d")
+    assert data.importance_count(study, space) == 55  # the 5 reused results are one configuration each, counted once
+    frame = data.importance_intervals(study, space).set_index("param")
+    assert frame.loc["a.switch", "settled"] == "True in 89%"  # 49 of the 55 counted, worked out by hand
+    assert frame.loc["b.noise_one", "settled"] == ""  # a float knob is never "settled"
+    shown = frame.reset_index()
+    shown.loc[shown["param"] == "a.switch", "noise"] = True  # as the sweep's report had it
+    page = render.Page()
+    render.importance_section(page, shown, "perf/throughput", "maximize", 55, simulated=True)
+    html_text = page.html("t", "t")
+    assert "switch (settled: True in 89%)" in html_text and "switch (chance)" not in html_text
+    assert "The sampler settled on one value</b> of switch (True in 89%)" in html_text
