@@ -257,7 +257,7 @@ def _say_why_not_confirmed(study: optuna.Study, paths: StudyPaths, winner: Winne
     if winner.source != "sweep":
         return
     if Confirmation.read(paths) is None:
-        err.print(f"[yellow]  {why_unconfirmed(study, winner)}[/]")
+        err.print(f"[yellow]  {why_unconfirmed(study, winner, paths)}[/]")
         return
     row = winner.confirmed
     err.print("[yellow]  confirmation found no candidate inside the limits; this is the sweep's best single run[/]")
@@ -346,7 +346,7 @@ def write_report_file(paths: StudyPaths, space: Space, out_dir: Path, storage: s
 
 
 def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Space) -> None:  # type: ignore[no-untyped-def]
-    from autotune.study.results import NoWinner, find_winner
+    from autotune.study.results import Confirmation, NoWinner, find_winner
 
     study = load_or_exit(paths, storage)
     try:
@@ -361,6 +361,9 @@ def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Spa
             "speedup_of": "what ships, measured by the ablation" if w.ablation else "the winner",
             "ships": w.params,
         }
+        if w.ships_baseline:  # it won confirmation (the candidate it beat named), or the ablation sent all back
+            beaten = f" ({Confirmation.beaten(paths, space)})" if w.baseline_won else ""
+            winner["baseline_ships"] = w.why_baseline + beaten
     except NoWinner:
         winner = {"winner": None}
     logger.log_summary(study, winner)

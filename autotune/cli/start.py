@@ -219,5 +219,6 @@ def _prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None) ->
             console.print(f"    {s.change}: {escape(s.oom or '')}")
     given = f" --model {shlex.quote(model)}" if model else ""  # the space names the job's model, not this one
     console.print(
-        f"next: autotune run --space {space.path} --fidelity sim{given}   (then the real sweep on the cluster)"
+        f"next: autotune run --space {shlex.quote(str(space.path))} --fidelity sim{given}   (then the real sweep on "
+        "the cluster)"
     )

@@ -182,7 +182,7 @@ def exported(
     elif held:
         header.append(f"left at baseline by the quality stage (algorithm knobs): {', '.join(held)}")
     if winner.source == "sweep" and Confirmation.read(paths) is None:
-        header.append(why_unconfirmed(study, winner))
+        header.append(why_unconfirmed(study, winner, paths))
     if winner.ablation is not None:  # every change that ships, with its measured gain and interval
         header.extend(winner.ablation.lines())
     elif winner.baseline_won:

@@ -35,7 +35,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         provenance=data.provenance(study, space),
         predicted=data.predicted_vs_measured(study, paths),
         ablation=data.ablation(study, paths, space),
-        minimal=data.minimal_winner(paths),
+        minimal=data.minimal_winner(study, paths, space),
         completed=data.importance_count(study, space),
         study=paths.name,
         quality=quality,

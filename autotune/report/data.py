@@ -42,6 +42,7 @@ from autotune.study.results import (
     Winner,
     current_explanation,
     find_winner,
+    why_unconfirmed,
 )
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial
 from autotune.trial.record import TrialRecord, read_rows
@@ -103,7 +104,7 @@ class Summary(NamedTuple):
     ablation measured (empty: no ablation, all from one measurement). Speedup, its rounds, memory and RSS are
     always what ships."""
     baseline_ships: str = ""
-    """Why the baseline's configuration ships, when it does (`Winner.why_baseline`; the beaten candidate too)."""
+    """Why the baseline's systems values ship, when it does (`Winner.why_baseline`; the beaten candidate too)."""
 
 
 def _metric(rec: TrialRecord, key: str) -> float:
@@ -198,15 +199,22 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         predicted_lengths=(StudyInfo.of(study).sim_lengths or "") if predicted else "",
         predicted_error=(StudyInfo.of(study).sim_error or "") if predicted else "",
         whole=whole,
-        baseline_ships=_baseline_ships(winner, paths, space),
+        baseline_ships=_baseline_ships(study, winner, paths, space),
     )
 
 
-def _baseline_ships(winner: Winner | None, paths: StudyPaths, space: Space) -> str:
-    if winner is None or not winner.ships_baseline:
+def _baseline_ships(study: optuna.Study, winner: Winner | None, paths: StudyPaths, space: Space) -> str:
+    """Why the baseline's systems values ship, when they do: it won confirmation, the ablation sent every change
+    back, or the winner is the baseline trial itself (nothing beat it, or only it ran: a quality-only study)."""
+    if winner is None:
         return ""
-    beaten = f" ({Confirmation.beaten(paths, space)})" if winner.baseline_won else ""
-    return winner.why_baseline + beaten
+    if winner.ships_baseline:
+        beaten = f" ({Confirmation.beaten(paths, space)})" if winner.baseline_won else ""
+        return winner.why_baseline + beaten
+    base = baseline_trial(study)
+    if winner.source == "sweep" and base is not None and winner.number == base.number:
+        return f"the winner is the baseline trial: {why_unconfirmed(study, winner, paths)}"
+    return ""
 
 
 def predicted_ooms(study: optuna.Study) -> int:
@@ -325,11 +333,17 @@ def _baseline_values(values: dict[str, Any]) -> str:
     return ", ".join(f"{n.rsplit('.', 1)[-1]}={'unset' if v is None else v}" for n, v in values.items())
 
 
-def minimal_winner(paths: StudyPaths) -> tuple[pd.DataFrame, Ablation | PredictedWinner | None]:
-    """The ablation after confirmation (empty frame when it has not run): every change of the winner
+def minimal_winner(
+    study: optuna.Study, paths: StudyPaths, space: Space
+) -> tuple[pd.DataFrame, Ablation | PredictedWinner | None]:
+    """The ablation of the winner as it stands (empty frame when it has not run): every change of the winner
     from the baseline, its measured gain and interval, and whether it ships. A simulated study has the
-    cost model's credit for each change instead (`PredictedWinner`): its predicted gain, no interval."""
-    result = Ablation.read(paths)
+    cost model's credit for each change instead (`PredictedWinner`): its predicted gain, no interval. An
+    ablation of an earlier winner (confirmation measured again since) is not shown as what ships."""
+    try:
+        result = find_winner(study, paths, space).ablation
+    except NoWinner:
+        result = None
     if result is None:
         credited = PredictedWinner.read(paths)
         if credited is None:

@@ -6,6 +6,9 @@ intervals say which rankings the data supports.
 
 from __future__ import annotations
 
+import math
+from collections import Counter
+
 import numpy as np
 import optuna
 import pandas as pd
@@ -16,10 +19,8 @@ from autotune.trial.record import TrialRecord, outcome_of
 MIN_TRIALS_FOR_IMPORTANCE = 8
 """Completed trials below which no importance is shown (PED-ANOVA's top decile would be one trial)."""
 IMPORTANCE_COLUMNS = ["param", "importance", "excess", "low", "high", "noise", "settled"]
-SETTLED = 0.8
-"""A choice knob whose one value is in this share of the completed trials or more: the sampler settled on it, and
-PED-ANOVA, which contrasts the best trials with the trials sampled, cannot rank it (a 300-trial simulated sweep
-called `use_dynamic_bsz`, on in 88% of its trials and worth its whole 1.85x, "no better than chance")."""
+TOP_SHARE = 0.1
+"""The best trials PED-ANOVA contrasts with the rest (its `target_quantile`, Optuna's default)."""
 
 
 def _oriented(study: optuna.Study, space: Space) -> tuple[list[optuna.trial.FrozenTrial], list[float]]:
@@ -39,15 +40,21 @@ def importance_count(study: optuna.Study, space: Space) -> int:
     return len(_oriented(study, space)[0])
 
 
-def _settled(trials: list[optuna.trial.FrozenTrial], name: str) -> str:
-    """`value in N%` when a choice knob's one value is in SETTLED of the trials or more, else empty."""
-    having = [t for t in trials if name in t.params]
-    values = [t.params[name] for t in having]
-    if not values or not isinstance(having[0].distributions[name], optuna.distributions.CategoricalDistribution):
+def _settled(trials: list[optuna.trial.FrozenTrial], values: list[float], name: str) -> str:
+    """`value in N%` when a choice knob's most sampled value is also the value of every one of the best trials:
+    the sampler settled on it, and PED-ANOVA, which contrasts the best trials with the trials sampled, cannot
+    rank the knob (a 300-trial simulated sweep called `use_dynamic_bsz`, on in 88% of its trials and worth its
+    whole 1.85x, "no better than chance"; a share cut at 80% missed it at 150 trials, on in 79.7%). Empty
+    otherwise; `values` are oriented, lower better."""
+    having = [(t, v) for t, v in zip(trials, values, strict=True) if name in t.params]
+    if not having or not isinstance(having[0][0].distributions[name], optuna.distributions.CategoricalDistribution):
         return ""
-    top = max(set(map(repr, values)), key=lambda v: sum(1 for x in values if repr(x) == v))
-    share = sum(1 for x in values if repr(x) == top) / len(values)
-    return f"{top} in {share:.0%}" if share >= SETTLED else ""
+    counts = Counter(repr(t.params[name]) for t, _ in having)
+    top, n = counts.most_common(1)[0]
+    best = sorted(having, key=lambda tv: tv[1])[: max(2, math.ceil(TOP_SHARE * len(having)))]
+    if n * 2 <= len(having) or any(repr(t.params[name]) != top for t, _ in best):
+        return ""
+    return f"{top} in {n / len(having):.0%}"
 
 
 def _ped_anova(trials: list[optuna.trial.FrozenTrial], values: list[float]) -> dict[str, float]:
@@ -109,6 +116,6 @@ def importance_intervals(
     rows = []
     for k, diffs in excess.items():
         low, high = (float(np.percentile(diffs, q)) for q in (tail, 100 - tail))
-        rows.append([k, point[k], float(np.median(diffs)), low, high, low <= 0.0, _settled(complete, k)])
+        rows.append([k, point[k], float(np.median(diffs)), low, high, low <= 0.0, _settled(complete, values, k)])
     frame = pd.DataFrame(rows, columns=IMPORTANCE_COLUMNS)
     return frame.sort_values("excess", ascending=False).reset_index(drop=True)

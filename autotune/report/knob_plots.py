@@ -115,7 +115,7 @@ def importance_section(
         + f"{fewer}."
         + (
             f" <b>The sampler settled on one value</b> of {html.escape(settled_names)}: the best trials and the rest "
-            "share it, so these trials cannot rank the knob, whatever it is worth (the minimal winner above says what "
+            "share it, so these trials cannot rank the knob, whatever it is worth (the minimal winner below says what "
             "each change of the winner is worth)."
             if settled_names
             else ""

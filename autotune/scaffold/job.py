@@ -203,7 +203,9 @@ def _integer(expr: str, variables: dict[str, str], source: str) -> int:
 
     try:
         return value(ast.parse(text.strip(), mode="eval").body)
-    except (SyntaxError, ValueError, ZeroDivisionError):
+    except ZeroDivisionError:
+        raise JobError(f"{source}: `$(({expr}))` divides by zero (bash refuses it too); write the number") from None
+    except (SyntaxError, ValueError):
         raise JobError(
             f"{source}: `$(({expr}))` is not integer arithmetic init can work out (+ - * / %); write the number"
         ) from None

@@ -96,6 +96,12 @@ def _read_shape(config: Path) -> Shape:
             f"{config}: no {', '.join(f'`{k}`' for k in missing)}; give the config.json of the model's Hugging Face "
             "checkpoint (a decoder's has them)"
         )
+    numbers = ("num_attention_heads", "hidden_size", "intermediate_size", "num_hidden_layers", "vocab_size")
+    wrong = [k for k in numbers if not (isinstance(raw[k], int) and not isinstance(raw[k], bool) and raw[k] > 0)]
+    if wrong:
+        raise ValueError(
+            f"{config}: {', '.join(f'`{k}`: {raw[k]!r}' for k in wrong)}: each must be a whole number above 0"
+        )
     try:
         return shape_from_hf(raw)
     except (TypeError, ValueError, ZeroDivisionError) as exc:

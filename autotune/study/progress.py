@@ -65,6 +65,16 @@ class SweepProgress:
         self.know_baseline(study)
         self._say_resumed(sum(self.outcomes.values()))
 
+    def know_best(self, trials: list[optuna.trial.FrozenTrial]) -> None:
+        """The study's best so far from a snapshot of its trials: another worker's too (each worker's lines said its
+        own best, 275.9, while the study's was 512.2)."""
+        values = [  # the stored outcome read directly: this runs before each of a simulated sweep's hundreds
+            t.values[0] for t in trials if t.values and t.user_attrs.get("outcome") == "complete"
+        ]
+        for value in (v for v in values if not math.isnan(v)):
+            if self.best is None or self.sign * value > self.sign * self.best:
+                self.best = value
+
     def know_baseline(self, study: optuna.Study) -> None:
         """The baseline's value, once it has finished (in this process or in another worker), for `×N vs baseline`."""
         from autotune.study.storage import baseline_trial

@@ -137,23 +137,32 @@ class Confirmation(Conclusion):
 
     @classmethod
     def decide(cls, rows: list[ConfirmedCandidate], baseline: int, maximize: bool) -> Confirmation:
-        """The winner is the best confirmed mean among the eligible candidates (never a single round), unless the
-        baseline's confirmed mean is as good: then the baseline wins (with no ablation to send its changes back, a
-        candidate confirmed at 0.32x the baseline was the winner and was exported)."""
+        """The winner is the best confirmed mean among the eligible candidates (never a single round), unless it
+        does not beat the baseline: then the baseline wins (with no ablation to send its changes back, a candidate
+        confirmed at 0.32x the baseline was the winner and was exported). It beats the baseline on the figure every
+        line prints, its speedup over the rounds it ran beside it (the geometric mean of the per-round ratios: a
+        round the machine ran slow or fast for both cancels), else, without one, on the means."""
         sign = 1.0 if maximize else -1.0
         result = cls(baseline, None, {r.number: r for r in rows})
         best, base = result.best_candidate(maximize), result.row(baseline)
-        if best is not None and base is not None and not math.isnan(base.mean) and sign * base.mean >= sign * best.mean:
-            best = base
+        if best is not None and base is not None and not math.isnan(base.mean):
+            paired = best.speedup_geomean
+            beats = sign * math.log(paired) > 0 if paired > 0 else sign * best.mean > sign * base.mean
+            best = best if beats else base
         result.winner = best.number if best else None
         return result
+
+    def decided(self, maximize: bool) -> Confirmation:
+        """This confirmation's rounds decided by this version's rule (a file an earlier version wrote keeps its
+        own winner: one confirmed at 0.31x the baseline went on being exported)."""
+        return Confirmation.decide(list(self.candidates.values()), self.baseline, maximize)
 
     def row(self, number: int | None) -> ConfirmedCandidate | None:
         return self.candidates.get(number) if number is not None else None
 
     @property
     def baseline_won(self) -> bool:
-        """No candidate's confirmed mean beat the baseline's: the baseline's configuration ships."""
+        """No candidate's confirmed mean beat the baseline's: the baseline's systems values ship."""
         return self.winner is not None and self.winner == self.baseline
 
     def best_candidate(self, maximize: bool) -> ConfirmedCandidate | None:
@@ -503,7 +512,7 @@ class Ablation(Conclusion):
             out.append(f"  {'kept   ' if k.kept else 'dropped'} {k.label}: {spread}  ({k.verdict})")
         s, w = self.shipped_speedup, self.winner_speedup
         if not self.kept:
-            out.append("no change cleared the noise: the baseline's configuration ships")
+            out.append("no change cleared the noise: the baseline's systems values ship")
         out.append(
             f"ships ×{s.speedup_geomean:.3f} {interval(s.speedup_low, s.speedup_high)} over the baseline"
             f" ({'its own rounds' if self.shipped_rounds == 'reduced' else 'same rounds'});"
@@ -551,12 +560,19 @@ BASELINE_ONLY = (
 """Said instead of UNCONFIRMED when the study holds its baseline trial alone (`--stage quality` on a new study)."""
 
 
-def why_unconfirmed(study: optuna.Study, winner: Winner) -> str:
+ONLY_BASELINE = "only the baseline ran: nothing was compared with it (a larger --trials runs more)"
+"""Said instead of UNCONFIRMED when the study holds its baseline trial alone and no quality stage ran."""
+
+
+def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> str:
     """What `best` and the export's header say of a winner no confirmation measured."""
+    from autotune.study.quality_result import Quality
+
     base = baseline_trial(study)
     counted_trials = [t for t in study.get_trials(deepcopy=False) if counted(t)]
-    alone = base is not None and winner.number == base.number and len(counted_trials) == 1
-    return BASELINE_ONLY if alone else UNCONFIRMED
+    if base is None or winner.number != base.number or len(counted_trials) != 1:
+        return UNCONFIRMED
+    return BASELINE_ONLY if Quality.read(paths) is not None else ONLY_BASELINE
 
 
 def intervals_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool | None:
@@ -619,28 +635,34 @@ class Winner:
 
     @property
     def ships_baseline(self) -> bool:
-        """The baseline's configuration ships, at exactly 1× (no interval): it won confirmation, or the ablation
+        """The baseline's systems values ship, at exactly 1× (no interval): it won confirmation, or the ablation
         sent every change back."""
         ablated_away = self.ablation is not None and bool(self.ablation.knobs) and not self.ablation.kept
         return self.baseline_won or ablated_away
 
     @property
     def why_baseline(self) -> str:
-        """Why the baseline's configuration ships, said after its speedup (empty when it does not)."""
+        """Why the baseline's systems values ship, said after its speedup (empty when it does not)."""
         if self.baseline_won:
-            return "no confirmed candidate beat it: the baseline's configuration ships"
-        return "the ablation sent every change back: the baseline's configuration ships" if self.ships_baseline else ""
+            return "no confirmed candidate beat it: the baseline's systems values ship"
+        return "the ablation sent every change back: the baseline's systems values ship" if self.ships_baseline else ""
 
     @property
     def ships_less(self) -> bool:
-        """The ablation sent a change (one that acts here) back to baseline: `value` and the confirmed figures
-        are the whole winner's, measured in confirmation, not what ships (`speedup` is what ships)."""
-        return self.ablation is not None and any(k.verdict != "inert here" for k in self.ablation.dropped)
+        """The ablation sent a change (one that acts here, or every change) back to baseline: `value` and the
+        confirmed figures are the whole winner's, measured in confirmation, not what ships (`speedup` is what
+        ships; with every change sent back, inert ones too, the winner's 896 beside the baseline's 633 read as
+        the value of what ships, at 1x)."""
+        return self.ablation is not None and (
+            self.ships_baseline or any(k.verdict != "inert here" for k in self.ablation.dropped)
+        )
 
 
 def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
     """The one rule for the winner: confirmation's, else the best feasible trial on the first objective."""
     confirmation = Confirmation.read(paths)
+    if confirmation is not None:
+        confirmation = confirmation.decided(space.objectives[0].direction == "maximize")
     base = baseline_trial(study)
     if confirmation is not None and confirmation.winner is not None:
         row = confirmation.candidates[confirmation.winner]

@@ -227,12 +227,17 @@ def _confirm_ablate_check(
     base = baseline_trial(study)
     wanted = sorted([base.number] + [t.number for t in top_candidates(study, opts.space, opts.top_k)]) if base else []
     same = earlier is not None and sorted(earlier.candidates) == wanted
-    if same and all(r.rounds == opts.confirm for r in earlier.candidates.values()):
-        confirmation: Confirmation | None = earlier
+    if earlier is not None and same and all(r.rounds == opts.confirm for r in earlier.candidates.values()):
         progress.note(
             f"confirmation kept from the earlier run: the same {len(wanted)} candidates, {opts.confirm} round{'s' if opts.confirm > 1 else ''} "
             f"(delete {Confirmation.file(opts.paths)} to measure again)"
         )
+        confirmation: Confirmation | None = earlier.decided(opts.space.objectives[0].direction == "maximize")
+        if confirmation is not None and confirmation.winner != earlier.winner:  # written by an earlier version's rule
+            confirmation.write(opts.paths)
+            progress.note(f"  its rounds decided again by this version's rule: the winner is #{confirmation.winner}")
+        else:
+            confirmation = earlier
     else:
         confirmation = run_confirmation(study, opts.space, adapter, opts.paths, opts.top_k, opts.confirm, progress)
     if confirmation is None or confirmation.winner is None:
@@ -240,7 +245,7 @@ def _confirm_ablate_check(
     reused = confirmation is earlier
     if confirmation.baseline_won:  # nothing to ablate; the equivalence check has nothing to compare
         progress.note(
-            f"[yellow]no confirmed candidate beat the baseline: the baseline's configuration ships "
+            f"[yellow]no confirmed candidate beat the baseline: the baseline's systems values ship "
             f"({escape(Confirmation.beaten(opts.paths, opts.space))})[/]"
         )
     elif opts.ablate > 0:

@@ -164,8 +164,13 @@ def explain(
     # after an ablation `winner.params` are what ships: the whole winner's other changes were sent back
     same, dropped = sent_back(same, study.trials[winner.number].params, dict(base.params))
     if not remaining:
-        why = "the winner is the baseline" if winner.number == base.number else "no change of the winner acts here"
-        raise ExplainError(f"study `{paths.name}`: nothing to explain ({why}); run more trials first")
+        if winner.ships_baseline:  # it won confirmation, or the ablation sent every change back
+            why, then = winner.why_baseline, "the sweep found nothing to ship"
+        elif winner.number == base.number:
+            why, then = "the winner is the baseline", "run more trials first"
+        else:
+            why, then = "no change of the winner acts here", "run more trials first"
+        raise ExplainError(f"study `{paths.name}`: nothing to explain ({why}); {then}")
     limits = dict(TrialRecord.of(base).limits)
     folder = paths.root / "explain"
     if fresh:

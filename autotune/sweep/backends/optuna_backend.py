@@ -51,6 +51,7 @@ class OptunaBackend(Backend):
         n_trials = self.opts.n_trials
         while time.monotonic() < self.deadline:
             snapshot = study.get_trials(deepcopy=False)  # one read per trial: this loop runs hundreds of times in sims
+            self.progress.know_best(snapshot)  # other workers' trials too
             done = sum(1 for t in snapshot if counted(t))
             running = sum(1 for t in snapshot if t.state == TrialState.RUNNING)
             if done >= n_trials or done + running >= n_trials:

@@ -115,8 +115,8 @@ def test_a_candidate_confirmed_slower_than_the_baseline_does_not_win_the_baselin
     assert (winner.number, winner.source, winner.speedup) == (0, "confirmed", 1.0)
     assert winner.params == dict(base.params)
     text = yaml_path.read_text()
-    assert "trial #0 (confirmed, 1.00x the baseline (no confirmed candidate beat it: the baseline's configuration " \
-        "ships))" in text, text[:600]  # fmt: skip
+    assert "trial #0 (confirmed, 1.00x the baseline (no confirmed candidate beat it: the baseline's systems values " \
+        "ship))" in text, text[:600]  # fmt: skip
     assert (
         f"# the best confirmed candidate, #{best.number}, measured ×0.320 [0.290, 0.350] of the baseline over 2 rounds"
         in text

@@ -422,10 +422,11 @@ def test_a_knob_the_sampler_settled_on_is_said_so_not_called_chance():
     Such a knob is named as settled; trials that reused another's result count once (audit 12 F6)."""
     rng = np.random.default_rng(5)
     dists = {"a.switch": optuna.distributions.CategoricalDistribution([False, True]),
-             "b.noise_one": optuna.distributions.FloatDistribution(0.0, 1.0)}  # fmt: skip
+             "b.noise_one": optuna.distributions.FloatDistribution(0.0, 1.0),
+             "c.coin": optuna.distributions.CategoricalDistribution(["x", "y"])}  # fmt: skip
     study = optuna.create_study(direction="maximize")
     for i in range(60):
-        params = {"a.switch": i % 10 != 0, "b.noise_one": float(rng.random())}  # on in 54 of 60: 90%
+        params = {"a.switch": i % 10 != 0, "b.noise_one": float(rng.random()), "c.coin": "xyyx"[i % 4]}  # on: 90%
         value = (170.0 if params["a.switch"] else 100.0) + float(rng.normal(0, 8))
         attrs = {"outcome": "complete", **({"duplicate_of": i - 1} if i >= 55 else {})}
         study.add_trial(optuna.trial.create_trial(params=params, distributions=dists, values=[value], user_attrs=attrs))
@@ -434,6 +435,7 @@ def test_a_knob_the_sampler_settled_on_is_said_so_not_called_chance():
     frame = data.importance_intervals(study, space).set_index("param")
     assert frame.loc["a.switch", "settled"] == "True in 89%"  # 49 of the 55 counted, worked out by hand
     assert frame.loc["b.noise_one", "settled"] == ""  # a float knob is never "settled"
+    assert frame.loc["c.coin", "settled"] == ""  # half and half: the best trials do not share one value
     shown = frame.reset_index()
     shown.loc[shown["param"] == "a.switch", "noise"] = True  # as the sweep's report had it
     page = render.Page()

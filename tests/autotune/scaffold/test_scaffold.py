@@ -292,6 +292,8 @@ def test_shell_arithmetic_is_worked_out_and_a_command_the_script_runs_is_named()
         "trainer.experiment_name": "run_$TS",
     }
     assert any("set by a command the script runs (`$(...)`)" in n and "$TS" in n for n in job.notes), job.notes
+    with pytest.raises(JobError, match=r"`\$\(\(7 / 0\)\)` divides by zero \(bash refuses it too\)"):
+        read_job("python3 -m verl.trainer.main_ppo data.max_prompt_length=$((7 / 0))", "cmd")
     with pytest.raises(JobError, match=r"`\$\(\(Q \* 2\)\)` uses `Q`, which the script does not set; write the number"):
         read_job("python3 -m verl.trainer.main_ppo data.max_prompt_length=$((Q * 2))", "cmd")
     with pytest.raises(JobError, match=r"runs a command \(`\$\(\.\.\.\)`\) for its value, which init does not run"):
@@ -637,12 +639,17 @@ def test_init_refuses_a_model_it_cannot_read_and_carries_the_one_it_read_to_the_
     (tmp_path / "cut" / "config.json").write_text('{"model_type": "qwen2", "hidden_size": 3584')
     (tmp_path / "bare").mkdir()
     (tmp_path / "bare" / "config.json").write_text('{"model_type": "qwen2"}')
+    (tmp_path / "neg").mkdir()  # a negative head count was taken: "the -28 attention heads", TP [1, 2, 4] offered
+    neg = {"hidden_size": 3584, "intermediate_size": 18944, "num_attention_heads": -28, "num_hidden_layers": 28,
+           "vocab_size": 152064}  # fmt: skip
+    (tmp_path / "neg" / "config.json").write_text(json.dumps(neg))
     refused = {
         "nosuch/config.json": "--model nosuch/config.json: no such file, no config.json in that folder, and no "
         "cost-model preset matches",
         "cut": "cut/config.json: not a readable JSON file (Expecting ',' delimiter",
         "bare": "bare/config.json: no `num_attention_heads`, `hidden_size`, `intermediate_size`, `num_hidden_layers`, "
         "`vocab_size`",
+        "neg": "neg/config.json: `num_attention_heads`: -28: each must be a whole number above 0",
     }
     for model, said in refused.items():
         out = run_init(script, tmp_path, "--gpu", "H100", "--model", model, "-o", "o.yaml")
@@ -652,6 +659,8 @@ def test_init_refuses_a_model_it_cannot_read_and_carries_the_one_it_read_to_the_
     out = run_init(script, tmp_path, "--gpu", "H100", "--model", str(model), "-o", "o.yaml")
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"next: autotune run --space o.yaml --fidelity sim --model {model}" in out.stdout, out.stdout
+    spaced = run_init(script, tmp_path, "--gpu", "H100", "--model", str(model), "-o", "my space.yaml")
+    assert "next: autotune run --space 'my space.yaml' --fidelity sim" in spaced.stdout, spaced.stdout  # it pastes
     sim = subprocess.run(
         [sys.executable, "-m", "autotune.cli", "run", "--space", "o.yaml", "--fidelity", "sim", "--trials", "2"],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300,

@@ -218,13 +218,15 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     assert back is not None and math.isnan(back.confirmed.speedup_low) and back.lines() == said
     assert json.dumps(back.to_json(), sort_keys=True) == json.dumps(unmeasured.to_json(), sort_keys=True)
     nothing = Ablation(**{**ablation.__dict__, "knobs": [ablation.knobs[1]]})
-    assert "no change cleared the noise: the baseline's configuration ships" in nothing.lines()
-    frame, info = data.minimal_winner(paths)  # the report's table, built before it is rendered
+    assert "no change cleared the noise: the baseline's systems values ship" in nothing.lines()
+    ablation.write(paths)
+    frame, info = data.minimal_winner(study, paths, space)  # the report's table, built before it is rendered
     assert info is not None and list(frame["ships"]) == [True, False]
     assert list(frame["verdict"]) == ["kept", "within noise"] and frame["baseline"][1] == "kl_coef=0.001"
     # an ablation of another winner (the sweep went on since) is not applied
     Ablation(**{**ablation.__dict__, "winner": 7}).write(paths)
     assert find_winner(study, paths, space).ablation is None
+    assert data.minimal_winner(study, paths, space)[1] is None  # nor shown as what ships (audit 13 F3)
     # nor one of the same winner under an earlier confirmation: a `--confirm 3` rerun measured it again (3 rounds,
     # another mean) and was cut short before its own ablation; the old ablation's figures are not this one's
     ablation.write(paths)
@@ -332,6 +334,9 @@ def test_a_winner_whose_ablation_sent_every_change_back_ships_the_baseline_not_o
                          shipped_speedup=unity)  # fmt: skip
     winner = Winner(6, {"k": 0}, "confirmed", 1.0, 1.0, (1.0, 1.0), ablation=sent_back)
     assert winner.ships_baseline and not winner.one_round
+    inert = dataclasses.replace(dropped, verdict="inert here")  # every change sent back, each inert: its value is
+    assert Winner(6, {"k": 0}, "confirmed", 1.0, 1.0, (1.0, 1.0),  # the whole winner's, not what ships (audit 13 F5)
+                  ablation=dataclasses.replace(sent_back, knobs=[inert])).ships_less  # fmt: skip
     kept = dataclasses.replace(dropped, verdict="kept")
     two_rounds = Winner(
         6, {"k": 1}, "confirmed", 1.0, 1.2, (1.2, 1.2), ablation=dataclasses.replace(sent_back, knobs=[kept])

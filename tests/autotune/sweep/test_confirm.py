@@ -241,9 +241,9 @@ def test_a_sweep_whose_candidate_confirms_slower_ships_the_baseline(tmp_path):
     path.write_text(yaml.safe_dump(space, sort_keys=False))
     runs, out = tmp_path / "runs", tmp_path / "best.yaml"
     ran = autotune("run", "--space", str(path), "--runs-dir", str(runs), "--report-dir", str(tmp_path / "report"),
-                   "--export", str(out))  # fmt: skip
+                   "--export", str(out), "--wandb")  # fmt: skip
     assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
-    assert "no confirmed candidate beat the baseline: the baseline's configuration ships" in ran.stdout, ran.stdout
+    assert "no confirmed candidate beat the baseline: the baseline's systems values ship" in ran.stdout, ran.stdout
     assert (
         "ablation round" not in ran.stdout
         and "nothing to compare, the systems values that ship are the baseline's" in ran.stdout
@@ -253,3 +253,41 @@ def test_a_sweep_whose_candidate_confirms_slower_ships_the_baseline(tmp_path):
     assert yaml.safe_load(out.read_text())["actor_rollout_ref"]["actor"]["ppo_micro_batch_size_per_gpu"] == 8
     page = (tmp_path / "report" / "index.html").read_text()
     assert "Nothing to ablate: no confirmed candidate beat it" in page and "Nothing to explain" in page
+    assert "no confirmed candidate beat it" in json.dumps(_wandb_summary(runs / "small")), "wandb's summary says it"
+    # a confirmation.json an earlier version wrote names the slower candidate: read, and rerun, by this rule
+    stored = runs / "small" / "confirmation.json"
+    stored.write_text(stored.read_text().replace('"winner": 0', '"winner": 1'))
+    best = autotune("best", "small", "--runs-dir", str(runs))
+    assert "winner: trial #0 (confirmed, 1.00x the baseline" in best.stdout, best.stdout + best.stderr
+    again = autotune("run", "--space", str(path), "--runs-dir", str(runs), "--report-dir", str(tmp_path / "report"))
+    assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+    assert "its rounds decided again by this version's rule: the winner is #0" in again.stdout, again.stdout
+    assert '"winner": 0' in stored.read_text() and "ablation round" not in again.stdout
+
+
+def test_the_baseline_wins_on_the_paired_speedup_every_line_prints_not_on_round_means():
+    """One round the machine ran fast for both (the baseline 1200, the candidate 1080) outweighed three rounds the
+    candidate ran 10% faster: on means the baseline won, while the lines said the candidate measured ×1.046; and the
+    other way round, a candidate measured ×0.990 won on means (audit 13 F4)."""
+    three_faster = summarize([cand(0, [300.0, 300.0, 300.0, 1200.0]), cand(1, [330.0, 330.0, 330.0, 1080.0])], 0, True)
+    assert three_faster.candidates[1].speedup_geomean == pytest.approx((1.1**3 * 0.9) ** 0.25)  # 1.046
+    assert three_faster.winner == 1
+    slower_paired = summarize([cand(0, [728.0, 538.0]), cand(1, [800.0, 480.0])], 0, True)  # means 633 < 640
+    assert slower_paired.candidates[1].speedup_geomean == pytest.approx((800 / 728 * 480 / 538) ** 0.5)  # 0.990
+    assert slower_paired.winner == 0
+
+
+def _wandb_summary(study_dir: Path) -> dict[str, object]:
+    """What the study's offline wandb summary run holds, read from its run file."""
+    from wandb.proto import wandb_internal_pb2 as pb
+
+    from tests.autotune.conftest import import_benchmark
+
+    [run] = [r for r in (study_dir / "wandb" / "wandb").glob("offline-run-*") if r.name.endswith("-summary")]
+    said: dict[str, object] = {}
+    for chunk in import_benchmark("wandb_run_file").raw_records(next(run.glob("*.wandb")).read_bytes()):
+        record = pb.Record()
+        record.ParseFromString(chunk)
+        if record.WhichOneof("record_type") == "summary":
+            said.update({item.key: json.loads(item.value_json) for item in record.summary.update})
+    return said

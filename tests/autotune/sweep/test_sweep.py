@@ -341,3 +341,22 @@ def test_a_confirmation_cut_short_goes_on_from_its_finished_rounds(small_study, 
     confirmation = json.loads((copy / "small" / "confirmation.json").read_text())
     assert all(len(c["values"]) == 2 for c in confirmation["candidates"].values())
     assert not list(confirm_dir.rglob("kept.json"))  # a finished confirmation's rounds are not reused
+
+
+def test_a_study_of_its_baseline_alone_says_so_and_names_no_quality_stage(tmp_path):
+    """`--trials 1` without a quality stage: `best` said the throughput stage ran only its baseline "(the systems
+    values the quality stage used)" and advised `--stage throughput`, which runs nothing more (audit 13 F7); the
+    report's minimal winner said the confirmed winner ships with every change it made."""
+    from autotune.study.results import ONLY_BASELINE
+
+    space, runs = write_space(tmp_path, steps=3), tmp_path / "runs"
+    ran = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
+                   "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    best = autotune("best", "small", "--runs-dir", str(runs))
+    said = " ".join(best.stderr.split())
+    assert ONLY_BASELINE in said and "quality stage" not in said, said
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "Nothing to ablate: the winner is the baseline trial: only the baseline ran" in page
+    explained = autotune("explain", "small", "--runs-dir", str(runs))
+    assert explained.returncode == 1 and "nothing to explain (the winner is the baseline)" in explained.stderr

@@ -60,6 +60,11 @@ def test_two_workers_share_one_study_without_duplicates(tmp_path):
         if line.lstrip().startswith("complete perf/throughput=")
     ]
     assert completes and all(" vs baseline" in line for line in completes), outputs
+    # and each says the study's best so far, the other worker's trials too (each said its own: 275.9 beside 512.2)
+    base = next(t for t in finished if t.user_attrs.get("baseline"))
+    if base.user_attrs.get("outcome") == "complete":
+        bests = [float(m.group(1)) for line in completes for m in [re.search(r", best ([\d.e+]+) \|", line)] if m]
+        assert bests and all(b >= float(f"{base.values[0]:.4g}") for b in bests), (base.values, completes)
     # one worker confirmed the winner (and checked equivalence); the other waited for it, then kept its results
     confirming = [out.count("confirm round 1/1:") for out, _ in outputs]
     assert sorted(confirming)[0] == 0 and sorted(confirming)[1] >= 2, confirming
