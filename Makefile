@@ -6,6 +6,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 TORCH_VERSION ?= 2.13.0
+# where torch's CPU build comes from when PyPI would give the CUDA one (Linux x86-64): empty uses pip's own
+# configuration; e.g. `make demo TORCH_INDEX=https://download.pytorch.org/whl/cpu`
+TORCH_INDEX ?=
 
 .PHONY: venv demo test test-slow lint typecheck unit browser postgres bench clean
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo)
@@ -13,8 +16,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null 2>&1 && [ "$$(
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
-	# torch first and pinned, so nothing below pulls a multi-GB CUDA build
-	$(PIP) install torch==$(TORCH_VERSION)
+	# torch first and pinned, so nothing below pulls another build of it
+	$(PIP) install torch==$(TORCH_VERSION) $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
 	$(PIP) install -e '.[dev,verl,postgres]'
 	touch $@
 

@@ -179,8 +179,8 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), "
         f"{space.objectives[0].metric} = {winner.value:.5g}{whose}"
     )
-    _say_why_not_confirmed(study, paths, winner)
-    say_unfinished(study, winner)
+    alone = _say_why_not_confirmed(study, paths, winner)
+    say_unfinished(study, winner, alone_said=alone)
     if winner.credited is not None:
         for line in winner.credited.lines():
             console.print(f"  {line}", markup=False)
@@ -227,7 +227,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     return True
 
 
-def say_unfinished(study: optuna.Study, winner: Winner | None = None) -> None:
+def say_unfinished(study: optuna.Study, winner: Winner | None = None, alone_said: bool = False) -> None:
     """Trials not finished (a sweep still running, or one interrupted), and a winner that is the baseline only
     because nothing else has finished: said, not left for the user to infer from a 1.00x."""
     from optuna.trial import TrialState
@@ -245,26 +245,28 @@ def say_unfinished(study: optuna.Study, winner: Winner | None = None) -> None:
             numbers = ", ".join(f"#{t.number}" for t in trials)
             err.print(f"[yellow]  {len(trials)} trial{'s' if len(trials) > 1 else ''} {what.format(numbers)}[/]")
     complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-    if winner is not None and winner.source == "sweep" and len(complete) <= 1:
+    if winner is not None and winner.source == "sweep" and len(complete) <= 1 and not alone_said:
         err.print("[yellow]  only the baseline has finished: the sweep has compared nothing yet[/]")
 
 
-def _say_why_not_confirmed(study: optuna.Study, paths: StudyPaths, winner: Winner) -> None:
+def _say_why_not_confirmed(study: optuna.Study, paths: StudyPaths, winner: Winner) -> bool:
     """A sweep winner: no confirmation ran, or none of its candidates stayed inside the limits on its round
-    averages. Say so, and what this trial's confirmation rounds measured."""
-    from autotune.study.results import Confirmation, why_unconfirmed
+    averages. Say so, and what this trial's confirmation rounds measured. True when it said the baseline ran alone."""
+    from autotune.study.results import BASELINE_ONLY, ONLY_BASELINE, Confirmation, why_unconfirmed
 
     if winner.source != "sweep":
-        return
+        return False
     if Confirmation.read(paths) is None:
-        err.print(f"[yellow]  {why_unconfirmed(study, winner, paths)}[/]")
-        return
+        why = why_unconfirmed(study, winner, paths)
+        err.print(f"[yellow]  {why}[/]")
+        return why in (BASELINE_ONLY, ONLY_BASELINE)
     row = winner.confirmed
     err.print("[yellow]  confirmation found no candidate inside the limits; this is the sweep's best single run[/]")
     if row is not None:
         over = {k: v for k, v in (row.violations_mean or {}).items() if v > 0}
         shown = ", ".join(f"{k} over by {v:.3g}" for k, v in over.items()) or "a failed round"
         err.print(f"[yellow]  its confirmation rounds: {row.speedup_mean:.2f}x the baseline; {shown}[/]")
+    return False
 
 
 def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: bool, predicted: bool = False) -> None:

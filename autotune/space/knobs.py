@@ -56,7 +56,12 @@ def _known_name(r: Reader, name: str, keys: dict[str, Any]) -> bool:
         return not trouble
     if "." in name and name not in keys:
         hint = suggest_key(name, keys)
-        r.error(r.at("params", name), f"unknown key `{name}`" + (f"; did you mean `{hint}`?" if hint else ""))
+        fix = (
+            f"; did you mean `{hint}`?" if hint else
+            ": not a key of the trainer's config (a dotted name is one; a name without dots is a variable for "
+            "`derived:`); check its spelling against `autotune validate --space` of a shipped space"
+        )  # fmt: skip
+        r.error(r.at("params", name), f"unknown key `{name}`{fix}")
         return False
     return True
 

@@ -168,7 +168,15 @@ def parse_baseline(
         p = by_name[name]
         unset_allowed = value is None and p.type == "categorical" and None in (p.choices or ())
         if not unset_allowed and not p.contains(value):
-            r.error(r.at("baseline", name), f"baseline value {value!r} of `{name}` lies outside its domain")
+            domain = (
+                f"one of {list(p.choices or ())}" if p.type in ("categorical", "bool") or p.choices
+                else f"{p.type} from {p.low:g} to {p.high:g}"
+            )  # fmt: skip
+            r.error(
+                r.at("baseline", name),
+                f"baseline value {value!r} of `{name}` lies outside its domain ({domain}): set the baseline to a value "
+                "the param can take, or widen the param",
+            )
         out[name] = value
     for p in params:
         if p.name in out:

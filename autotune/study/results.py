@@ -560,7 +560,9 @@ BASELINE_ONLY = (
 """Said instead of UNCONFIRMED when the study holds its baseline trial alone (`--stage quality` on a new study)."""
 
 
-ONLY_BASELINE = "only the baseline ran: nothing was compared with it (a larger --trials runs more)"
+ONLY_BASELINE = (
+    "only the baseline ran: nothing was compared with it (a larger --trials, or no --timeout, runs the sweep on)"
+)
 """Said instead of UNCONFIRMED when the study holds its baseline trial alone and no quality stage ran."""
 
 

@@ -8,6 +8,7 @@ after it is the same for every fidelity.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import statistics
 from collections.abc import Callable
@@ -89,7 +90,7 @@ def evaluate(
     defaults = adapter.defaults(space.base_config)  # resolved once per trial, used by every step below
     checked = _checked_config(space, adapter, fidelity, params, trial_dir, defaults)
     if isinstance(checked, Evaluation):
-        return _finish(checked)
+        return _finish(checked, is_baseline)
     config, config_file = checked
 
     def watch(step: int, metrics: dict[str, Any]) -> str | None:
@@ -99,8 +100,8 @@ def evaluate(
     last = runs[-1]
     if last.state != "complete":
         partial = score(space, last.rows, baseline_limits, is_baseline) if last.rows else None
-        return _finish(Evaluation(last.state, last.reason, last.detail, config, trial_dir, partial, runs))
-    return _finish(_scored(space, runs, config, trial_dir, baseline_limits, is_baseline))
+        return _finish(Evaluation(last.state, last.reason, last.detail, config, trial_dir, partial, runs), is_baseline)
+    return _finish(_scored(space, runs, config, trial_dir, baseline_limits, is_baseline), is_baseline)
 
 
 def _checked_config(
@@ -163,6 +164,7 @@ def _average(scores: list[Score]) -> Score:
     )
 
 
-def _finish(evaluation: Evaluation) -> Evaluation:
-    evaluation.record().write_file(evaluation.trial_dir / "outcome.json")
+def _finish(evaluation: Evaluation, is_baseline: bool) -> Evaluation:
+    # the file says whether it is the baseline's run (the backend sets that on the trial: it always read false)
+    dataclasses.replace(evaluation.record(), baseline=is_baseline).write_file(evaluation.trial_dir / "outcome.json")
     return evaluation

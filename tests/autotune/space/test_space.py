@@ -244,3 +244,29 @@ def test_a_stepped_float_reaches_the_config_at_its_steps_decimals(tmp_path):
     types = {k: v.type for k, v in adapter.keys().items()}
     config = materialize(space, {**space.baseline, key: 0.1 + 2 * 0.1}, defaults, types)
     assert config.flat[key] == 0.3 and config.params[key] == 0.3 and repr(config.flat[key]) == "0.3"
+
+
+def test_a_baseline_value_outside_its_param_names_the_domain_and_the_fix(tmp_path):
+    """It said only "lies outside its domain" (audit 14 F9)."""
+    text = write_space(tmp_path).read_text()
+    path = tmp_path / "bad.yaml"
+    path.write_text(text.replace("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 4", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 3", 1)
+                    .replace("algorithm.kl_ctrl.kl_coef: 0.001", "algorithm.kl_ctrl.kl_coef: 0.5", 1))  # fmt: skip
+    with pytest.raises(SpaceError) as exc:
+        load_space(str(path))
+    said = str(exc.value)
+    assert (
+        "baseline value 3 of `actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu` lies outside its domain "
+        "(one of [2, 4, 8]): set the baseline to a value the param can take, or widen the param" in said
+    ), said
+    assert "baseline value 0.5 of `algorithm.kl_ctrl.kl_coef` lies outside its domain (float from 0.0001 to 0.1)" \
+        in said, said  # fmt: skip
+
+
+def test_an_unknown_key_with_no_close_key_says_what_to_do(tmp_path):
+    """`my.new_key` (the README's sample once) was refused as "unknown key" with no fix (audit 14 F5)."""
+    path = write_space(tmp_path, extra_params="  my.new_key: {type: bool, role: systems}")
+    with pytest.raises(SpaceError) as exc:
+        load_space(str(path))
+    assert "unknown key `my.new_key`: not a key of the trainer's config (a dotted name is one; a name without dots " \
+        "is a variable for `derived:`)" in str(exc.value), str(exc.value)  # fmt: skip

@@ -251,6 +251,10 @@ def test_a_sweep_whose_candidate_confirms_slower_ships_the_baseline(tmp_path):
     assert "winner: trial #0 (confirmed, 1.00x the baseline (no confirmed candidate beat it" in ran.stdout
     assert "the best confirmed candidate, #1, measured ×0." in ran.stdout
     assert yaml.safe_load(out.read_text())["actor_rollout_ref"]["actor"]["ppo_micro_batch_size_per_gpu"] == 8
+    flags = [
+        json.loads((runs / "small" / "trials" / f"{n:04d}" / "outcome.json").read_text())["baseline"] for n in (0, 1)
+    ]
+    assert flags == [True, False]  # a trial folder says whether it is the baseline's (it always read false)
     page = (tmp_path / "report" / "index.html").read_text()
     assert "Nothing to ablate: no confirmed candidate beat it" in page and "Nothing to explain" in page
     assert "no confirmed candidate beat it" in json.dumps(_wandb_summary(runs / "small")), "wandb's summary says it"

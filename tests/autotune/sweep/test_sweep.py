@@ -356,6 +356,7 @@ def test_a_study_of_its_baseline_alone_says_so_and_names_no_quality_stage(tmp_pa
     best = autotune("best", "small", "--runs-dir", str(runs))
     said = " ".join(best.stderr.split())
     assert ONLY_BASELINE in said and "quality stage" not in said, said
+    assert said.count("only the baseline") == 1, said  # said once, not again as "only the baseline has finished"
     page = (tmp_path / "report" / "index.html").read_text()
     assert "Nothing to ablate: the winner is the baseline trial: only the baseline ran" in page
     explained = autotune("explain", "small", "--runs-dir", str(runs))
