@@ -651,22 +651,25 @@ def test_init_refuses_a_model_it_cannot_read_and_carries_the_one_it_read_to_the_
         "`vocab_size`",
         "neg": "neg/config.json: `num_attention_heads`: -28: each must be a whole number above 0",
     }
-    for model, said in refused.items():
-        out = run_init(script, tmp_path, "--gpu", "H100", "--model", model, "-o", "o.yaml")
-        assert out.returncode == 2 and said in " ".join(out.stderr.split()), (model, out.stdout + out.stderr)
-        assert not (tmp_path / "o.yaml").exists(), model
+    job = read_job(script.read_text(), str(script))
+    for model, said in refused.items():  # in this process: each `autotune init` costs seconds of imports
+        given = model if model.startswith("nosuch") else str(tmp_path / model)
+        with pytest.raises(JobError) as exc:
+            recipe(job, Cluster(8, 1, "H100"), verl_tree()[1], given)
+        assert said in str(exc.value), (model, str(exc.value))
+    out = run_init(script, tmp_path, "--gpu", "H100", "--model", "nosuch/config.json", "-o", "o.yaml")
+    assert out.returncode == 2 and refused["nosuch/config.json"] in " ".join(out.stderr.split()), out.stderr
+    assert not (tmp_path / "o.yaml").exists()  # refused before anything was written
     model = model_dir(tmp_path, 12)
-    out = run_init(script, tmp_path, "--gpu", "H100", "--model", str(model), "-o", "o.yaml")
+    out = run_init(script, tmp_path, "--gpu", "H100", "--model", str(model), "-o", "my space.yaml")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert f"next: autotune run --space o.yaml --fidelity sim --model {model}" in out.stdout, out.stdout
-    spaced = run_init(script, tmp_path, "--gpu", "H100", "--model", str(model), "-o", "my space.yaml")
-    assert "next: autotune run --space 'my space.yaml' --fidelity sim" in spaced.stdout, spaced.stdout  # it pastes
-    sim = subprocess.run(
-        [sys.executable, "-m", "autotune.cli", "run", "--space", "o.yaml", "--fidelity", "sim", "--trials", "2"],
+    assert f"next: autotune run --space 'my space.yaml' --fidelity sim --model {model}" in out.stdout, out.stdout
+    sim = subprocess.run(  # the space names the job's model, a cluster path not here: refused, not a traceback
+        [sys.executable, "-m", "autotune.cli", "run", "--space", "my space.yaml", "--fidelity", "sim", "--trials", "2"],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert sim.returncode == 2, sim.stdout + sim.stderr
-    assert "o.yaml: `actor_rollout_ref.model.path` /models/my-sft: model '/models/my-sft': no config.json there " \
-        "and no preset matches" in " ".join(sim.stderr.split()), sim.stderr  # fmt: skip
+    assert "my space.yaml: `actor_rollout_ref.model.path` /models/my-sft: model '/models/my-sft': no config.json " \
+        "there and no preset matches" in " ".join(sim.stderr.split()), sim.stderr  # fmt: skip
     assert "give --model with the model's config.json" in " ".join(sim.stderr.split())
     assert not (tmp_path / "runs").exists()  # refused before a study folder was made
