@@ -379,21 +379,32 @@ SHELL_VAR = re.compile(r"\$(?:\{(\w+)(?::?-)?|(\w+)|([@*]))")
 """Where a shell variable starts in a run script's value: `$NAME`, `${NAME}`, `${NAME:-default}` (or `-`), `$@`/`$*`."""
 
 
-def unquoted(line: str) -> Iterator[tuple[int, str]]:
-    """(index, character) of a run script line's characters outside quotes and not escaped: where bash reads
-    syntax (a comment's `#`, a `;` between commands)."""
+def shell_chars(line: str) -> Iterator[tuple[int, str, str]]:
+    """(index, character, where) of each character of a run script line, as bash reads it: where is `""` outside
+    quotes, `'` or `"` inside them, `\\` for an escaped character, and `syntax` for the quote marks and the
+    escaping backslashes themselves."""
     quote, escaped = "", False
     for i, ch in enumerate(line):
         if escaped:
             escaped = False
+            yield i, ch, "\\"
         elif ch == "\\" and quote != "'":
             escaped = True
+            yield i, ch, "syntax"
         elif quote:
+            yield i, ch, "syntax" if ch == quote else quote
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
+            yield i, ch, "syntax"
         else:
-            yield i, ch
+            yield i, ch, ""
+
+
+def unquoted(line: str) -> Iterator[tuple[int, str]]:
+    """(index, character) of a run script line's characters outside quotes and not escaped: where bash reads
+    syntax (a comment's `#`, a `;` between commands)."""
+    return ((i, ch) for i, ch, where in shell_chars(line) if where == "")
 
 
 def without_comment(line: str) -> str:

@@ -149,7 +149,7 @@ def export_cmd(
 def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     """The winner, its settings and what its phases concluded; False (and why) when there is none yet."""
     from autotune.export.winner import export_settings
-    from autotune.study.results import Confirmation, NoWinner, find_winner
+    from autotune.study.results import NoWinner, beaten_line, find_winner
 
     study = load_or_exit(paths, storage)
     try:
@@ -188,7 +188,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
         for line in winner.ablation.lines():
             console.print(f"  {line}", markup=False)
     elif winner.baseline_won:
-        console.print(f"  {Confirmation.beaten(paths, space)}; nothing to ablate", markup=False)
+        console.print(f"  {beaten_line(winner.beaten)}; nothing to ablate", markup=False)
     elif winner.source == "confirmed":
         console.print(
             "  not ablated: every change of the winner ships, none measured alone (a sweep with --confirm 2 or more "
@@ -348,7 +348,7 @@ def write_report_file(paths: StudyPaths, space: Space, out_dir: Path, storage: s
 
 
 def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Space) -> None:  # type: ignore[no-untyped-def]
-    from autotune.study.results import Confirmation, NoWinner, find_winner
+    from autotune.study.results import NoWinner, find_winner
 
     study = load_or_exit(paths, storage)
     try:
@@ -364,8 +364,7 @@ def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Spa
             "ships": w.params,
         }
         if w.ships_baseline:  # it won confirmation (the candidate it beat named), or the ablation sent all back
-            beaten = f" ({Confirmation.beaten(paths, space)})" if w.baseline_won else ""
-            winner["baseline_ships"] = w.why_baseline + beaten
+            winner["baseline_ships"] = w.baseline_ships
     except NoWinner:
         winner = {"winner": None}
     logger.log_summary(study, winner)

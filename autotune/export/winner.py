@@ -34,7 +34,15 @@ from autotune.space.schema import Space
 from autotune.space.stages import NOT_SEARCHED, held_values, systems_values
 from autotune.study.predicted_winner import measure_predicted
 from autotune.study.quality_result import Quality
-from autotune.study.results import Confirmation, NoWinner, Winner, find_winner, why_unconfirmed
+from autotune.study.results import (
+    UNCHECKED,
+    Confirmation,
+    NoWinner,
+    Winner,
+    beaten_line,
+    find_winner,
+    why_unconfirmed,
+)
 from autotune.study.storage import StudyInfo, StudyPaths
 
 NOT_EXPORTED = ("trainer.total_training_steps",)
@@ -186,7 +194,7 @@ def exported(
     if winner.ablation is not None:  # every change that ships, with its measured gain and interval
         header.extend(winner.ablation.lines())
     elif winner.baseline_won:
-        header.append(Confirmation.beaten(paths, space))
+        header.append(beaten_line(winner.beaten))
     if winner.source == "predicted":
         header[1:1] = [
             "PREDICTED, NOT MEASURED: no trial of this study ran; run this config (or "
@@ -204,7 +212,7 @@ def exported(
 def mark_checked(yaml_path: Path, line: str) -> None:
     """The export's header after `export --check` passed: what it found, as its last comment line, and no longer
     "no equivalence check (`export --check` runs it)"."""
-    lines = yaml_path.read_text().replace(" and no equivalence check (`export --check` runs it)", "").splitlines()
+    lines = yaml_path.read_text().replace(UNCHECKED, "").splitlines()
     end = next((i for i, text in enumerate(lines) if not text.startswith("#")), len(lines))
     yaml_path.write_text("\n".join([*lines[:end], f"# {line}", *lines[end:]]) + "\n")
 

@@ -35,7 +35,6 @@ from autotune.study.frames import objective_names, step_frame, trials_frame
 from autotune.study.predicted_winner import PredictedWinner
 from autotune.study.results import (
     Ablation,
-    Confirmation,
     ExplainStep,
     Explanation,
     NoWinner,
@@ -209,8 +208,7 @@ def _baseline_ships(study: optuna.Study, winner: Winner | None, paths: StudyPath
     if winner is None:
         return ""
     if winner.ships_baseline:
-        beaten = f" ({Confirmation.beaten(paths, space)})" if winner.baseline_won else ""
-        return winner.why_baseline + beaten
+        return winner.baseline_ships
     base = baseline_trial(study)
     if winner.source == "sweep" and base is not None and winner.number == base.number:
         return f"the winner is the baseline trial: {why_unconfirmed(study, winner, paths)}"

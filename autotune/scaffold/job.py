@@ -29,6 +29,7 @@ from autotune.adapters.verl_config import (
     defaults_config,
     hydra_value,
     overrides,
+    shell_chars,
     substitute,
     unquoted,
     without_comment,
@@ -97,21 +98,11 @@ _TEXT_DOLLAR = "\x00"
 def _text_dollars(line: str) -> str:
     """The line with each `$` bash does not expand (inside single quotes, or escaped) as `_TEXT_DOLLAR`."""
     out: list[str] = []
-    quote, escaped = "", False
-    for ch in line:
-        if escaped:
-            escaped = False
-            if ch == "$":
-                out[-1] = _TEXT_DOLLAR  # the backslash goes too, as in bash
-                continue
-        elif ch == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            quote = "" if ch == quote else quote
-            ch = _TEXT_DOLLAR if quote == "'" and ch == "$" else ch
-        elif ch in "'\"":
-            quote = ch
-        out.append(ch)
+    for _, ch, where in shell_chars(line):
+        if ch == "$" and where == "\\":
+            out[-1] = _TEXT_DOLLAR  # its backslash goes too, as in bash
+        else:
+            out.append(_TEXT_DOLLAR if ch == "$" and where == "'" else ch)
     return "".join(out)
 
 

@@ -81,6 +81,10 @@ def shape_from_hf(raw: dict[str, Any]) -> Shape:
     )
 
 
+ARCHITECTURE = ("num_attention_heads", "hidden_size", "intermediate_size", "num_hidden_layers", "vocab_size")
+"""The numbers of a Hugging Face config.json the cost model cannot do without (whole numbers above 0)."""
+
+
 def _read_shape(config: Path) -> Shape:
     """A model's shape from its Hugging Face config.json; ValueError naming the file and what it lacks."""
     try:
@@ -89,15 +93,13 @@ def _read_shape(config: Path) -> Shape:
         raise ValueError(f"{config}: not a readable JSON file ({exc})") from None
     if not isinstance(raw, dict):
         raise ValueError(f"{config}: not a model's config.json (a JSON object with its architecture's numbers)")
-    missing = [k for k in ("num_attention_heads", "hidden_size", "intermediate_size", "num_hidden_layers",
-                           "vocab_size") if k not in raw]  # fmt: skip
+    missing = [k for k in ARCHITECTURE if k not in raw]
     if missing:
         raise ValueError(
             f"{config}: no {', '.join(f'`{k}`' for k in missing)}; give the config.json of the model's Hugging Face "
             "checkpoint (a decoder's has them)"
         )
-    numbers = ("num_attention_heads", "hidden_size", "intermediate_size", "num_hidden_layers", "vocab_size")
-    wrong = [k for k in numbers if not (isinstance(raw[k], int) and not isinstance(raw[k], bool) and raw[k] > 0)]
+    wrong = [k for k in ARCHITECTURE if not (isinstance(raw[k], int) and not isinstance(raw[k], bool) and raw[k] > 0)]
     if wrong:
         raise ValueError(
             f"{config}: {', '.join(f'`{k}`: {raw[k]!r}' for k in wrong)}: each must be a whole number above 0"

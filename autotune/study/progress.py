@@ -68,9 +68,9 @@ class SweepProgress:
     def know_best(self, trials: list[optuna.trial.FrozenTrial]) -> None:
         """The study's best so far from a snapshot of its trials: another worker's too (each worker's lines said its
         own best, 275.9, while the study's was 512.2)."""
-        values = [  # the stored outcome read directly: this runs before each of a simulated sweep's hundreds
-            t.values[0] for t in trials if t.values and t.user_attrs.get("outcome") == "complete"
-        ]
+        from autotune.trial.record import outcome_of
+
+        values = [t.values[0] for t in trials if t.values and outcome_of(t) == "complete"]
         for value in (v for v in values if not math.isnan(v)):
             if self.best is None or self.sign * value > self.sign * self.best:
                 self.best = value

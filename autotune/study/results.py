@@ -172,18 +172,6 @@ class Confirmation(Conclusion):
         eligible = [r for r in self.candidates.values() if r.eligible]
         return max(eligible, key=lambda r: sign * r.mean) if eligible else None
 
-    @classmethod
-    def beaten(cls, paths: StudyPaths, space: Space) -> str:
-        """When the baseline won confirmation: the best candidate it beat, as measured there."""
-        confirmation = cls.read(paths)
-        best = confirmation.best_candidate(space.objectives[0].direction == "maximize") if confirmation else None
-        if best is None:
-            return "no candidate qualified in confirmation"
-        return (
-            f"the best confirmed candidate, #{best.number}, measured ×{best.speedup_geomean:.3f} "
-            f"{interval(best.speedup_low, best.speedup_high)} of the baseline over {best.rounds} rounds"
-        )
-
     def to_json(self) -> dict[str, Any]:
         rows = {}
         for number, row in self.candidates.items():
@@ -547,9 +535,11 @@ def current_explanation(study: optuna.Study, paths: StudyPaths, space: Space) ->
     return current, null_for_nan(current.to_json()) != null_for_nan(stored.to_json())
 
 
+UNCHECKED = " and no equivalence check (`export --check` runs it)"
+"""How UNCONFIRMED ends; a passing `export --check` takes it out of the export's header."""
 UNCONFIRMED = (
     "not confirmed (no confirmation ran: --confirm 0, or the sweep was cut short): one run of each configuration, "
-    "so its speedup may be the machine's noise; no ablation and no equivalence check (`export --check` runs it)"
+    "so its speedup may be the machine's noise; no ablation" + UNCHECKED
 )
 """Said by `best` and in the export's header when a real sweep's winner is its best single run."""
 
@@ -575,6 +565,16 @@ def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> s
     if base is None or winner.number != base.number or len(counted_trials) != 1:
         return UNCONFIRMED
     return BASELINE_ONLY if Quality.read(paths) is not None else ONLY_BASELINE
+
+
+def beaten_line(best: ConfirmedCandidate | None) -> str:
+    """When the baseline won confirmation: the best candidate it beat, as measured there."""
+    if best is None:
+        return "no candidate qualified in confirmation"
+    return (
+        f"the best confirmed candidate, #{best.number}, measured ×{best.speedup_geomean:.3f} "
+        f"{interval(best.speedup_low, best.speedup_high)} of the baseline over {best.rounds} rounds"
+    )
 
 
 def intervals_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool | None:
@@ -607,6 +607,8 @@ class Winner:
     credited: PredictedWinner | None = None
     """A simulated winner's changes as the cost model credits them: when present, `params` are what it ships
     and `speedup` its predicted speedup over the baseline."""
+    beaten: ConfirmedCandidate | None = None
+    """When the baseline won confirmation: the best candidate it beat (`Confirmation.best_candidate`)."""
 
     @property
     def one_round(self) -> bool:
@@ -650,6 +652,11 @@ class Winner:
         return "the ablation sent every change back: the baseline's systems values ship" if self.ships_baseline else ""
 
     @property
+    def baseline_ships(self) -> str:
+        """`why_baseline` with the candidate the baseline beat, when it won confirmation (the report, wandb)."""
+        return self.why_baseline + (f" ({beaten_line(self.beaten)})" if self.baseline_won else "")
+
+    @property
     def ships_less(self) -> bool:
         """The ablation sent a change (one that acts here, or every change) back to baseline: `value` and the
         confirmed figures are the whole winner's, measured in confirmation, not what ships (`speedup` is what
@@ -662,9 +669,10 @@ class Winner:
 
 def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
     """The one rule for the winner: confirmation's, else the best feasible trial on the first objective."""
+    maximize = space.objectives[0].direction == "maximize"
     confirmation = Confirmation.read(paths)
     if confirmation is not None:
-        confirmation = confirmation.decided(space.objectives[0].direction == "maximize")
+        confirmation = confirmation.decided(maximize)
     base = baseline_trial(study)
     if confirmation is not None and confirmation.winner is not None:
         row = confirmation.candidates[confirmation.winner]
@@ -691,6 +699,7 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
             (row.speedup_min, row.speedup_max),
             row,
             confirmation.row(confirmation.baseline),
+            beaten=confirmation.best_candidate(maximize) if confirmation.baseline_won else None,
         )
     best = best_trial(study, [o.direction for o in space.objectives])
     if best is None:

@@ -211,7 +211,7 @@ def _confirm_ablate_check(
     from rich.markup import escape
 
     from autotune.study.result_files import ResultsFileError
-    from autotune.study.results import Ablation, Confirmation
+    from autotune.study.results import Ablation, Confirmation, beaten_line
     from autotune.study.storage import baseline_trial
     from autotune.sweep.ablation import run_ablation
     from autotune.sweep.confirmation import run_confirmation, top_candidates
@@ -246,7 +246,7 @@ def _confirm_ablate_check(
     if confirmation.baseline_won:  # nothing to ablate; the equivalence check has nothing to compare
         progress.note(
             f"[yellow]no confirmed candidate beat the baseline: the baseline's systems values ship "
-            f"({escape(Confirmation.beaten(opts.paths, opts.space))})[/]"
+            f"({escape(beaten_line(confirmation.best_candidate(opts.space.objectives[0].direction == 'maximize')))})[/]"
         )
     elif opts.ablate > 0:
         ablation = kept(Ablation.read) if reused else None
