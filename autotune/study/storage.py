@@ -16,6 +16,7 @@ import contextlib
 import copy
 import dataclasses
 import fcntl
+import functools
 import json
 import sqlite3
 import warnings
@@ -57,6 +58,37 @@ def _sqlite_commit_without_fsync(connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on a file, between processes and threads of one machine (flock, released by a killed process)."""
+    with path.open("a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+class SQLiteStorage(RDBStorage):
+    """Optuna's RDB storage on an SQLite file, with each trial state change done under a lock beside the file.
+
+    Optuna reads a trial's state, then writes the new one. A server database locks the row it read (SELECT FOR
+    UPDATE); SQLite ignores that, and Python's sqlite3 does not even begin the transaction before the write, so
+    two workers asking at once both found the queued baseline WAITING and both ran it as trial 0, and the second
+    to finish died telling Optuna "Trial#0 has already finished" (a CI run; optuna issue 4002). Two workers
+    failing one stale trial could queue two retries the same way. Under the lock the second finds the state the
+    first wrote: the trial is no longer WAITING (Optuna gives the next one) or already finished (skipped).
+    SQLite's own locks cannot do it: Optuna holds two connections at once while it opens a storage."""
+
+    def __init__(self, url: str, lock_path: Path, **kwargs: Any) -> None:
+        self.state_lock = lock_path
+        super().__init__(url, **kwargs)
+
+    def set_trial_state_values(self, trial_id: int, state: TrialState, values: Any = None) -> bool:
+        with locked(self.state_lock):
+            return super().set_trial_state_values(trial_id, state, values)
 
 
 class StudyNameError(ValueError):
@@ -131,12 +163,8 @@ class StudyPaths:
     def lock(self) -> Iterator[None]:
         """An exclusive lock on this study's folder (serialises set-up between local workers)."""
         self.root.mkdir(parents=True, exist_ok=True)
-        with (self.root / ".lock").open("w") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
+        with locked(self.root / ".lock"):
+            yield
 
     @contextlib.contextmanager
     def finishing(self, note: Callable[[str], None]) -> Iterator[None]:
@@ -177,6 +205,7 @@ def open_storage(url: str) -> RDBStorage:
     Raises StorageError (never a driver's traceback) for a URL that cannot be opened.
     """
     kwargs: dict[str, Any] = {}
+    storage: Callable[..., RDBStorage] = RDBStorage
     if url.startswith("sqlite"):
         kwargs["engine_kwargs"] = {"connect_args": {"timeout": 60}}
         database = _sqlite_database(url)
@@ -189,9 +218,11 @@ def open_storage(url: str) -> RDBStorage:
             raise StorageError(
                 f"--storage {url}: {database} is a folder; name a database file in it ({database}/study.db)"
             )
+        if database:
+            storage = functools.partial(SQLiteStorage, lock_path=Path(database + ".lock").absolute())
     for attempt in range(3):
         try:
-            return RDBStorage(
+            return storage(
                 url,
                 heartbeat_interval=HEARTBEAT_S,
                 grace_period=GRACE_S,

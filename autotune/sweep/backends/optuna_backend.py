@@ -97,9 +97,12 @@ class OptunaBackend(Backend):
             if not any(is_baseline(t) for t in running_trials(study)):
                 return
             time.sleep(1.0)
+            optuna.storages.fail_stale_trials(study)  # its worker may have died meanwhile
 
     def run_one(self, study: optuna.Study, trial: Trial, done: int, snapshot: list[FrozenTrial]) -> None:
-        set_worker(trial, this_worker())
+        set_worker(trial, this_worker())  # first: a trial waiting below without a worker would look abandoned
+        if not is_baseline(trial):  # both saw the baseline queued and the other worker took it: it finishes first
+            self.wait_for_baseline(study)
         params = suggest(trial, self.opts.space, self.defaults)
         copy_of = self.finished_duplicate(study, trial, params, snapshot)
         if copy_of is not None:

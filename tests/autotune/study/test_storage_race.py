@@ -21,3 +21,51 @@ def test_four_processes_opening_one_new_database_at_once_all_get_it(tmp_path):
         for proc in procs:
             _, err = proc.communicate(timeout=120)
             assert proc.returncode == 0, err[-1000:]
+
+
+ASK_AT_ONCE = """
+import sys, time
+import optuna
+from autotune.study.storage import open_storage
+
+url, start, rounds = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+study = optuna.load_study(study_name="s", storage=open_storage(url))
+for k in range(rounds):
+    while time.time() < start + 0.1 * k:  # both workers ask at the same moments
+        time.sleep(0.001)
+    print(study.ask().number, flush=True)
+"""
+
+
+def test_two_workers_asking_at_once_never_take_the_same_queued_trial(tmp_path):
+    # the queued baseline ran twice as trial 0 in a CI run (the second worker died telling Optuna); without
+    # the lock around state changes most rounds gave both workers the same trial here
+    import time
+
+    import optuna
+
+    from autotune.study.storage import open_storage
+
+    url, rounds = f"sqlite:///{tmp_path / 'study.db'}", 30
+    study = optuna.create_study(study_name="s", storage=open_storage(url))
+    for k in range(2 * rounds):
+        study.enqueue_trial({"x": float(k)})
+    start = time.time() + 4  # both have imported and opened the storage by then
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", ASK_AT_ONCE, url, str(start), str(rounds)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        for _ in range(2)
+    ]
+    taken = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err[-1000:]
+        taken.append([int(n) for n in out.split()])
+    assert len(taken[0]) == len(taken[1]) == rounds
+    assert not set(taken[0]) & set(taken[1]), "a queued trial was given to both workers"
+    assert sorted(taken[0] + taken[1]) == list(range(2 * rounds))

@@ -43,6 +43,14 @@ def test_two_workers_share_one_study_without_duplicates(tmp_path):
     assert len(finished) == 6
     assert len({t.number for t in finished}) == 6
     assert sum(1 for t in finished if t.user_attrs.get("baseline")) == 1
+    # the baseline ran once (a CI run had both workers take the queued baseline as trial 0) and first: every
+    # other trial's limits compare with it, so a worker that lost it to the other waits for it before its own
+    base = next(t for t in finished if t.user_attrs.get("baseline"))
+    assert base.number == 0 and base.datetime_complete is not None
+    for t in finished:
+        if t.number != 0 and "duplicate_of" not in t.user_attrs:
+            begun = (Path(t.user_attrs["dir"]) / "config.yaml").stat().st_mtime
+            assert begun >= base.datetime_complete.timestamp() - 0.05, (t.number, begun, base.datetime_complete)
     executed = [t for t in finished if "duplicate_of" not in t.user_attrs]
     configs = [json.dumps(t.params, sort_keys=True) for t in executed]
     assert len(configs) == len(set(configs)), "a configuration was run twice"
@@ -61,7 +69,6 @@ def test_two_workers_share_one_study_without_duplicates(tmp_path):
     ]
     assert completes and all(" vs baseline" in line for line in completes), outputs
     # and each says the study's best so far, the other worker's trials too (each said its own: 275.9 beside 512.2)
-    base = next(t for t in finished if t.user_attrs.get("baseline"))
     if base.user_attrs.get("outcome") == "complete":
         bests = [float(m.group(1)) for line in completes for m in [re.search(r", best ([\d.e+]+) \|", line)] if m]
         assert bests and all(b >= float(f"{base.values[0]:.4g}") for b in bests), (base.values, completes)
