@@ -230,9 +230,16 @@ def trial_monitor(space: Space, trial: Trial, also: Monitor | None = None) -> Mo
 
 def tell_outcome(
     study: optuna.Study, trial: Trial, space: Space, record: TrialRecord, objectives: list[float] | None
-) -> None:
-    """Record a trial's outcome on it and tell the sampler (the rules in this module's docstring)."""
-    record.save(trial, TrialRecord.RESULT)
+) -> bool:
+    """Record a trial's outcome on it and tell the sampler (the rules in this module's docstring).
+
+    False (nothing recorded) when the trial had already ended: another worker saw no heartbeat from it for
+    GRACE_S seconds (a suspended laptop, a stalled disk), failed it and queued it again. This was a traceback
+    that ended the worker; the queued retry runs the configuration again."""
+    try:
+        record.save(trial, TrialRecord.RESULT)
+    except optuna.exceptions.UpdateFinishedTrialError:
+        return False
     result, reason = record.outcome, record.reason
     if result in SCORED and objectives and not any(map(math.isnan, objectives)):
         set_constraints(trial, space, record.violations, None)
@@ -246,6 +253,7 @@ def tell_outcome(
         study.tell(trial, penalty(study, space))
     else:
         study.tell(trial, state=TrialState.FAIL)
+    return True
 
 
 def tell_reused(study: optuna.Study, trial: Trial, space: Space, source: FrozenTrial) -> None:

@@ -18,7 +18,7 @@ import optuna
 from optuna.trial import FrozenTrial, Trial, TrialState
 
 from autotune.space.sampling import suggest
-from autotune.study.storage import baseline_trial, counted, running_trials
+from autotune.study.storage import GRACE_S, baseline_trial, counted, running_trials
 from autotune.sweep.backends.base import Backend, BackendOptions, register
 from autotune.sweep.backends.lifecycle import (
     Heartbeat,
@@ -134,7 +134,12 @@ class OptunaBackend(Backend):
                 on_start=lambda pgid: set_worker(trial, this_worker(pgid)),
                 fidelity=self.opts.fidelity,
             )
-        tell_outcome(study, trial, space, evaluation.record(), evaluation.objectives)
+        if not tell_outcome(study, trial, space, evaluation.record(), evaluation.objectives):
+            self.progress.note(
+                f"[yellow]trial #{trial.number} was ended by another worker while it ran (no heartbeat from it for "
+                f"{GRACE_S} s) and queued again: its result here is dropped, and the retry runs it again[/]"
+            )
+            return
         self.progress.know_baseline(study)  # another worker may have run it
         self.progress.finished(done + 1, trial.number, evaluation, time.monotonic() - started, baseline)
 

@@ -168,3 +168,24 @@ def test_cmaes_refuses_several_objectives_and_the_cli_names_the_sampler(tmp_path
     assert "cmaes` optimises one objective" in proc.stderr and "(--sampler)" in proc.stderr
     proc = autotune("run", "--space", str(path), "--sampler", "annealing", "--runs-dir", str(tmp_path / "runs"))
     assert proc.returncode == 2 and "--sampler must be one of tpe, gp, cmaes" in proc.stderr  # the flag, not the file
+
+
+def test_an_outcome_for_a_trial_another_worker_already_failed_is_dropped_not_a_traceback(tmp_path):
+    """Another worker that saw no heartbeat from a trial for the grace period fails it and queues it again; its
+    own worker, finishing later, died with "Trial#0 has already finished and can not be updated"."""
+    from autotune.study.storage import open_storage
+    from autotune.sweep.backends.lifecycle import trial_id
+
+    space = load_space("fsdp3d", device="cpu")
+    storage = open_storage(f"sqlite:///{tmp_path / 'study.db'}")
+    study = optuna.create_study(study_name="s", storage=storage, direction="maximize")
+    trial = study.ask()
+    tid = trial_id(storage, "s", trial.number)
+    assert storage.set_trial_state_values(tid, state=TrialState.FAIL)  # the other worker's stale-trial check
+    record = TrialRecord(outcome="complete", key_metrics={"throughput": 5.0})
+    assert tell_outcome(study, trial, space, record, [5.0]) is False
+    ended = study.get_trials()[0]
+    assert ended.state == TrialState.FAIL and "outcome" not in ended.user_attrs
+    fresh = study.ask()
+    assert tell_outcome(study, fresh, space, record, [5.0]) is True
+    assert study.get_trials()[1].state == TrialState.COMPLETE
