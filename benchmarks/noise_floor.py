@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from autotune.adapters import get_adapter  # noqa: E402
 from autotune.space.loader import load_space  # noqa: E402
-from autotune.study.results import gain_interval  # noqa: E402
+from autotune.study.ratios import gain_interval  # noqa: E402
 from autotune.sweep.explain import configure  # noqa: E402
 from autotune.trial.evaluation import evaluate  # noqa: E402
 from autotune.trial.scoring import series  # noqa: E402

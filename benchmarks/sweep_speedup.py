@@ -39,7 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autotune.report.data import memory_metric  # noqa: E402
-from autotune.study.results import Confirmation, ConfirmedCandidate, Explanation  # noqa: E402
+from autotune.study.ablation_result import Explanation  # noqa: E402
+from autotune.study.confirmation_result import Confirmation, ConfirmedCandidate  # noqa: E402
 from autotune.study.storage import StudyPaths, counted, load_study  # noqa: E402
 
 RECIPE = {"speedup": 1.4, "memory_ratio": 1.2, "kl": 0.05}

@@ -54,8 +54,9 @@ def explain_cmd(
     interleaved rounds, each step's gain against the step before. Knobs equal to the baseline or
     inert here are not run.
     """
+    from autotune.study.ablation_result import Explanation
     from autotune.study.progress import SweepProgress
-    from autotune.study.results import Explanation, current_explanation
+    from autotune.study.results import current_explanation
     from autotune.sweep.explain import ExplainError, ExplainOptions, explain
 
     paths = StudyPaths(runs_dir, study)

@@ -149,7 +149,8 @@ def export_cmd(
 def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     """The winner, its settings and what its phases concluded; False (and why) when there is none yet."""
     from autotune.export.winner import export_settings
-    from autotune.study.results import NoWinner, beaten_line, find_winner
+    from autotune.study.confirmation_result import beaten_line
+    from autotune.study.results import NoWinner, find_winner
 
     study = load_or_exit(paths, storage)
     try:
@@ -252,7 +253,8 @@ def say_unfinished(study: optuna.Study, winner: Winner | None = None, alone_said
 def _say_why_not_confirmed(study: optuna.Study, paths: StudyPaths, winner: Winner) -> bool:
     """A sweep winner: no confirmation ran, or none of its candidates stayed inside the limits on its round
     averages. Say so, and what this trial's confirmation rounds measured. True when it said the baseline ran alone."""
-    from autotune.study.results import BASELINE_ONLY, ONLY_BASELINE, Confirmation, why_unconfirmed
+    from autotune.study.confirmation_result import Confirmation
+    from autotune.study.results import BASELINE_ONLY, ONLY_BASELINE, why_unconfirmed
 
     if winner.source != "sweep":
         return False

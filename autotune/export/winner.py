@@ -32,17 +32,10 @@ from autotune.space.freeze import inert_params
 from autotune.space.sampling import trial_config
 from autotune.space.schema import Space
 from autotune.space.stages import NOT_SEARCHED, held_values, systems_values
+from autotune.study.confirmation_result import Confirmation, beaten_line
 from autotune.study.predicted_winner import measure_predicted
 from autotune.study.quality_result import Quality
-from autotune.study.results import (
-    UNCHECKED,
-    Confirmation,
-    NoWinner,
-    Winner,
-    beaten_line,
-    find_winner,
-    why_unconfirmed,
-)
+from autotune.study.results import UNCHECKED, NoWinner, Winner, find_winner, why_unconfirmed
 from autotune.study.storage import StudyInfo, StudyPaths
 
 NOT_EXPORTED = ("trainer.total_training_steps",)

@@ -31,18 +31,10 @@ from autotune.report.importance import (  # noqa: F401  (re-exported: the report
 )
 from autotune.space.freeze import inert_params
 from autotune.space.schema import Space
+from autotune.study.ablation_result import Ablation, ExplainStep, Explanation
 from autotune.study.frames import objective_names, step_frame, trials_frame
 from autotune.study.predicted_winner import PredictedWinner
-from autotune.study.results import (
-    Ablation,
-    ExplainStep,
-    Explanation,
-    NoWinner,
-    Winner,
-    current_explanation,
-    find_winner,
-    why_unconfirmed,
-)
+from autotune.study.results import NoWinner, Winner, current_explanation, find_winner, why_unconfirmed
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial
 from autotune.trial.record import TrialRecord, read_rows
 from autotune.trial.scoring import resolve_metric

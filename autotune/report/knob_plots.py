@@ -12,8 +12,9 @@ import plotly.graph_objects as go
 from autotune.names import short_labels
 from autotune.report import data
 from autotune.report.page import Page, table_html
+from autotune.study.ablation_result import Ablation, Explanation
 from autotune.study.predicted_winner import PredictedWinner, measure_predicted
-from autotune.study.results import Ablation, Explanation, interval, short_value
+from autotune.study.ratios import interval, short_value
 
 
 def parallel_section(page: Page, frame: pd.DataFrame, objective: str) -> None:

@@ -18,7 +18,7 @@ from plotly.subplots import make_subplots
 from autotune.report.page import Page, table_html
 from autotune.space.schema import Space
 from autotune.study.quality_result import Quality
-from autotune.study.results import short_value
+from autotune.study.ratios import short_value
 from autotune.study.storage import StudyPaths
 from autotune.trial.learning import Curve, moving_means
 from autotune.trial.record import read_rows

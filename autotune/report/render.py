@@ -17,9 +17,9 @@ import plotly.graph_objects as go
 from autotune.report import data
 from autotune.report.knob_plots import ablation_section, importance_section, minimal_winner_section, parallel_section
 from autotune.report.page import Page, fmt, table_html
+from autotune.study.ablation_result import Ablation, Explanation
 from autotune.study.predicted_winner import PredictedWinner
 from autotune.study.quality_result import Quality
-from autotune.study.results import Ablation, Explanation
 
 __all__ = ["Page", "ablation_section", "importance_section", "minimal_winner_section", "parallel_section", "render"]
 

@@ -3,17 +3,11 @@
 
 from __future__ import annotations
 
+from autotune.study.ablation_result import ExplainStep, Explanation
+from autotune.study.confirmation_result import Confirmation, ConfirmedCandidate
 from autotune.study.progress import SweepProgress
 from autotune.study.result_files import ResultsFileError
-from autotune.study.results import (
-    Confirmation,
-    ConfirmedCandidate,
-    ExplainStep,
-    Explanation,
-    NoWinner,
-    Winner,
-    find_winner,
-)
+from autotune.study.results import NoWinner, Winner, find_winner
 from autotune.study.storage import StudyInfo, StudyNotFound, StudyPaths, baseline_trial, load_study, stored_space
 
 __all__ = [

@@ -9,8 +9,8 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from autotune.study.ratios import LEVEL, short_value
 from autotune.study.result_files import Conclusion, build_from, fields_of
-from autotune.study.results import LEVEL, short_value
 from autotune.study.storage import StudyPaths
 
 

@@ -4,7 +4,7 @@
     runs/<study>/space.json        the space that ran (resolved: --trainer, freezing), as data
     runs/<study>/space.yaml        the space file's text, as the user wrote it
     runs/<study>/trials/0007/      config.yaml, env, command, metrics.jsonl, stdout.log, stderr.log, outcome.json
-    runs/<study>/confirm/          confirmation re-runs (what they concluded: `autotune.study.results`)
+    runs/<study>/confirm/          confirmation re-runs (what they concluded: `autotune.study.confirmation_result`)
 
 Each trial carries its `TrialRecord` (autotune.trial.record) as user attributes, and the study its
 `StudyInfo`. Report, export and `trials` read only the storage and these folders.

@@ -29,7 +29,7 @@ travels with it (`explain.knobs`). Leave-one-out reads each knob's gain in the p
 others: two knobs that each give the same gain alone would both look redundant; the reduced
 configuration's own measurement against the baseline is what ships, so such a loss shows there.
 
-The result is an `Ablation` (study/results.py), written to `runs/<study>/ablation.json` and read by
+The result is an `Ablation` (study/ablation_result.py), written to `runs/<study>/ablation.json` and read by
 `find_winner`, so `best`, `export` and the report ship and show the minimal winner.
 
     runs/<study>/ablation/r<round>-<stem>/    the rounds (base, winner, without-<knob>)
@@ -51,18 +51,10 @@ from autotune.adapters.base import TrainerAdapter
 from autotune.export.winner import sweep_device
 from autotune.space.freeze import inert_params
 from autotune.space.schema import Space
+from autotune.study.ablation_result import AblatedKnob, Ablation, AblationVerdict
+from autotune.study.confirmation_result import Confirmation, ConfirmedSpeedup
 from autotune.study.progress import SweepProgress
-from autotune.study.results import (
-    LEVEL,
-    AblatedKnob,
-    Ablation,
-    AblationVerdict,
-    Confirmation,
-    ConfirmedSpeedup,
-    Ratios,
-    gain_interval,
-    intervals_overlap,
-)
+from autotune.study.ratios import LEVEL, Ratios, gain_interval, intervals_overlap
 from autotune.study.storage import StudyPaths, baseline_trial
 from autotune.sweep.confirmation import Candidate, compare, finish_kept, kept_key, measure_interleaved, start_kept
 from autotune.sweep.explain import Knob, configure, knobs

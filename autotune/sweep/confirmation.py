@@ -1,10 +1,10 @@
 """Confirmation: re-run the top-k configurations and the baseline, interleaved, and pick the winner
-on the confirmed mean.
+on its confirmed speedup over the baseline's rounds beside it.
 
 A sweep's ranking is one noisy measurement per configuration; on a shared machine the noise
 drifts over time. Re-running every candidate once per round, in a rotated order, and comparing
 each with the baseline of the same round, gives a speedup with a spread that drift does not bias.
-The result is a `Confirmation` (study/results.py), written to `runs/<study>/confirmation.json` and
+The result is a `Confirmation` (study/confirmation_result.py), written to `runs/<study>/confirmation.json` and
 read by `best`, `export` and the report. Each run keeps its result as it finishes (`KEPT`): a
 confirmation cut short goes on from its finished rounds (`start_kept`), a finished one's are not
 reused (`finish_kept`); the ablation and explain keep theirs the same way.
@@ -26,8 +26,9 @@ import optuna
 
 from autotune.adapters.base import TrainerAdapter
 from autotune.space.schema import Space
+from autotune.study.confirmation_result import Confirmation, ConfirmedCandidate
 from autotune.study.progress import SweepProgress
-from autotune.study.results import Confirmation, ConfirmedCandidate, Ratios, gain_interval
+from autotune.study.ratios import Ratios, gain_interval
 from autotune.study.storage import StudyPaths, baseline_trial, feasible_trials
 from autotune.trial.evaluation import evaluate
 from autotune.trial.record import TrialRecord, is_baseline
@@ -231,8 +232,8 @@ def compare(c: Candidate, ref: Candidate) -> Ratios:
 def summarize(
     candidates: list[Candidate], baseline_number: int, maximize: bool, space: Space | None = None
 ) -> Confirmation:
-    """Every candidate's rounds against the baseline's, and the winner (`Confirmation.decide`: the
-    best confirmed mean among eligible candidates).
+    """Every candidate's rounds against the baseline's, and the winner (`Confirmation.decide`: the eligible
+    candidate with the best speedup over the baseline's rounds, when it beats the baseline).
 
     With `space` (and per-round limit values), a candidate is eligible when it finished its steps in
     every round and its limit values *averaged over the rounds* are inside the limits (ratio limits

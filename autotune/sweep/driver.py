@@ -210,8 +210,9 @@ def _confirm_ablate_check(
     (on a GPU each is minutes to hours). Deleting the result file measures it again."""
     from rich.markup import escape
 
+    from autotune.study.ablation_result import Ablation
+    from autotune.study.confirmation_result import Confirmation, beaten_line
     from autotune.study.result_files import ResultsFileError
-    from autotune.study.results import Ablation, Confirmation, beaten_line
     from autotune.study.storage import baseline_trial
     from autotune.sweep.ablation import run_ablation
     from autotune.sweep.confirmation import run_confirmation, top_candidates

@@ -21,7 +21,7 @@ whatever is left as one final step, and `select_repeats` sets the rounds of the 
 
     runs/<study>/explain/order<k>/r<round>-<knob>/   ordering runs of step k
     runs/<study>/explain/path/r<round>-p<i>/         the path measured (p0 = the baseline)
-    runs/<study>/explain.json                        the path, an `Explanation` (study/results.py), read by
+    runs/<study>/explain.json                        the path, an `Explanation` (study/ablation_result.py), read by
                                                      `autotune explain` and the report
 
 Each run keeps its result in its folder (`kept.json`) as it finishes: an explain cut short (Ctrl-C, a
@@ -47,15 +47,11 @@ from autotune.names import short_labels
 from autotune.space.freeze import inert_params
 from autotune.space.sampling import FixedSuggester, suggest
 from autotune.space.schema import Space
+from autotune.study.ablation_result import ExplainStep, Explanation
+from autotune.study.confirmation_result import Confirmation
 from autotune.study.progress import SweepProgress
-from autotune.study.results import (
-    Confirmation,
-    ExplainStep,
-    Explanation,
-    NoWinner,
-    find_winner,
-    short_value,
-)
+from autotune.study.ratios import short_value
+from autotune.study.results import NoWinner, find_winner
 from autotune.study.storage import StudyPaths, baseline_trial
 from autotune.sweep.confirmation import Candidate, compare, kept_key, measure_interleaved
 from autotune.trial.record import TrialRecord

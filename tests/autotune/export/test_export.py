@@ -14,7 +14,7 @@ from autotune.adapters import get_adapter
 from autotune.adapters.verl_config import ENV_PREFIX
 from autotune.export import ExportError, export, export_settings
 from autotune.export.winner import NOT_EXPORTED
-from autotune.study.results import Confirmation, ConfirmedCandidate
+from autotune.study.confirmation_result import Confirmation, ConfirmedCandidate
 from autotune.study.storage import StudyInfo, StudyPaths, load_study, storage_url, stored_space
 from autotune.sweep.backends.lifecycle import create_or_load
 from tests.autotune.conftest import autotune, simulated_study

@@ -15,18 +15,11 @@ from autotune.adapters import get_adapter
 from autotune.report import data
 from autotune.space.loader import load_space
 from autotune.space.stages import throughput_stage
+from autotune.study.ablation_result import AblatedKnob, Ablation
+from autotune.study.confirmation_result import Confirmation, ConfirmedCandidate, ConfirmedSpeedup
 from autotune.study.progress import SweepProgress
-from autotune.study.results import (
-    AblatedKnob,
-    Ablation,
-    Confirmation,
-    ConfirmedCandidate,
-    ConfirmedSpeedup,
-    Ratios,
-    find_winner,
-    gain_interval,
-    intervals_overlap,
-)
+from autotune.study.ratios import Ratios, gain_interval, intervals_overlap
+from autotune.study.results import find_winner
 from autotune.study.storage import StudyPaths, load_study
 from autotune.sweep.ablation import _paired, _undecided, reset, run_ablation, verdict
 from autotune.sweep.confirmation import Candidate
@@ -324,7 +317,8 @@ def test_ablation_rounds_default_to_confirmation_and_refuse_negatives():
 def test_a_winner_whose_ablation_sent_every_change_back_ships_the_baseline_not_one_round():
     """After 2 confirmation and 2 ablation rounds that sent every change back, `best` said "1.00x the baseline (one
     round: no interval)": the shipped speedup is exactly 1 whatever the rounds, and it read equal bounds as one."""
-    from autotune.study.results import AblatedKnob, Winner
+    from autotune.study.ablation_result import AblatedKnob
+    from autotune.study.results import Winner
 
     unity = Ratios(speedup_mean=1.0, speedup_geomean=1.0, speedup_min=1.0, speedup_max=1.0, speedup_std=0.0,
                    speedup_low=1.0, speedup_high=1.0)  # fmt: skip

@@ -116,8 +116,8 @@ def test_with_the_space_limits_are_judged_on_the_round_means():
 def test_the_file_keeps_the_layout_earlier_versions_wrote_and_reads_back(tmp_path):
     """confirmation.json as this version writes it is the layout earlier versions wrote (their files
     load unchanged), and reads back to the same conclusion."""
+    from autotune.study.confirmation_result import Confirmation
     from autotune.study.result_files import ResultsFileError
-    from autotune.study.results import Confirmation
     from autotune.study.storage import StudyPaths
 
     paths = StudyPaths(tmp_path, "s")
@@ -295,3 +295,21 @@ def _wandb_summary(study_dir: Path) -> dict[str, object]:
         if record.WhichOneof("record_type") == "summary":
             said.update({item.key: json.loads(item.value_json) for item in record.summary.update})
     return said
+
+
+def test_candidates_are_ranked_on_the_paired_speedup_the_baseline_is_judged_by():
+    """Ranked on means, a candidate whose one fast round (the baseline's too) outweighed three slow ones came first,
+    then lost to the baseline on its speedup (×0.977), while another candidate measured ×1.087: the baseline shipped.
+    Worked by hand: the speedup is the geometric mean of the per-round ratios."""
+    base = cand(0, [300.0, 300.0, 300.0, 1200.0])  # mean 525
+    one_fast_round = cand(1, [270.0, 270.0, 270.0, 1500.0])  # mean 577.5
+    steady = cand(2, [345.0, 345.0, 345.0, 1100.0])  # mean 533.75
+    result = summarize([base, one_fast_round, steady], 0, maximize=True)
+    assert result.candidates[1].speedup_geomean == pytest.approx((0.9**3 * 1.25) ** 0.25)  # 0.977
+    assert result.candidates[2].speedup_geomean == pytest.approx((1.15**3 * 1100 / 1200) ** 0.25)  # 1.087
+    assert (result.winner, result.baseline_won) == (2, False)
+    higher_mean = cand(3, [310.0, 310.0, 310.0, 1400.0])  # mean 582.5, ×1.065: above steady on means, below paired
+    assert summarize([base, higher_mean, steady], 0, maximize=True).winner == 2
+    # minimised (a step time): the lower speedup ratio ranks first, the same rounds read as times
+    times = [cand(0, [1.0, 1.0, 1.0, 4.0]), cand(1, [1.1, 1.1, 1.1, 3.2]), cand(2, [0.87, 0.87, 0.87, 4.4])]
+    assert summarize(times, 0, maximize=False).winner == 2  # ×0.923 paired; #1 has the lower mean, ×1.016

@@ -12,17 +12,10 @@ import pytest
 
 from autotune.report import data
 from autotune.space.loader import load_space
-from autotune.study.results import (
-    Ablation,
-    Confirmation,
-    ConfirmedCandidate,
-    ConfirmedSpeedup,
-    ExplainStep,
-    Explanation,
-    Ratios,
-    Winner,
-    find_winner,
-)
+from autotune.study.ablation_result import Ablation, ExplainStep, Explanation
+from autotune.study.confirmation_result import Confirmation, ConfirmedCandidate, ConfirmedSpeedup
+from autotune.study.ratios import Ratios
+from autotune.study.results import Winner, find_winner
 from autotune.study.storage import StudyPaths, load_study
 from autotune.sweep.explain import ExplainOptions, configure, knobs, sent_back, summarize_path
 from tests.autotune.conftest import autotune
