@@ -156,16 +156,7 @@ class ConfirmedSpeedup:
 
     @classmethod
     def of(cls, row: ConfirmedCandidate) -> ConfirmedSpeedup:
-        return cls(
-            speedup_geomean=row.speedup_geomean,
-            speedup_low=row.speedup_low,
-            speedup_high=row.speedup_high,
-            speedup_mean=row.speedup_mean,
-            speedup_min=row.speedup_min,
-            speedup_max=row.speedup_max,
-            speedup_std=row.speedup_std,
-            rounds=row.rounds,
-        )
+        return cls.of_ratios(row, row.rounds)
 
 
 def beaten_line(best: ConfirmedCandidate | None) -> str:
