@@ -254,14 +254,14 @@ def _say_why_not_confirmed(study: optuna.Study, paths: StudyPaths, winner: Winne
     """A sweep winner: no confirmation ran, or none of its candidates stayed inside the limits on its round
     averages. Say so, and what this trial's confirmation rounds measured. True when it said the baseline ran alone."""
     from autotune.study.confirmation_result import Confirmation
-    from autotune.study.results import BASELINE_ONLY, ONLY_BASELINE, why_unconfirmed
+    from autotune.study.results import BASELINE_ONLY, ONLY_BASELINE, ONLY_BASELINE_PICKED, why_unconfirmed
 
     if winner.source != "sweep":
         return False
     if Confirmation.read(paths) is None:
         why = why_unconfirmed(study, winner, paths)
         err.print(f"[yellow]  {why}[/]")
-        return why in (BASELINE_ONLY, ONLY_BASELINE)
+        return why in (BASELINE_ONLY, ONLY_BASELINE, ONLY_BASELINE_PICKED)
     row = winner.confirmed
     err.print("[yellow]  confirmation found no candidate inside the limits; this is the sweep's best single run[/]")
     if row is not None:

@@ -77,15 +77,43 @@ ONLY_BASELINE = (
 """Said instead of UNCONFIRMED when the study holds its baseline trial alone and no quality stage ran."""
 
 
+ONLY_BASELINE_PICKED = (
+    "only the baseline ran: the cost model credited no change with enough gain to run it for real "
+    "(`--fidelity real` measures the space's changes)"
+)
+"""ONLY_BASELINE for a multi-fidelity sweep (`--fidelity sim,real`): its real trials are the model's picks, so
+more --trials would run nothing more."""
+
+
+def none_feasible(others: list[optuna.trial.FrozenTrial], study_name: str) -> str:
+    """Said instead of UNCONFIRMED when the baseline won because no other trial was feasible (confirmation needs
+    one): it said "--confirm 0, or the sweep was cut short" and that a 1x "speedup may be the machine's noise"."""
+    outcomes: dict[str, int] = {}
+    for t in others:
+        outcomes[outcome_of(t) or "failed"] = outcomes.get(outcome_of(t) or "failed", 0) + 1
+    counts = ", ".join(f"{n} {what}" for what, n in sorted(outcomes.items()))
+    return (
+        f"no trial besides the baseline finished inside the limits ({counts}), so nothing was confirmed: the baseline's systems "
+        f"values ship (`autotune trials {study_name}` says why each was refused)"
+    )
+
+
 def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> str:
     """What `best` and the export's header say of a winner no confirmation measured."""
     from autotune.study.quality_result import Quality
 
     base = baseline_trial(study)
     counted_trials = [t for t in study.get_trials(deepcopy=False) if counted(t)]
-    if base is None or winner.number != base.number or len(counted_trials) != 1:
+    if base is None or winner.number != base.number:
         return UNCONFIRMED
-    return BASELINE_ONLY if Quality.read(paths) is not None else ONLY_BASELINE
+    others = [t for t in counted_trials if t.number != base.number]
+    if others:
+        return (
+            none_feasible(others, paths.name) if not any(outcome_of(t) == "complete" for t in others) else UNCONFIRMED
+        )
+    if Quality.read(paths) is not None:
+        return BASELINE_ONLY
+    return ONLY_BASELINE_PICKED if StudyInfo.of(study).sim_study else ONLY_BASELINE
 
 
 @dataclass

@@ -1,0 +1,55 @@
+"""What `best`, the export's header and the report say of a winner no confirmation measured, on studies made
+through the same storage and outcome calls a sweep uses (no trainer runs: the outcomes are given)."""
+
+from __future__ import annotations
+
+import optuna
+
+from autotune.space.loader import load_space
+from autotune.study.results import ONLY_BASELINE, ONLY_BASELINE_PICKED, UNCONFIRMED, find_winner, why_unconfirmed
+from autotune.study.storage import StudyInfo, StudyPaths, open_storage
+from autotune.sweep.backends.lifecycle import tell_outcome
+from autotune.trial.record import TrialRecord, baseline_attrs
+
+
+def _study(tmp_path, outcomes: list[tuple[str, float]]) -> tuple[optuna.Study, StudyPaths]:
+    """A study whose trial 0 is the baseline, then one trial per (outcome, throughput)."""
+    space = load_space("fsdp3d", device="cpu")
+    paths = StudyPaths(tmp_path / "runs", "w")
+    paths.root.mkdir(parents=True)
+    study = optuna.create_study(study_name="w", storage=open_storage(f"sqlite:///{paths.db}"), direction="maximize")
+    StudyInfo(objectives=[["perf/throughput", "maximize", "median"]]).save(study, "objectives")
+    for n, (outcome, value) in enumerate([("complete", 500.0), *outcomes]):
+        trial = study.ask()
+        if n == 0:
+            for key, attr in baseline_attrs().items():
+                trial.set_user_attr(key, attr)
+        reason = {"infeasible": "limits", "failed": "oom"}.get(outcome)
+        record = TrialRecord(outcome=outcome, reason=reason, key_metrics={"throughput": value})  # type: ignore[arg-type]
+        tell_outcome(study, trial, space, record, [value])
+    return study, paths
+
+
+def test_a_baseline_that_won_because_nothing_else_kept_the_limits_is_not_called_unconfirmed_noise(tmp_path):
+    """Every other trial broke a limit (or ran out of memory): confirmation had nothing to confirm. It said "no
+    confirmation ran: --confirm 0, or the sweep was cut short ... its speedup may be the machine's noise" of the
+    baseline's own 1x (audit 15 F2)."""
+    space = load_space("fsdp3d", device="cpu")
+    study, paths = _study(tmp_path, [("infeasible", 1000.0), ("infeasible", 1100.0), ("failed", 0.0)])
+    winner = find_winner(study, paths, space)
+    assert winner.number == 0
+    said = why_unconfirmed(study, winner, paths)
+    assert said.startswith("no trial besides the baseline finished inside the limits (1 failed, 2 infeasible)"), said
+    assert "the baseline's systems values ship" in said and "`autotune trials w`" in said
+    assert "noise" not in said and "--confirm 0" not in said
+
+
+def test_a_slower_feasible_trial_leaves_the_baseline_unconfirmed_and_a_lone_baseline_says_so(tmp_path):
+    space = load_space("fsdp3d", device="cpu")
+    study, paths = _study(tmp_path / "a", [("complete", 400.0), ("infeasible", 900.0)])
+    assert why_unconfirmed(study, find_winner(study, paths, space), paths) == UNCONFIRMED  # --confirm 0, or cut short
+    alone, alone_paths = _study(tmp_path / "b", [])
+    assert why_unconfirmed(alone, find_winner(alone, alone_paths, space), alone_paths) == ONLY_BASELINE
+    StudyInfo(sim_study="w-sim").save(alone, "sim_study")  # sim,real: the model picked nothing (audit 15 F6)
+    said = why_unconfirmed(alone, find_winner(alone, alone_paths, space), alone_paths)
+    assert said == ONLY_BASELINE_PICKED and "--trials" not in said and "--fidelity real" in said
