@@ -144,6 +144,29 @@ def test_section_data(mixed):
     )
 
 
+def test_the_checklist_judges_only_the_limits_the_space_sets(mixed):
+    """A space with a KL max of 5 and no comm-share limit read "KL < 5 (alarm > 0.1)" and "comm share < 10%": an
+    alarm it does not have, and a made-up rule that fails a world-2 winner at its usual 55% (audit 15 F5)."""
+    from autotune.space.schema import Limit
+
+    _, _, space, _ = mixed
+    kl, comm, memory, mfu = 0.016, 0.55, 1.1, 0.04
+    only_kl = dataclasses.replace(space, limits=[Limit(metric="actor/kl_loss", reducer="last", max=5.0)])
+    checks = {c.name: c for c in data.health_checks(only_kl, kl, comm, memory, mfu, on_gpu=False)}
+    assert (checks["KL to reference"].rule, checks["KL to reference"].passed) == ("< 5", True)
+    for name in ("comm share", "memory vs baseline"):
+        assert checks[name].rule == data.NO_LIMIT and checks[name].passed is None, checks[name]
+    limited = [
+        Limit(metric="actor/kl_loss", reducer="last", max=0.01, alarm_above=0.1),
+        Limit(metric="perf/comm_share", reducer="median", max=0.5),
+        Limit(metric="memory", reducer="max", max_ratio_to_baseline=1.2),
+    ]
+    checks = {c.name: c for c in data.health_checks(dataclasses.replace(space, limits=limited), kl, comm, memory, mfu)}
+    assert (checks["KL to reference"].rule, checks["KL to reference"].passed) == ("< 0.01 (alarm > 0.1)", False)
+    assert (checks["comm share"].rule, checks["comm share"].passed) == ("< 50%", False)
+    assert (checks["memory vs baseline"].rule, checks["memory vs baseline"].passed) == ("< 1.2×", True)
+
+
 def test_report_opens_in_chromium_without_errors_and_renders_every_plot(mixed):
     study, paths, space, tmp = mixed
     with warnings.catch_warnings():
