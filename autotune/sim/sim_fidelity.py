@@ -111,8 +111,14 @@ class CostModelFidelity(Fidelity):
             said = f"the calibration ({cal.get('source', '?')}" + (
                 f" of study {cal['study']}" if cal.get("study") else ""
             )
-            said += f"): median step-time error {float(cal['fit_error_median']):.1%} on its own trials (in sample)"
-            if cal.get("holdout_error_median") is not None:
+            from_logs = cal.get("error_of") == "phase" or "verl log" in str(cal.get("source"))  # also earlier files
+            of, own = ("phase", "runs") if from_logs else ("step-time", "trials")
+            said += f"): median {of} error {float(cal['fit_error_median']):.1%} on its own {own} (in sample)"
+            if cal.get("holdout_error_median") is not None and "holdout_errors" in cal:  # verl logs: each run left out
+                said += (
+                    f", {float(cal['holdout_error_median']):.1%} leave-one-out over {len(cal['holdout_errors'])} runs"
+                )
+            elif cal.get("holdout_error_median") is not None:
                 said += f", {float(cal['holdout_error_median']):.1%} on {len(cal.get('holdout_trials', []))} held back"
             return said
         if not cal and space.trainer == "builtin":

@@ -331,6 +331,7 @@ def calibrate_from_logs(
         "trials": [r.name for r in runs],
         "phases": [p for p in PHASE_METRICS if any(p in o.measured for o in observations)],
         "fit_error_median": statistics.median(fit_err) if fit_err else None,
+        "error_of": "phase",  # a log's phases each against the fit's (a study's calibration: each trial's step time)
         "mismatched": mismatched,
     }
     if len(observations) >= 3:
@@ -377,6 +378,11 @@ def calibrate_logs_to_file(
     lines[:0] = [f"warning: {line}" for line in unknown + result["mismatched"]]
     if result.get("holdout_error_median") is not None:
         lines.append(f"leave-one-out: median phase error {result['holdout_error_median']:.1%}")
+        if result["holdout_error_median"] > POOR_FIT:  # as a study's calibration warns of its held-back error
+            lines.append(
+                f"warning: a fit on the other runs misses each run's phases by {result['holdout_error_median']:.0%} "
+                "(median): it does not carry to a run it did not see; more runs, alike in model and hardware, help"
+            )
     lines.append(f"wrote {out}; use it with: autotune run --space ... --fidelity sim --calibration {out}")
     return out, lines
 

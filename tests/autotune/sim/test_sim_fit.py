@@ -144,6 +144,20 @@ def test_calibrate_from_verl_logs_keeps_the_runs_gpu(tmp_path):
     assert "leave-one-out" in lines[1] and set(data["holdout_errors"]) == {"run0", "run1", "run2"}
     assert data["fit_error_median"] < 0.3 and not any("poor fit" in line for line in lines)
     assert all(math.isfinite(e) for errs in data["holdout_errors"].values() for e in errs.values())
+    # what a sweep with it says of its error: each run's phases, left out in turn (it said "median step-time error
+    # ... on 0 held back", the words of a study's calibration, audit 15 F3)
+    from autotune.sim.sim_fidelity import CostModelFidelity
+    from autotune.space.loader import load_space
+
+    note = CostModelFidelity(None, data).error_note(load_space("fsdp3d", device="cpu"))  # type: ignore[arg-type]
+    assert note is not None and "step-time" not in note and "held back" not in note, note
+    assert (
+        f"median phase error {data['fit_error_median']:.1%} on its own runs (in sample), "
+        f"{data['holdout_error_median']:.1%} leave-one-out over 3 runs" in note
+    ), note
+    poor = [line for line in lines if "does not carry to a run it did not see" in line]
+    assert len(poor) == (1 if data["holdout_error_median"] > 0.3 else 0), (data["holdout_error_median"], lines)
+    print(f"leave-one-out {data['holdout_error_median']:.1%}")
     _, lines = calibrate_logs_to_file(logs, configs, None, None, tmp_path / "cal2.json")
     assert lines[0].startswith("no --gpu: taking the runs to be on H100 SXM")
     assert json.loads((tmp_path / "cal2.json").read_text())["gpu"] == "H100 SXM"
