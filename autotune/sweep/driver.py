@@ -337,6 +337,23 @@ def _existing_study(opts: SweepOptions) -> optuna.Study | None:
         return None
 
 
+def _predicts(sim_opts: SweepOptions) -> str:
+    """What the simulated stage predicts, and a warning when the real trials run on a CPU it does not model: the
+    shipped CPU space's top-k were all predicted for an H100 and all broke its memory limit on the CPU (audit 15 F1)."""
+    from autotune.sim.sim_fidelity import CostModelFidelity
+
+    fidelity = sim_opts.make_fidelity()
+    if not isinstance(fidelity, CostModelFidelity):
+        return ""
+    said = f" (the cost model predicts {fidelity.cluster.device.name} × {fidelity.cluster.world})"
+    if fidelity.device == "cuda" and device_kind() == "cpu":
+        said += (
+            "; [yellow]the real trials run on this machine's CPU, which it does not model: its ranking may not carry "
+            "over (`autotune calibrate STUDY` on a CPU study fits it to this machine, then `--calibration`)[/]"
+        )
+    return said
+
+
 def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     """The cost model ranks the space; real trials run only for its top-k and the baseline."""
     from autotune.study.storage import stored_space
@@ -349,7 +366,7 @@ def run_multi_fidelity(opts: SweepOptions, progress: SweepProgress) -> optuna.St
         opts, backend="optuna", fidelity=(SIM,), paths=sim_paths, n_trials=opts.sim_trials, confirm=0, hooks=[],
         storage=None,
     )  # fmt: skip
-    progress.note(f"fidelity 1/2: {opts.sim_trials} simulated trials in study `{sim_paths.name}`")
+    progress.note(f"fidelity 1/2: {opts.sim_trials} simulated trials in study `{sim_paths.name}`{_predicts(sim_opts)}")
     sim_progress = SweepProgress(opts.sim_trials, progress.objective, progress.sign > 0, progress.console)
     sim_progress.quiet = True
     sim_progress.budget_flag = "--sim-trials"

@@ -169,3 +169,20 @@ def test_ray_runs_as_many_trials_at_once_as_the_cluster_holds():
     assert trials_that_fit({"CPU": 2.0, "memory": 1e10}, {"cpu": 2}) == 1
     assert trials_that_fit({"CPU": 16.0, "GPU": 8.0}, {"gpu": 2, "cpu": 1}) == 4
     assert trials_that_fit({"CPU": 16.0}, {"gpu": 1}) is None  # no GPU yet: Tune's own limit
+
+
+def test_the_simulated_stage_says_what_it_predicts_and_warns_when_the_real_trials_run_on_a_cpu(tmp_path, monkeypatch):
+    """`--fidelity sim,real` on the shipped CPU space predicted an H100 without a word, and its top-k all broke
+    the memory limit on the CPU (audit 15 F1); with a CPU calibration it predicts this machine, and says so."""
+    from autotune.space.loader import load_space
+    from autotune.sweep import driver
+    from autotune.sweep.driver import _predicts
+
+    monkeypatch.setattr(driver, "device_kind", lambda: "cpu")  # this machine's kind (CI has no GPU either)
+    space = load_space("fsdp3d", device="cpu")
+    paths = StudyPaths(tmp_path, "x-sim")
+    said = _predicts(SweepOptions(space=space, paths=paths, n_trials=3, fidelity=("sim",)))
+    assert said.startswith(" (the cost model predicts H100 SXM × 2)") and "run on this machine's CPU" in said, said
+    cpu = {"device": "cpu", "peak_flops": 5e10, "source": "fitted on 6 trials", "weights": {}}
+    said = _predicts(SweepOptions(space=space, paths=paths, n_trials=3, fidelity=("sim",), calibration=cpu))
+    assert said.startswith(" (the cost model predicts ") and "CPU" in said and "does not model" not in said, said
