@@ -24,6 +24,7 @@ from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyInfo, StudyPaths, redact, storage_url
 from autotune.sweep.backends import base as registry
+from autotune.sweep.backends.samplers import grid_repeats
 from autotune.sweep.fidelities import PLANS, REAL, SIM, get_fidelity
 from autotune.trial.fidelity import Fidelity, FidelitySettings
 
@@ -142,6 +143,9 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     if weights:
         progress.note(f"cost model's weights: {weights}")
     opts = dataclasses.replace(opts, space=space)
+    repeats = grid_repeats(space, opts.n_trials)
+    if repeats:
+        progress.note(repeats)
     study = run_backend(opts, adapter, fidelity, progress)
     StudyInfo(backend=opts.backend, fidelity=fidelity.name).save(study, "backend", "fidelity")
     if lengths:  # for the report

@@ -10,6 +10,8 @@ workers do not propose the same configurations; a lone worker is reproducible.
 
 from __future__ import annotations
 
+import logging
+import math
 from typing import Any
 
 import optuna
@@ -52,3 +54,28 @@ class _AskTellGrid(optuna.samplers.GridSampler):
 
     def after_trial(self, study: Any, trial: Any, state: Any, values: Any) -> None:
         return None
+
+
+class _ExhaustedGridSaid(logging.Filter):
+    """Optuna warns at every trial past a walked grid ("re-evaluating a configuration because the grid has been
+    exhausted ... a timing issue during distributed optimization"): 16 such lines for `--sim-trials 20` over a
+    3-point grid. Such a trial repeats a point, its result reused and nothing run; the sweep says so once."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "grid has been exhausted" not in record.getMessage()
+
+
+logging.getLogger("optuna.samplers._grid").addFilter(_ExhaustedGridSaid())
+
+
+def grid_repeats(space: Space, n_trials: int) -> str | None:
+    """The sweep's one line when --trials walks past the grid (None when it does not, or the sampler is not grid)."""
+    if space.sampler.name != "grid":
+        return None
+    size = math.prod(len(v) for v in grid(space).values())
+    if n_trials <= size:
+        return None
+    return (
+        f"the grid holds {size} configurations: the other {n_trials - size} trials repeat one of them (its result "
+        "reused, nothing run); a smaller --trials runs the same sweep"
+    )

@@ -189,3 +189,24 @@ def test_an_outcome_for_a_trial_another_worker_already_failed_is_dropped_not_a_t
     fresh = study.ask()
     assert tell_outcome(study, fresh, space, record, [5.0]) is True
     assert study.get_trials()[1].state == TrialState.COMPLETE
+
+
+def test_a_grid_walked_past_says_so_once_instead_of_optunas_warning_per_trial(tmp_path):
+    """`--sim-trials 20` over a 3-point grid printed Optuna's "re-evaluating a configuration because the grid has
+    been exhausted ... a timing issue during distributed optimization" 16 times (audit 15 F6): one line now."""
+    import yaml
+
+    from tests.autotune.conftest import SMALL_SPACE, autotune
+
+    micro = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
+    space = yaml.safe_load(SMALL_SPACE.format(steps=4, timeout=120, hang=30, extra_params="", extra_baseline=""))
+    space.update(params={micro: {"type": "categorical", "choices": [1, 2, 8]}}, baseline={micro: 8},
+                 sampler={"name": "grid", "seed": 0})  # fmt: skip
+    path = tmp_path / "g.yaml"
+    path.write_text(yaml.safe_dump(space, sort_keys=False))
+    ran = autotune("run", "--space", str(path), "--runs-dir", str(tmp_path / "runs"), "--fidelity", "sim",
+                   "--trials", "7", "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    said = ran.stdout + ran.stderr
+    assert "grid has been exhausted" not in said, said
+    assert said.count("the grid holds 3 configurations: the other 4 trials repeat one of them") == 1, said
