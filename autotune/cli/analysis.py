@@ -203,7 +203,7 @@ def calibrate(
             )
     elif holdout > 0:  # it was skipped without a word
         err.print(f"[yellow]--holdout {holdout:g}: nothing held back; it needs 4 measured trials or more[/]")
-    for warning in fit_warnings(result):
+    for warning in fit_warnings(result, holdout):
         err.print(f"[yellow]{escape(warning)}[/]")
     console.print(f"wrote {out}; use it with: autotune run --space ... --fidelity sim --calibration {out}")
     err.print(f"[yellow]{escape(MEMORY_NOT_FITTED)}[/]")
@@ -234,7 +234,12 @@ def _calibrate_logs(logs: list[Path], configs: list[Path], gpu: str | None, outp
 
     try:
         _, lines = calibrate_logs_to_file(logs, configs, gpu, None, output)
-    except (OSError, ValueError) as exc:
+    except OSError as exc:  # -o in a missing folder printed a bare "[Errno 2] ...": the path, and what to check
+        if not exc.filename:
+            raise
+        err.print(f"[red]{escape(f'{exc.filename}: {exc.strerror or exc}')}[/] (check the path and its permissions)")
+        raise typer.Exit(2) from None
+    except ValueError as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(2) from None
     for line in lines:

@@ -185,17 +185,18 @@ POOR_FIT = 0.30
 """A fit further off its own trials than this is warned of (as `calibrate --verl-log` warns of its runs)."""
 
 
-def fit_warnings(calibration: dict[str, Any]) -> list[str]:
+def fit_warnings(calibration: dict[str, Any], holdout: float = 0.0) -> list[str]:
     """What makes a study's fit untrustworthy: as many weights in a phase as trials, or more (such a fit
     matches its trials whatever the model, so its in-sample error says nothing of other configurations),
-    and a fit far off even its own trials (timings disturbed by other work on the machine)."""
+    and a fit far off even its own trials (timings disturbed by other work on the machine). `--holdout` is
+    suggested only when it was not given (given, and too few trials to hold any back, it is said apart)."""
     out = []
     trials = len(calibration["trials"])
     most = max((len(w) for w in calibration["weights"].values()), default=0)
     if trials <= most:
         check = (
             ""
-            if calibration.get("holdout_trials")
+            if calibration.get("holdout_trials") or holdout > 0
             else "; `--holdout 0.25` (4 trials or more) tests the fit on trials it did not see"
         )
         out.append(

@@ -159,6 +159,8 @@ def read_config(path: str | Path) -> dict[str, Any]:
 def check_files(log: str | Path, config: str | Path) -> None:
     """Both files of a pair are there, checked before either is read: the message names the one missing."""
     for path, option in ((log, "--verl-log"), (config, "--verl-config")):
+        if Path(path).is_dir():  # it said "no such file" of a folder that is there
+            raise ValueError(f"{option} {path}: a folder, not a file (give the run's file in it)")
         if not Path(path).is_file():
             raise ValueError(f"{option} {path}: no such file (give the run's console log and its overrides or config)")
 

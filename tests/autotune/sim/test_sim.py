@@ -466,6 +466,7 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
         "calibrate", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "held.json"), "--holdout", "0.5"
     )
     assert len(data["trials"]) < 4 and "nothing held back; it needs 4 measured trials or more" in held.stderr
+    assert "--holdout 0.25" not in held.stderr and "--holdout 0.25" in fitted.stderr  # given: not suggested again
     # The fit brings the model to this machine. The study's step times were measured on a shared
     # 2-core box, where other jobs move them by tens of percent (a fit error of 0.49 was seen beside
     # a loaded suite, under 0.2 on a quiet one), so the bar is relative to the uncalibrated weights.

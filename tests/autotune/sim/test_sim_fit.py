@@ -288,6 +288,13 @@ def test_calibrate_bad_input_exits_2_as_the_read_commands_do(tmp_path):
         "calibrate", "--verl-log", str(tmp_path / "nope.log"), "--verl-config", str(CPU_LOG), "-o", str(tmp_path / "c")
     )
     assert missing.returncode == 2 and "nope.log: no such file" in missing.stderr, missing.stdout + missing.stderr
+    folder = autotune(
+        "calibrate", "--verl-log", str(tmp_path), "--verl-config", str(CPU_LOG), "-o", str(tmp_path / "c")
+    )
+    assert folder.returncode == 2 and f"--verl-log {tmp_path}: a folder, not a file" in folder.stderr, folder.stderr
+    nowhere = _calibrate(tmp_path, CPU_RUN, "-o", str(tmp_path / "nodir" / "c.json"))  # "[Errno 2] ..." before
+    assert nowhere.returncode == 2 and "Errno" not in nowhere.stderr, nowhere.stdout + nowhere.stderr
+    assert f"{tmp_path / 'nodir' / 'c.json'}: No such file or directory (check the path" in nowhere.stderr
     not_a_config = autotune(
         "calibrate", "--verl-log", str(CPU_LOG), "--verl-config", str(CPU_LOG), "-o", str(tmp_path / "c")
     )  # a log given as the config: a traceback of yaml's before
