@@ -23,6 +23,7 @@ config without the model (the fit would size verl's default model). After the fi
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import re
 import statistics
@@ -72,6 +73,27 @@ def step_medians(rows: list[dict[str, float]], warmup: int = 1) -> dict[str, flo
     kept = [r for r in rows if r["step"] > warmup] or rows
     keys = {k for r in kept for k in r}
     return {k: float(statistics.median(r[k] for r in kept if k in r)) for k in keys}
+
+
+def shape_warnings(log: str | Path) -> list[str]:
+    """What makes a log other than one run past its first step, fitted anyway (the user may know better): a lone
+    step (its time carries the start-up the median after step 1 leaves out), or step numbers that repeat (runs
+    pasted into one file, or a resumed one): both were fitted without a word."""
+    steps = [int(r["step"]) for r in parse_steps(Path(log).read_text(errors="replace"))]
+    out = []
+    if steps and len(set(steps)) == 1:
+        out.append(
+            f"{log}: one step (step:{steps[0]}) only: its time carries the run's start-up, which the median after the "
+            "first step leaves out; a log of 3 steps or more fits better"
+        )
+    repeated = sorted(n for n, count in collections.Counter(steps).items() if count > 1)
+    if repeated and len(set(steps)) > 1:
+        shown = ", ".join(f"step:{n}" for n in repeated[:3]) + (" ..." if len(repeated) > 3 else "")
+        out.append(
+            f"{log}: step numbers repeat ({shown}): several runs in one file, or a resumed run? it is fitted as one "
+            "run; give each run its own --verl-log with its own --verl-config"
+        )
+    return out
 
 
 def _overrides(text: str, keep_plus: bool = False) -> list[tuple[str, str]]:
@@ -364,6 +386,7 @@ def calibrate_logs_to_file(
     for log, config in zip(logs, configs, strict=True):
         check_files(log, config)
         unknown += check_config(config, known, model)
+        unknown += shape_warnings(log)
     runs = [
         logged_run(log, config, lambda keys: verl.resolved([], keys)) for log, config in zip(logs, configs, strict=True)
     ]

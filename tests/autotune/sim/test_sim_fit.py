@@ -125,7 +125,7 @@ def test_calibrate_from_verl_logs_keeps_the_runs_gpu(tmp_path):
         scale = batch / 256
         log.write_text("".join(
             f"step:{s} - timing_s/gen:{20 * scale} - timing_s/old_log_prob:{2 * scale} - timing_s/update_actor:{8 * scale}"
-            f" - timing_s/update_weights:1.0 - response_length/mean:200 - prompt_length/mean:100\\n"
+            f" - timing_s/update_weights:1.0 - response_length/mean:200 - prompt_length/mean:100\n"
             for s in (1, 2, 3)
         ))  # fmt: skip
         config = tmp_path / f"run{i}.txt"
@@ -402,3 +402,19 @@ def test_the_held_back_share_is_the_share_asked_spread_over_the_trials():
     assert held_back(10, 0.25) == [2, 7]  # 2.5 -> 2, one in each half
     assert held_back(4, 0.1) == [2]  # at least one
     assert held_back(10, 0.5) == [1, 3, 5, 7, 9]
+
+
+def test_a_log_of_one_step_or_of_several_runs_is_fitted_with_a_warning(tmp_path):
+    """A warm-up-only log was fitted on its first step, start-up and all, and six excerpts of different runs (step
+    numbers repeating) as one run, without a word (audit 15 F10); a clean log draws neither warning."""
+    from autotune.sim.verl_log import shape_warnings
+
+    one = tmp_path / "one.log"
+    one.write_text(next(line for line in CPU_LOG.read_text().splitlines() if " step:1 - " in line) + "\n")
+    [said] = shape_warnings(one)
+    assert said.startswith(f"{one}: one step (step:1) only: its time carries the run's start-up"), said
+    pasted = tmp_path / "pasted.log"
+    pasted.write_text(CPU_LOG.read_text() + CPU_LOG.read_text())
+    [said] = shape_warnings(pasted)
+    assert f"{pasted}: step numbers repeat (step:1, step:2, step:3)" in said and "one run" in said, said
+    assert shape_warnings(CPU_LOG) == []
