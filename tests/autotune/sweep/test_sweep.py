@@ -341,6 +341,9 @@ def test_a_confirmation_cut_short_goes_on_from_its_finished_rounds(small_study, 
     confirmation = json.loads((copy / "small" / "confirmation.json").read_text())
     assert all(len(c["values"]) == 2 for c in confirmation["candidates"].values())
     assert not list(confirm_dir.rglob("kept.json"))  # a finished confirmation's rounds are not reused
+    if confirmation["winner"] != confirmation["baseline"]:  # the reason that held (both were said, as advice)
+        said = "not ablated: every change of the winner ships, none measured alone (the ablation was off: `--ablate 0`"
+        assert said in again.stdout, again.stdout[-3000:]
 
 
 def test_a_study_of_its_baseline_alone_says_so_and_names_no_quality_stage(tmp_path):
