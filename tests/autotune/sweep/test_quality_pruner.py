@@ -8,7 +8,7 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune.space.quality_section import QualitySettings
-from autotune.sweep.quality import CurvePruner
+from autotune.sweep.quality_pruner import CurvePruner
 from autotune.trial.record import QualityRecord
 
 Q = QualitySettings(steps=60, min_steps=20, reduction_factor=3)
