@@ -159,6 +159,8 @@ def failed_on_error(study: optuna.Study, trial: Trial, storage: BaseStorage) -> 
         with contextlib.suppress(Exception):  # on the way out: what is left RUNNING the rerun recovers
             fail_interrupted(study, storage, trial_id(storage, study.study_name, trial.number))
         raise
+    except optuna.exceptions.UpdateFinishedTrialError:  # ended elsewhere (failed as stale): nothing left to fail
+        raise
     except Exception as exc:
         fail(trial, "error", f"controller error: {type(exc).__name__}: {exc}"[:500])
         study.tell(trial, state=TrialState.FAIL)

@@ -119,25 +119,30 @@ class OptunaBackend(Backend):
         space, baseline = self.opts.space, is_baseline(trial)
         self.progress.started(done, trial.number, params, "baseline" if baseline else "")
         started = time.monotonic()
-        with (
-            Heartbeat(self.storage, trial_id(self.storage, study.study_name, trial.number)),
-            failed_on_error(study, trial, self.storage),
-        ):
-            evaluation = evaluate(
-                space,
-                self.opts.adapter,
-                params,
-                self.opts.paths.trial_dir(trial.number),
-                self.baseline_limits(study),
-                monitor=trial_monitor(space, trial),
-                is_baseline=baseline,
-                on_start=lambda pgid: set_worker(trial, this_worker(pgid)),
-                fidelity=self.opts.fidelity,
-            )
-        if not tell_outcome(study, trial, space, evaluation.record(), evaluation.objectives):
+        try:
+            with (
+                Heartbeat(self.storage, trial_id(self.storage, study.study_name, trial.number)),
+                failed_on_error(study, trial, self.storage),
+            ):
+                evaluation = evaluate(
+                    space,
+                    self.opts.adapter,
+                    params,
+                    self.opts.paths.trial_dir(trial.number),
+                    self.baseline_limits(study),
+                    monitor=trial_monitor(space, trial),
+                    is_baseline=baseline,
+                    on_start=lambda pgid: set_worker(trial, this_worker(pgid)),
+                    fidelity=self.opts.fidelity,
+                )
+            told = tell_outcome(study, trial, space, evaluation.record(), evaluation.objectives)
+        except optuna.exceptions.UpdateFinishedTrialError:  # written to while it ran (its worker, its pgid)
+            told = False
+        if not told:
             self.progress.note(
                 f"[yellow]trial #{trial.number} was ended by another worker while it ran (no heartbeat from it for "
-                f"{GRACE_S} s) and queued again: its result here is dropped, and the retry runs it again[/]"
+                f"{GRACE_S} s: this worker was suspended, or its disk stalled) and queued again: its result here is "
+                "dropped, and the retry runs it again[/]"
             )
             return
         self.progress.know_baseline(study)  # another worker may have run it

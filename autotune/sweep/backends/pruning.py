@@ -36,6 +36,13 @@ def make_pruner(space: Space) -> optuna.pruners.BasePruner:
     return optuna.pruners.PercentilePruner(KEEP_PERCENT, n_startup_trials=MIN_FINISHED, n_warmup_steps=0)
 
 
+ENDED_ELSEWHERE = (
+    "ended by another worker: it saw no heartbeat from this trial for the grace period and queued it again"
+)
+"""The verdict that stops a trial whose Optuna trial another worker failed as stale (this worker was suspended: a
+laptop asleep, a stalled disk); its result is dropped, and the queued retry runs the configuration again."""
+
+
 def pruning_monitor(space: Space, trial: Trial) -> Monitor | None:
     """Reports the running median each step; asks the pruner once, at the decision step."""
     decide_at = space.sampler.prune_step(space.trial)
@@ -49,7 +56,10 @@ def pruning_monitor(space: Space, trial: Trial) -> Monitor | None:
         if step <= warmup or metric not in metrics:
             return None
         seen.append(float(metrics[metric]))
-        trial.report(statistics.median(seen), step)
+        try:
+            trial.report(statistics.median(seen), step)
+        except optuna.exceptions.UpdateFinishedTrialError:  # another worker failed it as stale: stop, not a traceback
+            return ENDED_ELSEWHERE
         if step != decide_at or not trial.should_prune():
             return None
         return f"pruner: running median in the bottom quarter (at step {step} of {space.trial.steps})"

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from autotune.study.storage import StudyPaths, counted, load_study
 from tests.autotune.conftest import ROOT, trainer_env, write_space
 
@@ -104,3 +106,39 @@ def test_the_stages_after_the_sweep_run_in_one_worker_at_a_time(tmp_path):
     with paths.finishing(notes.append):  # free again: no wait
         pass
     assert len(notes) == 1
+
+
+@pytest.mark.slow  # a whole sweep whose trial is ended under it (make test-slow)
+def test_a_trial_another_worker_fails_as_stale_while_it_runs_ends_with_a_note_not_a_traceback(tmp_path):
+    """A worker suspended past the heartbeat grace (a laptop asleep) finds its trial failed by another worker and
+    queued again: its pruner's report, then its own error handling, wrote to the finished trial and the worker died
+    with "Trial#1 has already finished" (audit 16 F1). The other worker's stale check is done here by hand, with
+    the storage's own retry callback, while the trial runs."""
+    import time
+
+    from autotune.study.storage import open_storage
+    from autotune.sweep.backends.lifecycle import fail_interrupted, trial_id
+
+    space = write_space(tmp_path, steps=12)
+    runs = tmp_path / "runs"
+    args = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs),
+            "--trials", "2", "--confirm", "0", "--ablate", "0", "--stage", "throughput"]  # fmt: skip
+    proc = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=trainer_env(), cwd=ROOT
+    )
+    paths = StudyPaths(runs, "small")
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:  # trial #1 (after the baseline) has written a few steps
+        metrics = paths.trial_dir(1) / "metrics.jsonl"
+        if metrics.exists() and len(metrics.read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.2)
+    storage = open_storage(f"sqlite:///{paths.db}")
+    study = load_study(paths)
+    assert fail_interrupted(study, storage, trial_id(storage, "small", 1))  # failed, and queued again (#2)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, out[-3000:] + err[-3000:]
+    assert "Traceback" not in err and "already finished" not in out + err, err[-3000:]
+    assert "trial #1 was ended by another worker while it ran" in out, out[-3000:]
+    trials = load_study(paths).get_trials()
+    assert trials[1].state.name == "FAIL" and sum(1 for t in trials if counted(t)) == 2, trials
