@@ -35,6 +35,7 @@ from autotune.space.stages import NOT_SEARCHED, held_values, systems_values
 from autotune.study.confirmation_result import Confirmation, beaten_line
 from autotune.study.predicted_winner import measure_predicted
 from autotune.study.quality_result import Quality
+from autotune.study.ratios import LEVEL
 from autotune.study.results import UNCHECKED, NoWinner, Winner, find_winner, why_unconfirmed
 from autotune.study.storage import StudyInfo, StudyPaths
 
@@ -148,7 +149,8 @@ def exported(
     inert = inert_params(space, adapter.knob_status, device)
     speed = ""
     if winner.speedup is not None:
-        what = f"{winner.ablation.level:.0%} interval" if winner.ablation else "rounds"
+        level = winner.ablation.level if winner.ablation else LEVEL
+        what = f"{level:.0%} interval" if winner.spread_is_interval else "rounds"
         low, high = winner.speedup_spread or (math.nan, math.nan)
         spread = (f" ({winner.why_baseline})" if winner.ships_baseline
                   else " (one round: no interval)" if winner.one_round

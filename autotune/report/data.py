@@ -66,6 +66,7 @@ class Summary(NamedTuple):
     speedup_min: float
     speedup_max: float
     speedup_std: float
+    """The rounds' spread of the per-round speedups (min, max, std), beside `speedup_interval`."""
     memory_ratio: float
     kl: float
     comm_share: float
@@ -96,6 +97,8 @@ class Summary(NamedTuple):
     always what ships."""
     baseline_ships: str = ""
     """Why the baseline's systems values ship, when it does (`Winner.why_baseline`; the beaten candidate too)."""
+    speedup_interval: tuple[float, float] = (math.nan, math.nan)
+    """The `LEVEL` interval of `speedup` (a confirmed winner's, or what ships as the ablation measured it)."""
 
 
 def _metric(rec: TrialRecord, key: str) -> float:
@@ -193,7 +196,9 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         predicted_error=(StudyInfo.of(study).sim_error or "") if predicted else "",
         whole=whole,
         baseline_ships=_baseline_ships(study, winner, paths, space),
-    )
+        speedup_interval=winner.speedup_spread if winner and winner.source == "confirmed" and winner.speedup_spread
+        else (math.nan, math.nan),
+    )  # fmt: skip
 
 
 def _baseline_ships(study: optuna.Study, winner: Winner | None, paths: StudyPaths, space: Space) -> str:

@@ -20,6 +20,7 @@ from autotune.report.page import Page, fmt, table_html
 from autotune.study.ablation_result import Ablation, Explanation
 from autotune.study.predicted_winner import PredictedWinner
 from autotune.study.quality_result import Quality
+from autotune.study.ratios import LEVEL
 
 __all__ = ["Page", "ablation_section", "importance_section", "minimal_winner_section", "parallel_section", "render"]
 
@@ -44,7 +45,9 @@ def summary_section(page: Page, s: data.Summary) -> None:
     if s.baseline_ships:  # its rounds against themselves say nothing
         spread = f" ({s.baseline_ships})"
     elif not math.isnan(s.speedup_min):
-        spread = f" (rounds {s.speedup_min:.2f}–{s.speedup_max:.2f}, std {s.speedup_std:.2f})"
+        low, high = s.speedup_interval
+        held = "one round: no interval" if math.isnan(low + high) else f"{LEVEL:.0%} interval [{low:.2f}, {high:.2f}]"
+        spread = f" ({held}; rounds {s.speedup_min:.2f}–{s.speedup_max:.2f}, std {s.speedup_std:.2f})"
     whose = f" ({s.whole})" if s.whole else ""  # what ships dropped a change: these were measured of more
     cards = [
         ("winner", f"#{s.winner} ({s.source})"),

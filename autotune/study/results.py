@@ -128,7 +128,8 @@ class Winner:
     value: float
     speedup: float | None
     speedup_spread: tuple[float, float] | None
-    """(min, max) of the per-round speedups (confirmed winners only)."""
+    """The `LEVEL` interval of `speedup` (confirmed winners only: nan with one round; the rounds' min and max for a
+    confirmation whose baseline rounds gave no paired ratios)."""
     confirmed: ConfirmedCandidate | None = None
     """Its confirmation rounds (also for a sweep winner that was a candidate)."""
     baseline_confirmed: ConfirmedCandidate | None = None
@@ -151,6 +152,11 @@ class Winner:
         low, high = self.speedup_spread
         rounds = self.ablation.rounds if self.ablation else self.confirmed.rounds if self.confirmed else 1
         return rounds <= 1 or math.isnan(low + high)
+
+    @property
+    def spread_is_interval(self) -> bool:
+        """`speedup_spread` is the `LEVEL` interval (else the rounds' min and max: no paired ratios to have one)."""
+        return self.ablation is not None or (self.confirmed is not None and self.confirmed.speedup_geomean > 0)
 
     @property
     def predicted_less(self) -> str:
@@ -222,13 +228,14 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
                 confirmation.row(confirmation.baseline),
                 ablation,
             )
-        return Winner(
+        paired = row.speedup_geomean > 0  # the figure it was chosen on, with its interval (audit 16 F2: the mean of
+        return Winner(  # the ratios and their min-max were printed in the brackets where the interval is read)
             row.number,
             row.params,
             "confirmed",
             row.mean,
-            row.speedup_mean,
-            (row.speedup_min, row.speedup_max),
+            row.speedup_geomean if paired else row.speedup_mean,
+            (row.speedup_low, row.speedup_high) if paired else (row.speedup_min, row.speedup_max),
             row,
             confirmation.row(confirmation.baseline),
             beaten=confirmation.best_candidate(maximize) if confirmation.baseline_won else None,

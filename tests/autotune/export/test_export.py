@@ -92,6 +92,20 @@ def test_a_confirmed_winner_is_exported_with_its_rounds_even_when_another_run_wa
         Confirmation.file(paths).unlink()
     assert (winner.number, winner.source, winner.speedup_spread) == (second.number, "confirmed", (1.2, 1.3))
     assert f"trial #{second.number} (confirmed, 1.25x the baseline (rounds: 1.20-1.30))" in yaml_path.read_text()
+    # with paired rounds (as confirmation writes them), the figure it was chosen on and its 90% interval: by hand,
+    # sqrt(1.2 x 1.3) = 1.249, and exp(mean(logs) ± t(0.95, 1 df) 6.3138 × sd(logs) / sqrt(2)) = [0.970, 1.608]
+    # (the mean of the ratios 1.25 and their min-max were printed in the brackets where the interval is read)
+    paired = dataclasses.replace(
+        row(second.number, dict(second.params), [1.2, 1.3]),
+        speedup_geomean=math.sqrt(1.2 * 1.3), speedup_low=0.97011, speedup_high=1.60802,
+    )  # fmt: skip
+    Confirmation.decide([row(0, dict(base.params), [1.0, 1.0], baseline=True), paired], 0, maximize=True).write(paths)
+    try:
+        winner, yaml_path, _ = export(load_study(paths), paths, space, get_adapter(space.trainer), tmp_path / "d.yaml")
+    finally:
+        Confirmation.file(paths).unlink()
+    assert winner.speedup == pytest.approx(1.249, abs=5e-4) and winner.spread_is_interval
+    assert f"trial #{second.number} (confirmed, 1.25x the baseline (90% interval: 0.97-1.61))" in yaml_path.read_text()
 
 
 def test_a_candidate_confirmed_slower_than_the_baseline_does_not_win_the_baseline_ships(faked_gpu_sweep, tmp_path):
