@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import optuna
@@ -42,7 +44,9 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"
-    tmp = path.with_suffix(".html.tmp")
+    # this writer's own temporary name: two workers ending together shared `index.html.tmp`, and the second
+    # `replace` found it gone ("writing the report failed: [Errno 2]", audit 16 F7)
+    tmp = path.with_name(f".index.html.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.write_text(page)
     tmp.replace(path)
     return path

@@ -143,7 +143,7 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
     if weights:
         progress.note(f"cost model's weights: {weights}")
     opts = dataclasses.replace(opts, space=space)
-    repeats = grid_repeats(space, opts.n_trials)
+    repeats = grid_repeats(space, opts.n_trials, progress.budget_flag)
     if repeats:
         progress.note(repeats)
     study = run_backend(opts, adapter, fidelity, progress)

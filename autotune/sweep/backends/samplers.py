@@ -68,14 +68,16 @@ class _ExhaustedGridSaid(logging.Filter):
 logging.getLogger("optuna.samplers._grid").addFilter(_ExhaustedGridSaid())
 
 
-def grid_repeats(space: Space, n_trials: int) -> str | None:
-    """The sweep's one line when --trials walks past the grid (None when it does not, or the sampler is not grid)."""
+def grid_repeats(space: Space, n_trials: int, flag: str = "--trials") -> str | None:
+    """The sweep's one line when its trial count (`flag`: --sim-trials for sim,real's first stage) walks past the
+    grid (None when it does not, or the sampler is not grid)."""
     if space.sampler.name != "grid":
         return None
     size = math.prod(len(v) for v in grid(space).values())
     if n_trials <= size:
         return None
+    more = n_trials - size
     return (
-        f"the grid holds {size} configurations: the other {n_trials - size} trials repeat one of them (its result "
-        "reused, nothing run); a smaller --trials runs the same sweep"
+        f"the grid holds {size} configurations: the other {more} trial{'s' if more > 1 else ''} repeat"
+        f"{'' if more > 1 else 's'} one of them (its result reused, nothing run); {flag} {size} runs the same sweep"
     )

@@ -466,3 +466,28 @@ def test_a_knob_the_sampler_settled_on_is_said_so_not_called_chance():
     html_text = page.html("t", "t")
     assert "switch (settled: True in 89%)" in html_text and "switch (chance)" not in html_text
     assert "The sampler settled on one value</b> of switch (True in 89%)" in html_text
+
+
+def test_two_writers_of_one_file_never_share_a_temporary_name(tmp_path):
+    """Two workers ending together wrote the report through one `index.html.tmp`: the second rename found it gone
+    ("writing the report failed: [Errno 2]", audit 16 F7). Eight threads write one file 50 times each."""
+    import threading
+
+    from autotune.trial.record import write_json
+
+    target, errors = tmp_path / "x.json", []
+
+    def write(k: int) -> None:
+        try:
+            for i in range(50):
+                write_json(target, {"writer": k, "i": i})
+        except OSError as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and json.loads(target.read_text())["i"] == 49
+    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]  # no temporary file left behind

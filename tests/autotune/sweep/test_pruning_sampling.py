@@ -210,3 +210,9 @@ def test_a_grid_walked_past_says_so_once_instead_of_optunas_warning_per_trial(tm
     said = ran.stdout + ran.stderr
     assert "grid has been exhausted" not in said, said
     assert said.count("the grid holds 3 configurations: the other 4 trials repeat one of them") == 1, said
+    assert "nothing run); --trials 3 runs the same sweep" in said, said
+    from autotune.space.loader import load_space as load
+    from autotune.sweep.backends.samplers import grid_repeats
+
+    said = grid_repeats(load(str(path)), 4, "--sim-trials")  # sim,real's first stage counts --sim-trials
+    assert said is not None and "the other 1 trial repeats one of them" in said and "--sim-trials 3 runs" in said
