@@ -1,5 +1,5 @@
 """The winner of a study as a verl config: YAML plus Hydra overrides, checked against verl. Reads what
-the sweep wrote (`autotune.study.results`); never runs a trial."""
+the sweep wrote (`autotune.study.results.find_winner` and the conclusions it reads); never runs a trial."""
 
 from __future__ import annotations
 

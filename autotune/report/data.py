@@ -1,7 +1,7 @@
 """The report's data, computed before anything is drawn (tests assert on these).
 
 Every function takes what `autotune report` can always reach — the Optuna study, the study's
-folder (trial folders, and what the sweep concluded: `study.results`) and the space the sweep
+folder (trial folders, and what the sweep concluded: `study.results.find_winner` and the conclusions' owners) and the space the sweep
 ran — and returns plain DataFrames or named tuples. Nothing here runs a trial.
 """
 

@@ -1,5 +1,6 @@
-"""A sweep's study: its storage and folders, what its phases concluded (`results`, `quality_result`,
-`predicted_winner`), its progress line and its tables (`frames`, imported on use: it needs pandas)."""
+"""A sweep's study: its storage and folders, what its phases concluded (`confirmation_result`,
+`ablation_result`, `quality_result`, `predicted_winner`, over `ratios`; the winner: `results`), its progress
+line and its tables (`frames`, imported on use: it needs pandas)."""
 
 from __future__ import annotations
 

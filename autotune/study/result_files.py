@@ -1,6 +1,6 @@
 """How a study's conclusions are kept as JSON files: NaN as null (a browser's `JSON.parse` refuses a bare
 NaN), fields a newer writer added left out when read, and a file that cannot be read named with how to
-measure it again. Used by the conclusions' owners: `results.py` (confirmation, explanation, ablation),
+measure it again. Used by the conclusions' owners: `confirmation_result.py`, `ablation_result.py` (explanation, ablation),
 `quality_result.py` and `predicted_winner.py`.
 """
 

@@ -1,6 +1,7 @@
 """Every phase that launches trials: the search (`driver`, over a registered backend in `backends/`
-and a registered fidelity in `fidelities`), confirmation, and the explain ablation. What they
-conclude is written through `autotune.study.results`; report and export only read it."""
+and a registered fidelity in `fidelities`), confirmation, the minimal-winner ablation, explain and the
+quality stage. What they conclude is written through its owner in `autotune.study` (confirmation_result,
+ablation_result, quality_result, predicted_winner); report and export only read it."""
 
 from __future__ import annotations
 
