@@ -17,6 +17,7 @@ versions wrote, so theirs load unchanged; a file that cannot be read says how to
 
 from __future__ import annotations
 
+import collections
 import math
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -85,16 +86,26 @@ ONLY_BASELINE_PICKED = (
 more --trials would run nothing more."""
 
 
-def none_feasible(others: list[optuna.trial.FrozenTrial], study_name: str) -> str:
+def none_feasible(others: list[optuna.trial.FrozenTrial], paths: StudyPaths) -> str:
     """Said instead of UNCONFIRMED when the baseline won because no other trial was feasible (confirmation needs
-    one): it said "--confirm 0, or the sweep was cut short" and that a 1x "speedup may be the machine's noise"."""
-    outcomes: dict[str, int] = {}
-    for t in others:
-        outcomes[outcome_of(t) or "failed"] = outcomes.get(outcome_of(t) or "failed", 0) + 1
-    counts = ", ".join(f"{n} {what}" for what, n in sorted(outcomes.items()))
+    one): it said "--confirm 0, or the sweep was cut short" and that a 1x "speedup may be the machine's noise".
+    Names the limit most of them broke (the fix is there), and the `trials` command with the study's flags."""
+    outcomes = collections.Counter(outcome_of(t) or "failed" for t in others)
+    counts = ", ".join(
+        f"{n} {what}" + (" (stopped early: slower than the trials before them)" if what == "pruned" else "")
+        for what, n in sorted(outcomes.items())
+    )
+    broken = collections.Counter(m for t in others for m, v in (TrialRecord.of(t).violations or {}).items() if v > 0)
+    fix = ""
+    if broken:
+        metric, n = broken.most_common(1)[0]
+        fix = (
+            f"; {n} broke the `{metric}` limit: loosen it in the space's `limits:` if that is acceptable, or search "
+            "other values"
+        )
     return (
-        f"no trial besides the baseline finished inside the limits ({counts}), so nothing was confirmed: the baseline's systems "
-        f"values ship (`autotune trials {study_name}` says why each was refused)"
+        f"no trial besides the baseline finished inside the limits ({counts}), so nothing was confirmed: the "
+        f"baseline's systems values ship{fix} (`autotune trials {paths.name}{paths.flags()}` says how each ended)"
     )
 
 
@@ -108,9 +119,7 @@ def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> s
         return UNCONFIRMED
     others = [t for t in counted_trials if t.number != base.number]
     if others:
-        return (
-            none_feasible(others, paths.name) if not any(outcome_of(t) == "complete" for t in others) else UNCONFIRMED
-        )
+        return none_feasible(others, paths) if not any(outcome_of(t) == "complete" for t in others) else UNCONFIRMED
     if Quality.read(paths) is not None:
         return BASELINE_ONLY
     return ONLY_BASELINE_PICKED if StudyInfo.of(study).sim_study else ONLY_BASELINE

@@ -25,7 +25,8 @@ def _study(tmp_path, outcomes: list[tuple[str, float]]) -> tuple[optuna.Study, S
             for key, attr in baseline_attrs().items():
                 trial.set_user_attr(key, attr)
         reason = {"infeasible": "limits", "failed": "oom"}.get(outcome)
-        record = TrialRecord(outcome=outcome, reason=reason, key_metrics={"throughput": value})  # type: ignore[arg-type]
+        over = {"memory": 0.25, "perf/comm_share": -0.1} if outcome == "infeasible" else {}  # > 0: broken
+        record = TrialRecord(outcome=outcome, reason=reason, key_metrics={"throughput": value}, violations=over)  # type: ignore[arg-type]
         tell_outcome(study, trial, space, record, [value])
     return study, paths
 
@@ -35,12 +36,15 @@ def test_a_baseline_that_won_because_nothing_else_kept_the_limits_is_not_called_
     confirmation ran: --confirm 0, or the sweep was cut short ... its speedup may be the machine's noise" of the
     baseline's own 1x (audit 15 F2)."""
     space = load_space("fsdp3d", device="cpu")
-    study, paths = _study(tmp_path, [("infeasible", 1000.0), ("infeasible", 1100.0), ("failed", 0.0)])
+    study, paths = _study(tmp_path, [("infeasible", 1000.0), ("infeasible", 1100.0), ("failed", 0.0), ("pruned", 9.0)])
     winner = find_winner(study, paths, space)
     assert winner.number == 0
     said = why_unconfirmed(study, winner, paths)
-    assert said.startswith("no trial besides the baseline finished inside the limits (1 failed, 2 infeasible)"), said
-    assert "the baseline's systems values ship" in said and "`autotune trials w`" in said
+    assert said.startswith(
+        "no trial besides the baseline finished inside the limits (1 failed, 2 infeasible, 1 pruned (stopped early: "
+    ), said
+    assert "the baseline's systems values ship; 2 broke the `memory` limit: loosen it in the space's `limits:`" in said
+    assert f"`autotune trials w --runs-dir {tmp_path / 'runs'}` says how each ended" in said, said  # from anywhere
     assert "noise" not in said and "--confirm 0" not in said
 
 
