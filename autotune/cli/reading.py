@@ -150,7 +150,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     """The winner, its settings and what its phases concluded; False (and why) when there is none yet."""
     from autotune.export.winner import export_settings
     from autotune.study.confirmation_result import beaten_line
-    from autotune.study.results import NoWinner, find_winner
+    from autotune.study.results import NoWinner, find_winner, why_not_ablated
 
     study = load_or_exit(paths, storage)
     try:
@@ -191,13 +191,9 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     elif winner.baseline_won:
         console.print(f"  {beaten_line(winner.beaten)}; nothing to ablate", markup=False)
     elif winner.source == "confirmed":  # which reason held, not both as advice (audit 15 F11)
-        rounds = winner.confirmed.rounds if winner.confirmed else 0
-        why = (
-            f"its confirmation ran {rounds} round: the ablation needs 2 or more (`--confirm 2`)"
-            if rounds < 2
-            else "the ablation was off: `--ablate 0`, or the space's `confirm.ablation_repeats: 0`"
+        console.print(
+            f"  not ablated: every change of the winner ships, none measured alone ({why_not_ablated(winner, paths)})"
         )
-        console.print(f"  not ablated: every change of the winner ships, none measured alone ({why})")
     rss = f", peak RSS {s.rss_ratio:.3g}x" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
     what = "predicted memory" if winner.source == "predicted" else "memory"
     console.print(f"  {what} {s.memory_ratio:.3g}x the baseline ({s.memory_metric}){rss}")

@@ -109,6 +109,21 @@ def none_feasible(others: list[optuna.trial.FrozenTrial], paths: StudyPaths) -> 
     )
 
 
+def why_not_ablated(winner: Winner, paths: StudyPaths) -> str:
+    """Why a confirmed winner was not ablated, the reason that held (`best`): both were said as advice before, and
+    "the ablation was off: --ablate 0" of an `--ablate 2` stopped by Ctrl-C (audit 16 F4, F11)."""
+    rounds = winner.confirmed.rounds if winner.confirmed else 0
+    if rounds < 2:
+        return f"its confirmation ran {rounds} round: the ablation needs 2 or more (`--confirm 2`)"
+    folder = paths.root / "ablation"
+    if folder.is_dir() and any(folder.iterdir()):
+        return (
+            "the ablation did not finish (cut short?): the same `autotune run` command finishes it, keeping its "
+            "finished rounds"
+        )
+    return "the ablation was off: `--ablate 0`, or the space's `confirm.ablation_repeats: 0`"
+
+
 def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> str:
     """What `best` and the export's header say of a winner no confirmation measured."""
     from autotune.study.quality_result import Quality

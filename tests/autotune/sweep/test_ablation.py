@@ -231,6 +231,15 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     remeasured = Confirmation.read(paths)
     assert remeasured is not None and remeasured.winner == 3 and not ablation.measured_on(remeasured)
     assert find_winner(study, paths, space).ablation is None
+    # what `best` says of it: not "the ablation was off: --ablate 0" when an ablation began and was cut short
+    from autotune.study.results import why_not_ablated
+
+    unablated = find_winner(study, paths, space)
+    assert why_not_ablated(unablated, paths).startswith("the ablation was off: `--ablate 0`")
+    (paths.root / "ablation" / "r1-base").mkdir(parents=True)
+    assert why_not_ablated(unablated, paths).startswith("the ablation did not finish (cut short?): the same `autot")
+    one_round = dataclasses.replace(unablated, confirmed=dataclasses.replace(unablated.confirmed, rounds=1))
+    assert why_not_ablated(one_round, paths).startswith("its confirmation ran 1 round: the ablation needs 2 or more")
 
 
 @pytest.mark.slow  # 35-55 s of real runs; the verdict rule is tested above on recorded rounds (make test-slow)
