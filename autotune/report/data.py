@@ -13,6 +13,7 @@ import math
 import os
 import platform
 import sys
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -225,6 +226,16 @@ NO_LIMIT = "no limit in this space (shown, not judged)"
 winner the sweep rightly accepted, or showed an alarm under a limit that has none (audit 15 F5)."""
 
 
+def _other_limit(space: Space, which: Callable[[str], bool]) -> str:
+    """A limit of the space in a form its checklist row does not judge, in words ("" when there is none)."""
+    for lim in space.limits:
+        if which(lim.metric):
+            forms = [f"< {lim.max:g}" if lim.max is not None else "", f"≥ {lim.min:g}" if lim.min is not None else "",
+                     f"< {lim.max_ratio_to_baseline:g}× the baseline's" if lim.max_ratio_to_baseline else ""]  # fmt: skip
+            return f"limited as `{lim.metric}` {' and '.join(f for f in forms if f)} (judged on each trial, not here)"
+    return ""
+
+
 def health_checks(space: Space, kl: float, comm: float, memory: float, mfu: float, on_gpu: bool = True) -> list[Check]:
     """The winner's checklist: KL, comm share and memory against the space's limits (a metric it does not limit is
     shown, not judged), and MFU (judged against a GPU's target only on a GPU, measured or predicted: a CPU's is
@@ -236,6 +247,13 @@ def health_checks(space: Space, kl: float, comm: float, memory: float, mfu: floa
     kl_alarm = kl_limit.alarm_above if kl_limit else None
     comm_max = comm_limit.max if comm_limit else None
     mem_max = mem_limit.max_ratio_to_baseline if mem_limit else None
+    # a limit of another form (a policy KL such as actor/ppo_kl, memory in GB, comm share against the baseline's)
+    # is the space's, judged on every trial: named, not called "no limit" (audit 16 F3)
+    kl_other = _other_limit(
+        space, lambda m: "kl" in m.lower() and m not in ("actor/kl_loss", "actor/reward_kl_penalty")
+    )
+    comm_other = _other_limit(space, lambda m: m == "perf/comm_share")
+    mem_other = _other_limit(space, lambda m: m in ("memory", "memory_gb", "perf/max_memory_allocated_gb"))
 
     def check(name: str, value: float, rule: str, ok: bool | None, percent: bool = False) -> Check:
         return Check(name, value, rule, None if math.isnan(value) else ok, percent)
@@ -244,13 +262,15 @@ def health_checks(space: Space, kl: float, comm: float, memory: float, mfu: floa
     if not on_gpu:
         mfu_rule = f"not judged on a CPU (against its measured matmul peak; the GPU target is {MFU_TARGET:.0%})"
     kl_rule = (
-        NO_LIMIT if kl_max is None else f"< {kl_max:g}" + (f" (alarm > {kl_alarm:g})" if kl_alarm is not None else "")
+        (kl_other or NO_LIMIT)
+        if kl_max is None
+        else (f"< {kl_max:g}" + (f" (alarm > {kl_alarm:g})" if kl_alarm is not None else ""))
     )
     return [
         check("KL to reference", kl, kl_rule, None if kl_max is None else kl < kl_max),
-        check("comm share", comm, NO_LIMIT if comm_max is None else f"< {comm_max:.0%}",
+        check("comm share", comm, (comm_other or NO_LIMIT) if comm_max is None else f"< {comm_max:.0%}",
               None if comm_max is None else comm < comm_max, percent=True),
-        check("memory vs baseline", memory, NO_LIMIT if mem_max is None else f"< {mem_max:g}×",
+        check("memory vs baseline", memory, (mem_other or NO_LIMIT) if mem_max is None else f"< {mem_max:g}×",
               None if mem_max is None else memory < mem_max),
         check("MFU", mfu, mfu_rule, mfu >= MFU_TARGET if on_gpu else None, percent=True),
     ]  # fmt: skip

@@ -165,6 +165,20 @@ def test_the_checklist_judges_only_the_limits_the_space_sets(mixed):
     assert (checks["KL to reference"].rule, checks["KL to reference"].passed) == ("< 0.01 (alarm > 0.1)", False)
     assert (checks["comm share"].rule, checks["comm share"].passed) == ("< 50%", False)
     assert (checks["memory vs baseline"].rule, checks["memory vs baseline"].passed) == ("< 1.2×", True)
+    # limits of another form are the space's, judged on every trial: named, not "no limit" (audit 16 F3: a policy
+    # KL as `autotune init` writes it, memory in GB, comm share against the baseline's)
+    other = [
+        Limit(metric="actor/ppo_kl", reducer="last", max=0.05),
+        Limit(metric="perf/comm_share", reducer="median", max_ratio_to_baseline=2.0),
+        Limit(metric="memory", reducer="max", max=1.0),
+    ]
+    checks = {c.name: c for c in data.health_checks(dataclasses.replace(space, limits=other), kl, comm, memory, mfu)}
+    assert checks["KL to reference"].rule == "limited as `actor/ppo_kl` < 0.05 (judged on each trial, not here)"
+    assert (
+        checks["comm share"].rule == "limited as `perf/comm_share` < 2× the baseline's (judged on each trial, not here)"
+    )
+    assert checks["memory vs baseline"].rule == "limited as `memory` < 1 (judged on each trial, not here)"
+    assert all(checks[n].passed is None for n in ("KL to reference", "comm share", "memory vs baseline"))
 
 
 def test_report_opens_in_chromium_without_errors_and_renders_every_plot(mixed):
