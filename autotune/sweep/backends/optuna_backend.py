@@ -24,6 +24,7 @@ from autotune.sweep.backends.lifecycle import (
     Heartbeat,
     baseline_limits,
     failed_on_error,
+    recover_interrupted,
     tell_outcome,
     tell_reused,
     this_worker,
@@ -31,7 +32,7 @@ from autotune.sweep.backends.lifecycle import (
     trial_monitor,
 )
 from autotune.trial.evaluation import evaluate
-from autotune.trial.record import is_baseline, set_worker, skip
+from autotune.trial.record import TrialRecord, is_baseline, set_worker, skip
 
 
 @register("optuna")
@@ -88,21 +89,39 @@ class OptunaBackend(Backend):
         study.tell(trial, state=TrialState.FAIL)
         return None
 
-    def wait_for_baseline(self, study: optuna.Study) -> None:
-        """Everyone's limits compare with the baseline: let it finish first (another worker may run it)."""
+    def wait_for_baseline(self, study: optuna.Study) -> bool:
+        """Everyone's limits compare with the baseline: let it finish first (another worker may run it). Said once;
+        a dead worker on this host is known at once (the baseline is failed and queued again), elsewhere after the
+        heartbeat grace (it waited 30 s without a word for a worker already killed, audit 16 F8). False when the
+        baseline is queued (again, after its worker died): it is to be asked for, before anything else."""
+        said = False
         while True:
             waiting = [t for t in study.get_trials(deepcopy=False, states=(TrialState.WAITING,)) if is_baseline(t)]
-            if waiting or baseline_trial(study) is not None:
-                return
-            if not any(is_baseline(t) for t in running_trials(study)):
-                return
+            if waiting:
+                return False
+            if baseline_trial(study) is not None:
+                return True
+            running = [t for t in running_trials(study) if is_baseline(t)]
+            if not running:
+                return True
+            if not said:
+                worker = TrialRecord.of(running[0]).worker
+                whose = f", run by worker pid {worker.pid} on {worker.host}" if worker else ""
+                self.progress.note(
+                    f"waiting for the baseline (trial #{running[0].number}{whose}) before this worker's first "
+                    "trial: every trial's limits compare with it"
+                )
+                said = True
             time.sleep(1.0)
-            optuna.storages.fail_stale_trials(study)  # its worker may have died meanwhile
+            assert self.storage is not None  # opened by run()
+            recover_interrupted(study, self.storage, self.progress.note)  # its worker may have died meanwhile
 
     def run_one(self, study: optuna.Study, trial: Trial, done: int, snapshot: list[FrozenTrial]) -> None:
         set_worker(trial, this_worker())  # first: a trial waiting below without a worker would look abandoned
-        if not is_baseline(trial):  # both saw the baseline queued and the other worker took it: it finishes first
-            self.wait_for_baseline(study)
+        if not is_baseline(trial) and not self.wait_for_baseline(study):  # the other worker took it and died: it
+            skip(trial)  # is queued again, and this trial is given back so that the next ask runs the baseline
+            study.tell(trial, state=TrialState.FAIL)
+            return
         params = suggest(trial, self.opts.space, self.defaults)
         copy_of = self.finished_duplicate(study, trial, params, snapshot)
         if copy_of is not None:

@@ -142,3 +142,46 @@ def test_a_trial_another_worker_fails_as_stale_while_it_runs_ends_with_a_note_no
     assert "trial #1 was ended by another worker while it ran" in out, out[-3000:]
     trials = load_study(paths).get_trials()
     assert trials[1].state.name == "FAIL" and sum(1 for t in trials if counted(t)) == 2, trials
+
+
+@pytest.mark.slow  # two sweeps, one killed (make test-slow)
+def test_a_worker_waiting_for_the_baseline_says_so_and_retries_it_at_once_when_its_worker_dies(tmp_path):
+    """The worker that waits for another's baseline said nothing, and when that worker was killed waited out the
+    30 s heartbeat grace before anyone ran the baseline again (audit 16 F8): a dead worker on this host is known at
+    once (its pid is gone), the baseline is queued again and this worker runs it."""
+    import os
+    import signal
+    import threading
+    import time
+
+    space = write_space(tmp_path, steps=100)  # a baseline long enough to be waited for
+    runs = tmp_path / "runs"
+    args = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs),
+            "--trials", "2", "--confirm", "0", "--ablate", "0", "--stage", "throughput"]  # fmt: skip
+    first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=trainer_env(),
+                             cwd=ROOT, start_new_session=True)  # fmt: skip
+    baseline = StudyPaths(runs, "small").trial_dir(0) / "metrics.jsonl"
+    deadline = time.monotonic() + 240
+    while not (baseline.exists() and baseline.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    second = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=trainer_env(),
+                              cwd=ROOT)  # fmt: skip
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(second.stdout), daemon=True)  # type: ignore[arg-type]
+    reader.start()
+    while not any("waiting for the baseline" in line for line in lines) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    os.killpg(first.pid, signal.SIGKILL)  # the worker only: its trainer's own group is the waiting worker's to end
+    first.communicate(timeout=60)
+    killed = time.time()
+    second.wait(timeout=300)
+    reader.join(timeout=10)
+    out = "".join(lines)
+    assert second.returncode == 0, out[-3000:] + second.stderr.read()[-3000:]  # type: ignore[union-attr]
+    assert f"waiting for the baseline (trial #0, run by worker pid {first.pid} on " in out, out[-3000:]
+    assert f"trial #0 was interrupted (worker pid {first.pid} is gone): retrying it" in out, out[-3000:]
+    trials = load_study(StudyPaths(runs, "small")).get_trials()
+    done = [t for t in trials if counted(t)]
+    assert len(done) == 2 and sum(1 for t in done if t.user_attrs.get("baseline")) == 1, trials
+    retry = next(t for t in done if t.user_attrs.get("baseline"))
+    assert retry.datetime_start.timestamp() - killed < 20, "the retry waited out the heartbeat grace"  # type: ignore[union-attr]
