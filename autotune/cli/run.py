@@ -268,7 +268,7 @@ def run(
     count = f"{n_trials} {mode} trials"
     if levels == ("sim", "real"):  # the real trials are the model's picks and the baseline, not the space's count
         k = top_k or parsed.confirm.top_k
-        count = f"{k + 1} real trials (the cost model's {k} best of {sim_trials or 200} predictions, and the baseline)"
+        count = f"up to {k + 1} real trials (the cost model's {k} best distinct of {sim_trials or 200} predictions, and the baseline)"
     if stage != "quality":
         progress.note(
             f"study `{paths.name}` in {paths.root}/ ({redact(storage) if storage else 'SQLite'}): {count}, "

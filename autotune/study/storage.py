@@ -547,6 +547,15 @@ def _missing_sqlite_file(url: str) -> str | None:
     return database if database and database != ":memory:" and not Path(database).exists() else None
 
 
+def absolute_url(url: str) -> str:
+    """A relative SQLite URL made absolute (`sqlite:///db/x.db` from /work: `sqlite:////work/db/x.db`), as the study
+    folder records it: from another folder the recorded relative URL named no database (audit 16 F11)."""
+    database = _sqlite_database(url) if url.startswith("sqlite:///") else None
+    if not database or database == ":memory:" or Path(database).is_absolute():
+        return url
+    return "sqlite:///" + str(Path(database).resolve()) + (url[url.index("?") :] if "?" in url else "")
+
+
 def _sqlite_database(url: str) -> str | None:
     """An SQLite URL's database ("" in memory: `sqlite://`); None when the URL cannot be read (open_storage says why)."""
     from sqlalchemy.engine import make_url

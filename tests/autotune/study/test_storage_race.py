@@ -69,3 +69,15 @@ def test_two_workers_asking_at_once_never_take_the_same_queued_trial(tmp_path):
     assert len(taken[0]) == len(taken[1]) == rounds
     assert not set(taken[0]) & set(taken[1]), "a queued trial was given to both workers"
     assert sorted(taken[0] + taken[1]) == list(range(2 * rounds))
+
+
+def test_a_relative_sqlite_url_is_recorded_absolute(tmp_path, monkeypatch):
+    """`--storage sqlite:///db/x.db` was recorded as written, and from another folder the hint `add --storage
+    sqlite:///db/x.db` named no database (audit 16 F11)."""
+    from autotune.study.storage import absolute_url
+
+    monkeypatch.chdir(tmp_path)
+    assert absolute_url("sqlite:///db/x.db") == f"sqlite:///{tmp_path}/db/x.db"
+    assert absolute_url("sqlite:///db/x.db?timeout=5") == f"sqlite:///{tmp_path}/db/x.db?timeout=5"
+    for kept in ("sqlite:////abs/x.db", "postgresql://u:p@h/db", "sqlite://"):
+        assert absolute_url(kept) == kept
