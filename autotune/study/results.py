@@ -128,6 +128,12 @@ def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> s
     """What `best` and the export's header say of a winner no confirmation measured."""
     from autotune.study.quality_result import Quality
 
+    holder = paths.finishing_now()
+    if holder is not None:
+        return (
+            f"the stages after the sweep (confirmation first) are running in {holder}: this is the sweep's best "
+            "single run so far; ask again when they finish"
+        )
     base = baseline_trial(study)
     counted_trials = [t for t in study.get_trials(deepcopy=False) if counted(t)]
     if base is None or winner.number != base.number:

@@ -194,6 +194,20 @@ class StudyPaths:
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
+    def finishing_now(self) -> str | None:
+        """Who runs the stages after the sweep right now ("worker pid N on HOST"), or None when nobody does: a
+        reader asks without waiting (`best` during confirmation said "no confirmation ran", audit 16 F5)."""
+        path = self.root / ".finishing"
+        if not path.exists():
+            return None
+        with path.open("r") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return f.read().strip() or "another worker"
+            fcntl.flock(f, fcntl.LOCK_UN)
+        return None
+
 
 def storage_url(paths: StudyPaths, override: str | None) -> str:
     return override or f"sqlite:///{paths.db.resolve()}"

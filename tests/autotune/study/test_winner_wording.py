@@ -46,6 +46,10 @@ def test_a_baseline_that_won_because_nothing_else_kept_the_limits_is_not_called_
     assert "the baseline's systems values ship; 2 broke the `memory` limit: loosen it in the space's `limits:`" in said
     assert f"`autotune trials w --runs-dir {tmp_path / 'runs'}` says how each ended" in said, said  # from anywhere
     assert "noise" not in said and "--confirm 0" not in said
+    with paths.finishing(print):  # a worker confirming: `best` meanwhile said "no confirmation ran" (audit 16 F5)
+        said = why_unconfirmed(study, winner, paths)
+    assert said.startswith("the stages after the sweep (confirmation first) are running in worker pid "), said
+    assert why_unconfirmed(study, winner, paths).startswith("no trial besides the baseline")  # released
 
 
 def test_a_slower_feasible_trial_leaves_the_baseline_unconfirmed_and_a_lone_baseline_says_so(tmp_path):
