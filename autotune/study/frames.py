@@ -23,6 +23,12 @@ def trials_frame(study: optuna.Study, paths: StudyPaths | None = None) -> pd.Dat
     return frame.sort_values("number").reset_index(drop=True) if not frame.empty else frame
 
 
+STALE = (
+    "no outcome recorded: another worker saw no heartbeat from it for the grace period (its worker killed, "
+    "suspended, or its disk stalled), failed it and queued it again"
+)
+
+
 def _unfinished(t: FrozenTrial) -> str | None:
     """A WAITING trial is queued (a retry of an interrupted one, say), not running: no process runs it."""
     return None if t.state.is_finished() else "queued" if t.state == TrialState.WAITING else "running"
@@ -31,11 +37,14 @@ def _unfinished(t: FrozenTrial) -> str | None:
 def _row(t: FrozenTrial, rec: TrialRecord, names: list[str], paths: StudyPaths | None) -> dict[str, Any] | None:
     if rec.outcome == SKIPPED:
         return None
+    reason, detail = rec.reason, rec.detail
+    if t.state == TrialState.FAIL and not rec.outcome and not rec.reason:  # Optuna's stale-trial check ended it:
+        reason, detail = "stale", STALE  # it read "failed" with no reason (audit 16 F9)
     row: dict[str, Any] = {
         "number": t.number,
         "outcome": rec.outcome or _unfinished(t) or rec.reason or "failed",
-        "reason": rec.reason,
-        "detail": rec.detail,
+        "reason": reason,
+        "detail": detail,
         "baseline": rec.baseline,
         "duplicate_of": rec.duplicate_of,
         "counted": counted(t),

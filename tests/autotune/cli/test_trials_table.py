@@ -78,6 +78,8 @@ def test_a_pruned_and_an_interrupted_trial_keep_the_table_at_80_columns(tmp_path
     tell_outcome(study, trial, space, record, [1.0])
     cut = study.ask()
     fail_interrupted(study, storage, trial_id(storage, "p", cut.number))
+    stale = study.ask()  # as Optuna's stale-trial check leaves it: FAIL, and no record (it read "failed", no reason)
+    storage.set_trial_state_values(trial_id(storage, "p", stale.number), state=optuna.trial.TrialState.FAIL)
     out = io.StringIO()
     monkeypatch.setattr(reading, "console", Console(file=out, width=80, highlight=False, soft_wrap=True))
     reading.trials_cmd("p", runs_dir=tmp_path / "runs", storage=None)
@@ -86,4 +88,6 @@ def test_a_pruned_and_an_interrupted_trial_keep_the_table_at_80_columns(tmp_path
     assert all(len(line) <= 80 for line in table.splitlines()), text
     rows = {line.split()[0]: line.split() for line in table.splitlines() if line.strip()[:1].isdigit()}
     assert rows["5"][1:3] == ["pruned", "pruner"] and rows[str(cut.number)][1:] == ["interrupted"], text
+    assert rows[str(stale.number)][1:3] == ["failed", "stale"], text
+    assert f"  #{stale.number} failed: no outcome recorded: another worker saw no heartbeat from it" in text, text
     assert f"  #5 pruned: stopped: {verdict}" in text and "bottom quarter" in verdict, text
