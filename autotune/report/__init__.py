@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import threading
 from pathlib import Path
 
 import optuna
@@ -12,6 +10,7 @@ from autotune.report import data, render
 from autotune.space.schema import Space
 from autotune.study.quality_result import Quality
 from autotune.study.storage import StudyPaths
+from autotune.trial.record import write_atomically
 
 
 def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: Path) -> Path:
@@ -42,13 +41,8 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         study=paths.name,
         quality=quality,
     )
-    out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"
-    # this writer's own temporary name: two workers ending together shared `index.html.tmp`, and the second
-    # `replace` found it gone ("writing the report failed: [Errno 2]", audit 16 F7)
-    tmp = path.with_name(f".index.html.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(page)
-    tmp.replace(path)
+    write_atomically(path, page)  # each writer its own temporary file: two workers may end together
     return path
 
 

@@ -21,7 +21,7 @@ from autotune.study.quality_result import Quality
 from autotune.study.ratios import short_value
 from autotune.study.storage import StudyPaths
 from autotune.trial.learning import Curve, moving_means
-from autotune.trial.record import read_rows
+from autotune.trial.record import read_rows, write_atomically
 
 COLORS = ["#6c757d", "#2a9d8f", "#e76f51", "#457b9d", "#e9c46a", "#9c89b8"]
 """The baseline in grey, then each confirmed setting."""
@@ -37,11 +37,10 @@ def write_quality_report(paths: StudyPaths, space: Space, out_dir: Path) -> Path
     page.section("quality-decision", "Quality stage: the decision", f"<pre>{decision}</pre>")
     page.section("quality-curves", "Learning curves over seeds", curves(page, result, space, paths))
     page.section("quality-ladder", "The halving ladder", ladder(result))
-    out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "quality.html"
     title = f"autotune · {paths.name} · quality stage"
     subtitle = f"{result.horizon}-step horizon · seeds {result.seeds} · {result.steps_trained} steps trained in all"
-    path.write_text(page.html(title, subtitle))
+    write_atomically(path, page.html(title, subtitle))  # as index.html: two workers may write it at once
     return path
 
 

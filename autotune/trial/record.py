@@ -203,11 +203,15 @@ def predicted_attrs(sim_trial: int) -> dict[str, Any]:
 
 
 def write_json(path: Path, data: Any) -> None:
-    """Atomically (write, then rename): a reader never sees half a file, and two writers (two workers) never share
-    a temporary file (one's rename found the other's gone: the report's `index.html.tmp`, audit 16 F7)."""
+    write_atomically(path, json.dumps(data, indent=2, sort_keys=True, default=str))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write, then rename: a reader never sees half a file, and two writers (two workers) never share a temporary
+    file (one's rename found the other's gone: the report's `index.html.tmp`, audit 16 F7)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str))
+    tmp.write_text(text)
     tmp.replace(path)
 
 
