@@ -233,7 +233,8 @@ def open_storage(url: str) -> RDBStorage:
                 f"--storage {url}: {database} is a folder; name a database file in it ({database}/study.db)"
             )
         if database:
-            storage = functools.partial(SQLiteStorage, lock_path=Path(database + ".lock").absolute())
+            # named after the file itself: two workers reaching it by different paths (a symlink) lock one file
+            storage = functools.partial(SQLiteStorage, lock_path=Path(str(Path(database).resolve()) + ".lock"))
     for attempt in range(3):
         try:
             return storage(

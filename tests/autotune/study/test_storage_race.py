@@ -39,7 +39,8 @@ for k in range(rounds):
 
 def test_two_workers_asking_at_once_never_take_the_same_queued_trial(tmp_path):
     # the queued baseline ran twice as trial 0 in a CI run (the second worker died telling Optuna); without
-    # the lock around state changes most rounds gave both workers the same trial here
+    # the lock around state changes most rounds gave both workers the same trial here. The second worker opens
+    # the database through a symlink: with a lock file named after the path given, each locked its own
     import time
 
     import optuna
@@ -50,16 +51,17 @@ def test_two_workers_asking_at_once_never_take_the_same_queued_trial(tmp_path):
     study = optuna.create_study(study_name="s", storage=open_storage(url))
     for k in range(2 * rounds):
         study.enqueue_trial({"x": float(k)})
+    (tmp_path / "link.db").symlink_to(tmp_path / "study.db")
     start = time.time() + 4  # both have imported and opened the storage by then
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", ASK_AT_ONCE, url, str(start), str(rounds)],
+            [sys.executable, "-c", ASK_AT_ONCE, worker_url, str(start), str(rounds)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             cwd=ROOT,
         )
-        for _ in range(2)
+        for worker_url in (url, f"sqlite:///{tmp_path / 'link.db'}")
     ]
     taken = []
     for proc in procs:
