@@ -23,6 +23,7 @@ import optuna
 import yaml
 
 from autotune.adapters.base import TrainerAdapter
+from autotune.sim.fit import POOR_FIT
 from autotune.sim.hardware import GIB, Cluster, cpu_device
 from autotune.sim.model import PHASE_METRICS, CostModel
 from autotune.sim.terms import phase_features
@@ -179,10 +180,6 @@ def fit(study_samples: list[Sample], space: Space, model: str | None = None, rid
         "source": f"fitted on {len(study_samples)} trials",
         "trials": [s.number for s in study_samples],
     }
-
-
-POOR_FIT = 0.30
-"""A fit further off its own trials than this is warned of (as `calibrate --verl-log` warns of its runs)."""
 
 
 def fit_warnings(calibration: dict[str, Any], holdout: float = 0.0) -> list[str]:

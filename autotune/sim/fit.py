@@ -22,6 +22,12 @@ import numpy as np
 
 Weights = dict[str, dict[str, float]]
 
+POOR_FIT = 0.30
+"""Median error (a fit's own runs or trials, or those left out) above which a calibration is warned of: weights
+fitted on one published run predicted the setup's other runs at a median 8% (benchmarks/sim_own_setup.py), so a
+fit this far off says the runs and what the fit was told about them (GPU, config, a busy machine) disagree, or,
+left out, that it does not carry to runs it did not see."""
+
 GROUPS = {
     "flops_s": "compute", "memory_s": "compute", "curve_s": "compute",
     "prefill_flops_s": "compute", "decode_flops_s": "compute", "decode_weights_s": "compute", "decode_kv_s": "compute",

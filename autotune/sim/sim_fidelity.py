@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autotune.adapters.base import DeviceKind, TrainerAdapter
+from autotune.sim.fit import POOR_FIT
 from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
 from autotune.sim.model import CostModel
 from autotune.sim.workload import find_shape, modelled_keys
@@ -120,6 +121,9 @@ class CostModelFidelity(Fidelity):
                 )
             elif cal.get("holdout_error_median") is not None:
                 said += f", {float(cal['holdout_error_median']):.1%} on {len(cal.get('holdout_trials', []))} held back"
+            worst = max(float(cal["fit_error_median"]), float(cal.get("holdout_error_median") or 0.0))
+            if worst > POOR_FIT:  # as `calibrate` warned: the predictions are as far off
+                said += f"; above {POOR_FIT:.0%}, so these predictions may be as far off as that"
             return said
         if not cal and space.trainer == "builtin":
             return (
@@ -221,9 +225,16 @@ class CostModelFidelity(Fidelity):
         else:
             how = "a guess: geometric lengths of the mean; set sim.response_max to a run's response_length/max"
         capped = " (the length limit)" if w.longest_response >= w.max_response else ""
+        response = source("response_tokens", "half of data.max_response_length")
+        given = stated.get("response_tokens") or self.calibration.get("response_tokens")
+        if given is not None and float(given) > w.max_response:  # a calibration of runs with longer responses
+            response = (
+                f"{response}'s {float(given):,.0f}, cut to data.max_response_length: its runs answered at lengths "
+                f"this config does not allow, so its fit may not carry to it"
+            )
         return (
             f"mean prompt {w.prompt_tokens:.0f} tokens ({source('prompt_tokens', '0.8 of data.max_prompt_length')}), "
-            f"mean response {w.response_tokens:.0f} ({source('response_tokens', 'half of data.max_response_length')}), "
+            f"mean response {w.response_tokens:.0f} ({response}), "
             f"the longest of {w.responses:,} responses a step {w.longest_response:,.0f}{capped} ({how})"
         )
 

@@ -35,7 +35,14 @@ from typing import Any
 import yaml
 
 from autotune.adapters.verl_config import ENV_PREFIX, SHELL_VAR, substitute, without_comment
-from autotune.sim.fit import Observation, fit_weights, leave_one_out, published_prediction, relative_errors
+from autotune.sim.fit import (
+    POOR_FIT,
+    Observation,
+    fit_weights,
+    leave_one_out,
+    published_prediction,
+    relative_errors,
+)
 from autotune.sim.hardware import Device, cluster, device_to_json
 from autotune.sim.model import PHASE_METRICS, CostModel, default_weights
 from autotune.sim.workload import PRESETS, find_shape, spread_from_longest
@@ -47,10 +54,6 @@ _ENV_KEY = re.compile(r"[A-Z][A-Z0-9_]*")
 _VLLM_VERSION = re.compile(r"Initializing an? (?:V\d )?LLM engine \(v(\d+\.\d+[\w.+]*)\)")
 FITTED_PHASES = ("gen", "old_log_prob", "ref", "values", "update_critic", "update_actor", "update_weights")
 MODEL_KEY = "actor_rollout_ref.model.path"
-POOR_FIT = 0.30
-"""In-sample median phase error above which the fit is warned of: weights fitted on one published run predicted
-the setup's other runs at a median 8% (benchmarks/sim_own_setup.py), so a fit this far off its own runs says
-the runs and what the fit was told about them (GPU, config) disagree."""
 
 
 def parse_steps(text: str) -> list[dict[str, float]]:

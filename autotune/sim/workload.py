@@ -390,6 +390,7 @@ def workload(
     max_prompt, max_response = _need(flat, "data.max_prompt_length"), _need(flat, "data.max_response_length")
     p_tok = prompt_tokens if prompt_tokens is not None else 0.8 * max_prompt
     r_tok = response_tokens if response_tokens is not None else response_fraction * max_response
+    r_tok = min(r_tok, max_response)  # a mean measured on runs allowed longer responses than this config (verl cuts)
     if response_max is not None:  # a measured longest response: the spread that puts longest_response there
         spread = spread_from_longest(r_tok, min(response_max, max_response), int(prompts) * n)
     else:

@@ -155,6 +155,22 @@ def test_calibrate_from_verl_logs_keeps_the_runs_gpu(tmp_path):
         f"median phase error {data['fit_error_median']:.1%} on its own runs (in sample), "
         f"{data['holdout_error_median']:.1%} leave-one-out over 3 runs" in note
     ), note
+    # the report repeats calibrate's warning when either error is over 30% (audit 16 F14: 33.7% shown without it)
+    for held_out, warned in ((0.337, True), (0.2, False)):
+        worse = {**data, "fit_error_median": 0.1, "holdout_error_median": held_out}
+        said = CostModelFidelity(None, worse).error_note(load_space("fsdp3d", device="cpu"))  # type: ignore[arg-type]
+        assert ("above 30%, so these predictions may be as far off" in str(said)) is warned, said
+    # the logs' mean response (200) is past the CPU space's limit: cut to it, and said (it read "mean response 200
+    # (the calibration), the longest of 32 responses a step 8 (the length limit)", audit 16 F14)
+    from autotune.adapters import get_adapter
+    from autotune.sim.predict import sim_fidelity
+
+    space = load_space("fsdp3d", device="cpu")
+    adapter = get_adapter(space.trainer, space.command)
+    limit = adapter.resolved(space.base_config, {})["data.max_response_length"]
+    assert limit < 200
+    lengths = sim_fidelity(space, calibration=data).lengths_note(space, adapter)
+    assert f"mean response {limit} (the calibration's 200, cut to data.max_response_length" in lengths, lengths
     poor = [line for line in lines if "does not carry to a run it did not see" in line]
     assert len(poor) == (1 if data["holdout_error_median"] > 0.3 else 0), (data["holdout_error_median"], lines)
     print(f"leave-one-out {data['holdout_error_median']:.1%}")
