@@ -86,10 +86,11 @@ ONLY_BASELINE_PICKED = (
 more --trials would run nothing more."""
 
 
-def none_feasible(others: list[optuna.trial.FrozenTrial], paths: StudyPaths) -> str:
+def none_feasible(others: list[optuna.trial.FrozenTrial], paths: StudyPaths, sim_study: str | None = None) -> str:
     """Said instead of UNCONFIRMED when the baseline won because no other trial was feasible (confirmation needs
     one): it said "--confirm 0, or the sweep was cut short" and that a 1x "speedup may be the machine's noise".
-    Names the limit most of them broke (the fix is there), and the `trials` command with the study's flags."""
+    Names the limit most of them broke (the fix is there), and the `trials` command with the study's flags. Under
+    `--fidelity sim,real` the trials were the cost model's picks (`sim_study`): its ranking is what failed."""
     outcomes = collections.Counter(outcome_of(t) or "failed" for t in others)
     counts = ", ".join(
         f"{n} {what}" + (" (stopped early: slower than the trials before them)" if what == "pruned" else "")
@@ -102,6 +103,12 @@ def none_feasible(others: list[optuna.trial.FrozenTrial], paths: StudyPaths) -> 
         fix = (
             f"; {n} broke the `{metric}` limit: loosen it in the space's `limits:` if that is acceptable, or search "
             "other values"
+        )
+    if sim_study and all(TrialRecord.of(t).predicted_by is not None for t in others):
+        fix += (
+            f"; each was a pick of the cost model (study `{sim_study}`), whose ranking did not carry over to this "
+            "machine: `--fidelity real` measures the space's changes here, or fit the model to this machine "
+            "(`autotune calibrate STUDY` on a real study of it) and pass `--calibration`"
         )
     return (
         f"no trial besides the baseline finished inside the limits ({counts}), so nothing was confirmed: the "
@@ -140,7 +147,9 @@ def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> s
         return UNCONFIRMED
     others = [t for t in counted_trials if t.number != base.number]
     if others:
-        return none_feasible(others, paths) if not any(outcome_of(t) == "complete" for t in others) else UNCONFIRMED
+        if any(outcome_of(t) == "complete" for t in others):
+            return UNCONFIRMED
+        return none_feasible(others, paths, StudyInfo.of(study).sim_study)
     if Quality.read(paths) is not None:
         return BASELINE_ONLY
     return ONLY_BASELINE_PICKED if StudyInfo.of(study).sim_study else ONLY_BASELINE

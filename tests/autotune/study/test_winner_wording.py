@@ -9,11 +9,12 @@ from autotune.space.loader import load_space
 from autotune.study.results import ONLY_BASELINE, ONLY_BASELINE_PICKED, UNCONFIRMED, find_winner, why_unconfirmed
 from autotune.study.storage import StudyInfo, StudyPaths, open_storage
 from autotune.sweep.backends.lifecycle import tell_outcome
-from autotune.trial.record import TrialRecord, baseline_attrs
+from autotune.trial.record import TrialRecord, baseline_attrs, predicted_attrs
 
 
-def _study(tmp_path, outcomes: list[tuple[str, float]]) -> tuple[optuna.Study, StudyPaths]:
-    """A study whose trial 0 is the baseline, then one trial per (outcome, throughput)."""
+def _study(tmp_path, outcomes: list[tuple[str, float]], picked: bool = False) -> tuple[optuna.Study, StudyPaths]:
+    """A study whose trial 0 is the baseline, then one trial per (outcome, throughput); `picked`: each of those
+    enqueued as `--fidelity sim,real` enqueues the cost model's picks."""
     space = load_space("fsdp3d", device="cpu")
     paths = StudyPaths(tmp_path / "runs", "w")
     paths.root.mkdir(parents=True)
@@ -21,9 +22,9 @@ def _study(tmp_path, outcomes: list[tuple[str, float]]) -> tuple[optuna.Study, S
     StudyInfo(objectives=[["perf/throughput", "maximize", "median"]]).save(study, "objectives")
     for n, (outcome, value) in enumerate([("complete", 500.0), *outcomes]):
         trial = study.ask()
-        if n == 0:
-            for key, attr in baseline_attrs().items():
-                trial.set_user_attr(key, attr)
+        attrs = baseline_attrs() if n == 0 else predicted_attrs(10 + n) if picked else {}
+        for key, attr in attrs.items():
+            trial.set_user_attr(key, attr)
         reason = {"infeasible": "limits", "failed": "oom"}.get(outcome)
         over = {"memory": 0.25, "perf/comm_share": -0.1} if outcome == "infeasible" else {}  # > 0: broken
         record = TrialRecord(outcome=outcome, reason=reason, key_metrics={"throughput": value}, violations=over)  # type: ignore[arg-type]
@@ -61,3 +62,18 @@ def test_a_slower_feasible_trial_leaves_the_baseline_unconfirmed_and_a_lone_base
     StudyInfo(sim_study="w-sim").save(alone, "sim_study")  # sim,real: the model picked nothing (audit 15 F6)
     said = why_unconfirmed(alone, find_winner(alone, alone_paths, space), alone_paths)
     assert said == ONLY_BASELINE_PICKED and "--trials" not in said and "--fidelity real" in said
+
+
+def test_under_sim_real_picks_that_all_broke_a_limit_blame_the_model_and_name_its_fixes(tmp_path):
+    """The shipped CPU space under `--fidelity sim,real` without a calibration: both picks (predicted for an H100)
+    broke the CPU's memory limit, and the fix named was "loosen it ... or search other values", as if a search
+    had run (stop 53, left open)."""
+    space = load_space("fsdp3d", device="cpu")
+    study, paths = _study(tmp_path / "a", [("infeasible", 1000.0), ("infeasible", 900.0)], picked=True)
+    StudyInfo(sim_study="w-sim").save(study, "sim_study")
+    said = why_unconfirmed(study, find_winner(study, paths, space), paths)
+    assert "2 broke the `memory` limit" in said, said
+    assert "each was a pick of the cost model (study `w-sim`), whose ranking did not carry over" in said, said
+    assert "`--fidelity real`" in said and "`autotune calibrate STUDY`" in said and "`--calibration`" in said
+    plain, plain_paths = _study(tmp_path / "b", [("infeasible", 1000.0)])  # a search's own trials: not the model
+    assert "cost model" not in why_unconfirmed(plain, find_winner(plain, plain_paths, space), plain_paths)
