@@ -169,11 +169,15 @@ def failed_on_error(study: optuna.Study, trial: Trial, storage: BaseStorage) -> 
 
 def fail_interrupted(study: optuna.Study, storage: BaseStorage, tid: int) -> bool:
     """Fail a trial whose run was cut off and queue its retry (once: the storage's stale-trial callback);
-    False when it had already finished."""
+    False when it had already finished: another worker saw the same dead worker and recovered it first (the
+    second of two workers waiting for a dead worker's baseline died of it, audit 17 F1)."""
     # no outcome: a driver killed between recording a result and telling Optuna leaves one behind,
     # and an interrupted trial must neither count towards --trials nor pass for a finished duplicate
-    save_by_id(TrialRecord(outcome=None, reason="interrupted"), storage, tid, ("outcome", "reason"))
-    if not storage.set_trial_state_values(tid, state=TrialState.FAIL):
+    try:
+        save_by_id(TrialRecord(outcome=None, reason="interrupted"), storage, tid, ("outcome", "reason"))
+        if not storage.set_trial_state_values(tid, state=TrialState.FAIL):
+            return False
+    except optuna.exceptions.UpdateFinishedTrialError:
         return False
     callback = storage.get_heartbeat_stale_trial_callback()  # type: ignore[attr-defined]
     if callback is not None:

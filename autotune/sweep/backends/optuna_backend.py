@@ -55,6 +55,8 @@ class OptunaBackend(Backend):
             self.progress.know_best(snapshot)  # other workers' trials too
             done = sum(1 for t in snapshot if counted(t))
             running = sum(1 for t in snapshot if t.state == TrialState.RUNNING)
+            if done < n_trials and running and done + running >= n_trials and self.recovered(study):
+                continue  # a trial counted as running was a dead worker's (this host): failed, queued again
             if done >= n_trials or done + running >= n_trials:
                 break  # finished, or the remaining trials are running in other workers
             trial = study.ask()
@@ -88,6 +90,15 @@ class OptunaBackend(Backend):
         skip(trial)
         study.tell(trial, state=TrialState.FAIL)
         return None
+
+    def recovered(self, study: optuna.Study) -> bool:
+        """Whether a running trial of a dead worker on this host was failed and queued again just now. Without it a
+        worker stopped short of --trials, counting a killed colleague's trial as running, and confirmed without
+        it, exit 0 (audit 17 F2)."""
+        assert self.storage is not None  # opened by run()
+        before = {t.number for t in running_trials(study)}
+        recover_interrupted(study, self.storage, self.progress.note)
+        return bool(before - {t.number for t in running_trials(study)})
 
     def wait_for_baseline(self, study: optuna.Study) -> bool:
         """Everyone's limits compare with the baseline: let it finish first (another worker may run it). Said once;
@@ -176,15 +187,27 @@ class OptunaBackend(Backend):
     def finished_duplicate(
         self, study: optuna.Study, trial: Trial, params: dict[str, Any], snapshot: list[FrozenTrial]
     ) -> FrozenTrial | None:
-        """An earlier trial with these params; one still running elsewhere is waited for."""
-        trials = snapshot
+        """An earlier trial with these params; one still running elsewhere is waited for, said once (it waited
+        without a word, audit 17 F3). Its worker dead on this host is known at once: that trial is failed and queued
+        again, and this one runs the configuration; elsewhere Optuna's heartbeat grace decides."""
+        trials, said = snapshot, False
         while True:
             same = [t for t in trials if t.number < trial.number and t.params == params]
             done = [t for t in same if counted(t)]
             if done:
                 return done[0]
-            if not any(t.state == TrialState.RUNNING for t in same):
+            running = [t for t in same if t.state == TrialState.RUNNING]
+            if not running:
                 return None
+            if not said:
+                worker = TrialRecord.of(running[0]).worker
+                whose = f", run by worker pid {worker.pid} on {worker.host}" if worker else ""
+                self.progress.note(
+                    f"waiting for trial #{running[0].number}{whose}: the same configuration as trial #{trial.number}, "
+                    "whose result it takes"
+                )
+                said = True
             time.sleep(1.0)
-            optuna.storages.fail_stale_trials(study)  # its worker may have died meanwhile
+            assert self.storage is not None  # opened by run()
+            recover_interrupted(study, self.storage, self.progress.note)  # its worker may have died meanwhile
             trials = study.get_trials(deepcopy=False)

@@ -12,7 +12,7 @@ from autotune.space.loader import load_space
 from autotune.study.storage import StudyInfo, StudyPaths, counted, load_study
 from autotune.sweep.backends.base import BACKENDS, Backend, BackendOptions, get_backend
 from autotune.sweep.driver import SweepOptions
-from autotune.trial.record import OUTCOMES, TrialRecord
+from autotune.trial.record import OUTCOMES, TrialRecord, Worker
 from tests.autotune.conftest import simulated_study
 
 PACKAGE = Path(__file__).resolve().parents[3] / "autotune"
@@ -111,23 +111,17 @@ def test_a_result_recorded_before_the_driver_died_is_not_counted_and_the_trial_i
     """The driver was killed between recording a trial's result and telling Optuna: the trial is
     RUNNING with `outcome: complete` and a dead worker. Recovery must fail it without an outcome, so it
     neither counts towards --trials nor passes for a finished duplicate of its own retry."""
-    import subprocess
-    import sys
-
     import optuna
 
     from autotune.study.storage import open_storage, storage_url
     from autotune.sweep.backends.lifecycle import create_or_load, recover_interrupted
-    from autotune.trial.record import Worker
 
     paths = StudyPaths(tmp_path / "runs", "killed")
     paths.root.mkdir(parents=True)
     storage = open_storage(storage_url(paths, None))
     study = create_or_load(space, paths, storage)
     trial = study.ask()
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    worker = Worker(host=__import__("socket").gethostname(), pid=int(dead.stdout))
-    TrialRecord(outcome="complete", reason=None, worker=worker).save(trial, ("outcome", "reason", "worker"))
+    TrialRecord(outcome="complete", reason=None, worker=_dead_worker()).save(trial, ("outcome", "reason", "worker"))
     notes: list[str] = []
     recover_interrupted(study, storage, notes.append)
     frozen = study.trials[trial.number]
@@ -137,6 +131,78 @@ def test_a_result_recorded_before_the_driver_died_is_not_counted_and_the_trial_i
     retry = [t for t in study.get_trials() if t.system_attrs.get("failed_trial") == trial.number]
     assert len(retry) == 1 and retry[0].state == optuna.trial.TrialState.WAITING
     assert notes and f"trial #{trial.number} was interrupted" in notes[0]
+    # a second worker that saw the same dead worker recovers it too, a moment later: it died of Optuna's
+    # UpdateFinishedTrialError (audit 17 F1); now it finds the trial failed and leaves it, no second retry
+    from autotune.sweep.backends.lifecycle import fail_interrupted, trial_id
+
+    assert not fail_interrupted(study, storage, trial_id(storage, study.study_name, trial.number))
+    assert len([t for t in study.get_trials() if t.system_attrs.get("failed_trial") == trial.number]) == 1
+
+
+def _dead_worker() -> Worker:
+    """A worker on this host whose process has ended."""
+    import socket
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    return Worker(host=socket.gethostname(), pid=int(dead.stdout))
+
+
+def test_a_worker_recovers_a_dead_colleagues_trial_instead_of_stopping_short_or_waiting_on_it(tmp_path):
+    """Two workers, one killed mid-trial (simulated sweep; the colleague's trials are made by a hook after the
+    first trial: one RUNNING with a dead worker, and one RUNNING with a dead worker and the params of a queued
+    trial the loop asks next). The survivor counted the first as running in another worker and stopped one trial
+    short of --trials (audit 17 F2); it waited silently for the second until Optuna's 30 s grace (F3)."""
+    import optuna
+
+    from autotune.study.progress import SweepProgress
+    from autotune.study.storage import open_storage, storage_url
+    from autotune.sweep.backends.lifecycle import trial_id
+    from autotune.sweep.driver import run_sweep
+
+    space = load_space("fsdp3d-8gpu", device="cuda")
+    paths = StudyPaths(tmp_path / "runs", "dead")
+    made: list[int] = []
+
+    def colleague_dies(study: optuna.Study, number: int) -> None:
+        if made:
+            return
+        base = study.trials[0]  # the baseline: its params as the sweep draws them (some knobs held by the model)
+        name, choices = next(
+            (k, d.choices)
+            for k, d in base.distributions.items()
+            if isinstance(d, optuna.distributions.CategoricalDistribution)
+        )
+        same = {**base.params, name: next(c for c in choices if c != base.params[name])}
+        lost = study.ask()  # asked, given a worker, killed before its params were drawn
+        TrialRecord(worker=_dead_worker()).save(lost, ("worker",))
+        study.enqueue_trial(same)
+        twin = study.ask(fixed_distributions=base.distributions)  # killed running the configuration queued next
+        TrialRecord(worker=_dead_worker()).save(twin, ("worker",))
+        storage = open_storage(storage_url(paths, None))
+        storage.record_heartbeat(trial_id(storage, study.study_name, twin.number))  # it ran: Optuna fails it in 30 s
+        study.enqueue_trial(same)
+        made.extend([lost.number, twin.number])
+
+    notes: list[str] = []
+    progress = SweepProgress(5, "perf/throughput")
+    progress.quiet = True
+    progress.note = notes.append  # type: ignore[method-assign]
+    study = run_sweep(
+        SweepOptions(space=space, paths=paths, n_trials=5, fidelity=("sim",), hooks=[colleague_dies]), progress
+    )
+    trials = study.get_trials()
+    assert len([t for t in trials if counted(t)]) == 5, [(t.number, t.state, t.params) for t in trials]
+    lost, twin = made
+    for n in made:
+        assert trials[n].state == optuna.trial.TrialState.FAIL and TrialRecord.of(trials[n]).reason == "interrupted"
+    said = "\n".join(notes)
+    assert f"waiting for trial #{twin}, run by worker pid " in said, (
+        said,
+        [(t.number, t.state, t.params) for t in trials],
+    )
+    assert f"trial #{lost} was interrupted" in said and f"trial #{twin} was interrupted" in said, said
 
 
 def test_fidelities_and_trainers_come_from_registries(space, tmp_path):
