@@ -451,21 +451,30 @@ def _after_sweep(paths, storage, space, reports, progress, logger, export_to) ->
 
 
 def _time_summary(study, started: datetime.datetime) -> str | None:  # type: ignore[no-untyped-def]
-    """Where the trials' time went: training steps against everything else (process start-up,
+    """Where this worker's trials' time went: training steps against everything else (process start-up,
     imports, model build, teardown, the controller between trials), from the first trial this
-    invocation started to the last one it finished (confirmation re-runs not included)."""
-    from autotune.report.data import time_outside_steps
+    invocation started to the last one it finished (confirmation re-runs not included). Other workers'
+    trials are theirs (each worker's line counted every trial of the study, audit 17 F8); a reused result
+    ran nothing and is counted apart."""
+    import os
+    import socket
 
-    span, share = time_outside_steps(study, since=started)
+    from autotune.report.data import time_outside_steps
+    from autotune.trial.record import SKIPPED, TrialRecord
+
+    me = (socket.gethostname(), os.getpid())
+    span, share = time_outside_steps(study, since=started, worker=me)
     if math.isnan(share):
         return None
-    ran = sum(
-        1
-        for t in study.get_trials(deepcopy=False)
-        if t.datetime_complete and t.datetime_start and t.datetime_start >= started
-    )
+    ran = reused = 0
+    for t in study.get_trials(deepcopy=False):
+        rec = TrialRecord.of(t)
+        if t.datetime_complete and t.datetime_start and t.datetime_start >= started and rec.outcome != SKIPPED:
+            if rec.worker is not None and (rec.worker.host, rec.worker.pid) == me:
+                ran, reused = ran + (rec.duplicate_of is None), reused + (rec.duplicate_of is not None)
     train = span * (1 - share)
-    return f"time: {ran} trials in {span:.0f} s, {train:.0f} s in training steps: {share:.0%} outside them"
+    also = f" (and {reused} reused, not run)" if reused else ""
+    return f"time: {ran} trials{also} in {span:.0f} s, {train:.0f} s in training steps: {share:.0%} outside them"
 
 
 def _check_machine_or_exit(space: Space, address: str | None) -> None:

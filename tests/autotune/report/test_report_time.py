@@ -13,9 +13,9 @@ from optuna.trial import FrozenTrial, TrialState
 from autotune.report.data import time_outside_steps
 
 
-def _trial(start_s: float, end_s: float, train_s: float | None, pid: int | None = None) -> FrozenTrial:
+def _trial(start_s: float, end_s: float, train_s: float | None, pid: int | None = None, **attrs: object) -> FrozenTrial:
     t0 = datetime.datetime(2026, 11, 30, 12, 0, 0)
-    attrs = {"outcome": "complete"} | ({"train_s": train_s} if train_s is not None else {})
+    attrs = {"outcome": "complete", **attrs} | ({"train_s": train_s} if train_s is not None else {})
     attrs |= {"worker": {"host": "h", "pid": pid}} if pid is not None else {}
     return FrozenTrial(
         number=0, state=TrialState.COMPLETE, value=1.0, values=None,
@@ -44,6 +44,39 @@ def test_a_resumed_studys_share_leaves_out_the_pause_between_its_runs():
     span, share = time_outside_steps(study)
     assert span == pytest.approx(20.0 + 10.0)  # by hand: run 1 from 0 s to 20 s, run 2 from 3 600 s to 3 610 s
     assert share == pytest.approx(1 - 20.0 / 30.0)
+
+
+def test_a_workers_share_is_of_its_own_trials_run_not_reused_nor_given_back():
+    """Worker 11 ran trials from 0 to 20 s (6 s of steps each); worker 22 ran one beside it. Worker 11's third trial
+    reused a result (its copied 9 s of steps ran nothing) and its fourth was given back. It read "14 s in training
+    steps" of 10 s, "-43% outside them" (reused counted), and every worker counted the others' trials (audit 17 F7, F8)."""
+    study = optuna.create_study()
+    for trial in (
+        _trial(0, 10, 6.0, pid=11),
+        _trial(10, 20, 6.0, pid=11),
+        _trial(20, 20.5, 9.0, pid=11, duplicate_of=5),
+        _trial(20.5, 20.6, None, pid=11, outcome="skipped"),
+        _trial(0, 30, 25.0, pid=22),
+    ):
+        study.add_trial(trial)
+    span, share = time_outside_steps(study, worker=("h", 11))
+    assert span == pytest.approx(20.5)  # by hand: from 0 s to the reused trial's end; the given-back one never ran
+    assert share == pytest.approx(1 - 12.0 / 20.5)
+    span, share = time_outside_steps(study)  # the report: every worker's span, summed
+    assert span == pytest.approx(20.5 + 30.0) and share == pytest.approx(1 - 37.0 / 50.5)
+    # the line `autotune run` ends with, for the worker it runs in (this process as worker 11)
+    import os
+    import socket
+
+    from autotune.cli.run import _time_summary
+
+    mine = optuna.create_study()
+    for trial in study.trials:
+        worker = trial.user_attrs["worker"]
+        trial.user_attrs["worker"] = {"host": socket.gethostname(), "pid": os.getpid() if worker["pid"] == 11 else 1}
+        mine.add_trial(trial)
+    said = _time_summary(mine, datetime.datetime(2026, 11, 30, 12, 0, 0))
+    assert said == "time: 2 trials (and 1 reused, not run) in 20 s, 12 s in training steps: 41% outside them", said
 
 
 def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
