@@ -469,9 +469,9 @@ def _time_summary(study, started: datetime.datetime) -> str | None:  # type: ign
     ran = reused = 0
     for t in study.get_trials(deepcopy=False):
         rec = TrialRecord.of(t)
-        if t.datetime_complete and t.datetime_start and t.datetime_start >= started and rec.outcome != SKIPPED:
-            if rec.worker is not None and (rec.worker.host, rec.worker.pid) == me:
-                ran, reused = ran + (rec.duplicate_of is None), reused + (rec.duplicate_of is not None)
+        mine = rec.worker is not None and (rec.worker.host, rec.worker.pid) == me
+        if mine and t.datetime_complete and t.datetime_start and t.datetime_start >= started and rec.outcome != SKIPPED:
+            ran, reused = ran + (rec.duplicate_of is None), reused + (rec.duplicate_of is not None)
     train = span * (1 - share)
     also = f" (and {reused} reused, not run)" if reused else ""
     return f"time: {ran} trials{also} in {span:.0f} s, {train:.0f} s in training steps: {share:.0%} outside them"

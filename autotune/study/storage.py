@@ -145,9 +145,17 @@ class StudyPaths:
 
     def flags(self, storage: str | None = None) -> str:
         """The options a hint's command needs to find this study again (` --runs-dir myruns`), so that it
-        works when pasted: without them it looks under runs/ and finds no study."""
+        works when pasted: without them it looks under runs/ and finds no study. The storage is the one given,
+        else the one the sweep was given (`storage_file`, password masked): a hint without it was answered
+        "whose trials are in another storage: add --storage ..." (audit 17 F9)."""
         out = f" --runs-dir {self.runs_dir}" if Path(self.runs_dir) != Path("runs") else ""
-        return out + (f" --storage {redact(storage)}" if storage else "")
+        if storage:
+            return out + f" --storage {redact(storage)}"
+        try:
+            stored = self.storage_file.read_text().strip()
+        except OSError:
+            stored = ""
+        return out + (f" --storage {stored}" if stored else "")
 
     @property
     def storage_file(self) -> Path:
@@ -263,7 +271,14 @@ def storage_problem(url: str, exc: BaseException) -> str:
     if isinstance(exc, ModuleNotFoundError) or "Failed to import DB access module" in str(exc):
         missing = exc if isinstance(exc, ModuleNotFoundError) else exc.__cause__
         module = getattr(missing, "name", None) or "?"
-        extra = " (pip install 'autotune[postgres]')" if url.startswith("postgres") else ""
+        extra = ""
+        if url.startswith("postgres"):  # the extra installs psycopg 3: `postgresql://` is what it drives
+            extra = (
+                " (`postgresql://` or `postgresql+psycopg://` uses psycopg 3, which `pip install 'autotune[postgres]'` "
+                "installs)"
+                if module.split(".")[0] != "psycopg"
+                else " (pip install 'autotune[postgres]')"
+            )
         return f"--storage {shown}: its database driver `{module}` is not installed{extra}"
     name = type(exc).__name__
     if name in ("ArgumentError", "NoSuchModuleError"):
@@ -271,6 +286,10 @@ def storage_problem(url: str, exc: BaseException) -> str:
     cause = str(getattr(exc, "orig", None) or exc).splitlines()[0]
     if url.startswith("sqlite"):
         return f"--storage {shown}: cannot open the SQLite file ({cause}); check that its folder exists and is writable"
+    if url.startswith("postgres") and "does not exist" in cause:  # the server answered: a role or database to make
+        what = "database" if 'database "' in cause else "role"
+        make = "createdb NAME (as a user allowed to)" if what == "database" else "createuser NAME (as a superuser)"
+        return f"--storage {shown}: the server answered ({cause}): create the {what} ({make}), or name one it has"
     server = (
         "; is a PostgreSQL server running there? (Debian: apt-get install postgresql)"
         if url.startswith("postgres")

@@ -182,6 +182,11 @@ def test_study_names_stay_inside_the_runs_folder(tmp_path):
         ("foo://", r"not a database URL Optuna can use"),
         ("sqlite:////nonexistent-dir/sub/x.db", r"cannot open the SQLite file .* folder exists and is writable"),
         ("postgresql://u:secret@127.0.0.1:1/db", r"postgresql://u:\*\*\*@127.0.0.1:1/db: cannot connect"),
+        # the postgres extra installs psycopg 3: installing it again leaves psycopg2 missing (audit 17 F10)
+        (
+            "postgresql+psycopg2://u:secret@127.0.0.1:1/db",
+            r"driver `psycopg2` is not installed \(`postgresql://` or `postgresql\+psycopg://` uses psycopg 3",
+        ),
     ],
 )
 def test_bad_storage_urls_say_why(url, expected):

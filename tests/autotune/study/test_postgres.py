@@ -69,3 +69,15 @@ def test_a_sweep_lives_in_postgresql(tmp_path, postgres_url):
     shown = autotune("trials", "fsdp3d", "--storage", postgres_url, "--runs-dir", str(runs))
     assert shown.returncode == 0, shown.stderr
     assert "0 base " in shown.stdout
+
+
+def test_a_server_that_answers_no_such_role_or_database_is_not_called_missing(postgres_url):
+    """It said "is a PostgreSQL server running there? (Debian: apt-get install postgresql)" of a server that had
+    answered "role ... does not exist" (audit 17 F10)."""
+    from autotune.study.storage import StorageError, open_storage
+
+    host = postgres_url.rsplit("@", 1)[1].split("/")[0]
+    with pytest.raises(StorageError, match=r'the server answered \(.*role "nobody" does not exist\): create the role'):
+        open_storage(f"postgresql://nobody@{host}/postgres")
+    with pytest.raises(StorageError, match=r'database "nosuchdb" does not exist\): create the database \(createdb'):
+        open_storage(postgres_url.rsplit("/", 1)[0] + "/nosuchdb")

@@ -47,6 +47,11 @@ def test_a_baseline_that_won_because_nothing_else_kept_the_limits_is_not_called_
     assert "the baseline's systems values ship; 2 broke the `memory` limit: loosen it in the space's `limits:`" in said
     assert f"`autotune trials w --runs-dir {tmp_path / 'runs'}` says how each ended" in said, said  # from anywhere
     assert "noise" not in said and "--confirm 0" not in said
+    # swept with --storage: the command names it (pasted without it: "whose trials are in another storage", F9)
+    paths.storage_file.write_text("postgresql://u:***@db/w\n")
+    said = why_unconfirmed(study, winner, paths)
+    assert f"`autotune trials w --runs-dir {tmp_path / 'runs'} --storage postgresql://u:***@db/w` says" in said, said
+    paths.storage_file.unlink()
     with paths.finishing(print):  # a worker confirming: `best` meanwhile said "no confirmation ran" (audit 16 F5)
         said = why_unconfirmed(study, winner, paths)
     assert said.startswith("the stages after the sweep (confirmation first) are running in worker pid "), said
