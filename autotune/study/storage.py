@@ -18,6 +18,7 @@ import dataclasses
 import fcntl
 import functools
 import json
+import socket
 import sqlite3
 import warnings
 from collections.abc import Callable, Iterator
@@ -351,6 +352,11 @@ class StudyInfo:
     """A simulated study's cost model in words (device × world, model, weights): one per study."""
     quality_systems: dict[str, Any] | None = None
     """A quality study's: the systems values its runs used (kept for a resumed stage)."""
+    folder_id: str | None = None
+    """A random id, also in `.study-id` in the study's folder: workers that share the database but not the folder
+    are told (each ran the stages after the sweep on its own and printed another winner, audit 17 F11)."""
+    folder: str | None = None
+    """Where that folder is (host:path), for the message."""
     quality_rules: dict[str, Any] | None = None
     """A quality study's: the `quality:` settings its runs were measured and judged by (a rerun with others is
     refused: its finished runs would be read under rules they did not run with)."""
@@ -369,6 +375,35 @@ class StudyInfo:
 
 class StudyNotFound(LookupError):
     pass
+
+
+def check_one_folder(study: optuna.Study, paths: StudyPaths) -> None:
+    """Every worker of a study uses one folder for it: its trials' folders, the lock that lets one worker run the
+    stages after the sweep, and what they measured. A worker whose folder is not the one the study was started
+    in (another machine's runs folder, not shared) is refused: on its own it confirmed again and printed another
+    winner, each machine shipping a different result. The study's first folder (a new study, or one from before
+    this check) is recorded as the study's."""
+    import uuid
+
+    mine = paths.root / ".study-id"
+    have = mine.read_text().strip() if mine.exists() else None
+    info = StudyInfo.of(study)
+    if info.folder_id is None or info.folder_id == have:
+        if info.folder_id is None:
+            have = have or uuid.uuid4().hex
+            paths.root.mkdir(parents=True, exist_ok=True)
+            mine.write_text(have + "\n")
+            StudyInfo(folder_id=have, folder=f"{socket.gethostname()}:{paths.root.resolve()}").save(
+                study, "folder_id", "folder"
+            )
+        return
+    raise StorageError(
+        f"study `{paths.name}` in this storage keeps its folder at {info.folder}; this worker's is "
+        f"{socket.gethostname()}:{paths.root.resolve()}, another: workers of one study need one runs folder they all "
+        "see (on a shared filesystem), else each runs the stages after the sweep on its own and they print different "
+        f"winners. Pass that folder's runs folder as --runs-dir (mounted here); if it is gone for good, make this "
+        f"folder the study's: echo {info.folder_id} > {mine}"
+    )
 
 
 class SpaceChanged(ValueError):

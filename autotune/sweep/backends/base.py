@@ -52,7 +52,7 @@ from autotune.adapters.base import TrainerAdapter
 from autotune.names import modules_named
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
-from autotune.study.storage import StudyPaths, absolute_url, open_storage, redact, storage_url
+from autotune.study.storage import StudyPaths, absolute_url, check_one_folder, open_storage, redact, storage_url
 from autotune.sweep.backends.lifecycle import TrialHook, create_or_load, recover_interrupted
 from autotune.trial.fidelity import Fidelity, RealRun
 
@@ -128,6 +128,7 @@ class Backend(ABC):
         study = create_or_load(
             opts.space, opts.paths, self.storage, opts.device, opts.fidelity.name, opts.fidelity.model_key()
         )
+        check_one_folder(study, opts.paths)
         if opts.storage_url != storage_url(opts.paths, None):  # what `best` without --storage names
             opts.paths.storage_file.write_text(redact(absolute_url(opts.storage_url)) + "\n")
         recover_interrupted(study, self.storage, self.progress.note)

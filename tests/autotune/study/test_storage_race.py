@@ -3,6 +3,7 @@ two-worker test with "UNIQUE constraint failed: alembic_version.version_num", or
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 
@@ -83,3 +84,34 @@ def test_a_relative_sqlite_url_is_recorded_absolute(tmp_path, monkeypatch):
     assert absolute_url("sqlite:///db/x.db?timeout=5") == f"sqlite:///{tmp_path}/db/x.db?timeout=5"
     for kept in ("sqlite:////abs/x.db", "postgresql://u:p@h/db", "sqlite://"):
         assert absolute_url(kept) == kept
+
+
+def test_workers_sharing_the_database_but_not_the_runs_folder_are_refused(tmp_path):
+    """Two machines on one PostgreSQL study, each with its own runs folder: both ran the stages after the sweep
+    and printed different winners (audit 17 F11). An SQLite file given as --storage to two runs folders is the
+    same layout on one machine (the cost model: seconds)."""
+    import pytest
+
+    from autotune.space.loader import load_space
+    from autotune.study.progress import SweepProgress
+    from autotune.study.storage import StorageError, StudyPaths
+    from autotune.sweep.driver import SweepOptions, run_sweep
+
+    url, space = f"sqlite:///{tmp_path / 'shared.db'}", load_space("fsdp3d", device="cpu")
+
+    def sweep(folder: str) -> None:
+        progress = SweepProgress(2, "perf/throughput")
+        progress.quiet = True
+        paths = StudyPaths(tmp_path / folder, "st")
+        run_sweep(SweepOptions(space=space, paths=paths, n_trials=2, fidelity=("sim",), storage=url), progress)
+
+    sweep("a")
+    with pytest.raises(StorageError) as refused:
+        sweep("b")
+    said = str(refused.value)
+    assert f"keeps its folder at {socket.gethostname()}:{tmp_path / 'a' / 'st'}; this worker's is" in said, said
+    assert "workers of one study need one runs folder they all see" in said, said
+    sweep("a")  # the study's own folder: resumed as before
+    ident = (tmp_path / "a" / "st" / ".study-id").read_text()
+    (tmp_path / "b" / "st" / ".study-id").write_text(ident)  # the fix it names, when the first folder is gone
+    sweep("b")
