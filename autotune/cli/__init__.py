@@ -22,7 +22,7 @@ from autotune.cli import start  # noqa: F401
 from autotune.cli.app import app, err
 from autotune.extras import MissingPart, missing_module_message
 from autotune.study.result_files import ResultsFileError
-from autotune.study.storage import SpaceChanged, StorageError, StudyNameError
+from autotune.study.storage import SpaceChanged, StorageError, StudyNameError, storage_failure
 
 __all__ = ["app", "main"]
 
@@ -55,3 +55,9 @@ def main() -> None:
             raise
         err.print(f"[red]{escape(f'{exc.filename}: {exc.strerror or exc}')}[/] (check the path and its permissions)")
         sys.exit(2)
+    except Exception as exc:
+        failed = storage_failure(exc)  # the database lost mid-command: one line, not a driver's traceback
+        if failed is None:
+            raise
+        err.print(f"[red]{escape(failed)}[/]")
+        sys.exit(1)

@@ -301,6 +301,25 @@ def storage_problem(url: str, exc: BaseException) -> str:
     )
 
 
+def storage_failure(exc: BaseException) -> str | None:
+    """One line for a database error in the middle of a command (a PostgreSQL restart, a lost connection, a locked
+    file), or None for any other error. Every worker died with a 312-line traceback whose last line blamed "invalid
+    data in the commit, e.g. exceeding max length" (Optuna's wording for any failed commit, audit 17 F6)."""
+    seen: list[BaseException] = []
+    link: BaseException | None = exc
+    while link is not None and link not in seen:
+        seen.append(link)
+        link = link.__cause__ or link.__context__
+    failed = [e for e in seen if type(e).__module__.startswith("sqlalchemy")]
+    if not failed and not any(isinstance(e, optuna.exceptions.StorageInternalError) for e in seen):
+        return None
+    cause = str(getattr(failed[0], "orig", None) or failed[0]) if failed else str(exc)
+    return (
+        f"the study's database failed mid-command ({cause.strip().splitlines()[0]}): what finished is kept; once "
+        "the database answers again, the same command goes on from it (a trial cut off is run again)"
+    )
+
+
 def redact(url: str) -> str:
     """The URL without its password (error messages end up in logs)."""
     import re
