@@ -52,6 +52,7 @@ from autotune.sweep.backends.lifecycle import (
     Heartbeat,
     baseline_limits,
     tell_outcome,
+    tell_reused,
     this_worker,
     trial_id,
     trial_monitor,
@@ -80,6 +81,8 @@ class StudySearch(Searcher):  # type: ignore[misc]
         paths: StudyPaths,
         worker: int,
         report: Callable[[FrozenTrial, int], None] | None = None,
+        n_trials: int | None = None,
+        reused: Callable[[int, int, int], None] | None = None,
     ) -> None:
         modes = ["max" if o.direction == "maximize" else "min" for o in space.objectives]
         # one name and mode per objective; Searcher documents lists though it annotates str
@@ -90,6 +93,10 @@ class StudySearch(Searcher):  # type: ignore[misc]
         self.paths = paths
         self.report = report
         """Prints a finished trial's progress line (with the number of the study's finished trials)."""
+        self.n_trials = n_trials
+        """The study's --trials: no trial is asked past it (counting every driver's, finished or running)."""
+        self.on_reused = reused
+        """Prints a repeat's line (`SweepProgress.reused`)."""
         self.study = optuna.load_study(study_name=paths.name, storage=storage, sampler=make_sampler(space, worker))
         self.asked: dict[str, Trial] = {}
         """The Optuna trial behind each Tune trial id."""
@@ -97,7 +104,7 @@ class StudySearch(Searcher):  # type: ignore[misc]
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        state["report"] = None  # the console printer stays with the driver
+        state["report"] = state["on_reused"] = None  # the console printer stays with the driver
         return state
 
     def save_to_dir(self, *args: Any, **kwargs: Any) -> None:
@@ -107,9 +114,24 @@ class StudySearch(Searcher):  # type: ignore[misc]
         return None
 
     def suggest(self, trial_id: str) -> dict[str, Any] | None:
-        trial = self.study.ask()
-        params = suggest(trial, self.space, self.defaults)
-        set_worker(trial, this_worker())
+        """The next configuration to run, as the local backend's workers take it: a repeat of a finished trial's
+        reuses its result (Ray ran it again, audit 17 F5) and the next is asked; none past --trials, counting
+        every driver's trials (two drivers ran 8 of 4, F4). Each repeat counts, so the loop ends."""
+        while True:
+            trials = self.study.get_trials(deepcopy=False)
+            done = sum(1 for t in trials if counted(t))
+            running = sum(1 for t in trials if t.state == TrialState.RUNNING)
+            if self.n_trials is not None and done + running >= self.n_trials:
+                return Searcher.FINISHED  # type: ignore[return-value]  # Tune's end-of-search marker, a str
+            trial = self.study.ask()
+            params = suggest(trial, self.space, self.defaults)
+            set_worker(trial, this_worker())
+            copy_of = next((t for t in trials if t.params == params and counted(t)), None)
+            if copy_of is None:
+                break
+            tell_reused(self.study, trial, self.space, copy_of)
+            if self.on_reused is not None:
+                self.on_reused(done + 1, trial.number, copy_of.number)
         TrialRecord(dir=str(self.paths.trial_dir(trial.number))).save(trial, ("dir",))
         self.asked[trial_id] = trial
         return {**params, NUMBER: trial.number}
@@ -311,7 +333,14 @@ class RayBackend(Backend):
         assert self.storage is not None
         defaults = opts.adapter.defaults(opts.space.base_config)
         searcher = StudySearch(
-            opts.space, defaults, self.storage, opts.paths, worker_index(study), self.progress.finished_trial
+            opts.space,
+            defaults,
+            self.storage,
+            opts.paths,
+            worker_index(study),
+            self.progress.finished_trial,
+            n_trials=opts.n_trials,
+            reused=self.progress.reused,
         )
         trainable = tune.with_parameters(
             run_trial,

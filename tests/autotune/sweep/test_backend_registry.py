@@ -252,3 +252,44 @@ def test_the_simulated_stage_says_what_it_predicts_and_warns_when_the_real_trial
     cpu = {"device": "cpu", "peak_flops": 5e10, "source": "fitted on 6 trials", "weights": {}}
     said = _predicts(SweepOptions(space=space, paths=paths, n_trials=3, fidelity=("sim",), calibration=cpu))
     assert said.startswith(" (the cost model predicts ") and "CPU" in said and "does not model" not in said, said
+
+
+def test_the_ray_searcher_reuses_a_repeat_and_asks_nothing_past_the_studys_trials(tmp_path):
+    """Tune's searcher on the study (no Ray cluster needed to ask it): a configuration already run ran again on Ray
+    (5 of 6 trials of a two-configuration space, audit 17 F5), and two drivers ran 8 trials of `--trials 4` (F4).
+    The small space without its algorithm knob has 4 configurations: 6 trials are 4 run and 2 reused."""
+    from ray.tune.search import Searcher
+
+    from autotune.adapters import get_adapter
+    from autotune.space.stages import throughput_stage
+    from autotune.study.storage import open_storage, storage_url
+    from autotune.sweep.backends.lifecycle import create_or_load, tell_outcome
+    from autotune.sweep.backends.ray_backend import NUMBER, StudySearch
+    from tests.autotune.conftest import write_space
+
+    space = throughput_stage(load_space(str(write_space(tmp_path))))
+    paths = StudyPaths(tmp_path / "runs", "ray")
+    paths.root.mkdir(parents=True)
+    storage = open_storage(storage_url(paths, None))
+    create_or_load(space, paths, storage)
+    defaults = get_adapter(space.trainer, space.command).defaults(space.base_config)
+    repeats: list[tuple[int, int, int]] = []
+    drivers = [
+        StudySearch(space, defaults, storage, paths, w, n_trials=6, reused=lambda *a: repeats.append(a)) for w in (0, 1)
+    ]
+    ran: list[dict] = []
+    for k in range(20):  # the two drivers ask in turn, each finishing what it was given at once
+        searcher = drivers[k % 2]
+        config = searcher.suggest(f"t{k}")
+        if config == Searcher.FINISHED:
+            continue
+        assert config is not None
+        ran.append({n: v for n, v in config.items() if n != NUMBER})
+        trial = searcher.asked[f"t{k}"]
+        record = TrialRecord(outcome="complete", key_metrics={"throughput": 100.0 + k})
+        tell_outcome(searcher.study, trial, space, record, [100.0 + k])
+    study = load_study(paths)
+    assert len([t for t in study.get_trials() if counted(t)]) == 6
+    assert len(ran) == 4 and all(ran.count(c) == 1 for c in ran), ran  # every configuration run once
+    assert len(repeats) == 2 and all(copy < number for _, number, copy in repeats), repeats
+    assert all(drivers[k].suggest("late") == Searcher.FINISHED for k in (0, 1))
