@@ -222,8 +222,13 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
         if other:
             console.print(f"  [yellow]{escape(other)}[/]")
         return True
+    from autotune.study.results import unfinished_quality
+
     for line in describe_held(space):
         console.print(f"  [yellow]{escape(line)}[/]")
+    pending = unfinished_quality(paths, space) if winner.source != "predicted" else None  # a sim runs none
+    if pending:
+        err.print(f"[yellow]  {escape(pending)}[/]")
     return True
 
 
@@ -291,6 +296,11 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
     if quality is not None and quality.exports_a_broken_bound:  # only a header comment said it
         err.print(f"[yellow]  {BROKEN_BOUND}[/]")
     say_unfinished(study, winner)
+    from autotune.study.results import unfinished_quality
+
+    pending = unfinished_quality(paths, space) if quality is None and winner.source != "predicted" else None
+    if pending:
+        err.print(f"[yellow]  {escape(pending)}[/]")
     if winner.source == "predicted":
         err.print("[yellow]  predicted by the cost model, not measured: run it before shipping it[/]")
     if check:

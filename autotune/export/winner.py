@@ -36,7 +36,7 @@ from autotune.study.confirmation_result import Confirmation, beaten_line
 from autotune.study.predicted_winner import measure_predicted
 from autotune.study.quality_result import Quality
 from autotune.study.ratios import LEVEL
-from autotune.study.results import UNCHECKED, NoWinner, Winner, find_winner, why_unconfirmed
+from autotune.study.results import UNCHECKED, NoWinner, Winner, find_winner, unfinished_quality, why_unconfirmed
 from autotune.study.storage import StudyInfo, StudyPaths
 
 NOT_EXPORTED = ("trainer.total_training_steps",)
@@ -182,6 +182,9 @@ def exported(
     held = [k for k in held if k not in algorithm]
     if held and quality is None:
         header.append(f"left at baseline (algorithm knobs, {NOT_SEARCHED}): {', '.join(held)}")
+        pending = unfinished_quality(paths, space) if winner.source != "predicted" else None
+        if pending:
+            header.append(pending)
     elif held:
         header.append(f"left at baseline by the quality stage (algorithm knobs): {', '.join(held)}")
     if winner.source == "sweep" and Confirmation.read(paths) is None:

@@ -78,6 +78,34 @@ ONLY_BASELINE = (
 """Said instead of UNCONFIRMED when the study holds its baseline trial alone and no quality stage ran."""
 
 
+CONFIRMATION_CUT = (
+    "not confirmed yet: its confirmation did not finish (cut short?); the same `autotune run` command goes on from "
+    "its finished rounds (a round cut short runs again whole). Until then this is the sweep's best single run"
+)
+"""Said instead of UNCONFIRMED when confirmation started and did not finish: it said "no confirmation ran: --confirm
+0, or the sweep was cut short" of a controller killed mid-round (audit 18 F1)."""
+
+
+def unfinished_quality(paths: StudyPaths, space: Space) -> str | None:
+    """For a space with a quality stage that has not decided: the algorithm knobs are the baseline's, not judged
+    yet (best and the export listed them as held by the throughput stage, and said nothing of the stage a kill had
+    cut short, audit 18 F2). None when the stage decided, or the space has none."""
+    from autotune.study.quality_result import Quality
+
+    if space.quality is None or Quality.read(paths) is not None:
+        return None
+    folder = paths.root / "quality"
+    if folder.is_dir() and any(folder.iterdir()):
+        return (
+            "the quality stage did not finish (cut short?): the algorithm knobs are still the baseline's, not judged "
+            "yet; the same `autotune run` command finishes it, keeping its finished runs"
+        )
+    return (
+        "the space's quality stage has not run: the algorithm knobs are the baseline's, not judged (`autotune run` "
+        "without `--stage throughput` runs it after the sweep)"
+    )
+
+
 ONLY_BASELINE_PICKED = (
     "only the baseline ran: the cost model credited no change with enough gain to run it for real "
     "(`--fidelity real` measures the space's changes)"
@@ -141,6 +169,9 @@ def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> s
             f"the stages after the sweep (confirmation first) are running in {holder}: this is the sweep's best "
             "single run so far; ask again when they finish"
         )
+    confirm = paths.confirm_dir
+    if Confirmation.read(paths) is None and confirm.is_dir() and any(confirm.iterdir()):
+        return CONFIRMATION_CUT
     base = baseline_trial(study)
     counted_trials = [t for t in study.get_trials(deepcopy=False) if counted(t)]
     if base is None or winner.number != base.number:
@@ -152,6 +183,12 @@ def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> s
         return none_feasible(others, paths, StudyInfo.of(study).sim_study)
     if Quality.read(paths) is not None:
         return BASELINE_ONLY
+    folder = paths.root / "quality"
+    if folder.is_dir() and any(folder.iterdir()):  # `--stage quality` cut short: "a larger --trials" was wrong advice
+        return (
+            "only the baseline ran in the throughput stage (the systems values the quality stage uses); the quality "
+            "stage did not finish (cut short?): the same `autotune run` command finishes it, keeping its finished runs"
+        )
     return ONLY_BASELINE_PICKED if StudyInfo.of(study).sim_study else ONLY_BASELINE
 
 

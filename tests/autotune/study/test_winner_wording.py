@@ -10,6 +10,7 @@ from autotune.study.results import ONLY_BASELINE, ONLY_BASELINE_PICKED, UNCONFIR
 from autotune.study.storage import StudyInfo, StudyPaths, open_storage
 from autotune.sweep.backends.lifecycle import tell_outcome
 from autotune.trial.record import TrialRecord, baseline_attrs, predicted_attrs
+from tests.autotune.conftest import write_space
 
 
 def _study(tmp_path, outcomes: list[tuple[str, float]], picked: bool = False) -> tuple[optuna.Study, StudyPaths]:
@@ -82,3 +83,31 @@ def test_under_sim_real_picks_that_all_broke_a_limit_blame_the_model_and_name_it
     assert "`--fidelity real`" in said and "`autotune calibrate STUDY`" in said and "`--calibration`" in said
     plain, plain_paths = _study(tmp_path / "b", [("infeasible", 1000.0)])  # a search's own trials: not the model
     assert "cost model" not in why_unconfirmed(plain, find_winner(plain, plain_paths, space), plain_paths)
+
+
+def test_a_confirmation_or_quality_stage_cut_short_is_said_so_with_the_command_that_finishes_it(tmp_path):
+    """A controller killed mid-confirmation left `best` saying "no confirmation ran: --confirm 0, or the sweep was
+    cut short"; killed in the quality stage, `best` and the export listed the algorithm knobs as held by the
+    throughput stage and said nothing of the stage; a `--stage quality` study cut short was told "a larger
+    --trials ... runs the sweep on" (audit 18 F1-F3)."""
+    from autotune.study.results import CONFIRMATION_CUT, unfinished_quality
+
+    space = load_space("fsdp3d", device="cpu")
+    assert space.quality is not None
+    study, paths = _study(tmp_path / "a", [("complete", 1000.0)])
+    winner = find_winner(study, paths, space)
+    assert winner.number == 1 and why_unconfirmed(study, winner, paths) == UNCONFIRMED
+    (paths.confirm_dir / "r1-t0000").mkdir(parents=True)  # round 1's baseline run kept, the candidate's cut
+    (paths.confirm_dir / "r1-t0000" / "kept.json").write_text("{}")
+    said = why_unconfirmed(study, winner, paths)
+    assert said == CONFIRMATION_CUT and "the same `autotune run` command goes on from its finished rounds" in said
+    assert "--confirm 0" not in said
+    assert "has not run" in str(unfinished_quality(paths, space))  # no stage yet (e.g. --stage throughput)
+    (paths.root / "quality" / "search" / "0000").mkdir(parents=True)
+    assert "the quality stage did not finish (cut short?)" in str(unfinished_quality(paths, space))
+    small = load_space(str(write_space(tmp_path)))
+    assert small.quality is None and unfinished_quality(paths, small) is None  # no stage to speak of
+    alone, alone_paths = _study(tmp_path / "b", [])  # `--stage quality`: its baseline trial, then the stage, cut
+    (alone_paths.root / "quality" / "search" / "0000").mkdir(parents=True)
+    said = why_unconfirmed(alone, find_winner(alone, alone_paths, space), alone_paths)
+    assert "the quality stage did not finish" in said and "--trials" not in said, said
