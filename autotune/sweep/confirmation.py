@@ -98,6 +98,12 @@ def measure_interleaved(
             for c, result in zip(order, kept, strict=True):
                 _append(c, **result)  # type: ignore[arg-type]
             continue
+        if any(k is not None for k in kept):  # said: the rerun's lines read as a fresh run's (audit 18 F4)
+            done = sum(k is not None for k in kept)
+            progress.note(
+                f"{title} round {first + round_}/{total} was cut short ({done} of {len(kept)} runs finished): it runs "
+                "again whole, so its runs stay side by side in time"
+            )
         for c in order:
             name = "baseline" if c.is_baseline else (c.label or f"#{c.number}")
             progress.note(f"{title} round {first + round_}/{total}: {name}")

@@ -370,20 +370,24 @@ class QualityStage:
         results: dict[tuple[int, int], QualityRun],
     ) -> None:
         jobs: list[tuple[int, _Job]] = []
+        kept: list[str] = []  # seed runs an earlier, interrupted run finished: said (audit 18 F4)
         for i in which:
             label, _number, params, source = entries[i]
             for seed in self.q.seed_values():
+                folder = self.root / "seeds" / f"{label.replace('#', 'trial')}-seed{seed}"
                 reused = self._reusable(label, source, seed)
                 if reused is not None:
                     results[(i, seed)] = reused
+                    if (folder / "quality.json").exists():
+                        kept.append(f"{label} seed {seed}")
                     continue
-                folder = self.root / "seeds" / f"{label.replace('#', 'trial')}-seed{seed}"
                 jobs.append((i, _Job(params, seed, folder, search=False)))
         labels = ", ".join(entries[i][0] for i in which)
         if jobs:
+            earlier = f"; kept from an earlier run: {', '.join(kept)}" if kept else ""
             self.progress.note(
                 f"quality stage: confirming {labels} over seeds {self.q.seed_values()} at {self.q.steps} steps "
-                f"(up to {len(jobs)} runs)"
+                f"(up to {len(jobs)} run{'s' if len(jobs) > 1 else ''}{earlier})"
             )
         queue = list(jobs)
 

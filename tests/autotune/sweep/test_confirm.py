@@ -180,7 +180,11 @@ def test_kept_rounds_are_read_back_and_a_round_cut_short_runs_again_whole(tmp_pa
     stale = (folder / "r1-p1" / "metrics.jsonl").read_text()
     (planted / "metrics.jsonl").write_text(stale)  # and its steps, as a run cut short leaves them
     second = candidates()
+    notes: list[str] = []
+    progress.note = notes.append  # type: ignore[method-assign]
     measure_interleaved(space, adapter, second, folder, 2, None, progress, keep="k")
+    # said: the rerun's lines read as a fresh run's (audit 18 F4)
+    assert "confirm round 2/2 was cut short (1 of 2 runs finished): it runs again whole" in "\n".join(notes), notes
     assert [c.values[0] for c in second] == [c.values[0] for c in first]  # round 1 read back, not run
     assert [c.limits[0] for c in second] == [c.limits[0] for c in first]
     assert {p: (p / "metrics.jsonl").stat().st_mtime_ns for p in stamps} == stamps

@@ -158,6 +158,18 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     assert said in autotune("best", "small", "--runs-dir", str(runs)).stdout
     assert autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "moved.yaml")).returncode == 0
     assert said in (tmp_path / "moved.yaml").read_text()
+    # cut short in the seed runs (a killed controller): the last seed run's folder gone, no decision written. The
+    # rerun runs that one again and says which finished seed runs it keeps (it said "(up to 1 runs)", audit 18 F4)
+    import shutil
+
+    seeds = sorted((paths.root / "quality" / "seeds").iterdir(), key=lambda p: p.stat().st_mtime)
+    shutil.rmtree(seeds[-1])
+    Quality.file(paths).unlink()
+    cut = autotune(*args)
+    assert cut.returncode == 0, cut.stdout[-3000:] + cut.stderr[-3000:]
+    line = next(x for x in cut.stdout.splitlines() if x.startswith("quality stage: confirming"))
+    assert "(up to 1 run; kept from an earlier run: " in line and len(seeds) > 1, line
+    assert Quality.read(paths) is not None
 
 
 def test_the_export_carries_the_quality_stages_values_and_says_why(tmp_path):
