@@ -86,6 +86,12 @@ CONFIRMATION_CUT = (
 0, or the sweep was cut short" of a controller killed mid-round (audit 18 F1)."""
 
 
+def confirmation_cut(paths: StudyPaths) -> bool:
+    """Whether a confirmation began and did not finish: its runs keep their results (`kept.json`) until it is
+    written, and a finished one removes them."""
+    return any(paths.confirm_dir.glob("*/kept.json"))
+
+
 def unfinished_quality(paths: StudyPaths, space: Space) -> str | None:
     """For a space with a quality stage that has not decided: the algorithm knobs are the baseline's, not judged
     yet (best and the export listed them as held by the throughput stage, and said nothing of the stage a kill had
@@ -148,10 +154,15 @@ def why_not_ablated(winner: Winner, paths: StudyPaths) -> str:
     """Why a confirmed winner was not ablated, the reason that held (`best`): both were said as advice before, and
     "the ablation was off: --ablate 0" of an `--ablate 2` stopped by Ctrl-C (audit 16 F4, F11)."""
     rounds = winner.confirmed.rounds if winner.confirmed else 0
+    if confirmation_cut(paths):  # a new confirmation cut short: "ran 1 round ... (`--confirm 2`)" of a --confirm 2
+        return (
+            "a new confirmation did not finish (cut short?): the same `autotune run` command finishes it, keeping "
+            "its finished rounds, and then ablates"
+        )
     if rounds < 2:
         return f"its confirmation ran {rounds} round: the ablation needs 2 or more (`--confirm 2`)"
     folder = paths.root / "ablation"
-    if folder.is_dir() and any(folder.iterdir()):
+    if folder.is_dir() and any(folder.iterdir()):  # its runs, or only the request the run wrote before confirming
         return (
             "the ablation did not finish (cut short?): the same `autotune run` command finishes it, keeping its "
             "finished rounds"
@@ -169,8 +180,7 @@ def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> s
             f"the stages after the sweep (confirmation first) are running in {holder}: this is the sweep's best "
             "single run so far; ask again when they finish"
         )
-    confirm = paths.confirm_dir
-    if Confirmation.read(paths) is None and confirm.is_dir() and any(confirm.iterdir()):
+    if Confirmation.read(paths) is None and confirmation_cut(paths):
         return CONFIRMATION_CUT
     base = baseline_trial(study)
     counted_trials = [t for t in study.get_trials(deepcopy=False) if counted(t)]

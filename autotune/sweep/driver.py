@@ -228,6 +228,12 @@ def _confirm_ablate_check(
         except ResultsFileError:  # a file cut short: measured again, and rewritten
             return None
 
+    requested = opts.paths.root / "ablation" / "requested"  # asked for before confirmation: a kill between the two
+    if opts.ablate > 0 and opts.confirm >= 2:  # read as "the ablation was off: --ablate 0" (audit 18 F5)
+        requested.parent.mkdir(parents=True, exist_ok=True)
+        requested.write_text(f"--ablate {opts.ablate}\n")
+    else:  # this run's ask is what `best` reads
+        requested.unlink(missing_ok=True)
     earlier = kept(Confirmation.read)
     base = baseline_trial(study)
     wanted = sorted([base.number] + [t.number for t in top_candidates(study, opts.space, opts.top_k)]) if base else []

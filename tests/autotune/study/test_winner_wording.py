@@ -97,6 +97,8 @@ def test_a_confirmation_or_quality_stage_cut_short_is_said_so_with_the_command_t
     study, paths = _study(tmp_path / "a", [("complete", 1000.0)])
     winner = find_winner(study, paths, space)
     assert winner.number == 1 and why_unconfirmed(study, winner, paths) == UNCONFIRMED
+    (paths.confirm_dir / "r1-t0001").mkdir(parents=True)  # a finished confirmation's runs (then deleted)
+    assert why_unconfirmed(study, winner, paths) == UNCONFIRMED
     (paths.confirm_dir / "r1-t0000").mkdir(parents=True)  # round 1's baseline run kept, the candidate's cut
     (paths.confirm_dir / "r1-t0000" / "kept.json").write_text("{}")
     said = why_unconfirmed(study, winner, paths)

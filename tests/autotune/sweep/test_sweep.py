@@ -316,8 +316,10 @@ def test_a_confirmation_cut_short_goes_on_from_its_finished_rounds(small_study, 
     confirm_dir = copy / "small" / "confirm"
     args = ["run", "--space", str(space), "--runs-dir", str(copy), "--confirm", "2", "--ablate", "0",
             "--report-dir", str(tmp_path / "report")]  # fmt: skip
+    asked = [*args[:-3], "2", *args[-2:]]  # --ablate 2: the interrupted run asked for an ablation
+    assert asked[asked.index("--ablate") + 1] == "2"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "autotune.cli", *args],
+        [sys.executable, "-m", "autotune.cli", *asked],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=trainer_env(), cwd=ROOT,
     )  # fmt: skip
     assert proc.stdout is not None
@@ -333,6 +335,13 @@ def test_a_confirmation_cut_short_goes_on_from_its_finished_rounds(small_study, 
     assert "finished rounds of confirmation" in err
     kept = sorted(p.parent.name for p in confirm_dir.glob("*/kept.json"))
     assert kept and all(name.startswith("r1-") for name in kept), kept
+    # before the rerun `best` says confirmation was cut short and how to finish it, not "no confirmation ran:
+    # --confirm 0" (audit 18 F1); the asked ablation is on record for it (F5)
+    between = autotune("best", "small", "--runs-dir", str(copy))  # the earlier 1-round confirmation's winner
+    said = " ".join(between.stdout.split())
+    assert "(a new confirmation did not finish (cut short?): the same `autotune run` command finishes it" in said, said
+    assert "its confirmation ran 1 round" not in said
+    assert (copy / "small" / "ablation" / "requested").read_text() == "--ablate 2\n"
     stamps = {p: p.stat().st_mtime_ns for p in confirm_dir.glob("r1-*/metrics.jsonl")}
     again = autotune(*args)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
@@ -341,6 +350,7 @@ def test_a_confirmation_cut_short_goes_on_from_its_finished_rounds(small_study, 
     confirmation = json.loads((copy / "small" / "confirmation.json").read_text())
     assert all(len(c["values"]) == 2 for c in confirmation["candidates"].values())
     assert not list(confirm_dir.rglob("kept.json"))  # a finished confirmation's rounds are not reused
+    assert not (copy / "small" / "ablation" / "requested").exists()  # this run asked for none
     if confirmation["winner"] != confirmation["baseline"]:  # the reason that held (both were said, as advice)
         said = "not ablated: every change of the winner ships, none measured alone (the ablation was off: `--ablate 0`"
         assert said in again.stdout, again.stdout[-3000:]
