@@ -182,15 +182,14 @@ def _wait_for_other_workers(study: optuna.Study, timeout_s: float, progress: Swe
     import datetime
     import socket
 
-    import psutil
-
     from autotune.study.storage import GRACE_S, running_trials
+    from autotune.sweep.backends.lifecycle import process_alive
     from autotune.trial.record import TrialRecord
 
     def alive(t: optuna.trial.FrozenTrial) -> bool:
         worker = TrialRecord.of(t).worker
         if worker is not None and worker.host == socket.gethostname():
-            return bool(psutil.pid_exists(worker.pid))
+            return process_alive(worker.pid)
         started = t.datetime_start or datetime.datetime.now()
         limit = timeout_s + GRACE_S if worker is not None else GRACE_S
         return (datetime.datetime.now() - started).total_seconds() < limit

@@ -185,6 +185,15 @@ def fail_interrupted(study: optuna.Study, storage: BaseStorage, tid: int) -> boo
     return True
 
 
+def process_alive(pid: int) -> bool:
+    """Whether a process of this host runs: a killed worker its parent has not reaped yet (a zombie: a script that
+    started workers without waiting for them) is dead, though its pid exists."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:  # gone
+        return False
+
+
 def recover_interrupted(study: optuna.Study, storage: BaseStorage, note: Callable[[str], None]) -> None:
     """Trials left RUNNING by a dead worker: kill their processes, fail them, retry them once.
 
@@ -197,7 +206,7 @@ def recover_interrupted(study: optuna.Study, storage: BaseStorage, note: Callabl
     for t in running_trials(study):
         worker = TrialRecord.of(t).worker
         if worker is not None:
-            if worker.host != host or psutil.pid_exists(worker.pid):
+            if worker.host != host or process_alive(worker.pid):
                 continue
         elif t.datetime_start is None or (now - t.datetime_start).total_seconds() < GRACE_S:
             continue

@@ -55,10 +55,12 @@ class OptunaBackend(Backend):
             self.progress.know_best(snapshot)  # other workers' trials too
             done = sum(1 for t in snapshot if counted(t))
             running = sum(1 for t in snapshot if t.state == TrialState.RUNNING)
-            if done < n_trials and running and done + running >= n_trials and self.recovered(study):
-                continue  # a trial counted as running was a dead worker's (this host): failed, queued again
-            if done >= n_trials or done + running >= n_trials:
-                break  # finished, or the remaining trials are running in other workers
+            if done >= n_trials:
+                break
+            if done + running >= n_trials:  # the rest run in other workers: until they end, one whose worker
+                if self.wait_for_others(study):  # dies is queued again, to be run here
+                    continue
+                break
             trial = study.ask()
             place = self.place(study, trial, done)
             if place is None:
@@ -91,14 +93,28 @@ class OptunaBackend(Backend):
         study.tell(trial, state=TrialState.FAIL)
         return None
 
-    def recovered(self, study: optuna.Study) -> bool:
-        """Whether a running trial of a dead worker on this host was failed and queued again just now. Without it a
-        worker stopped short of --trials, counting a killed colleague's trial as running, and confirmed without
-        it, exit 0 (audit 17 F2)."""
+    def wait_for_others(self, study: optuna.Study) -> bool:
+        """Out of trials to ask while other workers run the last ones: wait for them, so that one whose worker dies
+        (on this host at once, elsewhere after the heartbeat grace) is queued again and run here. A survivor counted
+        a killed colleague's trial as running, stopped one short of --trials and confirmed without it, exit 0
+        (audit 17 F2). True when one of them ended (finished, or failed and queued again): count again."""
         assert self.storage is not None  # opened by run()
-        before = {t.number for t in running_trials(study)}
-        recover_interrupted(study, self.storage, self.progress.note)
-        return bool(before - {t.number for t in running_trials(study)})
+        said = False
+        while time.monotonic() < self.deadline:
+            before = running_trials(study)
+            if not before:
+                return False
+            recover_interrupted(study, self.storage, self.progress.note)  # a dead worker's: at once
+            if {t.number for t in before} - {t.number for t in running_trials(study)}:
+                return True
+            if not said:
+                numbers = ", ".join(f"#{t.number}" for t in before)
+                self.progress.note(
+                    f"waiting for trial {numbers} of another worker: one whose worker dies is run again here"
+                )
+                said = True
+            time.sleep(1.0)
+        return False
 
     def wait_for_baseline(self, study: optuna.Study) -> bool:
         """Everyone's limits compare with the baseline: let it finish first (another worker may run it). Said once;

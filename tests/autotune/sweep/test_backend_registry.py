@@ -149,11 +149,18 @@ def _dead_worker() -> Worker:
     return Worker(host=socket.gethostname(), pid=int(dead.stdout))
 
 
+@pytest.mark.timeout(300)  # a worker that never sees its colleague die waits for it: fail, do not hang CI
 def test_a_worker_recovers_a_dead_colleagues_trial_instead_of_stopping_short_or_waiting_on_it(tmp_path):
     """Two workers, one killed mid-trial (simulated sweep; the colleague's trials are made by a hook after the
     first trial: one RUNNING with a dead worker, and one RUNNING with a dead worker and the params of a queued
     trial the loop asks next). The survivor counted the first as running in another worker and stopped one trial
-    short of --trials (audit 17 F2); it waited silently for the second until Optuna's 30 s grace (F3)."""
+    short of --trials (audit 17 F2); it waited silently for the second until Optuna's 30 s grace (F3). A third
+    runs in a live worker killed while the survivor, out of trials to ask, waits for it: run again here too."""
+    import socket
+    import subprocess
+    import sys
+    import threading
+
     import optuna
 
     from autotune.study.progress import SweepProgress
@@ -182,19 +189,30 @@ def test_a_worker_recovers_a_dead_colleagues_trial_instead_of_stopping_short_or_
         TrialRecord(worker=_dead_worker()).save(twin, ("worker",))
         storage = open_storage(storage_url(paths, None))
         storage.record_heartbeat(trial_id(storage, study.study_name, twin.number))  # it ran: Optuna fails it in 30 s
+        last = study.ask()  # still running when the survivor runs out of trials to ask; its worker killed then
+        TrialRecord(worker=Worker(host=socket.gethostname(), pid=alive.pid)).save(last, ("worker",))
         study.enqueue_trial(same)
-        made.extend([lost.number, twin.number])
+        made.extend([lost.number, twin.number, last.number])
+
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    killer = threading.Timer(3.0, alive.kill)
+    killer.start()
 
     notes: list[str] = []
-    progress = SweepProgress(5, "perf/throughput")
+    progress = SweepProgress(6, "perf/throughput")
     progress.quiet = True
     progress.note = notes.append  # type: ignore[method-assign]
-    study = run_sweep(
-        SweepOptions(space=space, paths=paths, n_trials=5, fidelity=("sim",), hooks=[colleague_dies]), progress
-    )
+    try:
+        study = run_sweep(
+            SweepOptions(space=space, paths=paths, n_trials=6, fidelity=("sim",), hooks=[colleague_dies]), progress
+        )
+    finally:
+        killer.cancel()
+        alive.kill()
+        alive.wait()
     trials = study.get_trials()
-    assert len([t for t in trials if counted(t)]) == 5, [(t.number, t.state, t.params) for t in trials]
-    lost, twin = made
+    assert len([t for t in trials if counted(t)]) == 6, [(t.number, t.state, t.params) for t in trials]
+    lost, twin, last = made
     for n in made:
         assert trials[n].state == optuna.trial.TrialState.FAIL and TrialRecord.of(trials[n]).reason == "interrupted"
     said = "\n".join(notes)
@@ -203,6 +221,8 @@ def test_a_worker_recovers_a_dead_colleagues_trial_instead_of_stopping_short_or_
         [(t.number, t.state, t.params) for t in trials],
     )
     assert f"trial #{lost} was interrupted" in said and f"trial #{twin} was interrupted" in said, said
+    assert f"waiting for trial #{last} of another worker: one whose worker dies is run again here" in said, said
+    assert f"trial #{last} was interrupted (worker pid {alive.pid} is gone)" in said, said
 
 
 def test_fidelities_and_trainers_come_from_registries(space, tmp_path):
