@@ -507,6 +507,7 @@ def test_a_database_lost_mid_command_ends_in_one_line_that_says_the_command_resu
     """A PostgreSQL restart mid-sweep killed every worker with a 312-line traceback ending in Optuna's "invalid data
     in the commit, e.g. exceeding max length" (audit 17 F6). The same chain, for real: a write to an SQLite study
     another connection holds locked (Optuna's StorageInternalError over SQLAlchemy's OperationalError)."""
+    import signal
     import sqlite3
     import sys
 
@@ -525,6 +526,9 @@ def test_a_database_lost_mid_command_ends_in_one_line_that_says_the_command_resu
 
     monkeypatch.setattr(cli, "app", command)
     monkeypatch.setattr(sys, "argv", ["autotune", "trials", "s"])
+    # main() installs the CLI's SIGINT/SIGTERM handlers for its process: not for this test worker's (a later test's
+    # forked child, SIGTERMed, then raised KeyboardInterrupt inside the worker's copy and took the worker down)
+    monkeypatch.setattr(signal, "signal", lambda *args: None)
     with pytest.raises(SystemExit) as ended:
         cli.main()
     holder.rollback()
