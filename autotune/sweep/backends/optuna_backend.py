@@ -116,6 +116,12 @@ class OptunaBackend(Backend):
             time.sleep(1.0)
         return False
 
+    def pause(self, study: optuna.Study) -> None:
+        """A second of waiting on other workers; then a trial of one that died meanwhile is failed and queued again."""
+        time.sleep(1.0)
+        assert self.storage is not None  # opened by run()
+        recover_interrupted(study, self.storage, self.progress.note)
+
     def wait_for_baseline(self, study: optuna.Study) -> bool:
         """Everyone's limits compare with the baseline: let it finish first (another worker may run it). Said once;
         a dead worker on this host is known at once (the baseline is failed and queued again), elsewhere after the
@@ -132,16 +138,12 @@ class OptunaBackend(Backend):
             if not running:
                 return True
             if not said:
-                worker = TrialRecord.of(running[0]).worker
-                whose = f", run by worker pid {worker.pid} on {worker.host}" if worker else ""
                 self.progress.note(
-                    f"waiting for the baseline (trial #{running[0].number}{whose}) before this worker's first "
-                    "trial: every trial's limits compare with it"
+                    f"waiting for the baseline (trial #{running[0].number}{whose(running[0])}) before this worker's "
+                    "first trial: every trial's limits compare with it"
                 )
                 said = True
-            time.sleep(1.0)
-            assert self.storage is not None  # opened by run()
-            recover_interrupted(study, self.storage, self.progress.note)  # its worker may have died meanwhile
+            self.pause(study)
 
     def run_one(self, study: optuna.Study, trial: Trial, done: int, snapshot: list[FrozenTrial]) -> None:
         set_worker(trial, this_worker())  # first: a trial waiting below without a worker would look abandoned
@@ -216,14 +218,16 @@ class OptunaBackend(Backend):
             if not running:
                 return None
             if not said:
-                worker = TrialRecord.of(running[0]).worker
-                whose = f", run by worker pid {worker.pid} on {worker.host}" if worker else ""
                 self.progress.note(
-                    f"waiting for trial #{running[0].number}{whose}: the same configuration as trial #{trial.number}, "
-                    "whose result it takes"
+                    f"waiting for trial #{running[0].number}{whose(running[0])}: the same configuration as trial "
+                    f"#{trial.number}, whose result it takes"
                 )
                 said = True
-            time.sleep(1.0)
-            assert self.storage is not None  # opened by run()
-            recover_interrupted(study, self.storage, self.progress.note)  # its worker may have died meanwhile
+            self.pause(study)
             trials = study.get_trials(deepcopy=False)
+
+
+def whose(trial: FrozenTrial) -> str:
+    """`, run by worker pid P on HOST` for a trial another worker runs (nothing when it records no worker)."""
+    worker = TrialRecord.of(trial).worker
+    return f", run by worker pid {worker.pid} on {worker.host}" if worker else ""
