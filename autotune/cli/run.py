@@ -24,7 +24,8 @@ from autotune.cli.app import (
 )
 from autotune.extras import require
 from autotune.space.schema import SAMPLERS, Space
-from autotune.study.storage import StudyPaths, redact
+from autotune.study.storage import StudyPaths
+from autotune.study.storage_errors import redact
 
 WANDB_PROJECT = "autotune"
 """The wandb project of a bare `--wandb`."""

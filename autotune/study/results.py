@@ -92,6 +92,12 @@ def confirmation_cut(paths: StudyPaths) -> bool:
     return any(paths.confirm_dir.glob("*/kept.json"))
 
 
+def quality_started(paths: StudyPaths) -> bool:
+    """Whether the quality stage has runs in its folder (finished or not: `Quality.read` says whether it decided)."""
+    folder = paths.root / "quality"
+    return folder.is_dir() and any(folder.iterdir())
+
+
 def unfinished_quality(paths: StudyPaths, space: Space) -> str | None:
     """For a space with a quality stage that has not decided: the algorithm knobs are the baseline's, not judged
     yet (best and the export listed them as held by the throughput stage, and said nothing of the stage a kill had
@@ -100,8 +106,7 @@ def unfinished_quality(paths: StudyPaths, space: Space) -> str | None:
 
     if space.quality is None or Quality.read(paths) is not None:
         return None
-    folder = paths.root / "quality"
-    if folder.is_dir() and any(folder.iterdir()):
+    if quality_started(paths):
         return (
             "the quality stage did not finish (cut short?): the algorithm knobs are still the baseline's, not judged "
             "yet; the same `autotune run` command finishes it, keeping its finished runs"
@@ -193,8 +198,7 @@ def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> s
         return none_feasible(others, paths, StudyInfo.of(study).sim_study)
     if Quality.read(paths) is not None:
         return BASELINE_ONLY
-    folder = paths.root / "quality"
-    if folder.is_dir() and any(folder.iterdir()):  # `--stage quality` cut short: "a larger --trials" was wrong advice
+    if quality_started(paths):  # `--stage quality` cut short: "a larger --trials" was wrong advice
         return (
             "only the baseline ran in the throughput stage (the systems values the quality stage uses); the quality "
             "stage did not finish (cut short?): the same `autotune run` command finishes it, keeping its finished runs"

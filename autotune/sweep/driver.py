@@ -22,7 +22,8 @@ from autotune.adapters import get_adapter
 from autotune.adapters.base import TrainerAdapter, device_kind
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
-from autotune.study.storage import StudyInfo, StudyPaths, redact, storage_url
+from autotune.study.storage import StudyInfo, StudyPaths, storage_url
+from autotune.study.storage_errors import redact
 from autotune.sweep.backends import base as registry
 from autotune.sweep.backends.samplers import grid_repeats
 from autotune.sweep.fidelities import PLANS, REAL, SIM, get_fidelity

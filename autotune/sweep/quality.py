@@ -35,7 +35,8 @@ from autotune.space.schema import Space
 from autotune.space.stages import algorithm_values, quality_stage, systems_values
 from autotune.study.progress import SweepProgress, short_params
 from autotune.study.quality_result import Quality, QualityCandidate, QualityRun
-from autotune.study.storage import SpaceChanged, StudyInfo, StudyPaths, find_study, open_storage, redact
+from autotune.study.storage import SpaceChanged, StudyInfo, StudyPaths, find_study, open_storage
+from autotune.study.storage_errors import redact
 from autotune.sweep.backends.lifecycle import trial_id
 from autotune.sweep.quality_pruner import CurvePruner
 from autotune.trial.evaluation import evaluate

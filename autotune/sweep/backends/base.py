@@ -52,7 +52,8 @@ from autotune.adapters.base import TrainerAdapter
 from autotune.names import modules_named
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
-from autotune.study.storage import StudyPaths, absolute_url, check_one_folder, open_storage, redact, storage_url
+from autotune.study.storage import StudyPaths, absolute_url, check_one_folder, open_storage, storage_url
+from autotune.study.storage_errors import redact
 from autotune.sweep.backends.lifecycle import TrialHook, create_or_load, recover_interrupted
 from autotune.trial.fidelity import Fidelity, RealRun
 
