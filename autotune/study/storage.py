@@ -36,6 +36,7 @@ from sqlalchemy.engine import Engine
 
 from autotune.names import study_name_problem
 from autotune.space.schema import Space
+from autotune.study.outage import ServerStorage
 from autotune.study.storage_errors import redact, storage_problem
 from autotune.trial.record import TrialRecord, is_baseline, outcome_of, write_json
 
@@ -230,7 +231,12 @@ def open_storage(url: str) -> RDBStorage:
     """
     kwargs: dict[str, Any] = {}
     storage: Callable[..., RDBStorage] = RDBStorage
-    if url.startswith("sqlite"):
+    if not url.startswith("sqlite"):
+        # a server's outage is waited out (autotune.study.outage); a pooled connection to a server that restarted
+        # since is tested and replaced when taken, not used to fail the next write
+        storage = ServerStorage
+        kwargs["engine_kwargs"] = {"pool_pre_ping": True}
+    else:
         kwargs["engine_kwargs"] = {"connect_args": {"timeout": 60}}
         database = _sqlite_database(url)
         if database in ("", ":memory:"):  # each connection its own empty database: the trials would be lost
