@@ -25,7 +25,7 @@ def trials_frame(study: optuna.Study, paths: StudyPaths | None = None) -> pd.Dat
 
 STALE = (
     "no outcome recorded: another worker saw no heartbeat from it for the grace period (its worker killed, "
-    "suspended, or its disk stalled), failed it and queued it again"
+    "suspended, its disk stalled, or the database away over 30 s), failed it and queued it again"
 )
 
 

@@ -189,8 +189,8 @@ class OptunaBackend(Backend):
         if not told:
             self.progress.note(
                 f"[yellow]trial #{trial.number} was ended by another worker while it ran (no heartbeat from it for "
-                f"{GRACE_S} s: this worker was suspended, or its disk stalled) and queued again: its result here is "
-                "dropped, and the retry runs it again[/]"
+                f"{GRACE_S} s: this worker was suspended, its disk stalled, or the database was away) and queued "
+                "again: its result here is dropped, and the retry runs it again[/]"
             )
             return
         self.progress.know_baseline(study)  # another worker may have run it
