@@ -103,7 +103,10 @@ _Trials = Annotated[
 ]
 _Timeout = Annotated[
     float | None,
-    typer.Option(min=1, help="Stop launching new sweep trials after this many seconds (the later stages still run)."),
+    typer.Option(
+        min=1,
+        help="Stop launching new sweep trials after this many seconds of sweeping (start-up not counted; the later stages still run).",
+    ),
 ]
 _Confirm = Annotated[
     int | None,

@@ -39,7 +39,9 @@ from autotune.trial.record import TrialRecord, is_baseline, set_worker, skip
 class OptunaBackend(Backend):
     def __init__(self, opts: BackendOptions) -> None:
         super().__init__(opts)
-        self.deadline = time.monotonic() + opts.timeout_s if opts.timeout_s else math.inf
+        self.deadline = (
+            math.inf
+        )  # --timeout counts from the first ask: start-up and another's baseline are not sweeping
         self.defaults = opts.adapter.defaults(opts.space.base_config)
         self._baseline_limits: dict[str, float] | None = None
 
@@ -49,6 +51,8 @@ class OptunaBackend(Backend):
         )  # warm parent, Ray head: before any trial's clock
         study = self.open_study()
         self.wait_for_baseline(study)
+        if self.opts.timeout_s:  # from here: a loaded machine's start-up took all of `--timeout 1` (0 trials ran)
+            self.deadline = time.monotonic() + self.opts.timeout_s
         n_trials = self.opts.n_trials
         while time.monotonic() < self.deadline:
             snapshot = study.get_trials(deepcopy=False)  # one read per trial: this loop runs hundreds of times in sims
