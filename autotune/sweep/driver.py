@@ -22,7 +22,7 @@ from autotune.adapters import get_adapter
 from autotune.adapters.base import TrainerAdapter, device_kind
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
-from autotune.study.storage import StudyInfo, StudyPaths, storage_url
+from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, storage_url
 from autotune.study.storage_errors import redact
 from autotune.sweep.backends import base as registry
 from autotune.sweep.backends.samplers import grid_repeats
@@ -217,7 +217,6 @@ def _confirm_ablate_check(
     from autotune.study.ablation_result import Ablation
     from autotune.study.confirmation_result import Confirmation, beaten_line
     from autotune.study.result_files import ResultsFileError
-    from autotune.study.storage import baseline_trial
     from autotune.sweep.ablation import run_ablation
     from autotune.sweep.confirmation import run_confirmation, top_candidates
     from autotune.sweep.equivalence import result_file, run_equivalence
@@ -281,11 +280,16 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
         with opts.paths.lock():  # as `_check_resumable`: not beside another worker creating the database
             check_same_rules(opts.space, opts.paths, opts.url)  # before the throughput stage's minutes, not after
     study = run_sweep(opts, progress) if opts.stage != "quality" else _existing_study(opts)
-    if study is None and opts.space.quality is not None and not opts.simulated:
+    if (study is None or baseline_trial(study) is None) and opts.space.quality is not None and not opts.simulated:
         # `--stage quality` on a new study: its baseline trial first, so the study exists with the systems values
-        # the quality stage runs on (best, export and the report read the study, and its space, for both stages)
+        # the quality stage runs on (best, export and the report read the study, and its space, for both stages).
+        # A study another worker has just made is waited for until its baseline has finished: a second worker went
+        # on to the quality stage beside the baseline's timed run, on no systems values (audit 19 F1)
         progress.note(
             "no throughput study yet: its baseline trial alone first (the systems values the quality stage uses)"
+            if study is None
+            else "the throughput study's baseline has not finished: it first (the systems values the quality stage "
+            "uses)"
         )
         baseline_only = dataclasses.replace(opts, n_trials=1, confirm=0, ablate=0, fidelity=(REAL,))
         progress.total = 1
@@ -299,7 +303,6 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
 def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna.Study | None) -> None:
     """The quality stage on the throughput winner's systems values (the baseline's without a winner)."""
     from autotune.study.results import NoWinner, find_winner
-    from autotune.study.storage import baseline_trial
     from autotune.sweep.quality import QualityStage
 
     if not any(p.role == "algorithm" for p in opts.space.params):

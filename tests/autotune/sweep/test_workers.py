@@ -185,3 +185,44 @@ def test_a_worker_waiting_for_the_baseline_says_so_and_retries_it_at_once_when_i
     assert len(done) == 2 and sum(1 for t in done if t.user_attrs.get("baseline")) == 1, trials
     retry = next(t for t in done if t.user_attrs.get("baseline"))
     assert retry.datetime_start.timestamp() - killed < 20, "the retry waited out the heartbeat grace"  # type: ignore[union-attr]
+
+
+@pytest.mark.slow  # a throughput worker and a quality worker on one new study (make test-slow)
+def test_a_quality_worker_on_a_study_whose_baseline_another_runs_waits_for_it(tmp_path):
+    """`--stage quality` found the study another worker had just made and ran the quality stage beside that
+    worker's timed baseline (four processes on two cores: the reference every trial is divided by read 10% low),
+    recording no systems values, and the other worker then called the stage's runs another layout's (audit 19 F1).
+    It now waits for the baseline, says so, and runs the stage on the baseline's systems values."""
+    import time
+
+    from tests.autotune.sweep.test_quality_stage import QUALITY
+
+    space = write_space(tmp_path, steps=30)  # a baseline long enough to be waited for
+    space.write_text(space.read_text().replace("base:\n", "base:\n  algorithm.use_kl_in_reward: true\n", 1) + QUALITY)
+    runs = tmp_path / "runs"
+    common = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs),
+              "--report-dir", str(tmp_path / "reports")]  # fmt: skip
+    first = subprocess.Popen([*common, "--stage", "throughput", "--trials", "1", "--confirm", "0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=trainer_env(), cwd=ROOT)  # fmt: skip
+    baseline = StudyPaths(runs, "small").trial_dir(0) / "metrics.jsonl"
+    deadline = time.monotonic() + 240
+    while not (baseline.exists() and baseline.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert first.poll() is None, "the baseline ended before the quality worker started: make it longer"
+    second = subprocess.run([*common, "--stage", "quality"], capture_output=True, text=True, env=trainer_env(),
+                            cwd=ROOT, timeout=600)  # fmt: skip
+    out, _ = first.communicate(timeout=120)
+    assert first.returncode == 0 and second.returncode == 0, out[-2000:] + second.stdout[-3000:] + second.stderr
+    assert "the throughput study's baseline has not finished: it first" in second.stdout, second.stdout[-3000:]
+    assert "waiting for the baseline (trial #0, run by worker pid" in second.stdout, second.stdout[-3000:]
+    study = load_study(StudyPaths(runs, "small"))
+    base = study.trials[0]
+    assert len(study.trials) == 1 and base.state.name == "COMPLETE"
+    quality = json.loads((runs / "small" / "quality.json").read_text())
+    from autotune.space.loader import load_space
+    from autotune.space.stages import systems_values
+
+    assert quality["systems"], "the stage recorded no systems values"
+    assert quality["systems"] == systems_values(load_space(space), base.params)
+    first_run = min(p.stat().st_mtime for p in (runs / "small" / "quality").rglob("config.yaml"))
+    assert first_run >= base.datetime_complete.timestamp() - 0.05, "a quality run began beside the timed baseline"  # type: ignore[union-attr]
