@@ -57,7 +57,7 @@ def explain_cmd(
     from autotune.study.ablation_result import Explanation
     from autotune.study.progress import SweepProgress
     from autotune.study.results import current_explanation
-    from autotune.sweep.explain import ExplainError, ExplainOptions, explain
+    from autotune.sweep.explain import NOT_MEASURED, ExplainError, ExplainOptions, alone, explain
 
     paths = StudyPaths(runs_dir, study)
     space = study_space(paths)
@@ -74,18 +74,32 @@ def explain_cmd(
             f"`{escape(study)}-real`.[/]"
         )
         raise typer.Exit(1)
-    # the stored path, when it leads to the winner as it ships (another winner since: measured again), compared
-    # with the winner's measurement as it stands; shown unless other options are asked for
-    result, recompared = (None, False) if rerun else current_explanation(study_, paths, space)
     given = bool(
         _given(ctx, {"repeats": "--repeats", "max_rounds": "--max-rounds", "select_repeats": "--select-repeats"})
     )
-    if result is None or (given and not result.measured_with(repeats, max_rounds, select_repeats)):
+
+    def stored() -> tuple[Explanation | None, bool]:
+        """The stored path, when it leads to the winner as it ships (another winner since: measured again), compared
+        with the winner's measurement as it stands; shown unless other options (or --rerun) are asked for."""
+        if rerun:
+            return None, False
+        result, recompared = current_explanation(study_, paths, space)
+        if result is not None and given and not result.measured_with(repeats, max_rounds, select_repeats):
+            return None, False
+        return result, recompared
+
+    result, recompared = stored()
+    measured = result is None
+    if result is None:
         first = space.objectives[0]
         progress = SweepProgress(0, first.metric, first.direction == "maximize", console)
         try:
             adapter = get_adapter(space.trainer, space.command)
-            result = explain(study_, space, adapter, paths, options, progress, fresh=rerun)
+            with alone(study_, space, paths, progress):
+                result, recompared = stored()  # another explain may have measured it while this one waited
+                measured = result is None
+                if result is None:
+                    result = explain(study_, space, adapter, paths, options, progress, fresh=rerun)
         except ExplainError as exc:
             err.print(f"[red]{escape(str(exc))}[/]")
             raise typer.Exit(1) from None
@@ -95,7 +109,8 @@ def explain_cmd(
                 f"{escape(paths.flags(storage))}` with the same options goes on from them (--rerun: measure all again)[/]"
             )
             raise
-    else:
+    assert result is not None
+    if not measured:
         cap = f", --max-rounds {result.max_rounds}" if result.max_rounds else ""
         console.print(
             f"(measured earlier with --repeats {result.repeats} --select-repeats {result.select_repeats}{cap}: "
@@ -104,9 +119,15 @@ def explain_cmd(
         if recompared:  # a re-confirmation or a new ablation since: the same path, compared with what stands now
             result.write(paths)
             console.print(f"(compared again with the {result.compared_with.rstrip(',')} as it stands now)")
-    assert result is not None
     for line in result.lines():
         console.print(line, markup=False)
+    unmeasured = [str(step.step) for step in result.steps if step.verdict == NOT_MEASURED]
+    if unmeasured:
+        err.print(
+            f"[red]step {', '.join(unmeasured)} of the path was not measured: every run of it failed (their folders "
+            f"are under {escape(str(paths.root / 'explain' / 'path'))}/); `--rerun` measures the path again[/]"
+        )
+        raise typer.Exit(1)
 
 
 CALIBRATE_MODES = (

@@ -46,7 +46,7 @@ class ExplainStep(Ratios):
     cumulative: float = math.nan
     """Product of the gains up to this step: × the baseline."""
     verdict: str = ""
-    """matters | within noise (its rounds straddle 1.0) | one run: no spread."""
+    """matters | slower | within noise (its rounds straddle 1.0) | one run: no spread | not measured: its runs failed."""
 
     TABLE: ClassVar[tuple[str, ...]] = ("step", "label", "gain", "speedup_min", "speedup_max", "cumulative", "verdict")
     """The fields the report's table of the path shows, in order."""

@@ -48,6 +48,8 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 HEARTBEAT_S = 5
 GRACE_S = 30
+RUNS_STAGES = "runs the stages after the sweep"
+"""What a worker holding `.finishing` does (the file's second line); `autotune explain` holds it too."""
 
 
 @event.listens_for(Engine, "connect")
@@ -178,10 +180,16 @@ class StudyPaths:
             yield
 
     @contextlib.contextmanager
-    def finishing(self, note: Callable[[str], None]) -> Iterator[None]:
-        """Held while this worker runs a stage after the sweep (confirmation, the ablation and the equivalence
-        check; the quality stage): one worker runs it, and the others wait, then keep what it measured (two
-        would measure on the same cores, into the same folders). The lock goes with its process, killed or not."""
+    def finishing(
+        self,
+        note: Callable[[str], None],
+        doing: str = RUNS_STAGES,
+        then: str = "this worker then keeps what is measured and runs what is left",
+    ) -> Iterator[None]:
+        """Held while this process measures on the study's winner: a worker running a stage after the sweep
+        (confirmation, the ablation and the equivalence check; the quality stage), or `autotune explain`. One runs
+        at a time, and the others wait (two would measure on the same cores, into the same folders), saying whom
+        for and what comes `then`. The lock goes with its process, killed or not."""
         import os
         import socket
 
@@ -191,14 +199,14 @@ class StudyPaths:
                 fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 f.seek(0)
-                owner = f.read().strip() or "another worker"
+                owner, _, what = f.read().strip().partition("\n")
                 note(
-                    f"waiting for {owner}, which runs the stages after the sweep of study `{self.name}`; this "
-                    "worker then keeps what it measured (Ctrl-C leaves them to it)"
+                    f"waiting for {owner or 'another worker'}, which {what or RUNS_STAGES} of study "
+                    f"`{self.name}`; {then}"
                 )
                 fcntl.flock(f, fcntl.LOCK_EX)
             f.truncate(0)
-            f.write(f"worker pid {os.getpid()} on {socket.gethostname()}")
+            f.write(f"worker pid {os.getpid()} on {socket.gethostname()}\n{doing}")
             f.flush()
             try:
                 yield
@@ -206,8 +214,9 @@ class StudyPaths:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
     def finishing_now(self) -> str | None:
-        """Who runs the stages after the sweep right now ("worker pid N on HOST"), or None when nobody does: a
-        reader asks without waiting (`best` during confirmation said "no confirmation ran", audit 16 F5)."""
+        """Who runs the stages after the sweep right now ("worker pid N on HOST"), or None when nobody does (or an
+        `autotune explain` holds the lock): a reader asks without waiting (`best` during confirmation said "no
+        confirmation ran", audit 16 F5)."""
         path = self.root / ".finishing"
         if not path.exists():
             return None
@@ -215,7 +224,8 @@ class StudyPaths:
             try:
                 fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
             except BlockingIOError:
-                return f.read().strip() or "another worker"
+                owner, _, what = f.read().strip().partition("\n")
+                return (owner or "another worker") if what in ("", RUNS_STAGES) else None
             fcntl.flock(f, fcntl.LOCK_UN)
         return None
 

@@ -176,10 +176,9 @@ def _check_resumable(opts: SweepOptions, fidelity: str) -> None:
         check_same_fidelity(opts.paths, opts.url, fidelity)  # ("UNIQUE constraint failed: alembic_version")
 
 
-def _wait_for_other_workers(study: optuna.Study, timeout_s: float, progress: SweepProgress) -> None:
-    """Confirmation picks its candidates from the finished trials: a trial another worker still runs may be the
-    best. The first worker out of trials to ask confirmed without it, and the second confirmed again after it.
-    A trial of a dead worker here (its pid gone) is not waited for; one elsewhere at most a trial's timeout."""
+def live_trials(study: optuna.Study, timeout_s: float) -> list[optuna.trial.FrozenTrial]:
+    """The study's running trials whose worker lives: on this host its pid is there; elsewhere a trial counts as
+    running for at most its timeout (and the heartbeat grace) since it began."""
     import datetime
     import socket
 
@@ -195,8 +194,15 @@ def _wait_for_other_workers(study: optuna.Study, timeout_s: float, progress: Swe
         limit = timeout_s + GRACE_S if worker is not None else GRACE_S
         return (datetime.datetime.now() - started).total_seconds() < limit
 
+    return [t for t in running_trials(study) if alive(t)]
+
+
+def _wait_for_other_workers(study: optuna.Study, timeout_s: float, progress: SweepProgress) -> None:
+    """Confirmation picks its candidates from the finished trials: a trial another worker still runs may be the
+    best. The first worker out of trials to ask confirmed without it, and the second confirmed again after it.
+    A trial of a dead worker here (its pid gone) is not waited for; one elsewhere at most a trial's timeout."""
     said = False
-    while running := [t for t in running_trials(study) if alive(t)]:
+    while running := live_trials(study, timeout_s):
         if not said:
             numbers = ", ".join(f"#{t.number}" for t in running)
             progress.note(

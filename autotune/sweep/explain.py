@@ -31,11 +31,12 @@ killed controller) goes on from its finished rounds when run again, for the same
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import re
 import shutil
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,9 +57,34 @@ from autotune.study.storage import StudyPaths, baseline_trial
 from autotune.sweep.confirmation import Candidate, compare, kept_key, measure_interleaved
 from autotune.trial.record import TrialRecord
 
+NOT_MEASURED = "not measured: its runs failed"
+"""A step's verdict when no round measured it."""
+
 
 class ExplainError(RuntimeError):
     pass
+
+
+@contextlib.contextmanager
+def alone(study: optuna.Study, space: Space, paths: StudyPaths, progress: SweepProgress) -> Iterator[None]:
+    """Explain measures the winner against the baseline, alone: beside a sweep's trials (which may still change
+    the winner), a stage after the sweep or another explain, both measurements shared the cores, and two explains
+    wrote into the same run folders (audit 19 F2, F3). A running trial refuses it; the stages and another explain
+    are waited for (the `.finishing` lock)."""
+    from autotune.sweep.backends.optuna_backend import whose
+    from autotune.sweep.driver import live_trials
+
+    running = live_trials(study, space.trial.timeout_s)
+    if running:
+        raise ExplainError(
+            f"study `{paths.name}` is still sweeping (trial #{running[0].number}{whose(running[0])}): explain "
+            "measures the winner, which the sweep may still change, and its runs would share the cores with the "
+            "trials'; run it once the sweep has ended"
+        )
+    with paths.finishing(
+        progress.note, doing="runs `autotune explain`", then="this one then explains the winner as it stands"
+    ):
+        yield
 
 
 @dataclass
@@ -169,6 +195,9 @@ def explain(
         raise ExplainError(f"study `{paths.name}`: nothing to explain ({why}); {then}")
     limits = dict(TrialRecord.of(base).limits)
     folder = paths.root / "explain"
+    # the stored path is replaced: kept, it was shown by the next plain `explain` after this one was cut short, its
+    # runs' folders holding this measurement's (audit 19 F4); without it that command goes on from these runs
+    Explanation.file(paths).unlink(missing_ok=True)
     if fresh:
         shutil.rmtree(folder, ignore_errors=True)
     # runs are kept as they finish: an interrupted explain goes on from its finished rounds (same space and limits)
@@ -289,7 +318,9 @@ def summarize_path(steps: list[ExplainStep], winner: int, options: ExplainOption
         low *= step.speedup_min
         high *= step.speedup_max
         step.cumulative = product
-        if step.rounds <= 1:
+        if math.isnan(step.gain):  # every comparison with NaN is False: it read "matters" (audit 19 F2)
+            step.verdict = NOT_MEASURED
+        elif step.rounds <= 1:
             step.verdict = "one run: no spread"
         elif step.speedup_min <= 1.0 <= step.speedup_max:
             step.verdict = "within noise"

@@ -128,6 +128,10 @@ def test_path_product_verdicts_and_agreement_with_confirmation():
     assert single.steps[0].verdict == "one run: no spread"
     slower = summarize_path([step([0.988, 0.997])], 7, ExplainOptions())
     assert slower.steps[0].verdict == "slower"  # below 1.0 in every round: not "matters"
+    # a step no round measured (its runs failed) is not "matters", which every comparison with NaN made it
+    unmeasured = ExplainStep(gain=math.nan, speedup_mean=math.nan, speedup_min=math.nan, speedup_max=math.nan,
+                             rounds=2, label="k", step=1)  # fmt: skip
+    assert summarize_path([unmeasured], 7, ExplainOptions()).steps[0].verdict == "not measured: its runs failed"
     result = against
     # explain.json keeps its layout: the step's ratios and verdict at the top level of each step
     written = result.to_json()
@@ -258,3 +262,89 @@ def test_a_stored_path_is_compared_again_with_the_measurement_as_it_stands_and_d
     winner[micro] = 16  # another configuration won since: the stored path is not this winner's
     confirm(1.3, 1.6)
     assert current_explanation(study, paths, space) == (None, False)
+
+
+def test_explain_beside_a_running_trial_is_refused_naming_it(small_study, tmp_path):
+    """explain measured its path while a worker's sweep ran trials on the same cores, and explained the winner of
+    that moment, without a word (audit 19 F3): a running trial whose worker lives refuses it, naming the trial."""
+    import os
+    import shutil
+
+    from autotune.sweep.backends.lifecycle import this_worker
+    from autotune.trial.record import set_worker
+
+    runs = tmp_path / "runs"
+    shutil.copytree(small_study[0], runs)
+    paths = StudyPaths(runs, "small")
+    study = load_study(paths)
+    trial = study.ask()  # a trial this process runs, as a sweeping worker's would be
+    set_worker(trial, this_worker())
+    proc = autotune("explain", "small", "--runs-dir", str(runs))
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    said = " ".join(proc.stderr.split())
+    assert f"study `small` is still sweeping (trial #{trial.number}, run by worker pid {os.getpid()} on " in said, said
+    assert "run it once the sweep has ended" in said and not (paths.root / "explain").exists()
+
+
+@pytest.mark.slow  # a 2-trial sweep, then explain three times (make test-slow)
+def test_a_second_explain_waits_for_the_first_and_a_rerun_cut_short_goes_on_from_its_runs(tmp_path):
+    """Two explains at once ran into the same run folders and one printed `×nan ... [matters]`, exit 0 (audit 19
+    F2); an interrupted `--rerun` left the old explain.json, which the suggested command then printed while its runs'
+    folders held the new measurement, and the finished rounds were never used (F4)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import optuna
+
+    from tests.autotune.conftest import ROOT, write_space
+
+    space = write_space(tmp_path, steps=4)
+    space.write_text(
+        space.read_text().replace("ppo_micro_batch_size_per_gpu: 4\n", "ppo_micro_batch_size_per_gpu: 2\n")
+    )
+    runs = tmp_path / "runs"
+    swept = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
+                     "--stage", "throughput")  # fmt: skip
+    assert swept.returncode == 0, swept.stderr[-2000:]
+    paths = StudyPaths(runs, "small")
+    optuna.load_study(study_name="small", storage=f"sqlite:///{paths.db}").enqueue_trial(
+        {DYN: True, KL: 0.001}
+    )  # dynamic batching against micro-batches of 2: the winner
+    swept = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--trials", "2", "--confirm", "0",
+                     "--stage", "throughput")  # fmt: skip
+    assert swept.returncode == 0 and "winner: trial #1" in swept.stdout, swept.stdout[-2000:]
+    holder = subprocess.Popen(
+        [sys.executable, "-c", (
+            "import time; from pathlib import Path; from autotune.study.storage import StudyPaths\n"
+            f"with StudyPaths(Path({str(runs)!r}), 'small').finishing(print, doing='runs `autotune explain`'):\n"
+            "    print('held', flush=True); time.sleep(3)\n"
+        )], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    first = autotune("explain", "small", "--runs-dir", str(runs), "--repeats", "1")
+    holder.wait(timeout=30)
+    assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
+    assert f"waiting for worker pid {holder.pid} on " in first.stdout, first.stdout[-2000:]
+    assert "which runs `autotune explain` of study `small`; this one then explains the winner" in first.stdout
+    assert "nan" not in first.stdout and (paths.root / "explain.json").exists()
+    # --rerun over 2 rounds, cut short once its first round is kept: the stored path goes, the finished round stays
+    rerun = subprocess.Popen([sys.executable, "-m", "autotune.cli", "explain", "small", "--runs-dir", str(runs),
+                              "--repeats", "2", "--rerun"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, cwd=ROOT)  # fmt: skip
+    kept = [paths.root / "explain" / "path" / f"r1-p{i}" / "kept.json" for i in (0, 1)]
+    first_kept = kept[1].stat().st_mtime
+    deadline = time.monotonic() + 300
+    while not (kept[1].exists() and kept[1].stat().st_mtime > first_kept) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    os.kill(rerun.pid, signal.SIGINT)
+    _, err = rerun.communicate(timeout=60)
+    assert "explain interrupted: its finished rounds are kept" in err, err[-2000:]
+    assert all(k.exists() for k in kept) and not (paths.root / "explain.json").exists()
+    before = [k.stat().st_mtime for k in kept]
+    again = autotune("explain", "small", "--runs-dir", str(runs), "--repeats", "2")
+    assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+    assert "measured earlier" not in again.stdout and "product of step gains" in again.stdout, again.stdout
+    assert [k.stat().st_mtime for k in kept] == before, "the finished round of the cut-short --rerun ran again"
