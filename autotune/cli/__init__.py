@@ -45,6 +45,10 @@ def main() -> None:
         sys.exit(2)
     except KeyboardInterrupt:  # outside a sweep (which says how to resume): nothing to say, no traceback
         sys.exit(128 + run.STOPPED_BY[0])
+    except SystemExit as exc:  # typer ends any command a KeyboardInterrupt left with 130, SIGTERM's too (explain)
+        if exc.code == 128 + signal.SIGINT and run.STOPPED_BY[0] != signal.SIGINT:
+            sys.exit(128 + run.STOPPED_BY[0])
+        raise
     except ModuleNotFoundError as exc:
         message = missing_module_message(exc)
         if message is None:

@@ -104,8 +104,15 @@ def explain_cmd(
             err.print(f"[red]{escape(str(exc))}[/]")
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
+            import signal
+
+            from autotune.cli.run import STOPPED_BY
+
+            how = (
+                "interrupted" if STOPPED_BY[0] == signal.SIGINT else f"stopped by {signal.Signals(STOPPED_BY[0]).name}"
+            )
             err.print(
-                f"[yellow]explain interrupted: its finished rounds are kept; `autotune explain {escape(study)}"
+                f"[yellow]explain {how}: its finished rounds are kept; `autotune explain {escape(study)}"
                 f"{escape(paths.flags(storage))}` with the same options goes on from them (--rerun: measure all again)[/]"
             )
             raise
