@@ -106,6 +106,12 @@ def unfinished_quality(paths: StudyPaths, space: Space) -> str | None:
 
     if space.quality is None or Quality.read(paths) is not None:
         return None
+    holder = paths.finishing_now()
+    if holder is not None:  # it read "did not finish (cut short?)" while a worker ran it (audit 19 C1)
+        return (
+            f"the stages after the sweep (the quality stage last) are running in {holder}: the algorithm knobs are "
+            "the baseline's until it decides; ask again when it finishes"
+        )
     if quality_started(paths):
         return (
             "the quality stage did not finish (cut short?): the algorithm knobs are still the baseline's, not judged "

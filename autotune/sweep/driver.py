@@ -322,6 +322,9 @@ def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna
             systems, source = dict(winner.params), f"the throughput winner #{winner.number}'s systems values"
             if winner.number == getattr(baseline_trial(study), "number", None):  # it read "winner #0"
                 source = f"the baseline's systems values (trial #{winner.number}; no other throughput winner)"
+            elif winner.ships_baseline:  # what ships is the baseline's: it read "the throughput winner #2's"
+                cause = winner.why_baseline.split(":")[0]
+                source = f"the baseline's systems values (throughput winner #{winner.number}: {cause})"
         except NoWinner:
             pass
     from autotune.space.stages import systems_values

@@ -107,6 +107,9 @@ def test_a_confirmation_or_quality_stage_cut_short_is_said_so_with_the_command_t
     assert "has not run" in str(unfinished_quality(paths, space))  # no stage yet (e.g. --stage throughput)
     (paths.root / "quality" / "search" / "0000").mkdir(parents=True)
     assert "the quality stage did not finish (cut short?)" in str(unfinished_quality(paths, space))
+    with paths.finishing(print):  # a worker runs it now: not "cut short?", and who runs it (audit 19 C1)
+        running = str(unfinished_quality(paths, space))
+    assert "(the quality stage last) are running in worker pid " in running and "cut short" not in running, running
     small = load_space(str(write_space(tmp_path)))
     assert small.quality is None and unfinished_quality(paths, small) is None  # no stage to speak of
     alone, alone_paths = _study(tmp_path / "b", [])  # `--stage quality`: its baseline trial, then the stage, cut
