@@ -206,8 +206,11 @@ class QualityStage:
             of = f" of {self.n_trials}" if self.done <= self.n_trials else f" (more than the {self.n_trials} asked)"
             self.progress.note(f"quality stage resuming: {self.done}{of} searched settings finished; {rest}")
         if left > 0:
-            fixed = {k: v for k, v in self.baseline_params().items() if k not in self.searched}
+            # every systems value the runs hold (it named only the pinned variables, audit 19 C3), and quality.base
+            fixed = systems_values(self.space, self.systems or self.space.baseline)
             held = f"; systems values held: {short_params(fixed, limit=len(fixed))}" if fixed else ""
+            if self.q.base:
+                held += f" (for these runs: {short_params(self.q.base, limit=len(self.q.base))})"
             self.progress.note(
                 f"quality stage: {left} searched settings of {searched} over up to {self.q.steps} steps "
                 f"(rungs {self.q.rungs()}), {self.q.parallel} at a time{held}"

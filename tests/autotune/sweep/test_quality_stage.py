@@ -70,9 +70,9 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     assert "no throughput study yet: its baseline trial alone first" in out  # so best and export can read it
     assert "quality stage on the baseline's systems values (trial #0; no other throughput winner)" in out
     assert "KL bound broken at step 1" in out  # the baseline's search run stops at once
-    # it names the one knob it searches; the systems variable is held at the winner's value, said once
+    # it names the one knob it searches; every systems value is held at the winner's (it named only the variable)
     assert f"quality stage: 3 searched settings of {KL} over up to 8 steps" in out, out
-    assert "systems values held: actor_mult=2" in out, out
+    assert "systems values held: use_dynamic_bsz=False ppo_micro_batch_size_per_gpu=4 actor_mult=2" in out, out
     assert not [line for line in out.splitlines() if " started" in line and "actor_mult" in line], out
 
     result = Quality.read(paths)
