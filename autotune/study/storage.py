@@ -19,7 +19,6 @@ import fcntl
 import functools
 import json
 import socket
-import sqlite3
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -31,12 +30,10 @@ import yaml
 from optuna.exceptions import ExperimentalWarning
 from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
 from optuna.trial import FrozenTrial, TrialState
-from sqlalchemy import event
-from sqlalchemy.engine import Engine
 
 from autotune.names import study_name_problem
 from autotune.space.schema import Space
-from autotune.study.outage import ServerStorage
+from autotune.study.rdb import ServerStorage, SQLiteStorage, locked
 from autotune.study.storage_errors import redact, storage_problem
 from autotune.trial.record import TrialRecord, is_baseline, outcome_of, write_json
 
@@ -50,50 +47,6 @@ HEARTBEAT_S = 5
 GRACE_S = 30
 RUNS_STAGES = "runs the stages after the sweep"
 """What a worker holding `.finishing` does (the file's second line); `autotune explain` holds it too."""
-
-
-@event.listens_for(Engine, "connect")
-def _sqlite_commit_without_fsync(connection: Any, _record: Any) -> None:
-    """SQLite in WAL mode with synchronous=NORMAL: a commit no longer waits for the disk. A trial makes
-    about 50 commits, so 200 simulated trials took 73-121 s on a busy disk and take 19-35 s this way
-    (benchmarks/sim_speed.py). A power cut can lose the last commits but never corrupts the study;
-    several workers on one machine still share the file (WAL needs a local disk, as shared SQLite does)."""
-    if isinstance(connection, sqlite3.Connection):
-        cursor = connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.close()
-
-
-@contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """An exclusive lock on a file, between processes and threads of one machine (flock, released by a killed process)."""
-    with path.open("a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
-class SQLiteStorage(RDBStorage):
-    """Optuna's RDB storage on an SQLite file, with each trial state change done under a lock beside the file.
-
-    Optuna reads a trial's state, then writes the new one. A server database locks the row it read (SELECT FOR
-    UPDATE); SQLite ignores that, and Python's sqlite3 does not even begin the transaction before the write, so
-    two workers asking at once both found the queued baseline WAITING and both ran it as trial 0, and the second
-    to finish died telling Optuna "Trial#0 has already finished" (a CI run; optuna issue 4002). Two workers
-    failing one stale trial could queue two retries the same way. Under the lock the second finds the state the
-    first wrote: the trial is no longer WAITING (Optuna gives the next one) or already finished (skipped).
-    SQLite's own locks cannot do it: Optuna holds two connections at once while it opens a storage."""
-
-    def __init__(self, url: str, lock_path: Path, **kwargs: Any) -> None:
-        self.state_lock = lock_path
-        super().__init__(url, **kwargs)
-
-    def set_trial_state_values(self, trial_id: int, state: TrialState, values: Any = None) -> bool:
-        with locked(self.state_lock):
-            return super().set_trial_state_values(trial_id, state, values)
 
 
 class StudyNameError(ValueError):
@@ -242,7 +195,7 @@ def open_storage(url: str) -> RDBStorage:
     kwargs: dict[str, Any] = {}
     storage: Callable[..., RDBStorage] = RDBStorage
     if not url.startswith("sqlite"):
-        # a server's outage is waited out (autotune.study.outage); a pooled connection to a server that restarted
+        # a server's outage is waited out (autotune.study.rdb); a pooled connection to a server that restarted
         # since is tested and replaced when taken, not used to fail the next write
         storage = ServerStorage
         kwargs["engine_kwargs"] = {"pool_pre_ping": True}
