@@ -165,12 +165,18 @@ class QualityStage:
             StudyInfo(quality_systems=self.systems).save(study, "quality_systems")  # kept for a resumed stage
         if info.quality_rules is None and not any(t.state.is_finished() for t in study.trials):
             StudyInfo(quality_rules=self.q.rules()).save(study, "quality_rules")  # a rerun's are compared with it
+        again = []
         for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):  # a stopped controller's runs
             QualityRecord(outcome="interrupted").save_by_id(
                 storage, trial_id(storage, study.study_name, t.number), ("outcome",)
             )
             study.tell(t.number, state=TrialState.FAIL)
             study.enqueue_trial(t.params, user_attrs=QualityRecord.of(t).attrs(QualityRecord.IDENTITY))
+            again.append(f"#{t.number} as #{len(study.get_trials(deepcopy=False)) - 1}")
+        if again:  # under new numbers, which it did not say: the decision named #4 for the run a clean stage's #2
+            self.progress.note(
+                f"quality stage: runs cut short (a stopped or killed worker) run again: {', '.join(again)}"
+            )
         if not study.trials:
             study.enqueue_trial(self.baseline_params(), user_attrs=QualityRecord(baseline=True).attrs(("baseline",)))
             for params in self.space_filling(STARTUP):

@@ -278,6 +278,8 @@ def test_ctrl_c_during_parallel_quality_runs_leaves_nothing_behind_and_the_stage
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     result = Quality.read(StudyPaths(runs, "small"))
     assert result is not None and len(result.ladder) == 2  # the interrupted runs were drawn again
+    # under new numbers, which the rerun says (audit 19 C4)
+    assert "quality stage: runs cut short (a stopped or killed worker) run again: #" in again.stdout, again.stdout
 
 
 def test_a_throughput_study_named_like_the_quality_search_is_not_resumed_as_one(tmp_path):
