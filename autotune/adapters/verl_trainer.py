@@ -196,6 +196,17 @@ def resolved_config(keys: dict[str, Any]) -> dict[str, Any]:
 
 
 _DERIVED: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
+_CHECKED: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], str | None] = {}
+"""`VerlAdapter.check`'s verdicts (None: accepted) by overrides and values: composing and validating one
+configuration takes about a second, and a space's choices, a sweep's and the report's checks repeat them."""
+
+
+def _remember(signature: tuple[tuple[str, ...], tuple[tuple[str, str], ...]], problem: str | None) -> None:
+    if len(_CHECKED) > 4096:
+        _CHECKED.clear()
+    _CHECKED[signature] = problem
+
+
 _ABSENT = object()
 _REFERENCE = re.compile(r"\$\{(?:oc\.select:)?\s*(\.*[A-Za-z_][\w.]*)")
 
@@ -255,6 +266,18 @@ def resolved_exactly(keys: dict[str, Any]) -> dict[str, Any]:
         return out
 
 
+@cache
+def _verl_keys() -> dict[str, KeyInfo]:
+    """verl's keys with their types and defaults (built once: a space's load asks for them several times)."""
+    raw, resolved = verl_tree()
+    floats = float_keys()
+    return {
+        k: KeyInfo(k, Any if k in FILE_LISTS else float if k in floats else _key_type(v), resolved.get(k))
+        for k, v in raw.items()
+        if not k.endswith("._target_")
+    }
+
+
 def _key_type(value: Any) -> Any:
     if isinstance(value, str) and value.startswith("${"):
         return Any
@@ -282,13 +305,7 @@ class VerlAdapter(TrainerAdapter):
         self.command: list[str] = command or [sys.executable, "-m", "verl.trainer.main_ppo"]
 
     def keys(self) -> dict[str, KeyInfo]:
-        raw, resolved = verl_tree()
-        floats = float_keys()
-        return {
-            k: KeyInfo(k, Any if k in FILE_LISTS else float if k in floats else _key_type(v), resolved.get(k))
-            for k, v in raw.items()
-            if not k.endswith("._target_")
-        }
+        return dict(_verl_keys())  # a copy: the caller may add to it
 
     def defaults(self, base_config: list[str]) -> dict[str, Any]:
         return dict(verl_tree()[1])
@@ -350,18 +367,29 @@ class VerlAdapter(TrainerAdapter):
         )
 
         lines, _ = self.trial_overrides(flat, world)
+        signature = (tuple(lines), tuple(sorted((k, repr(v)) for k, v in flat.items())))  # repr: 1, 1.0 and "1"
+        if signature in _CHECKED:  # the same configuration checked again (a space's choices, a resumed sweep)
+            problem = _CHECKED[signature]
+            if problem is not None:
+                raise InvalidConfig(problem)
+            return
         try:
             cfg = compose(lines)
+            problems = check_types(defaults_config(), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
+            problems += env_problems(cfg)
+            if problems:
+                raise InvalidConfig("; ".join(problems))
+            try:
+                validate(cfg)
+            except VerlRejected as exc:
+                raise InvalidConfig(str(exc)) from None
         except VerlRejected as exc:
+            _remember(signature, f"verl rejects the overrides: {exc}")
             raise InvalidConfig(f"verl rejects the overrides: {exc}") from None
-        problems = check_types(defaults_config(), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
-        problems += env_problems(cfg)
-        if problems:
-            raise InvalidConfig("; ".join(problems))
-        try:
-            validate(cfg)
-        except VerlRejected as exc:
-            raise InvalidConfig(str(exc)) from None
+        except InvalidConfig as exc:
+            _remember(signature, str(exc))
+            raise
+        _remember(signature, None)
 
     def quick_check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
         """Types against verl's defaults, keys against verl's tree: no hydra compose (about a second each)."""

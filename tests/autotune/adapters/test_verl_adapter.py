@@ -165,6 +165,37 @@ def test_verls_validate_config_rejects_before_launch_with_its_message():
         adapter.check([], {**ok, "data.train_batch_size": 9}, 8)
 
 
+def test_a_configuration_checked_again_gets_the_same_verdict_and_another_is_checked_on_its_own():
+    """`check` remembers its verdicts (composing and validating takes about a second): the same configuration
+    asked again gets the same answer without verl; `"8"` for an accepted 8 is still refused on its type."""
+    import autotune.adapters.verl_config as verl_config
+
+    adapter = get_adapter("verl")
+    ok = {
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 2,
+        "actor_rollout_ref.actor.ppo_mini_batch_size": 8,
+        "data.train_batch_size": 16,
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 2,
+        "algorithm.adv_estimator": "grpo",
+    }
+    bad = {**ok, "data.train_batch_size": 9}
+    adapter.check([], ok, 8)
+    with pytest.raises(InvalidConfig, match=r"real_train_batch_size \(9\) must be divisible") as first:
+        adapter.check([], bad, 8)
+    composed = verl_config.compose
+    try:
+        verl_config.compose = None  # type: ignore[assignment]  # asked again: answered without composing
+        adapter.check([], ok, 8)
+        with pytest.raises(InvalidConfig) as again:
+            adapter.check([], bad, 8)
+        assert str(again.value) == str(first.value)
+    finally:
+        verl_config.compose = composed
+    as_text = {**ok, "actor_rollout_ref.actor.ppo_mini_batch_size": "8"}
+    with pytest.raises(InvalidConfig, match=r"verl expects a number, got '8'"):
+        adapter.check([], as_text, 8)
+
+
 def test_a_misspelled_key_fails_before_launch_with_verls_message(tmp_path):
     adapter = get_adapter("verl")
     with pytest.raises(InvalidConfig, match=r"Could not override 'actor_rollout_ref.actor.ppo_epoch'"):
