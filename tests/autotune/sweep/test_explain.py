@@ -301,10 +301,7 @@ def test_a_second_explain_waits_for_the_first_and_a_rerun_cut_short_goes_on_from
 
     from tests.autotune.conftest import ROOT, write_space
 
-    space = write_space(tmp_path, steps=4)
-    space.write_text(
-        space.read_text().replace("ppo_micro_batch_size_per_gpu: 4\n", "ppo_micro_batch_size_per_gpu: 2\n")
-    )
+    space = write_space(tmp_path, steps=4, baseline_micro=2)
     runs = tmp_path / "runs"
     swept = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
                      "--stage", "throughput")  # fmt: skip
