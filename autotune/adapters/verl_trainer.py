@@ -201,6 +201,33 @@ _CHECKED: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], str | None] 
 configuration takes about a second, and a space's choices, a sweep's and the report's checks repeat them."""
 
 
+def _problem(lines: list[str], flat: dict[str, Any]) -> str | None:
+    """Why verl would refuse this trial's overrides (hydra's composition, the values' types, Ray's env, verl's
+    validate_config), or None."""
+    from autotune.adapters.verl_config import (
+        VerlRejected,
+        check_types,
+        compose,
+        defaults_config,
+        env_problems,
+        validate,
+    )
+
+    try:
+        cfg = compose(lines)
+    except VerlRejected as exc:
+        return f"verl rejects the overrides: {exc}"
+    problems = check_types(defaults_config(), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
+    problems += env_problems(cfg)
+    if problems:
+        return "; ".join(problems)
+    try:
+        validate(cfg)
+    except VerlRejected as exc:
+        return str(exc)
+    return None
+
+
 def _remember(signature: tuple[tuple[str, ...], tuple[tuple[str, str], ...]], problem: str | None) -> None:
     if len(_CHECKED) > 4096:
         _CHECKED.clear()
@@ -357,39 +384,13 @@ class VerlAdapter(TrainerAdapter):
         return [f"{k}={v}" for k, v in lines.items()], env
 
     def check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
-        from autotune.adapters.verl_config import (
-            VerlRejected,
-            check_types,
-            compose,
-            defaults_config,
-            env_problems,
-            validate,
-        )
-
         lines, _ = self.trial_overrides(flat, world)
         signature = (tuple(lines), tuple(sorted((k, repr(v)) for k, v in flat.items())))  # repr: 1, 1.0 and "1"
-        if signature in _CHECKED:  # the same configuration checked again (a space's choices, a resumed sweep)
-            problem = _CHECKED[signature]
-            if problem is not None:
-                raise InvalidConfig(problem)
-            return
-        try:
-            cfg = compose(lines)
-            problems = check_types(defaults_config(), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})
-            problems += env_problems(cfg)
-            if problems:
-                raise InvalidConfig("; ".join(problems))
-            try:
-                validate(cfg)
-            except VerlRejected as exc:
-                raise InvalidConfig(str(exc)) from None
-        except VerlRejected as exc:
-            _remember(signature, f"verl rejects the overrides: {exc}")
-            raise InvalidConfig(f"verl rejects the overrides: {exc}") from None
-        except InvalidConfig as exc:
-            _remember(signature, str(exc))
-            raise
-        _remember(signature, None)
+        if signature not in _CHECKED:  # checked once: a space's choices and a resumed sweep ask again
+            _remember(signature, _problem(lines, flat))
+        problem = _CHECKED[signature]
+        if problem is not None:
+            raise InvalidConfig(problem)
 
     def quick_check(self, base_config: list[str], flat: dict[str, Any], world: int) -> None:
         """Types against verl's defaults, keys against verl's tree: no hydra compose (about a second each)."""
