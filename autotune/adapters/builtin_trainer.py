@@ -44,6 +44,13 @@ VERL_REQUIRED = (
 )
 """Settings verl's validate_config demands (micro-batch sizes without dynamic batching) that this
 trainer derives from the actor's when unset; exported at the values the trial used."""
+DYNAMIC_FLAG = {
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": "actor_rollout_ref.actor.use_dynamic_bsz",
+    "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu": "actor_rollout_ref.ref.log_prob_use_dynamic_bsz",
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz",
+    "critic.ppo_micro_batch_size_per_gpu": "critic.use_dynamic_bsz",
+}
+"""Each micro-batch size and the flag that, on, leaves it unused (verl checks the size only when it is off)."""
 
 
 @register("builtin")
@@ -129,7 +136,8 @@ class BuiltinAdapter(TrainerAdapter):
         values = collect(base_config, [])
         values.update({k: Located(v, "trial config") for k, v in flat.items()})
         resolved = to_flat(build(values))
-        return {k: resolved[k] for k in VERL_REQUIRED if resolved.get(k) is not None}
+        unused = {k for k, flag in DYNAMIC_FLAG.items() if resolved.get(flag)}  # a preset's size, never used
+        return {k: resolved[k] for k in VERL_REQUIRED if resolved.get(k) is not None and k not in unused}
 
     def exportable(self, key: str) -> bool:
         return not is_builtin_only(key)

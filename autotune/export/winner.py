@@ -108,7 +108,7 @@ FILLED = "not searched: the value the trials ran with, which verl's config check
 
 def filled_keys(space: Space, params: dict[str, Any], settings: dict[str, Any]) -> list[str]:
     """Keys the winner sets that no param, derived key or `base:` line does (the micro-batch sizes verl's
-    config check demands even under dynamic batching): shown apart, so none reads as a tuned setting."""
+    config check demands with dynamic batching off): shown apart, so none reads as a tuned setting."""
     derived = {d.key for d in space.derived}
     env = {ENV_PREFIX + name for name in space.env} | {ENV_PREFIX + p.removeprefix("env.") for p in params}
     return [k for k in settings if k not in params and k not in derived and k not in space.base and k not in env]

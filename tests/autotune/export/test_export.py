@@ -195,3 +195,32 @@ def test_the_jobs_environment_and_tuned_variables_are_not_listed_as_filled_in_fo
     assert filled_keys(space, params, {**settings, micro: 16}) == ["critic.ppo_micro_batch_size"] + (
         [] if micro in space.base else [micro]
     )
+
+
+@pytest.mark.parametrize("dynamic", [True, False])
+def test_a_micro_batch_dynamic_batching_leaves_unused_is_not_exported_and_verl_accepts_the_export(dynamic):
+    """best.yaml of a dynamic-batching winner set `ppo_micro_batch_size_per_gpu: 8` (the CPU preset's size, which
+    the trials never used) beside the equivalence line `ppo_micro_batch_size_per_gpu: 4 -> None`: verl checks a
+    micro-batch size only with dynamic batching off (its validate_config here is the judge), so only then is one
+    exported, at the value the trial used (the actor's, which the other sections follow)."""
+    from autotune.adapters.verl_config import compose, overrides, validate
+    from autotune.space.loader import load_space
+
+    space = load_space("fsdp3d")
+    params = {
+        "actor_rollout_ref.rollout.tensor_model_parallel_size": 1,
+        "actor_rollout_ref.actor.use_dynamic_bsz": dynamic,
+        **({"actor_token_mult": 5.0, "logprob_token_mult": 6.5} if dynamic else {}),
+        **({} if dynamic else {"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 2}),
+    }
+    settings = export_settings(space, get_adapter(space.trainer), params, "cpu")
+    micro = [k for k in settings if "micro_batch_size" in k]
+    if dynamic:
+        assert micro == [], settings
+    else:
+        sections = ("actor_rollout_ref.actor", "actor_rollout_ref.ref", "actor_rollout_ref.rollout", "critic")
+        assert sorted(micro) == sorted(
+            f"{s}.{'ppo' if s.endswith(('actor', 'critic')) else 'log_prob'}_micro_batch_size_per_gpu" for s in sections
+        ), settings
+        assert {settings[k] for k in micro} == {2}, settings
+    validate(compose(overrides(settings)))  # raises VerlRejected with verl's message
