@@ -228,6 +228,19 @@ def _problem(lines: list[str], flat: dict[str, Any]) -> str | None:
     return None
 
 
+def _verdict(
+    signature: tuple[tuple[str, ...], tuple[tuple[str, str], ...]], lines: list[str], flat: dict[str, Any]
+) -> str | None:
+    """`_problem`'s answer, from an earlier command's when one asked the same (`verdict_cache`)."""
+    from autotune.adapters import verdict_cache
+
+    found, problem = verdict_cache.recalled(signature)
+    if not found:
+        problem = _problem(lines, flat)
+        verdict_cache.keep(signature, problem)
+    return problem
+
+
 def _remember(signature: tuple[tuple[str, ...], tuple[tuple[str, str], ...]], problem: str | None) -> None:
     if len(_CHECKED) > 4096:
         _CHECKED.clear()
@@ -387,7 +400,7 @@ class VerlAdapter(TrainerAdapter):
         lines, _ = self.trial_overrides(flat, world)
         signature = (tuple(lines), tuple(sorted((k, repr(v)) for k, v in flat.items())))  # repr: 1, 1.0 and "1"
         if signature not in _CHECKED:  # checked once: a space's choices and a resumed sweep ask again
-            _remember(signature, _problem(lines, flat))
+            _remember(signature, _verdict(signature, lines, flat))
         problem = _CHECKED[signature]
         if problem is not None:
             raise InvalidConfig(problem)

@@ -6,6 +6,7 @@ captured from real runs and on verl logs pasted in public issues; failure rules.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import re
 import statistics
@@ -163,6 +164,69 @@ def test_verls_validate_config_rejects_before_launch_with_its_message():
         InvalidConfig, match=r"real_train_batch_size \(9\) must be divisible by minimal possible batch size \(8\)"
     ):
         adapter.check([], {**ok, "data.train_batch_size": 9}, 8)
+
+
+def test_a_verdict_is_kept_on_disk_for_the_next_command_and_forgotten_when_verl_or_the_check_changes(
+    tmp_path, monkeypatch
+):
+    """A `run` or `validate` of a verl space imported verl and composed its config again in every command (12 s of
+    a 17 s, 30-trial simulated sweep here): verdicts are kept under $XDG_CACHE_HOME. A new process answers from
+    them without importing verl; another verl version or checking code, or a torn file, asks verl again."""
+    import subprocess
+
+    from autotune.adapters import verdict_cache, verl_trainer
+    from tests.conftest import trainer_env
+
+    env = {**trainer_env(), "XDG_CACHE_HOME": str(tmp_path)}
+    probe = "import sys; from autotune.space.loader import load_space; load_space('fsdp3d-8gpu'); print('verl' in sys.modules)"
+    imported = [
+        subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+        for _ in range(2)
+    ]
+    assert [p.stdout.split()[-1] for p in imported] == ["True", "False"], [p.stderr[-2000:] for p in imported]
+    kept = list((tmp_path / "autotune" / "verl_checks").glob("*.json"))
+    assert kept and all(json.loads(f.read_text()).keys() == {"problem"} for f in kept)
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "own"))
+    monkeypatch.setattr(verl_trainer, "_CHECKED", {})
+    adapter = get_adapter("verl")
+    ok = {
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 2,
+        "actor_rollout_ref.actor.ppo_mini_batch_size": 8,
+        "data.train_batch_size": 16,
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 2,
+        "algorithm.adv_estimator": "grpo",
+    }
+    bad = {**ok, "data.train_batch_size": 9}
+    adapter.check([], ok, 8)
+    with pytest.raises(InvalidConfig, match=r"real_train_batch_size \(9\) must be divisible") as first:
+        adapter.check([], bad, 8)
+    files = sorted((tmp_path / "own" / "autotune" / "verl_checks").glob("*.json"))
+    assert len(files) == 2
+    verdicts = sorted(json.loads(f.read_text())["problem"] or "" for f in files)
+    assert verdicts == ["", str(first.value)]
+    # as a new command sees it: nothing in memory, verl unreachable, the same answers from the files
+    import autotune.adapters.verl_config as verl_config
+
+    composed = verl_config.compose
+    monkeypatch.setattr(verl_trainer, "_CHECKED", {})
+    monkeypatch.setattr(verl_config, "compose", None)
+    adapter.check([], ok, 8)
+    with pytest.raises(InvalidConfig) as again:
+        adapter.check([], bad, 8)
+    assert str(again.value) == str(first.value)
+    # a torn file is a miss, not an answer: verl is asked again (here unreachable, so it fails loudly)
+    for f in files:
+        f.write_text('{"problem": ')
+    monkeypatch.setattr(verl_trainer, "_CHECKED", {})
+    with pytest.raises(TypeError):
+        adapter.check([], ok, 8)
+    # another verl (or an edit to the checking code) keys every verdict afresh
+    monkeypatch.setattr(verl_config, "compose", composed)
+    monkeypatch.setattr(verdict_cache, "_checker", lambda: "1:0.0.0-other:code")
+    monkeypatch.setattr(verl_trainer, "_CHECKED", {})
+    adapter.check([], ok, 8)
+    assert len(list((tmp_path / "own" / "autotune" / "verl_checks").glob("*.json"))) == 3
 
 
 def test_a_configuration_checked_again_gets_the_same_verdict_and_another_is_checked_on_its_own():
