@@ -252,8 +252,9 @@ def run(
         )
         raise typer.Exit(2)
     paths = StudyPaths(runs_dir, study or parsed.name)
+    confirms = stage != "quality" and (parsed.confirm.repeats if confirm is None else confirm) > 0
     if not simulated:
-        _check_machine_or_exit(parsed, address)
+        _check_machine_or_exit(parsed, address, confirms)
         if whole.quality is not None and stage != "throughput":
             _check_quality_machine_or_exit(whole)
     if backend == "ray" and address:
@@ -286,6 +287,19 @@ def run(
             f"then the quality stage: {q.trials} settings of the algorithm knobs, up to {q.steps} steps each, the best "
             f"checked over {q.seeds} seeds (`--stage throughput` skips it)"
         )
+    if backend == "ray" and not simulated:  # Ray runs the sweep's trials only (audit 20 F1, F5)
+        here = [
+            *(["confirmation", "the ablation"] if confirms else []),
+            *(["the quality stage"] if q and stage != "throughput" else []),
+        ]
+        if stage == "quality":
+            progress.note(
+                "--backend ray: Ray runs only a missing baseline trial; the quality stage runs on this machine"
+            )
+        elif here:
+            progress.note(
+                f"Ray runs the sweep's trials; {', '.join(here)} then run on this machine, not on the cluster"
+            )
     reports = report_dir or Path("reports") / paths.name
     hooks = [report_hook(lambda s: _refresh_report(s, paths, parsed, reports))]
     logger = _wandb_logger(wandb, paths, hooks, progress)
@@ -296,8 +310,16 @@ def run(
         calibration=_calibration_or_exit(calibration), fidelity=levels, sim_trials=sim_trials or 200, hooks=hooks,
     )  # fmt: skip
     started = datetime.datetime.now()
+    from autotune.sweep.backends.base import RayUnreachable
+
     try:
         study_run = run_stages(options, progress)
+    except RayUnreachable as exc:
+        err.print(
+            f"[red]{escape(str(exc))}.[/] Check the host and port (`ray status` on the head prints the address), or "
+            "leave --address out to start a local Ray; the study's finished trials are kept."
+        )
+        raise typer.Exit(2) from None
     except KeyboardInterrupt:  # the running trial's processes were killed on the way out
         how = "interrupted" if STOPPED_BY[0] == signal.SIGINT else f"stopped by {signal.Signals(STOPPED_BY[0]).name}"
         err.print(
@@ -481,9 +503,10 @@ def _time_summary(study, started: datetime.datetime) -> str | None:  # type: ign
     return f"time: {ran} trials{also} in {span:.0f} s, {train:.0f} s in training steps: {share:.0%} outside them"
 
 
-def _check_machine_or_exit(space: Space, address: str | None) -> None:
-    """Local trials must fit this machine: a world of 64 ranks on 2 cores only thrashes."""
-    if address is not None or space.command:  # a cluster, or a launcher that submits elsewhere
+def _check_machine_or_exit(space: Space, address: str | None, confirms: bool) -> None:
+    """Local trials must fit this machine: a world of 64 ranks on 2 cores only thrashes. With --address the sweep's
+    trials run on the cluster, but confirmation and the ablation run theirs here, on the driver's machine."""
+    if space.command or (address is not None and not confirms):  # a launcher that submits elsewhere, or a cluster
         return
     world, threads = space.trial.world_size, space.trial.threads_per_rank
     short = _shortfall(world, threads)
@@ -493,6 +516,14 @@ def _check_machine_or_exit(space: Space, address: str | None) -> None:
             f"`trial.world_size` {world} needs {need} GPUs" if unit == "GPUs"
             else f"`trial.world_size` {world} × `trial.threads_per_rank` {threads} needs {need} cores"
         )  # fmt: skip
+        if address is not None:
+            err.print(
+                f"[red]{space.path}: confirmation and the ablation run their trials here, on the machine `autotune run` "
+                f"runs on, not on the Ray cluster: {rule}; this machine has {have} {unit}.[/] Run `autotune run` on a "
+                "node that holds one trial, or pass --confirm 0 (the sweep's best single run is then the winner, "
+                "unconfirmed)"
+            )
+            raise typer.Exit(2)
         err.print(
             f"[red]{space.path}: {rule}; this machine has {have} {unit}.[/] Lower `trial.world_size`, predict "
             "the space with --backend sim, or run it on a cluster with --backend ray --address HOST:6379"
@@ -525,15 +556,38 @@ def _check_ray_head_or_exit(address: str, timeout_s: float = 5.0) -> None:
 
     try:
         with socket.create_connection((host.strip("[]"), int(port) if port else default), timeout=timeout_s):
+            pass
+        ray_client = address.startswith("ray://")  # Ray Client's own server: no GCS to ask
+        reason = None if ray_client else _not_ray_head(f"{host}:{port or default}")
+        if reason is None:
             return
     except (OSError, ValueError) as exc:
         reason = str(exc) or type(exc).__name__
     err.print(
-        f"[red]--address {address}: no Ray head answers there ({reason}).[/] Start one on that machine with "
+        f"[red]--address {escape(address)}: no Ray head answers there ({escape(reason)}).[/] Start one on that machine with "
         f"`ray start --head --port {port or default}`, check the host and port (`ray status` on the head prints "
         "the address), or leave --address out to start a local Ray."
     )
     raise typer.Exit(2)
+
+
+def _not_ray_head(address: str) -> str | None:
+    """Why what answers at `address` is not a Ray head, or None where it is one or may be. Ray's GCS speaks
+    gRPC: asked for its cluster id it answers, where a web server or another gRPC service left `ray.init`
+    retrying for minutes (audit 20 F2). A head that wants a token, or is slow, gets the benefit of the doubt."""
+    import grpc
+
+    with grpc.insecure_channel(address) as channel:
+        ask = channel.unary_unary("/ray.rpc.NodeInfoGcsService/GetClusterId")
+        try:
+            ask(b"", timeout=5.0)  # an empty GetClusterIdRequest
+        except grpc.RpcError as exc:
+            code, details = exc.code(), " ".join(str(exc.details()).split())  # type: ignore[attr-defined]
+            if code == grpc.StatusCode.UNIMPLEMENTED:
+                return f"a service answers, but not Ray's: {details}"
+            if code == grpc.StatusCode.UNAVAILABLE:
+                return f"what answers does not speak gRPC as a Ray head does: {details}"
+    return None
 
 
 def _check_export_path_or_exit(out: Path) -> None:

@@ -168,3 +168,11 @@ def get_backend(name: str) -> type[Backend]:
             f'decorate its Backend subclass with @register("{name}")'
         )
     return _REGISTRY[name]
+
+
+class RayUnreachable(RuntimeError):
+    """`ray.init` could not join the cluster at --address (what answered there is not a Ray head)."""
+
+    def __init__(self, address: str, reason: str) -> None:
+        super().__init__(f"--address {address}: Ray could not join a cluster there ({reason})")
+        self.address = address

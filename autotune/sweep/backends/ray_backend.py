@@ -47,7 +47,7 @@ from autotune.adapters.base import device_kind
 from autotune.space.sampling import suggest
 from autotune.space.schema import Space
 from autotune.study.storage import StudyPaths, baseline_trial, counted, open_storage, running_trials
-from autotune.sweep.backends.base import Backend, register
+from autotune.sweep.backends.base import Backend, RayUnreachable, register
 from autotune.sweep.backends.lifecycle import (
     Heartbeat,
     baseline_limits,
@@ -267,9 +267,15 @@ class RayBackend(Backend):
         # (exit 134, no resume line); the controller's own handler is put back after it (stopped by SIGTERM, 143)
         on_term = signal.getsignal(signal.SIGTERM)
         if self.opts.address:
-            ray.init(
-                address=self.opts.address, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING
-            )
+            try:
+                ray.init(
+                    address=self.opts.address,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    logging_level=logging.WARNING,
+                )
+            except ConnectionError as exc:  # a gRPC service that is not Ray's head (audit 20 F2)
+                raise RayUnreachable(self.opts.address, " ".join(str(exc).split())) from None
         else:
             os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a private local cluster needs no token
             temp = Path(tempfile.gettempdir()) / f"ray-autotune-{os.getuid()}"
@@ -293,6 +299,11 @@ class RayBackend(Backend):
         if self.warm():
             warm.start()  # the trainables' warm parent imports while Ray starts
         self.start_ray()
+        import ray
+
+        short = short_of(ray.cluster_resources(), self.resources())
+        if short:
+            self.progress.note(f"ray: {short}; the trials wait until it grows (an autoscaler adds nodes; Ctrl-C stops)")
         if baseline_trial(study) is None:
             self.progress.note("ray: the baseline first, alone (every limit compares with it)")
             self._fit(study, 1, 1)
@@ -305,7 +316,9 @@ class RayBackend(Backend):
         for hook in self.opts.hooks:
             hook(study, max((t.number for t in study.get_trials(deepcopy=False)), default=0))
         done = [t for t in study.get_trials(deepcopy=False) if counted(t)]
-        self.progress.note(f"ray: the study holds {len(done)} finished trials")
+        ray.shutdown()  # a local cluster started for the trials (7 processes, 600 MB) idled through the later stages
+        after = f"disconnected from {self.opts.address}" if self.opts.address else "the local Ray is stopped"
+        self.progress.note(f"ray: the study holds {len(done)} finished trials; {after}")
         return study
 
     def fits(self) -> int | None:
@@ -373,6 +386,16 @@ class RayBackend(Backend):
             ),
         )
         tuner.fit()
+
+
+def short_of(total: dict[str, float], need: dict[str, float]) -> str | None:
+    """What a cluster of `total` (Ray's CPU/GPU) lacks to run one trial needing `need` (Tune's cpu/gpu) at all, or
+    None. Tune then waits for the resources without a word: a head started with fewer cores hung the sweep."""
+    has = {k: total.get(k.upper() if k in ("cpu", "gpu") else k, 0) for k in need}
+    if all(has[k] >= v for k, v in need.items()):
+        return None
+    needs = ", ".join(f"{v:g} {k.upper()}" for k, v in need.items())
+    return f"a trial needs {needs}; the whole cluster has {', '.join(f'{v:g} {k.upper()}' for k, v in has.items())}"
 
 
 def trials_that_fit(total: dict[str, float], need: dict[str, float]) -> int | None:

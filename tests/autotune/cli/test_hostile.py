@@ -242,6 +242,18 @@ def test_world_size_beyond_this_machine_is_refused_before_launch(tmp_path):
     assert f"needs {cores + 1} cores; this machine has {cores} cores" in proc.stderr
     assert "--backend sim" in proc.stderr
     assert not runs.exists()
+    # on a Ray cluster the sweep's trials run there, but confirmation and the ablation run theirs here, on the
+    # driver's machine: that was not checked (audit 20 F1). Refused, unless nothing is confirmed (then only the
+    # address is checked: nothing answers on port 1)
+    ray = ("run", "--space", str(space), "--runs-dir", str(runs), "--backend", "ray", "--address", "127.0.0.1:1")
+    proc = autotune(*ray, timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    said = " ".join(proc.stderr.split())
+    assert "confirmation and the ablation run their trials here" in said and "not on the Ray cluster" in said, said
+    assert f"needs {cores + 1} cores; this machine has {cores} cores" in said and "--confirm 0" in said, said
+    proc = autotune(*ray, "--confirm", "0", timeout=120)
+    assert proc.returncode == 2 and "no Ray head answers there" in proc.stderr, proc.stderr
+    assert not runs.exists()
 
 
 def test_a_ray_address_nobody_answers_is_refused_in_seconds(tmp_path):
@@ -261,6 +273,39 @@ def test_a_ray_address_nobody_answers_is_refused_in_seconds(tmp_path):
     assert f"ray start --head --port {port}" in proc.stderr
     assert time.monotonic() - started < 60
     assert not runs.exists()
+
+
+def test_a_ray_address_where_something_else_answers_is_refused_in_seconds(tmp_path):
+    """A web server, or a gRPC service that is not Ray's, on the --address port: the TCP check passed and `ray.init`
+    retried for minutes (still waiting after 200 s) or ended in a traceback, with the study made (audit 20 F2).
+    Both real servers here; each is refused, exit 2, before a study exists."""
+    import http.server
+    import threading
+    from concurrent import futures
+
+    import grpc
+
+    web = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    other = grpc.server(futures.ThreadPoolExecutor(max_workers=1))  # no service registered: not Ray's GCS
+    grpc_port = other.add_insecure_port("127.0.0.1:0")
+    other.start()
+    try:
+        cases = [(web.server_address[1], "does not speak gRPC as a Ray head does"), (grpc_port, "not Ray's")]
+        for port, why in cases:
+            runs = tmp_path / f"runs-{port}"
+            started = time.monotonic()
+            args = ("--space", str(write_space(tmp_path)), "--runs-dir", str(runs), "--backend", "ray")
+            proc = autotune("run", *args, "--address", f"127.0.0.1:{port}", timeout=120)
+            assert proc.returncode == 2, proc.stdout + proc.stderr
+            said = " ".join(proc.stderr.split())
+            assert f"--address 127.0.0.1:{port}: no Ray head answers there" in said and why in said, said
+            assert "Traceback" not in proc.stderr
+            assert time.monotonic() - started < 60
+            assert not runs.exists()
+    finally:
+        web.shutdown()
+        other.stop(0)
 
 
 def test_ctrl_c_says_how_to_resume_and_leaves_no_trainer_behind(tmp_path):

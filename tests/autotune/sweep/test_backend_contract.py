@@ -201,6 +201,8 @@ def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
         capture_output=True, text=True, env=run_env(), cwd=ROOT, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    if backend == "ray":  # the driver lets go of the cluster once its trials are done (audit 20 F3)
+        assert "ray: the study holds 4 finished trials; disconnected from " in proc.stdout, proc.stdout
     # both backends' progress lines: each finished trial against the baseline, the best so far and the clock
     assert re.search(r"complete perf/throughput=\S+ ×1\.00 vs baseline in [\d.]+ s, best .* elapsed, ~", proc.stdout)
     assert re.search(r"\(#\d+\).* kind=hang", proc.stdout), proc.stdout  # which configuration ran, on both

@@ -257,6 +257,19 @@ def test_ray_runs_as_many_trials_at_once_as_the_cluster_holds():
     assert trials_that_fit({"CPU": 16.0}, {"gpu": 1}) is None  # no GPU yet: Tune's own limit
 
 
+def test_ray_says_when_the_cluster_cannot_hold_one_trial():
+    """A head started with one core (`ray start --head --num-cpus 1`) and a 2-rank trial: Tune waited for the
+    resources without a word and the sweep hung (audit 20). By hand: 1 CPU lacks a 2-CPU trial, 8 CPUs without a
+    GPU lack a 1-GPU one; 2 CPUs hold a 2-CPU trial."""
+    from autotune.sweep.backends.ray_backend import short_of
+
+    assert short_of({"CPU": 1.0, "memory": 1e10}, {"cpu": 2}) == "a trial needs 2 CPU; the whole cluster has 1 CPU"
+    assert (
+        short_of({"CPU": 8.0}, {"gpu": 1, "cpu": 1}) == "a trial needs 1 GPU, 1 CPU; the whole cluster has 0 GPU, 8 CPU"
+    )
+    assert short_of({"CPU": 2.0}, {"cpu": 2}) is None
+
+
 def test_the_simulated_stage_says_what_it_predicts_and_warns_when_the_real_trials_run_on_a_cpu(tmp_path, monkeypatch):
     """`--fidelity sim,real` on the shipped CPU space predicted an H100 without a word, and its top-k all broke
     the memory limit on the CPU (audit 15 F1); with a CPU calibration it predicts this machine, and says so."""
