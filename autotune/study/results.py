@@ -186,7 +186,7 @@ def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> s
     from autotune.study.quality_result import Quality
 
     holder = paths.finishing_now()
-    if holder is not None:
+    if holder is not None and not quality_started(paths):  # in the quality stage, confirmation is over or was off
         return (
             f"the stages after the sweep (confirmation first) are running in {holder}: this is the sweep's best "
             "single run so far; ask again when they finish"

@@ -59,6 +59,22 @@ def test_a_baseline_that_won_because_nothing_else_kept_the_limits_is_not_called_
     assert why_unconfirmed(study, winner, paths).startswith("no trial besides the baseline")  # released
 
 
+def test_a_winner_unconfirmed_while_the_quality_stage_runs_is_not_promised_a_confirmation(tmp_path):
+    """`--confirm 0`, then the quality stage running: the export's header said "the stages after the sweep
+    (confirmation first) are running" below "(the quality stage last) are running", promising a confirmation that
+    never comes (audit 20 F6). Once the quality stage has runs, confirmation is over: the winner's own reason."""
+    from autotune.study.results import unfinished_quality
+
+    space = load_space("fsdp3d", device="cpu")
+    study, paths = _study(tmp_path, [("complete", 1000.0)])
+    winner = find_winner(study, paths, space)
+    with paths.finishing(print):
+        assert why_unconfirmed(study, winner, paths).startswith("the stages after the sweep (confirmation first)")
+        (paths.root / "quality" / "search" / "0000").mkdir(parents=True)  # the quality stage's first run
+        assert why_unconfirmed(study, winner, paths) == UNCONFIRMED
+        assert "(the quality stage last) are running in worker pid " in str(unfinished_quality(paths, space))
+
+
 def test_a_slower_feasible_trial_leaves_the_baseline_unconfirmed_and_a_lone_baseline_says_so(tmp_path):
     space = load_space("fsdp3d", device="cpu")
     study, paths = _study(tmp_path / "a", [("complete", 400.0), ("infeasible", 900.0)])
