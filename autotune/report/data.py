@@ -273,6 +273,11 @@ def health_checks(space: Space, kl: float, comm: float, memory: float, mfu: floa
         if kl_max is None
         else (f"< {kl_max:g}" + (f" (alarm > {kl_alarm:g})" if kl_alarm is not None else ""))
     )
+    if space.quality is not None:  # read beside the quality section's verdict, which may differ (audit 20 F8)
+        kl_rule += (
+            f"; over a {space.trial.steps}-step throughput trial, where the quality stage judges "
+            f"{space.quality.steps} steps"
+        )
     return [
         check("KL to reference", kl, kl_rule, None if kl_max is None else kl < kl_max),
         check("comm share", comm, (comm_other or NO_LIMIT) if comm_max is None else f"< {comm_max:.0%}",

@@ -179,6 +179,19 @@ def test_the_checklist_judges_only_the_limits_the_space_sets(mixed):
     )
     assert checks["memory vs baseline"].rule == "limited as `memory` < 1 (judged on each trial, not here)"
     assert all(checks[n].passed is None for n in ("KL to reference", "comm share", "memory vs baseline"))
+    # beside a quality stage, whose verdict on the same KL bound is over its longer horizon, the row says whose it is:
+    # "0.033 < 0.05 pass" read as a contradiction of the quality section's "the baseline breaks the bound" (audit 20 F8)
+    from autotune.space.loader import load_space
+
+    shipped = load_space("fsdp3d", device="cpu")
+    assert shipped.quality is not None
+    [kl_check] = [
+        c for c in data.health_checks(shipped, kl, comm, memory, mfu, on_gpu=False) if c.name == "KL to reference"
+    ]
+    assert kl_check.rule == (
+        f"< 0.05 (alarm > 0.1); over a {shipped.trial.steps}-step throughput trial, where the quality stage judges "
+        f"{shipped.quality.steps} steps"
+    ), kl_check.rule
 
 
 def test_report_opens_in_chromium_without_errors_and_renders_every_plot(mixed):
