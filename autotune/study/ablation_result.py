@@ -301,4 +301,10 @@ class Ablation(Conclusion):
                 f"{interval(c.speedup_low, c.speedup_high)}: the ablation {verdict}"
                 + wide(c.speedup_low, c.speedup_high, self.agrees)
             )
+            if not self.kept and c.speedup_low > 1.0:  # "agrees" read as support for shipping nothing (audit 20 F7)
+                out.append(
+                    f"confirmation's interval lies above 1, but no single change cleared the noise in {self.rounds} "
+                    "ablation rounds: more rounds may keep one (`--ablate N`, or the space's "
+                    "`confirm.ablation_max_repeats`)"
+                )
         return out

@@ -200,6 +200,16 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     assert any(line.endswith("the ablation agrees (its interval spans more than a factor of 2, so it agrees with "
                              "almost anything: more rounds narrow it)") for line in wide), wide  # fmt: skip
     assert not any("factor of 2" in line for line in ablation.lines())  # [1.38, 1.55]: a real agreement
+    # every change dropped within noise while confirmation's interval lies above 1: "the ablation agrees" read as
+    # support for shipping nothing; said, with the way to more rounds (audit 20 F7). Not said where a change ships,
+    # nor where confirmation's own interval reaches 1
+    dropped = [dataclasses.replace(k, verdict="within noise") for k in ablation.knobs]
+    nothing = Ablation(**{**ablation.__dict__, "knobs": dropped})
+    advice = "confirmation's interval lies above 1, but no single change cleared the noise in"
+    assert ablation.confirmed is not None and ablation.confirmed.speedup_low > 1
+    assert any(line.startswith(advice) and "`--ablate N`" in line for line in nothing.lines()), nothing.lines()
+    assert not any(line.startswith(advice) for line in ablation.lines())
+    assert not any(line.startswith(advice) for line in Ablation(**{**nothing.__dict__, "confirmed": busy}).lines())
     # and its file is strict JSON (a bare NaN, which a browser's JSON.parse refuses, is written as null), read back
     unmeasured.write(paths)
 
