@@ -495,7 +495,7 @@ def _time_summary(study, started: datetime.datetime) -> str | None:  # type: ign
     ran = reused = 0
     for t in study.get_trials(deepcopy=False):
         rec = TrialRecord.of(t)
-        mine = rec.worker is not None and (rec.worker.host, rec.worker.pid) == me
+        mine = rec.controller == me  # under Ray, the driver that asked for it (audit 20 F4)
         if mine and t.datetime_complete and t.datetime_start and t.datetime_start >= started and rec.outcome != SKIPPED:
             ran, reused = ran + (rec.duplicate_of is None), reused + (rec.duplicate_of is not None)
     train = span * (1 - share)

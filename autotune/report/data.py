@@ -113,7 +113,7 @@ def time_outside_steps(
     """(span of the finished trials in seconds, share of it outside training steps), over the trials
     started at `since` or later (all by default) and run by `worker` (host, pid; all by default); NaN when
     none has finished. The span is each controller's own, from its first trial's start to its last one's end,
-    summed over the controllers (the process that ran each trial): a resumed study's pause between runs, and
+    summed over the controllers (the `autotune run` that ran each trial: a Ray driver for its Ray workers'): a resumed study's pause between runs, and
     the quality stage and confirmation after a run's trials, are no trial's time (a resumed study read 97%
     outside steps). A trial that reused another's result ran no step: its copied train_s is not counted (it
     read "14 s in training steps" of 10 s, "-43% outside them", audit 17 F7)."""
@@ -122,7 +122,7 @@ def time_outside_steps(
         if t.datetime_start is None or t.datetime_complete is None or (since is not None and t.datetime_start < since):
             continue
         rec = TrialRecord.of(t)
-        controller = (rec.worker.host, rec.worker.pid) if rec.worker else None
+        controller = rec.controller
         if (worker is not None and controller != worker) or rec.outcome == SKIPPED:  # given back: never ran
             continue
         train = 0.0 if rec.duplicate_of is not None else rec.train_s

@@ -76,6 +76,9 @@ class TrialRecord:
     predicted_by: int | None = None
     """The simulated trial that picked this configuration (multi-fidelity sweeps)."""
     worker: Worker | None = None
+    driver: Worker | None = None
+    """The controller that asked for the trial where another process runs it (a Ray driver; its Ray worker is
+    `worker`); None where the two are one process."""
 
     RESULT = (
         "outcome", "reason", "detail", "dir", "tuned", "env", "key_metrics", "limits", "violations", "notes",
@@ -84,7 +87,7 @@ class TrialRecord:
     """What an evaluation records (the rest is set by the backend: identity, worker, reuse)."""
     IDENTITY = ("baseline", "predicted_by")
     """What a retry of a dead trial keeps: what defines the configuration, never the dead run's result."""
-    NOT_COPIED = ("baseline", "worker", "duplicate_of")
+    NOT_COPIED = ("baseline", "worker", "driver", "duplicate_of")
     """What a duplicate trial does not take over from the trial whose result it reuses."""
 
     @classmethod
@@ -95,8 +98,9 @@ class TrialRecord:
     def from_attrs(cls, attrs: dict[str, Any]) -> TrialRecord:
         known = {f.name for f in dataclasses.fields(cls)}
         values = {k: v for k, v in attrs.items() if k in known}
-        if isinstance(values.get("worker"), dict):
-            values["worker"] = Worker(**values["worker"])
+        for name in ("worker", "driver"):
+            if isinstance(values.get(name), dict):
+                values[name] = Worker(**values[name])
         return cls(**values)
 
     def attrs(self, names: tuple[str, ...] | None = None) -> dict[str, Any]:
@@ -115,6 +119,12 @@ class TrialRecord:
 
     def write_file(self, path: Path) -> None:
         write_json(path, self.attrs())
+
+    @property
+    def controller(self) -> tuple[str, int] | None:
+        """(host, pid) of the `autotune run` that ran the trial: its driver under Ray, else its worker."""
+        who = self.driver or self.worker
+        return (who.host, who.pid) if who else None
 
     @property
     def scored(self) -> bool:

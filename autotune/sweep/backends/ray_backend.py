@@ -126,6 +126,7 @@ class StudySearch(Searcher):  # type: ignore[misc]
             trial = self.study.ask()
             params = suggest(trial, self.space, self.defaults)
             set_worker(trial, this_worker())
+            TrialRecord(driver=this_worker()).save(trial, ("driver",))  # its Ray worker records itself as `worker`
             copy_of = next((t for t in trials if t.params == params and counted(t)), None)
             if copy_of is None:
                 break

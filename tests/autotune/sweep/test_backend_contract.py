@@ -221,6 +221,10 @@ def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
     assert (hang.user_attrs["outcome"], hang.user_attrs["reason"]) == ("failed", "hang"), hang.user_attrs
     assert load_study(paths).user_attrs.get("backend") == backend  # recorded by whichever backend ran it
     ran = [t for t in finished if t.user_attrs["outcome"] == "complete" and "duplicate_of" not in t.user_attrs]
+    # where the trials' time went, on both: every trial that ran (the hung one too), none reused; Ray's trials, run
+    # by Ray workers, were counted as no driver's and the line was left out (audit 20 F4)
+    launched = len([t for t in finished if "duplicate_of" not in t.user_attrs])
+    assert re.search(rf"time: {launched} trials.* in \d+ s, \d+ s in training steps", proc.stdout), proc.stdout
     sampled = [t for t in ran if not t.user_attrs.get("baseline")]
     assert sampled, [t.user_attrs for t in finished]
     for t in sampled:  # the pruner saw the real steps after warm-up, and nothing else (no Tune iterations)
