@@ -166,6 +166,18 @@ def test_verls_validate_config_rejects_before_launch_with_its_message():
         adapter.check([], {**ok, "data.train_batch_size": 9}, 8)
 
 
+ACCEPTED = {
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 2,
+    "actor_rollout_ref.actor.ppo_mini_batch_size": 8,
+    "data.train_batch_size": 16,
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 2,
+    "algorithm.adv_estimator": "grpo",
+}
+"""A GRPO configuration verl's validate_config accepts at 8 ranks; REFUSED is it with a batch 8 ranks cannot split."""
+REFUSED = {**ACCEPTED, "data.train_batch_size": 9}
+NOT_DIVISIBLE = r"real_train_batch_size \(9\) must be divisible"
+
+
 def test_a_verdict_is_kept_on_disk_for_the_next_command_and_forgotten_when_verl_or_the_check_changes(
     tmp_path, monkeypatch
 ):
@@ -190,16 +202,9 @@ def test_a_verdict_is_kept_on_disk_for_the_next_command_and_forgotten_when_verl_
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "own"))
     monkeypatch.setattr(verl_trainer, "_CHECKED", {})
     adapter = get_adapter("verl")
-    ok = {
-        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 2,
-        "actor_rollout_ref.actor.ppo_mini_batch_size": 8,
-        "data.train_batch_size": 16,
-        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 2,
-        "algorithm.adv_estimator": "grpo",
-    }
-    bad = {**ok, "data.train_batch_size": 9}
+    ok, bad = ACCEPTED, REFUSED
     adapter.check([], ok, 8)
-    with pytest.raises(InvalidConfig, match=r"real_train_batch_size \(9\) must be divisible") as first:
+    with pytest.raises(InvalidConfig, match=NOT_DIVISIBLE) as first:
         adapter.check([], bad, 8)
     files = sorted((tmp_path / "own" / "autotune" / "verl_checks").glob("*.json"))
     assert len(files) == 2
@@ -235,16 +240,9 @@ def test_a_configuration_checked_again_gets_the_same_verdict_and_another_is_chec
     import autotune.adapters.verl_config as verl_config
 
     adapter = get_adapter("verl")
-    ok = {
-        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 2,
-        "actor_rollout_ref.actor.ppo_mini_batch_size": 8,
-        "data.train_batch_size": 16,
-        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 2,
-        "algorithm.adv_estimator": "grpo",
-    }
-    bad = {**ok, "data.train_batch_size": 9}
+    ok, bad = ACCEPTED, REFUSED
     adapter.check([], ok, 8)
-    with pytest.raises(InvalidConfig, match=r"real_train_batch_size \(9\) must be divisible") as first:
+    with pytest.raises(InvalidConfig, match=NOT_DIVISIBLE) as first:
         adapter.check([], bad, 8)
     composed = verl_config.compose
     try:
