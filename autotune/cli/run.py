@@ -296,7 +296,7 @@ def run(
             progress.note(
                 "--backend ray: Ray runs only a missing baseline trial; the quality stage runs on this machine"
             )
-        elif here:
+        elif here and address:  # a local Ray is this machine: its trials and these share it
             progress.note(
                 f"Ray runs the sweep's trials; {', '.join(here)} then run on this machine, not on the cluster"
             )
