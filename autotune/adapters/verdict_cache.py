@@ -1,7 +1,7 @@
 """verl's verdicts on trial configurations, kept on disk across commands.
 
 Checking one configuration composes verl's hydra config (about half a second) and runs verl's own
-`validate_config`, which first imports verl (5-7 s on a laptop: verl imports torch and tensordict).
+`validate_config`, which first imports verl (about 5 s on 2 cores: verl imports torch and tensordict).
 A `run` or `validate` of a verl space checks every choice of every param before its first trial,
 so each command on the same space paid 10-15 s for answers it already had. A verdict is a pure
 function of the override lines, the values, the installed verl and this package's checking code:
