@@ -239,7 +239,7 @@ def test_a_sweep_whose_candidate_confirms_slower_ships_the_baseline(tmp_path):
 
     micro = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
     space = yaml.safe_load(
-        SMALL_SPACE.format(steps=4, timeout=120, hang=30, extra_params="", extra_baseline="", baseline_micro=4)
+        SMALL_SPACE.format(steps=4, timeout=120, hang=30, extra_params="", extra_baseline="", baseline_micro=4, top_k=1)
     )
     space.update(params={micro: {"type": "categorical", "choices": [1, 8]}}, baseline={micro: 8}, trials=2,
                  sampler={"name": "grid", "seed": 0}, confirm={"top_k": 1, "repeats": 2})  # fmt: skip

@@ -200,7 +200,7 @@ def test_a_grid_walked_past_says_so_once_instead_of_optunas_warning_per_trial(tm
 
     micro = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
     space = yaml.safe_load(
-        SMALL_SPACE.format(steps=4, timeout=120, hang=30, extra_params="", extra_baseline="", baseline_micro=4)
+        SMALL_SPACE.format(steps=4, timeout=120, hang=30, extra_params="", extra_baseline="", baseline_micro=4, top_k=1)
     )
     space.update(params={micro: {"type": "categorical", "choices": [1, 2, 8]}}, baseline={micro: 8},
                  sampler={"name": "grid", "seed": 0})  # fmt: skip
