@@ -389,10 +389,15 @@ class RayBackend(Backend):
         tuner.fit()
 
 
+def _held(total: dict[str, float], resource: str) -> float:
+    """How much of Tune's `resource` (lower-case cpu/gpu) a cluster's totals (Ray's CPU/GPU) hold."""
+    return total.get(resource.upper() if resource in ("cpu", "gpu") else resource, 0)
+
+
 def short_of(total: dict[str, float], need: dict[str, float]) -> str | None:
     """What a cluster of `total` (Ray's CPU/GPU) lacks to run one trial needing `need` (Tune's cpu/gpu) at all, or
     None. Tune then waits for the resources without a word: a head started with fewer cores hung the sweep."""
-    has = {k: total.get(k.upper() if k in ("cpu", "gpu") else k, 0) for k in need}
+    has = {k: _held(total, k) for k in need}
     if all(has[k] >= v for k, v in need.items()):
         return None
     needs = ", ".join(f"{v:g} {k.upper()}" for k, v in need.items())
@@ -402,5 +407,5 @@ def short_of(total: dict[str, float], need: dict[str, float]) -> str | None:
 def trials_that_fit(total: dict[str, float], need: dict[str, float]) -> int | None:
     """How many trials needing `need` (Tune's lower-case cpu/gpu) a cluster of `total` (Ray's CPU/GPU) holds at
     once; None when it has none of a resource a trial needs (an autoscaler may add it: Tune's own limit then)."""
-    counts = [int(total.get(k.upper() if k in ("cpu", "gpu") else k, 0) // v) for k, v in need.items() if v > 0]
+    counts = [int(_held(total, k) // v) for k, v in need.items() if v > 0]
     return min(counts) if counts and min(counts) > 0 else None
