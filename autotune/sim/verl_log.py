@@ -145,6 +145,10 @@ def read_env(path: str | Path) -> dict[str, str]:
     }
 
 
+HOME = {"HOME": "~"}
+"""`$HOME` in a run script, read as `init` writes it: a path the cost model does not read (it was refused as unset)."""
+
+
 def read_config(path: str | Path) -> dict[str, Any]:
     """A run's config: YAML (nested or dotted keys) or Hydra overrides (`key=value`), as flat verl keys."""
     from verl_keys.keys import to_flat_dict
@@ -156,18 +160,18 @@ def read_config(path: str | Path) -> dict[str, Any]:
         variables: dict[str, str] = {}
         for key, value in pairs:
             if _ENV_KEY.fullmatch(key):
-                variables[key] = substitute(value, variables)
+                variables[key] = substitute(value, variables, special=HOME)
         for key, value in pairs:
             if _ENV_KEY.fullmatch(key):
                 continue  # an environment variable of the run script (read_env)
-            value = substitute(value, variables)
+            value = substitute(value, variables, special=HOME)
             if "$" in value:  # as a value it would be read as text ("invalid literal for int(): '$TBS'")
                 raise ValueError(
                     f"{path}: `{key}={value}` uses a shell variable the file does not set; write its value "
                     "(or give the overrides the run printed)"
                 )
             try:
-                flat[key] = yaml.safe_load(value)
+                flat[key] = value if value.startswith("~") else yaml.safe_load(value)  # YAML reads a bare `~` as null
             except yaml.YAMLError:
                 flat[key] = value
         return flat

@@ -390,14 +390,18 @@ def test_a_run_script_is_read_with_its_variables_and_comments(tmp_path):
     script = tmp_path / "run.sh"
     script.write_text(
         "#!/bin/bash\n# Usage: bash run.sh (see https://verl.readthedocs.io)\nset -x\nTBS=256\n"
-        "MODEL=Qwen/Qwen2.5-7B-Instruct\nexport VLLM_USE_V1=1\npython3 -m verl.trainer.main_ppo \\\n"
+        "MODEL=Qwen/Qwen2.5-7B-Instruct\nexport VLLM_USE_V1=1\nCKPT=${HOME}/ckpt\npython3 -m verl.trainer.main_ppo \\\n"
         "  data.train_batch_size=$TBS actor_rollout_ref.model.path=${MODEL} \\\n"
-        "  data.max_response_length=${LEN:-1024} $@\n"
+        "  data.max_response_length=${LEN:-1024} data.train_files=$HOME/data/gsm8k/train.parquet \\\n"
+        "  trainer.default_local_dir=$CKPT trainer.project_name=$HOME $@\n"
     )
     assert read_config(script) == {
         "data.train_batch_size": 256,
         "actor_rollout_ref.model.path": "Qwen/Qwen2.5-7B-Instruct",
         "data.max_response_length": 1024,
+        "data.train_files": "~/data/gsm8k/train.parquet",  # as `init` writes it; it was refused as an unset variable
+        "trainer.default_local_dir": "~/ckpt",
+        "trainer.project_name": "~",
     }
     header = tmp_path / "ov.txt"
     header.write_text(
