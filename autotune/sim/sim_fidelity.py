@@ -189,6 +189,9 @@ class CostModelFidelity(Fidelity):
             value = stated.get(key)
             return value if value is not None else cal.get(key)
 
+        spread = length("response_spread")
+        if stated.get("response_spread") is None and stated.get("response_tokens") is not None:
+            spread = None  # the calibration's spread is of its runs' lengths, not of the mean the space states
         return CostModel(
             self.cluster,
             shape,
@@ -196,12 +199,18 @@ class CostModelFidelity(Fidelity):
             param_bytes=int(cal.get("param_bytes", 2)),
             prompt_tokens=length("prompt_tokens"),
             response_tokens=length("response_tokens"),
-            response_spread=length("response_spread"),
+            response_spread=spread,
             response_max=stated.get("response_max"),
             source=cal.get("source", "defaults from public figures"),
-            vllm_version=self.sim.vllm_version if self.sim is not None else None,
-            verl_version=self.sim.verl_version if self.sim is not None else None,
+            vllm_version=self.engine("vllm_version"),
+            verl_version=self.engine("verl_version"),
         )
+
+    def engine(self, key: str) -> str | None:
+        """The vLLM or verl version predicted for (`vllm_version`, `verl_version`): the space's `sim:` section's,
+        else the one the calibration's runs logged (its weights were fitted there), else None (a current one)."""
+        stated = getattr(self.sim, key) if self.sim is not None else None
+        return stated if stated is not None else self.calibration.get(key)
 
     def lengths_note(self, space: Space, adapter: TrainerAdapter) -> str:
         """The response lengths the cost model assumes at the space's baseline, and where each comes from: the
@@ -220,8 +229,10 @@ class CostModelFidelity(Fidelity):
 
         if stated.get("response_max") is not None:
             how = "sim.response_max"
-        elif stated.get("response_spread") is not None or self.calibration.get("response_spread") is not None:
-            how = f"from the spread of {source('response_spread', '')}"
+        elif stated.get("response_spread") is not None:
+            how = "from the spread of sim.response_spread"
+        elif self.calibration.get("response_spread") is not None and stated.get("response_tokens") is None:
+            how = "from the spread of the calibration's runs"
         else:
             how = "a guess: geometric lengths of the mean; set sim.response_max to a run's response_length/max"
         capped = " (the length limit)" if w.longest_response >= w.max_response else ""
@@ -240,8 +251,11 @@ class CostModelFidelity(Fidelity):
 
     def weights_note(self, space: Space) -> str | None:
         """For a verl job predicted with the shipped weights: what calibrating on one of its runs did on the
-        published runs, and the command (a built-in trainer's sweep calibrates on a study of its own trials)."""
-        if self.calibration or space.trainer != "verl":
+        published runs, and the command (a built-in trainer's sweep calibrates on a study of its own trials); with a
+        calibration, the engine versions its runs logged (`_calibrated_engine`)."""
+        if self.calibration:
+            return self._calibrated_engine()
+        if space.trainer != "verl":
             return None
         from autotune.sim.accuracy import OWN_SETUP
 
@@ -251,6 +265,18 @@ class CostModelFidelity(Fidelity):
             f"{OWN_SETUP.uncalibrated:.0%} uncalibrated ({OWN_SETUP.setups} setups): autotune calibrate --verl-log "
             "RUN.log --verl-config RUN_OVERRIDES.txt -o cal.json, then --calibration cal.json"
         )
+
+    def _calibrated_engine(self) -> str | None:
+        """The vLLM and verl versions the calibration's runs logged, when a sweep predicts with them or the space
+        names others (the weights were fitted at the logged ones)."""
+        said = []
+        for key, name in (("vllm_version", "vLLM"), ("verl_version", "verl")):
+            logged, stated = self.calibration.get(key), getattr(self.sim, key) if self.sim is not None else None
+            if logged is not None and stated is None:
+                said.append(f"{name} {logged} as its runs logged (sim.{key} names another)")
+            elif logged is not None and stated != logged:
+                said.append(f"{name} {stated} (sim.{key}), fitted on runs of {name} {logged}")
+        return f"{self.calibration.get('source', 'a calibration')}; predicting {' and '.join(said)}" if said else None
 
     def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> RunResult:
         """`flat`: the trial's config as the trainer resolves it (`TrainerAdapter.resolved`), every key

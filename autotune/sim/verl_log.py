@@ -351,6 +351,7 @@ def calibrate_from_logs(
     fit_err = [
         abs(e) for o in observations for e in relative_errors(published_prediction(weights, o), o.measured).values()
     ]
+    spreads = [r.response_spread for r in runs if r.response_spread is not None]
     result: dict[str, Any] = {
         "weights": weights,
         "device": device_to_json(device) if device else None,
@@ -364,6 +365,12 @@ def calibrate_from_logs(
         "fit_error_median": statistics.median(fit_err) if fit_err else None,
         "error_of": "phase",  # a log's phases each against the fit's (a study's calibration: each trial's step time)
         "mismatched": mismatched,
+        # what the fit was conditioned on besides the config: a sweep with this calibration predicts with them
+        # (it predicted a calibrated job's own generation at half its fit, with a later vLLM and a guessed longest
+        # response); a version only when every run logged the same one
+        "response_spread": statistics.fmean(spreads) if spreads else None,
+        "vllm_version": _one({r.vllm_version for r in runs}),
+        "verl_version": _one({r.verl_version for r in runs}),
     }
     if len(observations) >= 3:
         loo = leave_one_out(observations, defaults, ridge)
@@ -372,6 +379,11 @@ def calibrate_from_logs(
         result["holdout_errors"] = errors
         result["holdout_error_median"] = statistics.median(flat_errors) if flat_errors else None
     return result
+
+
+def _one(values: set[str | None]) -> str | None:
+    """The runs' one value, or None when they differ (or none was logged)."""
+    return next(iter(values)) if len(values) == 1 else None
 
 
 def calibrate_logs_to_file(

@@ -438,3 +438,71 @@ def test_a_log_of_one_step_or_of_several_runs_is_fitted_with_a_warning(tmp_path)
     [said] = shape_warnings(pasted)
     assert f"{pasted}: step numbers repeat (step:1, step:2, step:3)" in said and "one run" in said, said
     assert shape_warnings(CPU_LOG) == []
+
+
+def test_a_sweep_with_a_log_calibration_predicts_the_logged_job_as_the_fit_does(tmp_path):
+    """The calibration keeps what its fit was conditioned on besides the config: the vLLM version the log names and
+    the spread of its response lengths. Without them, a sweep of the logged job's own configuration predicted a
+    later vLLM (async scheduling) and guessed the longest response: generation at half the fit's (audit 21 F2)."""
+    from autotune.sim.predict import predict_trial, sim_fidelity
+    from autotune.sim.verl_log import log_observation
+    from autotune.space.loader import load_space
+
+    overrides = {
+        "data.train_batch_size": 128, "data.max_prompt_length": 512, "data.max_response_length": 1024,
+        "actor_rollout_ref.model.path": "Qwen/Qwen2.5-0.5B-Instruct", "algorithm.adv_estimator": "grpo",
+        "actor_rollout_ref.rollout.n": 5, "actor_rollout_ref.actor.ppo_mini_batch_size": 32,
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 8,
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": 8, "trainer.n_gpus_per_node": 8,
+    }  # fmt: skip
+    config = tmp_path / "run.txt"
+    config.write_text(" ".join(f"{k}={v}" for k, v in overrides.items()) + "\n")
+    log = tmp_path / "run.log"
+    log.write_text("INFO llm_engine.py:240] Initializing a V1 LLM engine (v0.11.0) with config: ...\n" + "".join(
+        f"step:{s} - timing_s/gen:{38 + s % 2} - timing_s/old_log_prob:4.0 - timing_s/update_actor:12.0"
+        f" - timing_s/update_weights:2.0 - response_length/mean:185 - response_length/max:812"
+        f" - prompt_length/mean:102\n"
+        for s in (1, 2, 3, 4)
+    ))  # fmt: skip
+    out, _ = calibrate_logs_to_file([log], [config], "H100", None, tmp_path / "cal.json")
+    data = json.loads(out.read_text())
+    assert data["vllm_version"] == "0.11.0" and data["verl_version"] is None and data["response_spread"] > 0
+    space_file = tmp_path / "job.yaml"
+    space_file.write_text(
+        "name: job\ntrainer: verl\nbase:\n" + "".join(f"  {k}: {v}\n" for k, v in overrides.items())
+        + "trial: {steps: 3, warmup_steps: 1, world_size: 8}\n"
+        "params:\n  actor_rollout_ref.rollout.tensor_model_parallel_size: {type: categorical, choices: [1, 2]}\n"
+        "baseline:\n  actor_rollout_ref.rollout.tensor_model_parallel_size: 2\n"  # verl's default, as the run ran
+        "sim: {gpu: H100}\n"
+    )  # fmt: skip
+    space = load_space(str(space_file))
+    fidelity = sim_fidelity(space, calibration=data)
+    swept = predict_trial(space, fidelity).prediction.phases
+    run = logged_run(log, config, lambda keys: fidelity_adapter_resolved(space, keys))
+    fitted = published_prediction(data["weights"], log_observation(run, "H100")[0])
+    assert swept["gen"] == pytest.approx(fitted["gen"], rel=1e-9), (swept["gen"], fitted["gen"])
+    note = fidelity.weights_note(space)
+    assert (
+        note
+        == "fitted on 1 verl log(s): run; predicting vLLM 0.11.0 as its runs logged (sim.vllm_version names another)"
+    )
+    assert "from the spread of the calibration's runs" in fidelity.lengths_note(space, adapter_of(space))
+    # a space that names another version is predicted at it, and the note says the weights were fitted elsewhere
+    space_file.write_text(
+        space_file.read_text().replace("sim: {gpu: H100}", "sim: {gpu: H100, vllm_version: '0.14.0'}")
+    )
+    later = load_space(str(space_file))
+    assert "vLLM 0.14.0 (sim.vllm_version), fitted on runs of vLLM 0.11.0" in str(
+        sim_fidelity(later, calibration=data).weights_note(later)
+    )
+
+
+def adapter_of(space):
+    from autotune.adapters import get_adapter
+
+    return get_adapter(space.trainer, space.command)
+
+
+def fidelity_adapter_resolved(space, keys):
+    """The keys as verl resolves them, as `autotune calibrate --verl-log` resolves a run's config."""
+    return adapter_of(space).resolved([], keys)
