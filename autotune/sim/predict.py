@@ -19,6 +19,7 @@ from typing import Any
 from autotune.adapters import get_adapter
 from autotune.sim.model import CostModel, Prediction
 from autotune.sim.sim_fidelity import CostModelFidelity
+from autotune.sim.workload import rollout_tp_problem
 from autotune.space.sampling import given_params, trial_config
 from autotune.space.schema import Space
 from autotune.trial.fidelity import FidelitySettings
@@ -67,7 +68,7 @@ def predict_space(
     """A space (or its file or shipped name) predicted at its baseline, or at `params` (the others at their
     baseline values), as `autotune run --space ... --fidelity sim [--gpu ...] [--calibration ...]` predicts that
     trial; a setting the sweep could not sample (an unknown param, a value outside its domain, a broken
-    constraint) is refused with a ValueError naming it."""
+    constraint, a rollout TP the engine refuses) is refused with a ValueError naming it."""
     if isinstance(space, str):
         from autotune.space.loader import load_space
 
@@ -75,4 +76,8 @@ def predict_space(
     fidelity = sim_fidelity(space, gpu, calibration, model)
     if params is not None:  # a setting the sweep could sample: refused otherwise (ValueError naming the param)
         params = given_params(space, get_adapter(space.trainer, space.command), params)
-    return predict_trial(space, fidelity, params)
+    trial = predict_trial(space, fidelity, params)
+    problem = rollout_tp_problem(trial.flat, model)  # a simulated sweep's trial of it is `invalid`
+    if problem:
+        raise ValueError(problem)
+    return trial

@@ -15,11 +15,11 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autotune.adapters.base import DeviceKind, TrainerAdapter
+from autotune.adapters.base import DeviceKind, InvalidConfig, TrainerAdapter
 from autotune.sim.fit import POOR_FIT
 from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
 from autotune.sim.model import CostModel
-from autotune.sim.workload import find_shape, modelled_keys
+from autotune.sim.workload import find_shape, modelled_keys, rollout_tp_problem
 from autotune.space.freeze import fixed_at_baseline, inert_params
 from autotune.trial.fidelity import Fidelity, FidelitySettings, TrialJob
 from autotune.trial.record import metrics_path
@@ -153,7 +153,11 @@ class CostModelFidelity(Fidelity):
         """Nothing is launched: no trainer to prepare."""
 
     def check(self, adapter: TrainerAdapter, base_config: list[str], flat: dict[str, Any], world: int) -> None:
-        """Keys were checked when the space loaded; a predicted trial needs no trainer-side check."""
+        """Keys were checked when the space loaded; what the rollout engine refuses at start-up is refused here
+        (`invalid`), as a real trial of it fails."""
+        problem = rollout_tp_problem(adapter.resolved(base_config, flat), self.model)
+        if problem:
+            raise InvalidConfig(problem)
 
     def unmeasured_metrics(self, adapter: TrainerAdapter) -> tuple[str, ...]:
         return UNPREDICTED

@@ -432,6 +432,32 @@ def workload(
     )
 
 
+ROLLOUT_TP = "actor_rollout_ref.rollout.tensor_model_parallel_size"
+ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
+
+
+def rollout_tp_problem(flat: dict[str, Any], model: str | None = None) -> str | None:
+    """Why verl's rollout engine refuses the trial's rollout TP at start-up, or None: vLLM and SGLang split the
+    attention heads over the TP ranks, so the heads must divide evenly (vLLM's `verify_with_parallel_config`).
+    A real trial of it fails there; a predicted one was ranked like any other (TP 8 for Qwen2.5-7B's 28 heads,
+    audit 21 F9). None too when the model's shape cannot be read (the prediction says why)."""
+    engine = flat.get("actor_rollout_ref.rollout.name")
+    if any(k.startswith("builtin.") for k in flat) or engine not in ENGINE_NAMES:
+        return None
+    tp = int(flat.get(ROLLOUT_TP) or 1)
+    try:
+        heads = find_shape(model or flat.get("actor_rollout_ref.model.path"), flat).heads
+    except (ValueError, OSError, KeyError, TypeError):
+        return None
+    if heads % tp == 0:
+        return None
+    return (
+        f"{ENGINE_NAMES[engine]} refuses rollout tensor_model_parallel_size={tp}: the model's {heads} attention heads do not "
+        f"divide by it (vLLM: 'Total number of attention heads ({heads}) must be divisible by tensor parallel size "
+        f"({tp})'); choose a TP that divides {heads}"
+    )
+
+
 def _need(flat: dict[str, Any], key: str) -> int:
     value = flat.get(key)
     if value is None:

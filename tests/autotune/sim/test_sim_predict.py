@@ -405,7 +405,7 @@ def test_predict_refuses_what_a_sweep_would_not_predict(tmp_path: Path) -> None:
 
     tp = "actor_rollout_ref.rollout.tensor_model_parallel_size"
     for params, said in (
-        ({tp: 3}, rf"`{tp}` = 3 is outside the param's choices \[1, 2, 4, 8\]"),
+        ({tp: 3}, rf"`{tp}` = 3 is outside the param's choices \[1, 2, 4\]"),
         ({tp: "two"}, rf"`{tp}` = 'two' is outside the param's choices"),
         (
             {"actor_rollout_ref.rollout.tensor_parallel_size": 2},
@@ -425,8 +425,47 @@ def test_predict_refuses_what_a_sweep_would_not_predict(tmp_path: Path) -> None:
     text = (
         Path("search_spaces/fsdp3d-8gpu.yaml")
         .read_text()
-        .replace("constraints:\n", f"constraints:\n  - at_most: [{tp}, 4]\n", 1)
+        .replace("constraints:\n", f"constraints:\n  - at_most: [{tp}, 2]\n", 1)
     )
     (tmp_path / "capped.yaml").write_text(text)
     with pytest.raises(ValueError, match=rf"constraint violated.*{re.escape(tp)}"):
-        predict_space(str(tmp_path / "capped.yaml"), {tp: 8})
+        predict_space(str(tmp_path / "capped.yaml"), {tp: 4})
+
+
+def test_a_rollout_tp_vllm_refuses_for_the_models_heads_is_an_invalid_trial(tmp_path: Path) -> None:
+    """Qwen2.5-7B has 28 attention heads: vLLM refuses rollout TP 8 at start-up ("Total number of attention heads
+    (28) must be divisible by tensor parallel size (8)"), yet the cost model predicted it like any other and the
+    shipped 8-GPU spaces offered it (audit 21 F9). The API refuses it; a simulated sweep records it invalid."""
+    from autotune.sim.predict import predict_space
+
+    tp = "actor_rollout_ref.rollout.tensor_model_parallel_size"
+    text = Path("search_spaces/fsdp3d-8gpu.yaml").read_text()
+    assert "28 attention heads" in text and "choices: [1, 2, 4]}" in text
+    offering = text.replace("choices: [1, 2, 4]}", "choices: [2, 8]}")
+    space = tmp_path / "offering.yaml"
+    space.write_text(offering)
+    said = r"vLLM refuses rollout tensor_model_parallel_size=8: the model's 28 attention heads do not divide by it"
+    with pytest.raises(ValueError, match=said):
+        predict_space(str(space), {tp: 8})
+    assert predict_space(str(space), {tp: 2}).prediction.step > 0
+    assert predict_space("fsdp3d-64gpu", {tp: 8}).prediction.step > 0  # Qwen2.5-72B: 64 heads
+    import yaml
+
+    lone = yaml.safe_load(offering)  # TP the one knob, walked by a grid after the baseline (TP 2)
+    held = {k: v for k, v in lone["baseline"].items() if k != tp and v is not None and not k.startswith("env.")}
+    lone["base"].update(held)  # the other knobs' baseline values, as keys of the job
+    lone.update(params={tp: {"type": "categorical", "choices": [2, 8]}}, baseline={tp: 2}, derived={})
+    lone.update(constraints=[{"divides": [tp, "trial.world_size"]}], sampler={"name": "grid", "seed": 0})
+    lone.pop("quality", None)
+    (tmp_path / "lone.yaml").write_text(yaml.safe_dump(lone))
+    proc = autotune(
+        "run", "--space", str(tmp_path / "lone.yaml"), "--fidelity", "sim", "--trials", "3", "--study", "lone",
+        "--runs-dir", str(tmp_path / "runs"), "--report-dir", str(tmp_path / "report"),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    import autotune as api
+
+    frame = api.open_study("lone", runs_dir=tmp_path / "runs").trials()
+    rows = {int(row[f"param:{tp}"]): row for _, row in frame.iterrows()}
+    assert rows[8]["reason"] == "invalid" and "28 attention heads" in rows[8]["detail"], dict(rows[8])
+    assert rows[2]["outcome"] == "complete" and set(rows) == {2, 8}, frame
