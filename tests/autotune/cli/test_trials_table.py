@@ -33,7 +33,7 @@ def test_the_trials_table_fits_80_columns_and_says_what_the_rows_are(tmp_path, m
             shown = str(round(value)) if value >= 1000 else f"{value:.3g}"
             assert f" {shown} " in lines[str(row["number"])] + " ", (row["number"], shown, text)
     base = frame[frame["baseline"]]["number"].iloc[0]
-    assert lines[str(base)].startswith(f"{base} base"), text
+    assert lines[str(base)].lstrip().startswith(f"{base} base"), text  # right-aligned beside two-digit numbers
     copies = frame[frame["duplicate_of"].notna()]
     assert not copies.empty  # the sampler repeats the baseline within 30 trials (seed 0)
     for _, row in copies.iterrows():
