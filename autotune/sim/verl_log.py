@@ -48,8 +48,6 @@ from autotune.sim.model import PHASE_METRICS, CostModel, default_weights
 from autotune.sim.workload import PRESETS, find_shape, spread_from_longest
 from verl_keys.keys import suggest_key
 
-_STEP = re.compile(r"step:(\d+) - (.*)")
-_ITEM = re.compile(r"([\w/@.\-]+):(?:np\.float\d+\()?(-?[\d.]+(?:e[-+]?\d+)?)\)?")
 _ENV_KEY = re.compile(r"[A-Z][A-Z0-9_]*")
 _VLLM_VERSION = re.compile(r"Initializing an? (?:V\d )?LLM engine \(v(\d+\.\d+[\w.+]*)\)")
 FITTED_PHASES = ("gen", "old_log_prob", "ref", "values", "update_critic", "update_actor", "update_weights")
@@ -57,18 +55,36 @@ MODEL_KEY = "actor_rollout_ref.model.path"
 
 
 def parse_steps(text: str) -> list[dict[str, float]]:
-    """Every training step line of a verl console log as {metric: value} (with `step`)."""
+    """Every training step of a verl console log as {metric: value} (with `step`), read as a trial's console is
+    (`ConsoleParser`: Ray's prefixes, ANSI colours, lines wrapped by a log collector joined; a one-line reader lost
+    what followed a wrap, audit 21 F20). A last step cut off mid-record is left out (`cut_step`)."""
+    rows = _steps(text)
+    return rows[:-1] if cut_step(rows) is not None else rows
+
+
+def _steps(text: str) -> list[dict[str, float]]:
+    from autotune.adapters.verl_console import ConsoleParser
+
+    parser = ConsoleParser()
+    parser.feed(text)
+    parser.close()
     rows = []
-    for line in text.splitlines():
-        match = _STEP.search(line)
-        if not match:
-            continue
-        row: dict[str, float] = {"step": float(match.group(1))}
-        for key, value in _ITEM.findall(match.group(2)):
-            row[key.replace("timing/", "timing_s/", 1) if key.startswith("timing/") else key] = float(value)
+    for step, metrics in parser.records():
+        row = {"step": float(step)}
+        for key, value in metrics.items():
+            row[key.replace("timing/", "timing_s/", 1) if key.startswith("timing/") else key] = value
         if any(k.startswith("timing_s/") for k in row):
             rows.append(row)
     return rows
+
+
+def cut_step(rows: list[dict[str, float]]) -> int | None:
+    """The last step's number when it lacks a metric every earlier step has: the log ends inside its line (a
+    copy cut short), so its last value may be cut too (`update_actor:3` for 30.7 s, taken as a step)."""
+    if len(rows) < 2:
+        return None
+    common = set.intersection(*(set(r) for r in rows[:-1]))
+    return int(rows[-1]["step"]) if common - set(rows[-1]) else None
 
 
 def step_medians(rows: list[dict[str, float]], warmup: int = 1) -> dict[str, float]:
@@ -82,8 +98,13 @@ def shape_warnings(log: str | Path) -> list[str]:
     """What makes a log other than one run past its first step, fitted anyway (the user may know better): a lone
     step (its time carries the start-up the median after step 1 leaves out), or step numbers that repeat (runs
     pasted into one file, or a resumed one): both were fitted without a word."""
-    steps = [int(r["step"]) for r in parse_steps(Path(log).read_text(errors="replace"))]
+    rows = _steps(Path(log).read_text(errors="replace"))
     out = []
+    cut = cut_step(rows)
+    if cut is not None:
+        rows = rows[:-1]
+        out.append(f"{log}: its last step (step:{cut}) lacks metrics the others have: cut short? it is left out")
+    steps = [int(r["step"]) for r in rows]
     if steps and len(set(steps)) == 1:
         out.append(
             f"{log}: one step (step:{steps[0]}) only: its time carries the run's start-up, which the median after the "

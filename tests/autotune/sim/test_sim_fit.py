@@ -506,3 +506,34 @@ def adapter_of(space):
 def fidelity_adapter_resolved(space, keys):
     """The keys as verl resolves them, as `autotune calibrate --verl-log` resolves a run's config."""
     return adapter_of(space).resolved([], keys)
+
+
+def test_a_log_is_read_as_a_trials_console_is_with_wrapped_lines_joined_and_a_cut_last_step_left_out(tmp_path):
+    """calibrate read a log one physical line at a time: what followed a log collector's wrap was lost (a real
+    excerpt, verl issue 1208, was refused as having no step lines), and a copy cut inside its last line gave a
+    step whose last value was cut (`update_actor:3` of 30.7 s) (audit 21 F20, F6)."""
+    from autotune.sim.verl_log import shape_warnings
+
+    public = (ROOT / "tests/autotune/verl_logs/public.txt").read_text()
+    excerpt = public.split("verl/issues/1208 ===\n")[1].split("\n=== ")[0]
+    (row,) = parse_steps(excerpt)  # wrapped inside `response_length/clip_ratio`, as pasted in the issue
+    assert row["step"] == 2 and row["response_length/mean"] == 324.958 and row["prompt_length/mean"] == 102.534
+    assert row["timing_s/gen"] == 74.020 and row["timing_s/update_actor"] == 14.302 and row["timing_s/step"] == 96.551
+    lines = [
+        f"(TaskRunner pid=7) step:{s} - timing_s/gen:{30 + s} - timing_s/old_log_prob:4.0 - timing_s/update_actor:30.{s}"
+        f" - timing_s/update_weights:2.0 - timing_s/step:{70 + s} - response_length/mean:185 - prompt_length/mean:102"
+        for s in (1, 2, 3, 4)
+    ]
+    whole = parse_steps("\n".join(lines) + "\n")
+    assert [r["timing_s/update_actor"] for r in whole] == [30.1, 30.2, 30.3, 30.4]
+    folded = "\n".join(line[i : i + 60] for line in lines for i in range(0, len(line), 60)) + "\n"  # `fold -w 60`
+    assert parse_steps(folded) == whole
+    cut = "\n".join(lines)[: "\n".join(lines).rindex("update_actor:30.4") + len("update_actor:3")]
+    assert parse_steps(cut) == whole[:3]
+    log = tmp_path / "cut.log"
+    log.write_text(cut)
+    assert shape_warnings(log) == [
+        f"{log}: its last step (step:4) lacks metrics the others have: cut short? it is left out"
+    ]
+    log.write_text("\n".join(lines))  # whole, without a final newline: every step kept
+    assert shape_warnings(log) == [] and len(parse_steps(log.read_text())) == 4
