@@ -651,7 +651,8 @@ def _calibration_or_exit(path: Path | None) -> dict | None:  # type: ignore[type
     try:
         return load_calibration(path)
     except (OSError, ValueError) as exc:
-        err.print(f"[red]--calibration {path}: {exc}[/]")
+        said = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc  # not the path again
+        err.print(f"[red]--calibration {escape(str(path))}: {escape(str(said))}[/]")
         raise typer.Exit(2) from None
 
 

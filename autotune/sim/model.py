@@ -216,7 +216,38 @@ class CostModel:
 
 
 def load_calibration(path: str | Path) -> dict[str, Any]:
-    data = json.loads(Path(path).read_text())
-    if "weights" not in data:
-        raise ValueError(f"{path}: not an autotune calibration (no `weights`)")
+    """A calibration `autotune calibrate` wrote; ValueError naming the first key that is not one (a mistyped or
+    hand-edited file crashed the sweep in a traceback after its study folder was made, audit 21 F8)."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc}); give the file `autotune calibrate` wrote") from None
+    problem = calibration_problem(data)
+    if problem:
+        raise ValueError(f"not an autotune calibration: {problem}; write it with `autotune calibrate`")
     return data
+
+
+def calibration_problem(data: Any) -> str | None:
+    """What makes `data` something the cost model cannot take as a calibration, or None."""
+    if not isinstance(data, dict):
+        return f"a JSON object with `weights`, got {type(data).__name__}"
+    weights = data.get("weights")
+    if not isinstance(weights, dict):
+        return "no `weights`" if weights is None else f"`weights` maps phases to weights, got {weights!r:.40}"
+    known = default_weights()
+    for phase, values in weights.items():
+        if phase not in known:
+            return f"`weights.{phase}`: no such phase (the cost model's: {', '.join(known)})"
+        if not isinstance(values, dict):
+            return f"`weights.{phase}` maps weight names to numbers, got {values!r:.40}"
+        for name, value in values.items():
+            if name not in known[phase]:
+                return f"`weights.{phase}.{name}`: no such weight (the phase's: {', '.join(known[phase])})"
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+                return f"`weights.{phase}.{name}` = {value!r:.40} is not a number >= 0"
+    for key in ("prompt_tokens", "response_tokens", "response_spread", "peak_flops"):
+        value = data.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+            return f"`{key}` = {value!r:.40} is not a number >= 0"
+    return None

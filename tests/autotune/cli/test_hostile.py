@@ -217,6 +217,24 @@ def test_cli_refuses_bad_input_with_exit_2_and_writes_nothing(tmp_path):
         (("run", "--space", str(space), "--runs-dir", str(runs), "--backend", "slurm"), "one of optuna, ray"),
         (("run", "--space", str(space), "--runs-dir", str(runs), "--sampler", "foo"), "--sampler must be one of tpe"),
     ]
+    for i, (text, expected) in enumerate(
+        (  # a hand-edited calibration crashed the sweep in a traceback, its folder made (audit 21 F8)
+            ('{"weights": 3}', "`weights` maps phases to weights, got 3"),
+            (
+                '{"weights": {"gen": {"decode_flops_s": "fast"}}}',
+                "`weights.gen.decode_flops_s` = 'fast' is not a number",
+            ),
+            (
+                '{"weights": {"gen": {"bogus": 2.0}}}',
+                "`weights.gen.bogus`: no such weight (the phase's: prefill_flops_s",
+            ),
+            ("nope", "not JSON (Expecting value"),
+        )
+    ):
+        calibration = _write(tmp_path, text, f"cal{i}.json")
+        args = ("run", "--space", str(space), "--runs-dir", str(runs), "--fidelity", "sim", "--calibration")
+        said = expected if expected.startswith("not JSON") else f"not an autotune calibration: {expected}"
+        cases.append(((*args, str(calibration)), f"--calibration {calibration}: {said}"))
     for args, expected in cases:
         proc = autotune(*args, timeout=120)
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
