@@ -469,3 +469,15 @@ def test_a_rollout_tp_vllm_refuses_for_the_models_heads_is_an_invalid_trial(tmp_
     rows = {int(row[f"param:{tp}"]): row for _, row in frame.iterrows()}
     assert rows[8]["reason"] == "invalid" and "28 attention heads" in rows[8]["detail"], dict(rows[8])
     assert rows[2]["outcome"] == "complete" and set(rows) == {2, 8}, frame
+
+
+def test_the_two_8gpu_spaces_of_one_job_predict_it_on_the_same_data() -> None:
+    """verl-vllm-8gpu is fsdp3d-8gpu's job plus vLLM's knobs, but had no `sim:` lengths: the cost model took 0.8 and
+    0.5 of the length limits for the same GSM8K data and predicted the job's baseline 1.9x apart (audit 21 F21)."""
+    from autotune.space.loader import load_space
+
+    fsdp, vllm = load_space("fsdp3d-8gpu"), load_space("verl-vllm-8gpu")
+    differ = {k for k in set(fsdp.base) | set(vllm.base) if fsdp.base.get(k) != vllm.base.get(k)}
+    assert differ == {"trainer.experiment_name"}, differ
+    assert vllm.sim is not None and fsdp.sim is not None and vllm.sim.lengths() == fsdp.sim.lengths()
+    assert vllm.sim.gpu == fsdp.sim.gpu
