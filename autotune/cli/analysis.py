@@ -144,6 +144,10 @@ MEMORY_NOT_FITTED = (
     "memory is not calibrated: the step times are fitted, the memory predictions stay the cost model's own (on the "
     "built-in trainer's CPU trials they miss what resharding costs: check a predicted winner's memory by running it)"
 )
+LOG_MEMORY_NOT_FITTED = (
+    "memory is not calibrated: the step times are fitted, the memory predictions stay the cost model's own (check a "
+    "predicted winner's memory against the runs' perf/max_memory_allocated_gb)"
+)
 _STUDY_OPTIONS = {"holdout": "--holdout", "runs_dir": "--runs-dir", "storage": "--storage"}
 _LOG_OPTIONS = {"verl_log": "--verl-log", "verl_config": "--verl-config", "gpu": "--gpu"}
 
@@ -275,3 +279,4 @@ def _calibrate_logs(logs: list[Path], configs: list[Path], gpu: str | None, outp
             err.print(f"[yellow]{escape(line)}[/]")
         else:
             console.print(line, markup=False)
+    err.print(f"[yellow]{escape(LOG_MEMORY_NOT_FITTED)}[/]")  # said of a study's only (audit 21 F7)

@@ -124,6 +124,10 @@ class CostModelFidelity(Fidelity):
             worst = max(float(cal["fit_error_median"]), float(cal.get("holdout_error_median") or 0.0))
             if worst > POOR_FIT:  # as `calibrate` warned: the predictions are as far off
                 said += f"; above {POOR_FIT:.0%}, so these predictions may be as far off as that"
+            phases = cal.get("phase_errors") or {}
+            off = max(phases.items(), key=lambda item: abs(item[1]), default=None)
+            if off is not None and abs(off[1]) > POOR_FIT:  # one median hid it (audit 21 F3)
+                said += f"; its worst phase on its own runs, {off[0]}, {off[1]:+.0%}"
             return said
         if not cal and space.trainer == "builtin":
             return (

@@ -40,6 +40,7 @@ from autotune.sim.fit import (
     Observation,
     fit_weights,
     leave_one_out,
+    phase_seconds,
     published_prediction,
     relative_errors,
 )
@@ -369,9 +370,21 @@ def calibrate_from_logs(
         observations.append(dataclasses.replace(observation, measured=measured))
     defaults = default_weights()
     weights = fit_weights(observations, defaults, ridge)
-    fit_err = [
-        abs(e) for o in observations for e in relative_errors(published_prediction(weights, o), o.measured).values()
-    ]
+    by_phase: dict[str, list[float]] = {}
+    for o in observations:
+        for phase, e in relative_errors(published_prediction(weights, o), o.measured).items():
+            by_phase.setdefault(phase, []).append(e)
+    fit_err = [abs(e) for errs in by_phase.values() for e in errs]
+    for run, o in zip(runs, observations, strict=True):  # phases the config runs that the log does not time
+        untimed = [
+            p for p in FITTED_PHASES
+            if p not in o.measured and p not in o.parts("gen") and phase_seconds(defaults, o.features.get(p, {}), p) > 0
+        ]  # fmt: skip
+        if untimed:
+            mismatched.append(
+                f"{run.name}: its config runs {', '.join(f'`{p}`' for p in untimed)}, which the log does not time "
+                "(no `timing_s/...`): the fit leaves them at the shipped weights"
+            )
     spreads = [r.response_spread for r in runs if r.response_spread is not None]
     result: dict[str, Any] = {
         "weights": weights,
@@ -384,6 +397,7 @@ def calibrate_from_logs(
         "trials": [r.name for r in runs],
         "phases": [p for p in PHASE_METRICS if any(p in o.measured for o in observations)],
         "fit_error_median": statistics.median(fit_err) if fit_err else None,
+        "phase_errors": {p: statistics.median(errs) for p, errs in by_phase.items()},  # signed, in sample
         "error_of": "phase",  # a log's phases each against the fit's (a study's calibration: each trial's step time)
         "mismatched": mismatched,
         # what the fit was conditioned on besides the config: a sweep with this calibration predicts with them
@@ -436,8 +450,18 @@ def calibrate_logs_to_file(
     lines = [
         f"fitted on {len(runs)} run(s) on {result['gpu']}: median phase error {result['fit_error_median']:.1%} (in sample)"
     ]
+    errors = result["phase_errors"]
+    if errors:  # one median hid a phase off by half (audit 21 F3)
+        over = " (median over the runs)" if len(runs) > 1 else ""
+        lines.append(f"in sample, per phase{over}: " + ", ".join(f"{p} {e:+.0%}" for p, e in errors.items()))
     if result["fit_error_median"] is not None and result["fit_error_median"] > POOR_FIT:
         lines.append(poor_fit_warning(result["fit_error_median"], result["gpu"]))
+    elif errors and max(abs(e) for e in errors.values()) > POOR_FIT:
+        phase, e = max(errors.items(), key=lambda item: abs(item[1]))
+        lines.append(
+            f"warning: the fit misses `{phase}` by {e:+.0%} on its own run{'s' if len(runs) > 1 else ''} (the median "
+            f"phase error hides it): predictions of {phase} will be as far off; is --gpu {result['gpu']} the runs' GPU?"
+        )
     if gpu is None:
         lines.insert(0, "no --gpu: taking the runs to be on H100 SXM (pass --gpu PRESET or --gpu my_gpu.yaml)")
     lines[:0] = [f"warning: {line}" for line in unknown + result["mismatched"]]

@@ -141,14 +141,25 @@ def test_calibrate_from_verl_logs_keeps_the_runs_gpu(tmp_path):
     data = json.loads(out.read_text())
     assert data["gpu"] == "H20" and data["device"]["peak_flops"] == 148e12
     assert data["prompt_tokens"] == 100 and data["response_tokens"] == 200
-    assert "leave-one-out" in lines[1] and set(data["holdout_errors"]) == {"run0", "run1", "run2"}
+    assert any("leave-one-out" in line for line in lines) and set(data["holdout_errors"]) == {"run0", "run1", "run2"}
+    # each phase's in-sample error, not only their median (a phase off by half hid under 19%, audit 21 F3)
+    errors = data["phase_errors"]
+    assert set(errors) == {"gen", "old_log_prob", "update_actor", "update_weights"}
+    shown = ", ".join(f"{p} {e:+.0%}" for p, e in errors.items())
+    assert f"in sample, per phase (median over the runs): {shown}" in lines
+    worst = max(errors, key=lambda p: abs(errors[p]))
+    warned = [line for line in lines if line.startswith(f"warning: the fit misses `{worst}` by")]
+    assert len(warned) == (1 if abs(errors[worst]) > 0.3 else 0), (errors, lines)
+    assert abs(errors[worst]) > 0.3  # as these made-up runs fit: the report's error card names it too
+    from autotune.sim.sim_fidelity import CostModelFidelity
+    from autotune.space.loader import load_space
+
+    card = CostModelFidelity(None, data).error_note(load_space("fsdp3d", device="cpu"))  # type: ignore[arg-type]
+    assert f"; its worst phase on its own runs, {worst}, {errors[worst]:+.0%}" in str(card), card
     assert data["fit_error_median"] < 0.3 and not any("poor fit" in line for line in lines)
     assert all(math.isfinite(e) for errs in data["holdout_errors"].values() for e in errs.values())
     # what a sweep with it says of its error: each run's phases, left out in turn (it said "median step-time error
     # ... on 0 held back", the words of a study's calibration, audit 15 F3)
-    from autotune.sim.sim_fidelity import CostModelFidelity
-    from autotune.space.loader import load_space
-
     note = CostModelFidelity(None, data).error_note(load_space("fsdp3d", device="cpu"))  # type: ignore[arg-type]
     assert note is not None and "step-time" not in note and "held back" not in note, note
     assert (
@@ -211,6 +222,14 @@ def test_a_log_timing_a_pass_its_config_does_not_run_is_flagged_and_left_out(tmp
     out, lines = calibrate_logs_to_file([log], [config], "H100", None, tmp_path / "cal.json")
     assert not any("which its config does not run" in line for line in lines)  # (made-up timings: a poor fit)
     assert json.loads(out.read_text())["phases"] == ["gen", "update_weights", "ref", "update_actor"]
+    # the other way round: a pass the config runs that the log does not time keeps the shipped weights, said (it
+    # was fitted without a word and the sweep read as calibrated, audit 21 F5)
+    log.write_text(log.read_text().replace(" - timing_s/ref:3.0", "").replace(" - timing_s/update_actor:8.0", ""))
+    out, lines = calibrate_logs_to_file([log], [config], "H100", None, tmp_path / "cal.json")
+    assert (
+        "warning: run: its config runs `ref`, `update_actor`, which the log does not time (no `timing_s/...`): the fit "
+        "leaves them at the shipped weights"
+    ) in lines, lines
 
 
 def test_sim_section_rules_and_loader(tmp_path):
@@ -380,6 +399,7 @@ def test_calibrate_warns_of_a_poor_fit(tmp_path):
     warning = [line for line in proc.stderr.splitlines() if "poor fit" in line]
     assert len(warning) == 1 and "run on H100 SXM (--gpu)" in warning[0] and "--verl-config" in warning[0], proc.stderr
     assert json.loads((tmp_path / "cal.json").read_text())["fit_error_median"] > 0.3
+    assert "memory is not calibrated: the step times are fitted" in proc.stderr  # said of a study's only (audit 21 F7)
 
 
 def test_a_run_script_is_read_with_its_variables_and_comments(tmp_path):
