@@ -204,6 +204,11 @@ def read_config(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path}: neither `key=value` overrides nor a YAML config ({problem})") from None
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a config is a YAML mapping or `key=value` overrides, got {type(raw).__name__}")
+    if isinstance(raw.get("base"), dict) and {"params", "baseline", "trainer"} & set(raw):
+        raise ValueError(  # it was refused for "not setting" the model its `base:` sets (audit 21 F14)
+            f"--verl-config {path}: an autotune search space, not the run's config; give the run's script, its "
+            "overrides or verl's YAML config (the file `autotune init` read, not the space it wrote)"
+        )
     return to_flat_dict(raw)
 
 

@@ -335,6 +335,10 @@ def test_calibrate_bad_input_exits_2_as_the_read_commands_do(tmp_path):
     )  # a log given as the config: a traceback of yaml's before
     assert not_a_config.returncode == 2, not_a_config.stdout + not_a_config.stderr
     assert "captured_cpu.txt: neither `key=value` overrides nor a YAML config" in not_a_config.stderr
+    space = ROOT / "search_spaces" / "fsdp3d-8gpu.yaml"  # what `init` writes: refused as "not setting" its model
+    a_space = autotune("calibrate", "--verl-log", str(CPU_LOG), "--verl-config", str(space), "-o", str(tmp_path / "c"))
+    assert a_space.returncode == 2, a_space.stdout + a_space.stderr
+    assert f"--verl-config {space}: an autotune search space, not the run's config" in a_space.stderr, a_space.stderr
     unpaired = autotune("calibrate", "--verl-log", str(CPU_LOG), "-o", str(tmp_path / "c"))
     assert unpaired.returncode == 2 and "pair up" in unpaired.stderr, unpaired.stdout + unpaired.stderr
     nothing = autotune("calibrate")
