@@ -275,9 +275,15 @@ class CostModelFidelity(Fidelity):
         )
 
     def _calibrated_engine(self) -> str | None:
-        """The vLLM and verl versions the calibration's runs logged, when a sweep predicts with them or the space
-        names others (the weights were fitted at the logged ones)."""
+        """The GPU, vLLM and verl versions the calibration's runs ran on, when a sweep predicts another GPU, or
+        predicts with the versions logged, or the space names others (the weights were fitted at the logged ones)."""
         said = []
+        fitted_on = self.calibration.get("gpu")
+        if fitted_on and self.calibration.get("device") != "cpu" and fitted_on != self.cluster.device.name:
+            said.append(  # an L40S calibration predicted an H100 space without a word (audit 21 F4)
+                f"{self.cluster.device.name} with weights fitted on runs on {fitted_on} (the GPU's own figures scale "
+                "them; calibrate on runs of this GPU where there are some)"
+            )
         for key, name in (("vllm_version", "vLLM"), ("verl_version", "verl")):
             logged, stated = self.calibration.get(key), getattr(self.sim, key) if self.sim is not None else None
             if logged is not None and stated is None:

@@ -519,6 +519,9 @@ def test_a_sweep_with_a_log_calibration_predicts_the_logged_job_as_the_fit_does(
     assert "vLLM 0.14.0 (sim.vllm_version), fitted on runs of vLLM 0.11.0" in str(
         sim_fidelity(later, calibration=data).weights_note(later)
     )
+    # another GPU than the runs': predicted, and said (an L40S calibration predicted an H100 space silently, F4)
+    other = sim_fidelity(later, gpu="H20", calibration=data).weights_note(later)
+    assert "predicting H20 with weights fitted on runs on H100 SXM" in str(other), other
 
 
 def adapter_of(space):
