@@ -19,7 +19,7 @@ from autotune.adapters.base import DeviceKind, InvalidConfig, TrainerAdapter
 from autotune.sim.fit import POOR_FIT
 from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
 from autotune.sim.model import CostModel
-from autotune.sim.workload import find_shape, modelled_keys, rollout_tp_problem
+from autotune.sim.workload import find_shape, modelled_keys, rollout_tp_problem, shape_words
 from autotune.space.freeze import fixed_at_baseline, inert_params
 from autotune.trial.fidelity import Fidelity, FidelitySettings, TrialJob
 from autotune.trial.record import metrics_path
@@ -42,7 +42,7 @@ def _model_words(model: str | None, space: Space) -> str | None:
         shape = find_shape(model or space.base.get("actor_rollout_ref.model.path"), space.base)
     except (ValueError, OSError, KeyError, TypeError):
         return None
-    return f"{shape.layers} layers × hidden {shape.hidden}, {shape.heads} heads"
+    return shape_words(shape)
 
 
 class CalibrationMismatch(ValueError):
@@ -260,9 +260,9 @@ class CostModelFidelity(Fidelity):
     def weights_note(self, space: Space) -> str | None:
         """For a verl job predicted with the shipped weights: what calibrating on one of its runs did on the
         published runs, and the command (a built-in trainer's sweep calibrates on a study of its own trials); with a
-        calibration, the engine versions its runs logged (`_calibrated_engine`)."""
+        calibration, where its runs differ from what this sweep predicts (`_calibrated_on`)."""
         if self.calibration:
-            return self._calibrated_engine()
+            return self._calibrated_on(space)
         if space.trainer != "verl":
             return None
         from autotune.sim.accuracy import OWN_SETUP
@@ -274,10 +274,21 @@ class CostModelFidelity(Fidelity):
             "RUN.log --verl-config RUN_OVERRIDES.txt -o cal.json, then --calibration cal.json"
         )
 
-    def _calibrated_engine(self) -> str | None:
-        """The GPU, vLLM and verl versions the calibration's runs ran on, when a sweep predicts another GPU, or
-        predicts with the versions logged, or the space names others (the weights were fitted at the logged ones)."""
+    def _calibrated_on(self, space: Space) -> str | None:
+        """Where the calibration's runs differ from what the sweep predicts: another GPU, another model, a critic
+        they did not run, vLLM and verl versions (predicted at the logged ones unless the space names others), and a
+        poor fit (a 0.5B model's calibration predicted a 7B space, a GRPO one a GAE space, without a word; audit 21
+        F4, F10)."""
         said = []
+        runs = self.calibration.get("runs") or []  # what each run was (files of earlier versions have none)
+        model = _model_words(self.model, space)
+        if runs and model and model not in {r.get("model") for r in runs}:
+            said.append(
+                f"another model ({model}) than its runs' ({', '.join(sorted({str(r.get('model')) for r in runs}))})"
+            )
+        critic = space.base.get("algorithm.adv_estimator", "gae") == "gae"  # verl's default
+        if runs and critic and not any(r.get("critic") for r in runs):
+            said.append("a critic its runs did not have (values and update_critic keep the shipped weights)")
         fitted_on = self.calibration.get("gpu")
         if fitted_on and self.calibration.get("device") != "cpu" and fitted_on != self.cluster.device.name:
             said.append(  # an L40S calibration predicted an H100 space without a word (audit 21 F4)
@@ -290,7 +301,19 @@ class CostModelFidelity(Fidelity):
                 said.append(f"{name} {logged} as its runs logged (sim.{key} names another)")
             elif logged is not None and stated != logged:
                 said.append(f"{name} {stated} (sim.{key}), fitted on runs of {name} {logged}")
-        return f"{self.calibration.get('source', 'a calibration')}; predicting {' and '.join(said)}" if said else None
+        fit = self.calibration.get("fit_error_median")
+        poor = (
+            f"; its fit is {float(fit):.0%} off its own runs (median), so its predictions may be as far off"
+            if fit is not None and float(fit) > POOR_FIT and self.calibration.get("error_of") == "phase"
+            else ""
+        )
+        if not said and not poor:
+            return None
+        return (
+            f"{self.calibration.get('source', 'a calibration')}"
+            + (f"; predicting {'; '.join(said)}" if said else "")
+            + poor
+        )
 
     def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> RunResult:
         """`flat`: the trial's config as the trainer resolves it (`TrainerAdapter.resolved`), every key

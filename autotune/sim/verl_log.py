@@ -46,7 +46,7 @@ from autotune.sim.fit import (
 )
 from autotune.sim.hardware import Device, cluster, device_to_json
 from autotune.sim.model import PHASE_METRICS, CostModel, default_weights
-from autotune.sim.workload import PRESETS, find_shape, spread_from_longest
+from autotune.sim.workload import PRESETS, find_shape, shape_words, spread_from_longest
 from verl_keys.keys import suggest_key
 
 _ENV_KEY = re.compile(r"[A-Z][A-Z0-9_]*")
@@ -409,6 +409,7 @@ def calibrate_from_logs(
         # (it predicted a calibrated job's own generation at half its fit, with a later vLLM and a guessed longest
         # response); a version only when every run logged the same one
         "response_spread": statistics.fmean(spreads) if spreads else None,
+        "runs": [_run_words(r, model) for r in runs],  # what each run was: a sweep says where it predicts another
         "vllm_version": _one({r.vllm_version for r in runs}),
         "verl_version": _one({r.verl_version for r in runs}),
     }
@@ -419,6 +420,12 @@ def calibrate_from_logs(
         result["holdout_errors"] = errors
         result["holdout_error_median"] = statistics.median(flat_errors) if flat_errors else None
     return result
+
+
+def _run_words(run: LoggedRun, model: str | None) -> dict[str, Any]:
+    shape = find_shape(model or run.flat.get(MODEL_KEY), run.flat)
+    critic = run.flat.get("algorithm.adv_estimator", "gae") == "gae"  # verl's default
+    return {"name": run.name, "model": shape_words(shape), "critic": critic, "gpus": run.world}
 
 
 def _one(values: set[str | None]) -> str | None:

@@ -432,6 +432,11 @@ def workload(
     )
 
 
+def shape_words(shape: Shape) -> str:
+    """A model's size in words, as a sweep's line and a calibration's runs name it."""
+    return f"{shape.layers} layers × hidden {shape.hidden}, {shape.heads} heads"
+
+
 ROLLOUT_TP = "actor_rollout_ref.rollout.tensor_model_parallel_size"
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
 
