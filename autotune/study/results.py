@@ -276,13 +276,23 @@ class Winner:
         """The baseline's systems values ship, at exactly 1× (no interval): it won confirmation, or the ablation
         sent every change back."""
         ablated_away = self.ablation is not None and bool(self.ablation.knobs) and not self.ablation.kept
-        return self.baseline_won or ablated_away
+        return self.baseline_won or ablated_away or self._credited_away
+
+    @property
+    def _credited_away(self) -> bool:
+        """A simulated winner none of whose changes the cost model credits with its floor (it read "winner: trial
+        #22 (predicted, 1.00x the baseline)", and the report showed the baseline's figures as #22's; audit 21 F12)."""
+        changes = self.credited.changes if self.credited else []
+        return bool(changes) and not any(c.kept for c in changes)
 
     @property
     def why_baseline(self) -> str:
         """Why the baseline's systems values ship, said after its speedup (empty when it does not)."""
         if self.baseline_won:
             return "no confirmed candidate beat it: the baseline's systems values ship"
+        if self._credited_away:
+            floor = self.credited.floor  # type: ignore[union-attr]
+            return f"the cost model credits no change with {floor:.0%}: the baseline's configuration ships"
         return "the ablation sent every change back: the baseline's systems values ship" if self.ships_baseline else ""
 
     @property

@@ -481,3 +481,30 @@ def test_the_two_8gpu_spaces_of_one_job_predict_it_on_the_same_data() -> None:
     assert differ == {"trainer.experiment_name"}, differ
     assert vllm.sim is not None and fsdp.sim is not None and vllm.sim.lengths() == fsdp.sim.lengths()
     assert vllm.sim.gpu == fsdp.sim.gpu
+
+
+def test_a_simulated_winner_whose_changes_the_model_credits_under_its_floor_ships_the_baseline_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """Resharding after forward off is predicted ×1.004 on the 8-GPU job: under the 1% floor, so the baseline's
+    configuration ships. `best` read "winner: trial #1 (predicted, 1.00x the baseline)" and the report showed the
+    baseline's figures as #1's, as if a trial won (audit 21 F12); now the reason is said where the speedup is."""
+    import yaml
+
+    reshard = "actor_rollout_ref.actor.fsdp_config.reshard_after_forward"
+    space = yaml.safe_load(Path("search_spaces/fsdp3d-8gpu.yaml").read_text())
+    held = {k: v for k, v in space["baseline"].items() if k != reshard and v is not None and not k.startswith("env.")}
+    space["base"].update(held)
+    space.update(params={reshard: {"type": "bool"}}, baseline={reshard: True}, derived={}, constraints=[])
+    space.update(name="reshard", sampler={"name": "grid", "seed": 0})
+    (tmp_path / "reshard.yaml").write_text(yaml.safe_dump(space))
+    runs = ["--runs-dir", str(tmp_path / "runs")]
+    proc = autotune("run", "--space", str(tmp_path / "reshard.yaml"), "--fidelity", "sim", "--trials", "3", *runs,
+                    "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    best = autotune("best", "reshard", *runs)
+    why = "the cost model credits no change with 1%: the baseline's configuration ships"
+    assert f"1.00x the baseline ({why})" in best.stdout, best.stdout
+    export = autotune("export", "reshard", "-o", str(tmp_path / "best.yaml"), "--predicted", *runs)
+    assert export.returncode == 0 and why in (tmp_path / "best.yaml").read_text(), export.stderr
+    assert f"{reshard}=true" in (tmp_path / "best.overrides").read_text()  # the baseline's value
