@@ -106,7 +106,8 @@ class PredictedWinner(Conclusion):
             if c.without:
                 why = f"needed: without it {c.without}"
             else:
-                why = f"×{c.gain:.3f} predicted" + ("" if c.kept else f", under {self.floor:.0%}")
+                dropped = ", slower" if c.gain < 1 else f", under {self.floor:.0%}"  # ×0.987 read "under 1%"
+                why = f"×{c.gain:.3f} predicted" + ("" if c.kept else dropped)
             out.append(f"  {'kept   ' if c.kept else 'dropped'} {c.label}: {why}")
         if not self.changes:
             out.append("  the best predicted trial is the baseline's configuration")

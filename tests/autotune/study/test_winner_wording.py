@@ -132,3 +132,20 @@ def test_a_confirmation_or_quality_stage_cut_short_is_said_so_with_the_command_t
     (alone_paths.root / "quality" / "search" / "0000").mkdir(parents=True)
     said = why_unconfirmed(alone, find_winner(alone, alone_paths, space), alone_paths)
     assert "the quality stage did not finish" in said and "--trials" not in said, said
+
+
+def test_a_simulated_change_predicted_slower_is_not_called_under_the_floor():
+    """A change the model predicts at ×0.987 was dropped "under 1%", as if it gained a little (audit 21 F13)."""
+    from autotune.study.predicted_winner import PredictedChange, PredictedWinner
+
+    def change(knob: str, gain: float) -> PredictedChange:
+        return PredictedChange(
+            knob=knob, label=f"{knob}=x", params={knob: 1}, baseline={knob: 0}, gain=gain, kept=False
+        )
+
+    result = PredictedWinner(
+        winner=3, changes=[change("a", 0.987), change("b", 1.004)], shipped={}, baseline_value=100.0,
+        winner_value=99.1, shipped_value=100.0,
+    )  # fmt: skip
+    lines = result.lines()
+    assert "  dropped a=x: ×0.987 predicted, slower" in lines and "  dropped b=x: ×1.004 predicted, under 1%" in lines
