@@ -121,10 +121,18 @@ def _offline_model_configs() -> Any:
         HFModelConfig.__post_init__ = original  # type: ignore[method-assign]
 
 
-def expand_home(value: Any) -> Any:
-    """`~/x` and `~user/x` (also inside lists) expanded; a `~` path that cannot be expanded is an error."""
+HOME_AT_RUN_TIME = "${oc.env:HOME}"
+"""`~` as verl's config reads it where the job runs (OmegaConf's env resolver): a prediction's export, written on a
+laptop for a cluster, carried the laptop's home (audit 21 F11)."""
+
+
+def expand_home(value: Any, home: str | None = None) -> Any:
+    """`~/x` and `~user/x` (also inside lists) expanded; a `~` path that cannot be expanded is an error. `home`
+    stands for this user's `~` instead of this machine's home (`HOME_AT_RUN_TIME`)."""
     if isinstance(value, list):
-        return [expand_home(v) for v in value]
+        return [expand_home(v, home) for v in value]
+    if home is not None and isinstance(value, str) and (value == "~" or value.startswith("~/")):
+        return home + value[1:]
     if isinstance(value, str) and value.startswith("~"):
         expanded = os.path.expanduser(value)
         if expanded.startswith("~"):

@@ -81,8 +81,10 @@ def export_settings(
     params: dict[str, Any],
     device: DeviceKind | None = None,
     algorithm: dict[str, Any] | None = None,
+    home: str | None = None,
 ) -> dict[str, Any]:
-    """{verl key: value} of the winner: the space's base plus the tuned keys, env under ray_kwargs.
+    """{verl key: value} of the winner: the space's base plus the tuned keys, env under ray_kwargs; `~` expanded
+    to this machine's home, or to `home` (a prediction's export: the home where the job will run).
 
     Given the device the sweep ran on, knobs inert there are exported at their baseline value:
     a random value the sweep could not measure is not a recommendation. Algorithm knobs are always
@@ -97,9 +99,9 @@ def export_settings(
         flat.setdefault(key, value)
     from autotune.adapters.verl_config import coerce_ints, expand_home
 
-    flat = {k: expand_home(v) for k, v in coerce_ints(flat).items()}
+    flat = {k: expand_home(v, home) for k, v in coerce_ints(flat).items()}
     for name, value in sorted(config.env.items()):
-        flat[ENV_PREFIX + name] = str(expand_home(value))  # as the keys: `~` is expanded by nothing downstream
+        flat[ENV_PREFIX + name] = str(expand_home(value, home))  # as the keys: `~` is expanded by nothing downstream
     return flat
 
 
@@ -145,7 +147,10 @@ def exported(
     device = sweep_device(study)
     quality = Quality.read(paths)
     algorithm = quality.shipped if quality is not None else {}
-    flat = export_settings(space, adapter, winner.params, device, algorithm)
+    from autotune.adapters.verl_config import HOME_AT_RUN_TIME
+
+    home = HOME_AT_RUN_TIME if winner.source == "predicted" else None  # predicted here, run elsewhere
+    flat = export_settings(space, adapter, winner.params, device, algorithm, home)
     inert = inert_params(space, adapter.knob_status, device)
     speed = ""
     if winner.speedup is not None:

@@ -507,4 +507,8 @@ def test_a_simulated_winner_whose_changes_the_model_credits_under_its_floor_ship
     assert f"1.00x the baseline ({why})" in best.stdout, best.stdout
     export = autotune("export", "reshard", "-o", str(tmp_path / "best.yaml"), "--predicted", *runs)
     assert export.returncode == 0 and why in (tmp_path / "best.yaml").read_text(), export.stderr
-    assert f"{reshard}=true" in (tmp_path / "best.overrides").read_text()  # the baseline's value
+    overrides = (tmp_path / "best.overrides").read_text()
+    assert f"{reshard}=true" in overrides  # the baseline's value
+    # `~` as the home where the job will run, not this machine's (predicted on a laptop, audit 21 F11)
+    assert "data.train_files='${oc.env:HOME}/data/gsm8k/train.parquet'" in overrides, overrides
+    assert "train_files: ${oc.env:HOME}/data/gsm8k/train.parquet" in (tmp_path / "best.yaml").read_text()
