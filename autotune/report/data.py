@@ -278,10 +278,15 @@ def health_checks(space: Space, kl: float, comm: float, memory: float, mfu: floa
             f"; over a {space.trial.steps}-step throughput trial, where the quality stage judges "
             f"{space.quality.steps} steps"
         )
+    comm_rule = (comm_other or NO_LIMIT) if comm_max is None else f"< {comm_max:.0%}"
+    if comm_max is not None and "perf/comm_share" in space.unmeasured:  # skipped on every trial: not judged here
+        from autotune.trial.scoring import unmeasured_why
+
+        comm_rule += f", not judged: {unmeasured_why(space, 'perf/comm_share')}, so no trial was held to it"
+        comm_max = None
     return [
         check("KL to reference", kl, kl_rule, None if kl_max is None else kl < kl_max),
-        check("comm share", comm, (comm_other or NO_LIMIT) if comm_max is None else f"< {comm_max:.0%}",
-              None if comm_max is None else comm < comm_max, percent=True),
+        check("comm share", comm, comm_rule, None if comm_max is None else comm < comm_max, percent=True),
         check("memory vs baseline", memory, (mem_other or NO_LIMIT) if mem_max is None else f"< {mem_max:g}×",
               None if mem_max is None else memory < mem_max),
         check("MFU", mfu, mfu_rule, mfu >= MFU_TARGET if on_gpu else None, percent=True),

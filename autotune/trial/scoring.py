@@ -120,6 +120,16 @@ def describe_violation(limit: Limit, value: float, baseline: dict[str, float] | 
     return f"{limit.metric} {'; '.join(parts) or f'{value:.4g}'}"
 
 
+def unmeasured_why(space: Space, metric: str) -> str:
+    """Why a trial of the space has no value of `metric`: its trainer does not log it, or the cost model does not
+    predict it (a simulated trial said verl does not log the reward KL penalty it logs; audit 21 F16)."""
+    from autotune.adapters import get_adapter
+
+    if metric in get_adapter(space.trainer, space.command).unmeasured_metrics():
+        return f"not logged by the {space.trainer} trainer"
+    return "not predicted by the cost model"
+
+
 def score(
     space: Space,
     rows: list[dict[str, Any]],
@@ -137,7 +147,7 @@ def score(
         value = limits[limit.metric]
         if limit.metric in space.unmeasured:
             violations[limit.metric] = -1.0
-            notes.append(f"`{limit.metric}` is not logged by the {space.trainer} trainer: limit skipped")
+            notes.append(f"`{limit.metric}` is {unmeasured_why(space, limit.metric)}: limit skipped")
             continue
         v, note = violation(limit, value, reference)
         violations[limit.metric] = v

@@ -158,3 +158,23 @@ def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):
     assumed = "mean response 190 (sim.response_tokens), the longest of 1,024 responses a step 1,024 (the length limit)"
     assert assumed in s.predicted_lengths and "response lengths the cost model assumed" in page
     assert "a guess: geometric lengths of the mean; set sim.response_max" in s.predicted_lengths
+
+
+def test_a_limit_no_trial_was_held_to_is_not_judged_and_a_simulated_trial_says_why_it_has_no_kl():
+    """On the 8-GPU verl space the comm-share limit is skipped on every trial (verl does not log it), yet the
+    checklist judged the winner against it ("3.4% < 10% pass", a "fail" on the 64-GPU space); and a simulated
+    trial said verl does not log the reward KL penalty, which it logs: the cost model does not predict it (audit 21
+    F16)."""
+    from autotune.adapters import get_adapter
+    from autotune.report.data import health_checks
+    from autotune.sim.predict import sim_fidelity
+    from autotune.space.loader import load_space
+    from autotune.trial.scoring import score
+
+    space = load_space("fsdp3d-8gpu")
+    (comm,) = [c for c in health_checks(space, 0.01, 0.15, 1.0, 0.3) if c.name == "comm share"]
+    assert comm.passed is None and comm.rule.startswith("< 10%, not judged: not logged by the verl trainer"), comm
+    simulated, _ = sim_fidelity(space).space_for(space, get_adapter(space.trainer, space.command))
+    notes = score(simulated, [{"step": 1, "metrics": {"perf/throughput": 1.0}}], None, is_baseline=True).notes
+    assert "`actor/reward_kl_penalty` is not predicted by the cost model: limit skipped" in notes, notes
+    assert "`perf/comm_share` is not logged by the verl trainer: limit skipped" in notes, notes
