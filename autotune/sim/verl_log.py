@@ -88,9 +88,11 @@ def cut_step(rows: list[dict[str, float]]) -> int | None:
     return int(rows[-1]["step"]) if common - set(rows[-1]) else None
 
 
-def step_medians(rows: list[dict[str, float]], warmup: int = 1) -> dict[str, float]:
-    """Median of every metric over the steps after `warmup` (all steps when there are no others)."""
-    kept = [r for r in rows if r["step"] > warmup] or rows
+def step_medians(rows: list[dict[str, float]]) -> dict[str, float]:
+    """Median of every metric over the steps after the log's first (all steps when there are no others): the first
+    carries the run's start-up, whatever its number (a resumed run's first is step:51, which was kept; audit 21 F22)."""
+    first = min((r["step"] for r in rows), default=0.0)
+    kept = [r for r in rows if r["step"] > first] or rows
     keys = {k for r in kept for k in r}
     return {k: float(statistics.median(r[k] for r in kept if k in r)) for k in keys}
 

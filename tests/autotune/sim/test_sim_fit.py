@@ -27,6 +27,9 @@ def test_parse_verl_console_steps_old_and_new_formats():
     assert rows[1]["timing_s/gen"] == 20.0 and rows[2]["timing_s/gen"] == 22.0  # np.float64(...), timing/...
     medians = step_medians(rows)  # step 1 is warm-up
     assert medians["timing_s/gen"] == 21.0 and medians["response_length/mean"] == 200.0
+    # a resumed run's log starts at step 51, with the start-up in it: its first step is left out too (it was kept)
+    resumed = [dict(r, step=r["step"] + 50) for r in rows]
+    assert step_medians(resumed)["timing_s/gen"] == 21.0
 
 
 def test_read_config_overrides_and_yaml(tmp_path):
