@@ -193,6 +193,15 @@ def test_calibrate_from_verl_logs_keeps_the_runs_gpu(tmp_path):
     assert json.loads((tmp_path / "cal2.json").read_text())["gpu"] == "H100 SXM"
     with pytest.raises(ValueError, match="pair up: got 3 log"):
         calibrate_logs_to_file(logs, configs[:1], "H20", None, None)
+    # one run given again, or under another name, is one run (three copies fitted as three: a 7.7% in-sample error)
+    copy = tmp_path / "copy.log"
+    copy.write_bytes(logs[0].read_bytes())
+    twice, lines = calibrate_logs_to_file(
+        [*logs, logs[0], copy], [*configs, configs[0], configs[0]], "H20", None, tmp_path / "twice.json"
+    )
+    assert json.loads(twice.read_text())["trials"] == ["run0", "run1", "run2"]
+    assert f"warning: {logs[0]}: the same log as {logs[0]}, given again: fitted once" in lines
+    assert f"warning: {copy}: the same log as {logs[0]}, given again: fitted once" in lines
 
 
 def test_a_log_timing_a_pass_its_config_does_not_run_is_flagged_and_left_out(tmp_path):
