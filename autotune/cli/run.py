@@ -140,7 +140,7 @@ _SimTrials = Annotated[
 _Gpu = Annotated[
     str | None,
     typer.Option(
-        help="Simulated GPU: a preset (H100, H800, H200, H20, A100, A800, L40S, B200, MI300X) or a device "
+        help="Simulated GPU: a preset (H100, H100-NVL, H800, H200, H20, A100, A800, L40S, B200, MI300X) or a device "
         "YAML; overrides the space's sim.gpu (default: sim.gpu, the calibration's GPU, else H100)."
     ),
 ]
@@ -610,7 +610,8 @@ def _check_gpu_or_exit(gpu: str | None, space: Space) -> None:
         resolve_device(gpu)
     except (OSError, ValueError) as exc:
         where = "--gpu" if gpu != space.sim.gpu else f"{space.path}: `sim.gpu`"
-        err.print(f"[red]{where} {gpu}: {escape(str(exc))}[/]")
+        said = str(exc).removeprefix(f"--gpu {gpu}: ")  # a device file's error names it already: said once
+        err.print(f"[red]{where} {gpu}: {escape(said)}[/]")
         raise typer.Exit(2) from None
 
 

@@ -235,6 +235,9 @@ def test_cli_refuses_bad_input_with_exit_2_and_writes_nothing(tmp_path):
         args = ("run", "--space", str(space), "--runs-dir", str(runs), "--fidelity", "sim", "--calibration")
         said = expected if expected.startswith("not JSON") else f"not an autotune calibration: {expected}"
         cases.append(((*args, str(calibration)), f"--calibration {calibration}: {said}"))
+    gpu = _write(tmp_path, "peak_tflops: 989\nhbm_tb_s: 3.35\npcie_gbs: 64\n", "mygpu.yaml")  # a typo'd field
+    args = ("run", "--space", str(space), "--runs-dir", str(runs), "--fidelity", "sim", "--gpu", str(gpu))
+    cases.append((args, f"--gpu {gpu}: unknown field(s) pcie_gbs; allowed: name, peak_tflops"))  # said once
     for args, expected in cases:
         proc = autotune(*args, timeout=120)
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
@@ -516,6 +519,10 @@ def test_help_at_80_columns_cuts_nothing():
             assert "..." not in proc.stdout.split("Commands:")[1], proc.stdout
         if command == "run":
             assert "(default: SQLite in runs/<study>/study.db)" in " ".join(proc.stdout.split()), proc.stdout
+            from autotune.sim.hardware import DEVICES
+
+            presets = " ".join(proc.stdout.split()).split("a preset (")[1].split(")")[0]
+            assert presets == ", ".join(DEVICES), presets  # H100-NVL was left out (audit 21 F19)
 
 
 def test_a_read_command_makes_no_database_where_it_finds_no_study(tmp_path):
