@@ -199,6 +199,7 @@ def _study_name(job: Job, source: str) -> str:
 
 def _prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None) -> None:
     from autotune.scaffold import prescreen
+    from autotune.scaffold.prescreen import assumed_lengths
 
     try:
         screened = prescreen(space, gpu, gpus_per_node, model)
@@ -213,6 +214,7 @@ def _prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None) ->
     for s in screened:
         if s.change == "baseline" and not s.oom:
             console.print(f"  the job itself: predicted peak {s.peak_gib:.1f} GiB per GPU, {s.step_s:.1f} s per step")
+    console.print(f"  at {assumed_lengths(space, gpu, gpus_per_node, model)}; the run's own lengths go under `sim:`")
     if oom:
         console.print("  predicted out of memory:")
         for s in oom:

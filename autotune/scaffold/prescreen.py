@@ -12,7 +12,7 @@ from typing import Any
 
 from autotune.space.schema import Param, Space
 
-__all__ = ["Screened", "prescreen"]
+__all__ = ["Screened", "assumed_lengths", "prescreen"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,17 @@ def _completed(space: Space, values: dict[str, Any], context: dict[str, Any]) ->
         if p.name not in out and holds(p.when, {**context, **out}):
             out[p.name] = _values_of(p)[0]
     return out
+
+
+def assumed_lengths(space: Space, gpu: str, gpus_per_node: int, model: str | None = None) -> str:
+    """The lengths the pre-screen's predictions assume and where each comes from (guessed from the limits when the
+    space's `sim:` gives none: its step time was quoted without a word of it, audit 21 F15)."""
+    from autotune.adapters import get_adapter
+    from autotune.sim.hardware import cluster
+    from autotune.sim.sim_fidelity import CostModelFidelity
+
+    sim = CostModelFidelity(cluster(gpu, space.trial.world_size, gpus_per_node), model=model, sim=space.sim)
+    return sim.lengths_note(space, get_adapter(space.trainer, space.command))
 
 
 def prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None = None) -> list[Screened]:

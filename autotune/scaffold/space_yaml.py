@@ -101,6 +101,14 @@ def render_space(job: Job, cluster: Cluster, rec: Recipe, name: str, file: str |
     ]
     if cluster.gpu and not rec.cpu:
         out += ["", "sim:                             # what `--fidelity sim` predicts for", _line("gpu", cluster.gpu)]
+        out += [  # without them the cost model guesses the lengths from the limits (audit 21 F15)
+            "  # the run's lengths, from its console log (verl's median per step); without them the cost model takes",
+            "  # 0.8 of data.max_prompt_length and half of data.max_response_length:",
+            "  # prompt_tokens: 100             # prompt_length/mean",
+            "  # response_tokens: 190           # response_length/mean",
+            "  # response_max: 512              # response_length/max (generation runs until the longest ends)",
+            "  # vllm_version: '0.11.0'         # the rollout's vLLM when older than 0.14 (its start-up line)",
+        ]
     out += [
         "",
         "# Algorithm knobs: they change what is learned, so the throughput sweep leaves them at the job's values.",

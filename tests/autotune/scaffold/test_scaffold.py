@@ -189,6 +189,10 @@ def test_init_on_an_example_script_writes_a_space_that_validates_and_prescreens(
     assert f"wrote {written.name}" in out.stdout
     assert f"ok {written.name}" in out.stdout  # validated
     assert "pre-screen on 8 x H100" in out.stdout and "the job itself: predicted peak" in out.stdout
+    # at lengths guessed from the limits, said; the space has a place for the run's (audit 21 F15)
+    assert "  at mean prompt " in out.stdout and "(0.8 of data.max_prompt_length)" in out.stdout, out.stdout
+    assert "the run's own lengths go under `sim:`" in out.stdout
+    assert "  # response_max: 512              # response_length/max" in written.read_text()
     space = yaml.safe_load(written.read_text())
     job = read_job(script.read_text(), "run.sh")
     assert {k: v for k, v in space["base"].items() if k in job.flat} == job.flat  # the job exactly
