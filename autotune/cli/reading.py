@@ -194,9 +194,9 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
         console.print(
             f"  not ablated: every change of the winner ships, none measured alone ({why_not_ablated(winner, paths)})"
         )
-    rss = f", peak RSS {s.rss_ratio:.3g}x" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
+    rss = f", peak RSS {s.rss_ratio:.2f}x" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
     what = "predicted memory" if winner.source == "predicted" else "memory"
-    console.print(f"  {what} {s.memory_ratio:.3g}x the baseline ({s.memory_metric}){rss}")
+    console.print(f"  {what} {s.memory_ratio:.2f}x the baseline ({s.memory_metric}){rss}")
     from autotune.export.winner import FILLED, filled_keys, sweep_device
     from autotune.study.quality_result import Quality
 
