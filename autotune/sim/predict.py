@@ -68,11 +68,18 @@ def predict_space(
     """A space (or its file or shipped name) predicted at its baseline, or at `params` (the others at their
     baseline values), as `autotune run --space ... --fidelity sim [--gpu ...] [--calibration ...]` predicts that
     trial; a setting the sweep could not sample (an unknown param, a value outside its domain, a broken
-    constraint, a rollout TP the engine refuses) is refused with a ValueError naming it."""
+    constraint, a rollout TP the engine refuses) is refused with a ValueError naming it, as is a calibration that
+    is not one (the check `--calibration FILE` gets)."""
     if isinstance(space, str):
         from autotune.space.loader import load_space
 
         space = load_space(space)
+    if calibration is not None:  # as `--calibration FILE` is checked: a wrong weight crashed the prediction
+        from autotune.sim.model import calibration_problem
+
+        problem = calibration_problem(calibration)
+        if problem:
+            raise ValueError(f"calibration: not an autotune calibration: {problem}")
     fidelity = sim_fidelity(space, gpu, calibration, model)
     if params is not None:  # a setting the sweep could sample: refused otherwise (ValueError naming the param)
         params = given_params(space, get_adapter(space.trainer, space.command), params)

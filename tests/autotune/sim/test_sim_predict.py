@@ -430,6 +430,8 @@ def test_predict_refuses_what_a_sweep_would_not_predict(tmp_path: Path) -> None:
     (tmp_path / "capped.yaml").write_text(text)
     with pytest.raises(ValueError, match=rf"constraint violated.*{re.escape(tp)}"):
         predict_space(str(tmp_path / "capped.yaml"), {tp: 4})
+    with pytest.raises(ValueError, match=r"calibration: not an autotune calibration: `weights.gen.bogus`: no such"):
+        predict_space("fsdp3d-8gpu", calibration={"weights": {"gen": {"bogus": 1.0}}})  # ignored before
 
 
 def test_a_rollout_tp_vllm_refuses_for_the_models_heads_is_an_invalid_trial(tmp_path: Path) -> None:
