@@ -8,9 +8,12 @@ sweep will try; `autotune run --fidelity sim` then predicts whole configurations
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autotune.space.schema import Param, Space
+
+if TYPE_CHECKING:
+    from autotune.sim.sim_fidelity import CostModelFidelity
 
 __all__ = ["Screened", "assumed_lengths", "prescreen"]
 
@@ -48,23 +51,27 @@ def assumed_lengths(space: Space, gpu: str, gpus_per_node: int, model: str | Non
     """The lengths the pre-screen's predictions assume and where each comes from (guessed from the limits when the
     space's `sim:` gives none: its step time was quoted without a word of it, audit 21 F15)."""
     from autotune.adapters import get_adapter
+
+    return _cost_model(space, gpu, gpus_per_node, model).lengths_note(space, get_adapter(space.trainer, space.command))
+
+
+def _cost_model(space: Space, gpu: str, gpus_per_node: int, model: str | None) -> CostModelFidelity:
+    """The cost model on the space's world of `gpu`s, with the space's `sim:` section (what `prescreen` predicts by)."""
     from autotune.sim.hardware import cluster
     from autotune.sim.sim_fidelity import CostModelFidelity
 
-    sim = CostModelFidelity(cluster(gpu, space.trial.world_size, gpus_per_node), model=model, sim=space.sim)
-    return sim.lengths_note(space, get_adapter(space.trainer, space.command))
+    return CostModelFidelity(cluster(gpu, space.trial.world_size, gpus_per_node), model=model, sim=space.sim)
 
 
 def prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None = None) -> list[Screened]:
     """The baseline and each one-knob change from it, predicted on `gpu` (OOM or not, peak memory, step time)."""
     from autotune.adapters import get_adapter
-    from autotune.sim.hardware import cluster
-    from autotune.sim.sim_fidelity import CostModelFidelity, modelled_status
+    from autotune.sim.sim_fidelity import modelled_status
     from autotune.space.sampling import ConstraintViolation, holds, materialize
 
     inner = get_adapter(space.trainer, space.command)
     world = space.trial.world_size
-    sim = CostModelFidelity(cluster(gpu, world, gpus_per_node), model=model, sim=space.sim)
+    sim = _cost_model(space, gpu, gpus_per_node, model)
     defaults = inner.defaults(space.base_config)
     key_types = {k: info.type for k, info in inner.keys().items()}
     context = {**defaults, **space.base}

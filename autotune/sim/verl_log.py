@@ -463,13 +463,10 @@ def calibrate_logs_to_file(
             continue
         seen[digest] = Path(log)
         pairs.append((log, config))
-    logs, configs = [log for log, _ in pairs], [config for _, config in pairs]
     for log, config in pairs:
         unknown += check_config(config, known, model)
         unknown += shape_warnings(log)
-    runs = [
-        logged_run(log, config, lambda keys: verl.resolved([], keys)) for log, config in zip(logs, configs, strict=True)
-    ]
+    runs = [logged_run(log, config, lambda keys: verl.resolved([], keys)) for log, config in pairs]
     result = calibrate_from_logs(runs, gpu or "H100", model)
     out = output or Path("calibration.json")
     out.write_text(json.dumps(result, indent=2, default=str))
