@@ -409,8 +409,8 @@ def calibrate_from_logs(
         "error_of": "phase",  # a log's phases each against the fit's (a study's calibration: each trial's step time)
         "mismatched": mismatched,
         # what the fit was conditioned on besides the config: a sweep with this calibration predicts with them
-        # (it predicted a calibrated job's own generation at half its fit, with a later vLLM and a guessed longest
-        # response); a version only when every run logged the same one
+        # (it predicted a calibrated job's own generation other than its fit does, with a later vLLM and a guessed
+        # longest response); a version only when every run logged the same one
         "response_spread": statistics.fmean(spreads) if spreads else None,
         "runs": [_run_words(r, model) for r in runs],  # what each run was: a sweep says where it predicts another
         "vllm_version": _one({r.vllm_version for r in runs}),
