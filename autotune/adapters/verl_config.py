@@ -386,6 +386,9 @@ def render_yaml(flat: dict[str, Any], header: list[str]) -> str:
 SHELL_VAR = re.compile(r"\$(?:\{(\w+)(?::?-)?|(\w+)|([@*]))")
 """Where a shell variable starts in a run script's value: `$NAME`, `${NAME}`, `${NAME:-default}` (or `-`), `$@`/`$*`."""
 
+SCRIPT_ARGUMENTS = re.compile(r'"?\$(?:[@*]|\{[@*](?::\d+)?\})"?')
+"""A run script's word that hands the script's own arguments to its command: `$@`, `"${@}"`, `${@:2}`, `$*`."""
+
 
 def shell_chars(line: str) -> Iterator[tuple[int, str, str]]:
     """(index, character, where) of each character of a run script line, as bash reads it: where is `""` outside

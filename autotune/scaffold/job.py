@@ -22,6 +22,7 @@ import yaml
 
 from autotune.adapters.verl_config import (
     ENV_PREFIX,
+    SCRIPT_ARGUMENTS,
     SHELL_VAR,
     VerlRejected,
     check_types,
@@ -277,7 +278,7 @@ def _from_script(text: str, source: str) -> Job:
                 f"{source}: `{token}`: autotune init reads jobs on verl's own ppo_trainer config; "
                 "for a job on a config file of yours, give that YAML to `autotune init` instead"
             )
-        if re.fullmatch(r'"?\$(?:[@*]|\{[@*](?::\d+)?\})"?', token):  # $@, "${@}", ${@:2}
+        if SCRIPT_ARGUMENTS.fullmatch(token):
             notes.append(f"`{token}` (the script's arguments) left out")
             continue
         if "$(" in token or "`" in token:

@@ -450,6 +450,25 @@ def test_a_run_script_is_read_with_its_variables_and_comments(tmp_path):
         read_config(unset)
 
 
+def test_a_run_script_passing_its_own_arguments_to_verl_is_warned_of(tmp_path):
+    """`init` says a script's `$@` is left out; calibrate read the same script and dropped it unsaid (audit 21
+    F19), though a run started as `bash run.sh data.train_batch_size=1024` ran with another batch than the fit's."""
+    from autotune.adapters import get_adapter
+    from autotune.sim.verl_log import check_config
+
+    known = get_adapter("verl").keys()
+    body = "python3 -m verl.trainer.main_ppo \\\n  actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct"
+    for tail, said in (("", None), (" $@", "$@"), (' "${@}"', '"${@}"'), (" ${@:2}", "${@:2}"), (" # $@", None)):
+        script = tmp_path / "run.sh"
+        script.write_text(f"#!/bin/bash\n{body}{tail}\n")
+        warnings = check_config(script, known)
+        if said is None:
+            assert warnings == [], (tail, warnings)
+        else:
+            assert len(warnings) == 1 and f"passes its own arguments to verl (`{said}`)" in warnings[0], warnings
+            assert "give the overrides the run printed" in warnings[0]
+
+
 def test_the_held_back_share_is_the_share_asked_spread_over_the_trials():
     """`--holdout 0.9` of 15 trials held back 7 (every 2nd: any share of 0.5 or more was half)."""
     from autotune.sim.calibrate import held_back
