@@ -55,22 +55,40 @@ def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: St
     # no column rules, one space between columns, headers on two lines: 80 columns hold it, no value cut
     table = Table(title=title, box=box.SIMPLE_HEAD, padding=0, show_edge=False)
     for col in columns:
-        header = "\n".join(re.split(r"(?<=/)|_", col.removeprefix("objective:")))  # perf/ | throughput
+        header = UNIT_HEADERS.get(col) or "\n".join(re.split(r"(?<=/)|_", col.removeprefix("objective:")))
         right = col not in ("outcome", "reason")
         table.add_column(header, justify="right" if right else "left", no_wrap=True)
     for cells in rows:
         table.add_row(*cells)
     console.print(table)
+    _say_units(columns)
     if frame.get("duplicate_of") is not None and frame["duplicate_of"].map(_present).any():
         console.print("=#N: the same settings as trial #N, its result reused (nothing ran)")
     _say_details(frame)
     say_unfinished(loaded)
 
 
+UNIT_HEADERS = {"memory_gb": "memory\nGiB", "rss_gb": "RSS\nGiB"}
+"""Column headers naming their unit: verl's `*_gb` memory metrics hold GiB (bytes / 2**30)."""
+MEMORY_COLUMNS = {"memory_gb": "memory", "rss_gb": "RSS (host)"}
+"""The memory columns, named as the line below the table names them."""
+
+
 BROKEN_BOUND = (
     "the algorithm values exported are the baseline's, which break the quality stage's KL bound (no setting it "
     "searched kept it): widen the quality search (`quality:` in the space), or set them by hand"
 )
+
+
+def _say_units(columns: list[str]) -> None:
+    """What the table's numbers measure, once below it: verl's `*_gb` memory metrics hold GiB, and throughput's
+    name has no unit (audit 21 F17)."""
+    said = ["throughput: tokens/s per GPU"] if {"throughput", "objective:perf/throughput"} & set(columns) else []
+    memory = [name for col, name in MEMORY_COLUMNS.items() if col in columns]
+    if memory:
+        said.append(f"{', '.join(memory)}: peak GiB per rank")
+    if said:
+        console.print("; ".join(said))
 
 
 def _cell(row: pd.Series, col: str) -> str:

@@ -38,7 +38,7 @@ from autotune.study.predicted_winner import PredictedWinner
 from autotune.study.results import NoWinner, Winner, current_explanation, find_winner, why_unconfirmed
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial
 from autotune.trial.record import SKIPPED, TrialRecord, read_rows
-from autotune.trial.scoring import resolve_metric
+from autotune.trial.scoring import resolve_metric, unit_of
 
 PHASE_FRAME = ("number", "baseline", "outcome")
 """The columns of `phase_breakdown` before its phases (then `comm` and `step`)."""
@@ -54,6 +54,8 @@ class Check(NamedTuple):
     """None when the value is missing (not measured), or not judged on this device (MFU on a CPU)."""
     percent: bool = False
     """Shown as a percentage, as its rule is."""
+    times: bool = False
+    """A ratio, shown as `1.06×` as its rule is (it read `1` beside `< 1.2×`; audit 21 F17)."""
 
 
 class Summary(NamedTuple):
@@ -237,7 +239,8 @@ def _other_limit(space: Space, which: Callable[[str], bool]) -> str:
     """A limit of the space in a form its checklist row does not judge, in words ("" when there is none)."""
     for lim in space.limits:
         if which(lim.metric):
-            forms = [f"< {lim.max:g}" if lim.max is not None else "", f"≥ {lim.min:g}" if lim.min is not None else "",
+            unit = unit_of(lim.metric)
+            forms = [f"< {lim.max:g}{unit}" if lim.max is not None else "", f"≥ {lim.min:g}{unit}" if lim.min is not None else "",
                      f"< {lim.max_ratio_to_baseline:g}× the baseline's" if lim.max_ratio_to_baseline else ""]  # fmt: skip
             return f"limited as `{lim.metric}` {' and '.join(f for f in forms if f)} (judged on each trial, not here)"
     return ""
@@ -262,8 +265,8 @@ def health_checks(space: Space, kl: float, comm: float, memory: float, mfu: floa
     comm_other = _other_limit(space, lambda m: m == "perf/comm_share")
     mem_other = _other_limit(space, lambda m: m in ("memory", "memory_gb", "perf/max_memory_allocated_gb"))
 
-    def check(name: str, value: float, rule: str, ok: bool | None, percent: bool = False) -> Check:
-        return Check(name, value, rule, None if math.isnan(value) else ok, percent)
+    def check(name: str, value: float, rule: str, ok: bool | None, percent: bool = False, times: bool = False) -> Check:
+        return Check(name, value, rule, None if math.isnan(value) else ok, percent, times)
 
     mfu_rule = f"≥ {MFU_TARGET:.0%} (H100-class target)"
     if not on_gpu:
@@ -288,7 +291,7 @@ def health_checks(space: Space, kl: float, comm: float, memory: float, mfu: floa
         check("KL to reference", kl, kl_rule, None if kl_max is None else kl < kl_max),
         check("comm share", comm, comm_rule, None if comm_max is None else comm < comm_max, percent=True),
         check("memory vs baseline", memory, (mem_other or NO_LIMIT) if mem_max is None else f"< {mem_max:g}×",
-              None if mem_max is None else memory < mem_max),
+              None if mem_max is None else memory < mem_max, times=True),
         check("MFU", mfu, mfu_rule, mfu >= MFU_TARGET if on_gpu else None, percent=True),
     ]  # fmt: skip
 

@@ -75,7 +75,11 @@ def summary_section(page: Page, s: data.Summary) -> None:
             verdict = '<span class="pass">pass</span>' if c.passed else '<span class="fail">fail</span>'
         else:
             verdict = f'<span class="na">{"not measured" if math.isnan(c.value) else "not judged"}</span>'
-        value = f"{c.value:.1%}" if c.percent and not math.isnan(c.value) else fmt(c.value)
+        value = fmt(c.value)
+        if c.percent and not math.isnan(c.value):
+            value = f"{c.value:.1%}"
+        elif c.times and not math.isnan(c.value):
+            value = f"{fmt(c.value, 3)}×"
         rows.append(
             f"<tr><td>{html.escape(c.name)}</td><td>{value}</td><td>{html.escape(c.rule)}</td><td>{verdict}</td></tr>"
         )

@@ -107,17 +107,28 @@ def describe_violation(limit: Limit, value: float, baseline: dict[str, float] | 
     """One broken limit in words: the value, the bound it broke, and for a ratio limit the baseline's value."""
     if math.isnan(value):
         return f"{limit.metric} not reported"
+    unit = unit_of(limit.metric)
     parts = []
     if limit.max is not None and value > limit.max:
-        parts.append(f"{value:.4g} > max {limit.max:g}")
+        parts.append(f"{value:.4g}{unit} > max {limit.max:g}{unit}")
     if limit.min is not None and value < limit.min:
-        parts.append(f"{value:.4g} < min {limit.min:g}")
+        parts.append(f"{value:.4g}{unit} < min {limit.min:g}{unit}")
     base = (baseline or {}).get(limit.metric)
     if limit.max_ratio_to_baseline is not None and base is not None and base > 0:
         ratio = value / base
         if ratio > limit.max_ratio_to_baseline:
-            parts.append(f"{value:.4g}, {ratio:.2f}× the baseline's {base:.4g} > {limit.max_ratio_to_baseline:g}×")
-    return f"{limit.metric} {'; '.join(parts) or f'{value:.4g}'}"
+            parts.append(
+                f"{value:.4g}{unit}, {ratio:.2f}× the baseline's {base:.4g}{unit} > {limit.max_ratio_to_baseline:g}×"
+            )
+    return f"{limit.metric} {'; '.join(parts) or f'{value:.4g}{unit}'}"
+
+
+def unit_of(metric: str) -> str:
+    """The unit a metric's value is printed with (a leading space), or "": verl's `*_gb` memory metrics (and the
+    `memory` alias of them) hold GiB, bytes / 2**30; throughput is tokens/s per GPU (audit 21 F17)."""
+    if metric == "memory" or metric.endswith("_gb"):
+        return " GiB"
+    return " tokens/s/GPU" if metric == "perf/throughput" else ""
 
 
 def unmeasured_why(space: Space, metric: str) -> str:

@@ -24,6 +24,9 @@ def test_the_trials_table_fits_80_columns_and_says_what_the_rows_are(tmp_path, m
     assert "…" not in table and all(len(line) <= 80 for line in table.splitlines()), text
     assert "study fsdp3d-8gpu: predicted by the cost model, nothing ran" in text
     assert "wall" not in table  # a prediction took no time: no wall_s column of zeros
+    # verl's `*_gb` memory metrics hold GiB and throughput's name has no unit: both said (audit 21 F17)
+    assert "GiB" in table.splitlines()[2] and " gb" not in table, text  # the headers' second line
+    assert "throughput: tokens/s per GPU; memory: peak GiB per rank\n" in text, text  # a prediction has no RSS
 
     frame = trials_frame(load_study(paths))
     lines = {line.split()[0]: line for line in table.splitlines() if line.strip()[:1].isdigit()}

@@ -120,6 +120,11 @@ def test_section_data(mixed):
     mfu = summary.checks[-1]  # a CPU's MFU is against its own matmul peak: shown, not judged by a GPU's target
     assert mfu.value > 0 and mfu.passed is None and "not judged on a CPU" in mfu.rule
     assert [c.percent for c in summary.checks] == [False, True, False, True]  # as their rules are written
+    assert [c.times for c in summary.checks] == [False, False, True, False]
+    page = render.Page()
+    render.summary_section(page, summary)
+    row = re.search(r"<td>memory vs baseline</td><td>([^<]*)</td>", page.html("t", "t"))
+    assert row and row.group(1) == f"{render.fmt(summary.memory_ratio, 3)}×", row  # "1" beside "< 1.2×" (audit 21 F17)
     history = data.history(study, space)
     assert len(history) == 7 and history["best_so_far"].notna().any()
     assert history["best_so_far"].dropna().is_monotonic_increasing
@@ -177,7 +182,7 @@ def test_the_checklist_judges_only_the_limits_the_space_sets(mixed):
     assert (
         checks["comm share"].rule == "limited as `perf/comm_share` < 2× the baseline's (judged on each trial, not here)"
     )
-    assert checks["memory vs baseline"].rule == "limited as `memory` < 1 (judged on each trial, not here)"
+    assert checks["memory vs baseline"].rule == "limited as `memory` < 1 GiB (judged on each trial, not here)"
     assert all(checks[n].passed is None for n in ("KL to reference", "comm share", "memory vs baseline"))
     # beside a quality stage, whose verdict on the same KL bound is over its longer horizon, the row says whose it is:
     # "0.033 < 0.05 pass" read as a contradiction of the quality section's "the baseline breaks the bound" (audit 20 F8)

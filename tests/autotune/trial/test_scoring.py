@@ -51,7 +51,9 @@ def test_memory_ratio_limit_sees_tensor_memory_even_when_rss_is_flat(tmp_path):
 def test_a_broken_limit_says_its_value_bound_and_baseline():
     """What `outside limits: ...` prints: 0.03 against a baseline of 0.02 is 1.5x, over 1.2x."""
     ratio = Limit(metric="memory", reducer="max", max_ratio_to_baseline=1.2)
-    assert describe_violation(ratio, 0.03, {"memory": 0.02}) == "memory 0.03, 1.50× the baseline's 0.02 > 1.2×"
+    assert describe_violation(ratio, 0.03, {"memory": 0.02}) == "memory 0.03 GiB, 1.50× the baseline's 0.02 GiB > 1.2×"
+    capped = Limit(metric="perf/max_memory_allocated_gb", reducer="max", max=70)  # verl's `_gb` is GiB (audit 21 F17)
+    assert describe_violation(capped, 71.5, None) == "perf/max_memory_allocated_gb 71.5 GiB > max 70 GiB"
     kl = Limit(metric="actor/reward_kl_penalty", max=0.05, min=0.0)
     assert describe_violation(kl, 0.08, None) == "actor/reward_kl_penalty 0.08 > max 0.05"
     assert describe_violation(kl, -0.01, None) == "actor/reward_kl_penalty -0.01 < min 0"
