@@ -19,7 +19,7 @@ from autotune.adapters.base import DeviceKind, InvalidConfig, TrainerAdapter
 from autotune.sim.fit import POOR_FIT
 from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
 from autotune.sim.model import CostModel
-from autotune.sim.workload import find_shape, modelled_keys, rollout_tp_problem, shape_words
+from autotune.sim.workload import find_shape, has_critic, modelled_keys, rollout_tp_problem, shape_words
 from autotune.space.freeze import fixed_at_baseline, inert_params
 from autotune.trial.fidelity import Fidelity, FidelitySettings, TrialJob
 from autotune.trial.record import metrics_path
@@ -286,8 +286,7 @@ class CostModelFidelity(Fidelity):
             said.append(
                 f"another model ({model}) than its runs' ({', '.join(sorted({str(r.get('model')) for r in runs}))})"
             )
-        critic = space.base.get("algorithm.adv_estimator", "gae") == "gae"  # verl's default
-        if runs and critic and not any(r.get("critic") for r in runs):
+        if runs and has_critic(space.base) and not any(r.get("critic") for r in runs):
             said.append("a critic its runs did not have (values and update_critic keep the shipped weights)")
         fitted_on = self.calibration.get("gpu")
         if fitted_on and self.calibration.get("device") != "cpu" and fitted_on != self.cluster.device.name:

@@ -47,7 +47,7 @@ from autotune.sim.fit import (
 )
 from autotune.sim.hardware import Device, cluster, device_to_json
 from autotune.sim.model import PHASE_METRICS, CostModel, default_weights
-from autotune.sim.workload import PRESETS, find_shape, shape_words, spread_from_longest
+from autotune.sim.workload import PRESETS, find_shape, has_critic, shape_words, spread_from_longest
 from verl_keys.keys import suggest_key
 
 _ENV_KEY = re.compile(r"[A-Z][A-Z0-9_]*")
@@ -355,8 +355,8 @@ def logged_run(
 
 NOT_RUN_BECAUSE = {
     "ref": "no reference pass: actor_rollout_ref.actor.use_kl_loss and algorithm.use_kl_in_reward are both off",
-    "values": "no critic: algorithm.adv_estimator is not gae",
-    "update_critic": "no critic: algorithm.adv_estimator is not gae",
+    "values": "no critic: critic.enable is off, or unset with an algorithm.adv_estimator other than gae",
+    "update_critic": "no critic: critic.enable is off, or unset with an algorithm.adv_estimator other than gae",
     "old_log_prob": "the config skips the old log-prob pass",
 }
 """Why verl's config runs no such pass, for a log that times one anyway."""
@@ -444,8 +444,7 @@ def calibrate_from_logs(
 
 def _run_words(run: LoggedRun, model: str | None) -> dict[str, Any]:
     shape = find_shape(model or run.flat.get(MODEL_KEY), run.flat)
-    critic = run.flat.get("algorithm.adv_estimator", "gae") == "gae"  # verl's default
-    return {"name": run.name, "model": shape_words(shape), "critic": critic, "gpus": run.world}
+    return {"name": run.name, "model": shape_words(shape), "critic": has_critic(run.flat), "gpus": run.world}
 
 
 def _one(values: set[str | None]) -> str | None:

@@ -361,6 +361,16 @@ def _micro(samples: float, tokens: float, dynamic: bool, micro: Any, budget: Any
     return max(1, math.ceil(samples / float(micro or samples)))
 
 
+def has_critic(flat: dict[str, Any]) -> bool:
+    """Whether verl's config trains a critic, as verl's `need_critic` decides: `critic.enable` when set, else a GAE
+    advantage (verl's default estimator). `critic.enable` was not read: a GAE run with the critic off was predicted
+    with one, a GRPO run with it on without."""
+    enable = flat.get("critic.enable")
+    if enable is not None and str(enable).lower() not in ("null", "none", "~"):
+        return str(enable).lower() in ("true", "1") if isinstance(enable, str) else bool(enable)
+    return str(flat.get("algorithm.adv_estimator", "gae")) == "gae"
+
+
 def _flag(flat: dict[str, Any], *keys: str, default: bool = False) -> bool:
     """The first key that is set (not None) among `keys`, as a bool."""
     for key in keys:
@@ -418,7 +428,7 @@ def workload(
         epochs=epochs,
         critic_epochs=int(g("critic.ppo_epochs") or g("actor_rollout_ref.actor.ppo_epochs") or 1),
         **_micro_batches(flat, world, prompts, n, mini, p_tok + r_tok),
-        has_critic=g("algorithm.adv_estimator", "gae") == "gae",
+        has_critic=has_critic(flat),
         **_training_memory(flat),
         **_rollout_engine(flat, env, vllm_version),
         response_spread=float(spread),

@@ -515,3 +515,24 @@ def test_a_simulated_winner_whose_changes_the_model_credits_under_its_floor_ship
     # `~` as the home where the job will run, not this machine's (predicted on a laptop, audit 21 F11)
     assert "data.train_files='${oc.env:HOME}/data/gsm8k/train.parquet'" in overrides, overrides
     assert "train_files: ${oc.env:HOME}/data/gsm8k/train.parquet" in (tmp_path / "best.yaml").read_text()
+
+
+@pytest.mark.parametrize("estimator", ["gae", "grpo"])
+@pytest.mark.parametrize("enable", [None, True, False])
+def test_a_critic_is_predicted_where_verls_need_critic_runs_one(estimator: str, enable: bool | None) -> None:
+    """verl trains a critic when `critic.enable` says so, else for a GAE advantage (`need_critic`); the cost model
+    read the estimator only, so a GAE run with `critic.enable=False` was predicted with a critic's two passes, and
+    a GRPO run with `critic.enable=True` without them. Expected from verl's own function."""
+    from omegaconf import OmegaConf
+    from verl.trainer.ppo.utils import need_critic
+
+    from autotune.sim.workload import has_critic, workload
+
+    expected = need_critic(OmegaConf.create({"critic": {"enable": enable}, "algorithm": {"adv_estimator": estimator}}))
+    flat = {"data.train_batch_size": 64, "data.max_prompt_length": 512, "data.max_response_length": 256,
+            "actor_rollout_ref.actor.ppo_mini_batch_size": 16, "algorithm.adv_estimator": estimator,
+            "critic.enable": enable}  # fmt: skip
+    assert has_critic(flat) is expected
+    assert workload(flat, {}, 1).has_critic is expected
+    written = {**flat, "critic.enable": "null" if enable is None else str(enable)}  # as a run script's text
+    assert has_critic(written) is expected
