@@ -38,6 +38,7 @@ from autotune.study.quality_result import Quality
 from autotune.study.ratios import LEVEL
 from autotune.study.results import UNCHECKED, NoWinner, Winner, find_winner, unfinished_quality, why_unconfirmed
 from autotune.study.storage import StudyInfo, StudyPaths
+from autotune.trial.scoring import unit_of
 
 NOT_EXPORTED = ("trainer.total_training_steps",)
 
@@ -163,7 +164,8 @@ def exported(
         speed = f", {winner.speedup:.2f}x the baseline{spread}"
     header = [
         f"autotune winner of study `{paths.name}`: trial #{winner.number} ({winner.source}{speed})",
-        f"{space.objectives[0].metric} ({space.objectives[0].reducer}) = {winner.value:.6g}{_whose(winner)}",
+        f"{space.objectives[0].metric} ({space.objectives[0].reducer}) = {winner.value:.6g}"
+        f"{unit_of(space.objectives[0].metric)}{_whose(winner)}",
         f"run: python -m verl.trainer.main_ppo --config-path=<this folder> --config-name={out.stem}",
     ]
     if space.trainer == "builtin":  # the built-in trainer reads this file as is, on the presets the sweep used

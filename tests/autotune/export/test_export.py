@@ -66,6 +66,7 @@ def test_without_confirmation_the_sweeps_best_run_is_exported(faked_gpu_sweep, t
     assert text.startswith(
         f"# autotune winner of study `exp`: trial #{best.number} (sweep, {winner.speedup:.2f}x the baseline)"
     )
+    assert f"\n# perf/throughput (median) = {best.values[0]:.6g} tokens/s/GPU (one run)\n" in text, text  # its unit
     exported = to_flat_dict(yaml.safe_load(text))
     for key, value in best.params.items():
         if "." in key and not key.startswith("env."):  # a config key the trial tuned (not a variable)
