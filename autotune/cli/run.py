@@ -6,7 +6,7 @@ import datetime
 import math
 import signal
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -26,6 +26,9 @@ from autotune.extras import require
 from autotune.space.schema import SAMPLERS, Space
 from autotune.study.storage import StudyPaths
 from autotune.study.storage_errors import redact
+
+if TYPE_CHECKING:
+    from autotune.sim.model import Calibration
 
 WANDB_PROJECT = "autotune"
 """The wandb project of a bare `--wandb`."""
@@ -303,11 +306,12 @@ def run(
     reports = report_dir or Path("reports") / paths.name
     hooks = [report_hook(lambda s: _refresh_report(s, paths, parsed, reports))]
     logger = _wandb_logger(wandb, paths, hooks, progress)
+    fitted = _calibration_or_exit(calibration)
     options = SweepOptions(
         space=whole, stage=stage, quality_trials=trials if stage == "quality" else None, paths=paths, n_trials=n_trials, storage=storage, timeout_s=timeout, backend=backend,
         address=address, max_concurrent=max_concurrent, confirm=parsed.confirm.repeats if confirm is None else confirm,
         ablate=_ablation_rounds(parsed, confirm, ablate), top_k=top_k or parsed.confirm.top_k, gpu=gpu, model=model,
-        calibration=_calibration_or_exit(calibration), fidelity=levels, sim_trials=sim_trials or 200, hooks=hooks,
+        calibration=fitted.raw if fitted else None, fidelity=levels, sim_trials=sim_trials or 200, hooks=hooks,
     )  # fmt: skip
     started = datetime.datetime.now()
     from autotune.sweep.backends.base import RayUnreachable
@@ -644,7 +648,7 @@ def _check_calibration_device_or_exit(path: Path | None, gpu: str | None, space:
         raise typer.Exit(2)
 
 
-def _calibration_or_exit(path: Path | None) -> dict | None:  # type: ignore[type-arg]
+def _calibration_or_exit(path: Path | None) -> Calibration | None:
     if path is None:
         return None
     from autotune.sim.model import load_calibration

@@ -4,10 +4,11 @@ used as a trial fidelity (`sim_fidelity`) and fitted to measured runs (`calibrat
 from __future__ import annotations
 
 from autotune.sim.hardware import Cluster, Device, cluster, resolve_device
-from autotune.sim.model import CostModel, Prediction, load_calibration
+from autotune.sim.model import Calibration, CostModel, Prediction, load_calibration
 from autotune.sim.sim_fidelity import CostModelFidelity
 
 __all__ = [
+    "Calibration",
     "Cluster",
     "CostModel",
     "CostModelFidelity",

@@ -239,11 +239,9 @@ def with_device(c: Cluster, device: Device) -> Cluster:
     return replace(c, device=device)
 
 
-def calibrated_device(gpu: str | None, calibration: dict[str, Any] | None) -> Device:
-    """The device a sweep simulates: the one named, else the one a calibration was fitted on, else an H100."""
+def calibrated_device(gpu: str | None, fitted_on: dict[str, Any] | None) -> Device:
+    """The device a sweep simulates: the one named, else the one a calibration was fitted on (`fitted_on`, as
+    `device_to_json` wrote it), else an H100."""
     if gpu:
         return resolve_device(gpu)
-    device = (calibration or {}).get("device")
-    if isinstance(device, dict):
-        return device_from_json(device)
-    return DEVICES["H100"]
+    return device_from_json(fitted_on) if fitted_on is not None else DEVICES["H100"]

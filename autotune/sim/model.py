@@ -215,17 +215,14 @@ class CostModel:
         }
 
 
-def load_calibration(path: str | Path) -> dict[str, Any]:
+def load_calibration(path: str | Path) -> Calibration:
     """A calibration `autotune calibrate` wrote; ValueError naming the first key that is not one (a mistyped or
     hand-edited file crashed the sweep in a traceback after its study folder was made, audit 21 F8)."""
     try:
         data = json.loads(Path(path).read_text())
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON ({exc}); give the file `autotune calibrate` wrote") from None
-    problem = calibration_problem(data)
-    if problem:
-        raise ValueError(f"not an autotune calibration: {problem}; write it with `autotune calibrate`")
-    return data
+    return Calibration.from_json(data)
 
 
 def calibration_problem(data: Any) -> str | None:
@@ -250,4 +247,99 @@ def calibration_problem(data: Any) -> str | None:
         value = data.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
             return f"`{key}` = {value!r:.40} is not a number >= 0"
+    if data.get("device") == "cpu" and not data.get("peak_flops"):  # it is the device the weights predict
+        return "a CPU study's calibration without its CPU's `peak_flops`"
     return None
+
+
+@dataclass(frozen=True)
+class CalibratedRun:
+    """What one run a calibration was fitted on was (a log's: `autotune calibrate --verl-log`)."""
+
+    name: str
+    model: str | None
+    """The model's shape in words (`workload.shape_words`)."""
+    critic: bool
+    gpus: int | None
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A calibration `autotune calibrate` wrote, read once (`from_json` checks it): the fitted weights and what
+    they were fitted on. A study's is fitted on its trials' step times (on the CPU they ran on: `on_cpu`); a verl
+    log's on each logged run's phases, on the GPU named."""
+
+    raw: dict[str, Any]
+    """The file's JSON as written (its digest names the cost model a study was predicted with)."""
+    weights: dict[str, dict[str, float]]
+    source: str
+    study: str | None
+    """The study fitted on (a study's calibration), else None."""
+    on_cpu: bool
+    device: dict[str, Any] | None
+    """A log calibration's GPU (`hardware.device_to_json`), else None."""
+    gpu: str | None
+    peak_flops: float | None
+    param_bytes: int | None
+    prompt_tokens: float | None
+    response_tokens: float | None
+    response_spread: float | None
+    vllm_version: str | None
+    verl_version: str | None
+    of_logs: bool
+    """Fitted on verl logs: its errors are per phase, its held-back error leave-one-out over the runs; a study's
+    are per trial's step time, its held-back error on a share of its trials."""
+    fit_error: float | None
+    """The median error on what it was fitted on (in sample)."""
+    held_error: float | None
+    held_count: int
+    """Runs left out one at a time (logs) or trials held back (a study's `--holdout`)."""
+    phase_errors: dict[str, float]
+    """A log calibration's signed in-sample error per phase (median over its runs)."""
+    runs: tuple[CalibratedRun, ...]
+    """What each logged run was (empty for a study's, and for files of earlier versions)."""
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Calibration:
+        """The calibration in `data`; ValueError when it is not one (`calibration_problem`)."""
+        problem = calibration_problem(data)
+        if problem:
+            raise ValueError(f"not an autotune calibration: {problem}; write it with `autotune calibrate`")
+        g = data.get
+        of_logs = g("error_of") == "phase" or "verl log" in str(g("source"))  # files before `error_of` too
+        held = g("holdout_errors") if of_logs else g("holdout_trials")
+        device = g("device")
+
+        def number(key: str) -> float | None:
+            value = g(key)
+            return None if value is None or value != value else float(value)  # a study's NaN: not measured
+
+        return cls(
+            raw=data,
+            weights=data["weights"],
+            source=str(g("source") or "a calibration"),
+            study=g("study"),
+            on_cpu=device == "cpu",
+            device=device if isinstance(device, dict) else None,
+            gpu=g("gpu"),
+            peak_flops=number("peak_flops"),
+            param_bytes=int(bytes_) if (bytes_ := g("param_bytes")) is not None else None,
+            prompt_tokens=number("prompt_tokens"),
+            response_tokens=number("response_tokens"),
+            response_spread=number("response_spread"),
+            vllm_version=g("vllm_version"),
+            verl_version=g("verl_version"),
+            of_logs=of_logs,
+            fit_error=number("fit_error_median"),
+            held_error=number("holdout_error_median"),
+            held_count=len(held or ()),
+            phase_errors=dict(g("phase_errors") or {}),
+            runs=tuple(
+                CalibratedRun(str(r.get("name")), r.get("model"), bool(r.get("critic")), r.get("gpus"))
+                for r in g("runs") or ()
+            ),
+        )
+
+    def named(self) -> str:
+        """Its source in words, with the study fitted on."""
+        return self.source + (f" of study {self.study}" if self.study else "")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from autotune.adapters import get_adapter
-from autotune.sim.model import CostModel, Prediction
+from autotune.sim.model import Calibration, CostModel, Prediction
 from autotune.sim.sim_fidelity import CostModelFidelity
 from autotune.sim.workload import rollout_tp_problem
 from autotune.space.sampling import given_params, trial_config
@@ -62,7 +62,7 @@ def predict_space(
     space: Space | str,
     params: dict[str, Any] | None = None,
     gpu: str | None = None,
-    calibration: dict[str, Any] | None = None,
+    calibration: dict[str, Any] | Calibration | None = None,
     model: str | None = None,
 ) -> PredictedTrial:
     """A space (or its file or shipped name) predicted at its baseline, or at `params` (the others at their
@@ -74,6 +74,8 @@ def predict_space(
         from autotune.space.loader import load_space
 
         space = load_space(space)
+    if isinstance(calibration, Calibration):  # `autotune.sim.load_calibration(path)`'s
+        calibration = calibration.raw
     if calibration is not None:  # as `--calibration FILE` is checked: a wrong weight crashed the prediction
         from autotune.sim.model import calibration_problem
 

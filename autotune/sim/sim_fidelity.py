@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from autotune.adapters.base import DeviceKind, InvalidConfig, TrainerAdapter
 from autotune.sim.fit import POOR_FIT
 from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
-from autotune.sim.model import CostModel
+from autotune.sim.model import Calibration, CostModel
 from autotune.sim.workload import find_shape, has_critic, modelled_keys, rollout_tp_problem, shape_words
 from autotune.space.freeze import fixed_at_baseline, inert_params
 from autotune.trial.fidelity import Fidelity, FidelitySettings, TrialJob
@@ -49,16 +49,16 @@ class CalibrationMismatch(ValueError):
     """A calibration asked to predict a device its weights do not describe."""
 
 
-def cpu_calibration_problem(cal: dict[str, Any] | None, gpu: str | None, space_gpu: str | None) -> str | None:
+def cpu_calibration_problem(cal: Calibration | None, gpu: str | None, space_gpu: str | None) -> str | None:
     """Why a calibration cannot predict on the GPU named (--gpu, or the space's `sim.gpu`), or None. A CPU
     calibration (`autotune calibrate STUDY` on the built-in trainer's CPU trials) predicts that CPU: its weights,
     fp32 parameters and response lengths are the CPU trials'; it silently replaced an H100 with a 24 GiB "CPU"."""
-    if not cal or cal.get("device") != "cpu" or not (gpu or space_gpu):
+    if cal is None or not cal.on_cpu or not (gpu or space_gpu):
         return None
     named = f"--gpu {gpu}" if gpu else f"the space's sim.gpu ({space_gpu})"
     return (
-        f"the calibration was fitted on CPU trials ({cal.get('source', '?')}"
-        + (f", study {cal['study']}" if cal.get("study") else "")
+        f"the calibration was fitted on CPU trials ({cal.source}"
+        + (f", study {cal.study}" if cal.study else "")
         + f") and predicts that CPU, not {named}: its weights, fp32 parameters and lengths are the CPU trials'. "
         "For a GPU, leave --calibration out (or calibrate on that GPU's runs: `autotune calibrate --verl-log ...`); "
         "for the CPU, leave the GPU out"
@@ -74,12 +74,12 @@ class CostModelFidelity(Fidelity):
     def __init__(
         self,
         cluster: Cluster,
-        calibration: dict[str, Any] | None = None,
+        calibration: Calibration | None = None,
         model: str | None = None,
         sim: SimSettings | None = None,
     ) -> None:
         self.cluster = cluster
-        self.calibration = calibration or {}
+        self.calibration = calibration
         self.model = model
         self.sim = sim
         self.model_words: str | None = None
@@ -92,14 +92,14 @@ class CostModelFidelity(Fidelity):
         the calibration was fitted on, else an H100. A CPU calibration with a GPU named is refused
         (`CalibrationMismatch`): its weights describe the CPU it was fitted on."""
         world = space.trial.world_size
-        cal = settings.calibration
+        cal = Calibration.from_json(settings.calibration) if settings.calibration else None
         problem = cpu_calibration_problem(cal, settings.gpu, space.sim.gpu)
         if problem:
             raise CalibrationMismatch(problem)
-        if cal and cal.get("device") == "cpu":
-            hardware = Cluster(cpu_device(float(cal["peak_flops"])), gpus_per_node=world, nodes=1)
+        if cal is not None and cal.on_cpu:
+            hardware = Cluster(cpu_device(cal.peak_flops or 0.0), gpus_per_node=world, nodes=1)  # checked: > 0
         else:
-            hardware = cluster(calibrated_device(settings.gpu or space.sim.gpu, cal), world)
+            hardware = cluster(calibrated_device(settings.gpu or space.sim.gpu, cal.device if cal else None), world)
         fidelity = cls(hardware, cal, settings.model, space.sim)
         fidelity.model_words = _model_words(settings.model, space)
         return fidelity
@@ -108,28 +108,21 @@ class CostModelFidelity(Fidelity):
         """A calibration's own error (in sample, and held back or leave-one-out when it has one); for the built-in
         trainer predicted uncalibrated, that no error is known (its GPU phases are predicted, never measured)."""
         cal = self.calibration
-        if cal.get("fit_error_median") is not None:
-            said = f"the calibration ({cal.get('source', '?')}" + (
-                f" of study {cal['study']}" if cal.get("study") else ""
+        if cal is not None and cal.fit_error is not None:
+            of, own = ("phase", "runs") if cal.of_logs else ("step-time", "trials")
+            said = (
+                f"the calibration ({cal.named()}): median {of} error {cal.fit_error:.1%} on its own {own} (in sample)"
             )
-            from_logs = cal.get("error_of") == "phase" or "verl log" in str(cal.get("source"))  # also earlier files
-            of, own = ("phase", "runs") if from_logs else ("step-time", "trials")
-            said += f"): median {of} error {float(cal['fit_error_median']):.1%} on its own {own} (in sample)"
-            if cal.get("holdout_error_median") is not None and "holdout_errors" in cal:  # verl logs: each run left out
-                said += (
-                    f", {float(cal['holdout_error_median']):.1%} leave-one-out over {len(cal['holdout_errors'])} runs"
-                )
-            elif cal.get("holdout_error_median") is not None:
-                said += f", {float(cal['holdout_error_median']):.1%} on {len(cal.get('holdout_trials', []))} held back"
-            worst = max(float(cal["fit_error_median"]), float(cal.get("holdout_error_median") or 0.0))
-            if worst > POOR_FIT:  # as `calibrate` warned: the predictions are as far off
+            if cal.held_error is not None:  # a study's --holdout read "leave-one-out over 2 runs"
+                held = f"leave-one-out over {cal.held_count} runs" if cal.of_logs else f"on {cal.held_count} held back"
+                said += f", {cal.held_error:.1%} {held}"
+            if max(cal.fit_error, cal.held_error or 0.0) > POOR_FIT:  # as `calibrate` warned: predictions as far off
                 said += f"; above {POOR_FIT:.0%}, so these predictions may be as far off as that"
-            phases = cal.get("phase_errors") or {}
-            off = max(phases.items(), key=lambda item: abs(item[1]), default=None)
+            off = max(cal.phase_errors.items(), key=lambda item: abs(item[1]), default=None)
             if off is not None and abs(off[1]) > POOR_FIT:  # one median hid it (audit 21 F3)
                 said += f"; its worst phase on its own runs, {off[0]}, {off[1]:+.0%}"
             return said
-        if not cal and space.trainer == "builtin":
+        if cal is None and space.trainer == "builtin":
             return (
                 "not known: the built-in trainer's phases on a GPU are predicted, never measured; the published-runs "
                 "figures are verl's (calibrate on a study of its trials: autotune calibrate STUDY)"
@@ -138,12 +131,9 @@ class CostModelFidelity(Fidelity):
 
     def model_key(self) -> str:
         cal = self.calibration
-        if cal:
-            digest = hashlib.sha256(json.dumps(cal, sort_keys=True, default=str).encode()).hexdigest()[:12]
-            weights = f"calibration {cal.get('source', '?')}" + (
-                f" of study {cal['study']}" if cal.get("study") else ""
-            )
-            weights += f" ({digest})"
+        if cal is not None:
+            digest = hashlib.sha256(json.dumps(cal.raw, sort_keys=True, default=str).encode()).hexdigest()[:12]
+            weights = f"calibration {cal.named()} ({digest})"
         else:
             weights = "the shipped weights"
         model = self.model_words or self.model or "as the space names it"
@@ -151,7 +141,7 @@ class CostModelFidelity(Fidelity):
 
     @property
     def device(self) -> DeviceKind:
-        return "cpu" if self.calibration.get("device") == "cpu" else "cuda"
+        return "cpu" if self.calibration is not None and self.calibration.on_cpu else "cuda"
 
     def prepare(self, adapter: TrainerAdapter, space: Space) -> None:
         """Nothing is launched: no trainer to prepare."""
@@ -195,7 +185,7 @@ class CostModelFidelity(Fidelity):
 
         def length(key: str) -> float | None:  # the space's `sim:` section, else the calibration runs' means
             value = stated.get(key)
-            return value if value is not None else cal.get(key)
+            return value if value is not None else self._calibrated(key)
 
         spread = length("response_spread")
         if stated.get("response_spread") is None and stated.get("response_tokens") is not None:
@@ -203,13 +193,13 @@ class CostModelFidelity(Fidelity):
         return CostModel(
             self.cluster,
             shape,
-            weights=cal.get("weights", {}),
-            param_bytes=int(cal.get("param_bytes", 2)),
+            weights=cal.weights if cal is not None else {},
+            param_bytes=(cal.param_bytes or 2) if cal is not None else 2,
             prompt_tokens=length("prompt_tokens"),
             response_tokens=length("response_tokens"),
             response_spread=spread,
             response_max=stated.get("response_max"),
-            source=cal.get("source", "defaults from public figures"),
+            source=cal.source if cal is not None else "defaults from public figures",
             vllm_version=self.engine("vllm_version"),
             verl_version=self.engine("verl_version"),
         )
@@ -218,7 +208,11 @@ class CostModelFidelity(Fidelity):
         """The vLLM or verl version predicted for (`vllm_version`, `verl_version`): the space's `sim:` section's,
         else the one the calibration's runs logged (its weights were fitted there), else None (a current one)."""
         stated = getattr(self.sim, key) if self.sim is not None else None
-        return stated if stated is not None else self.calibration.get(key)
+        return stated if stated is not None else self._calibrated(key)
+
+    def _calibrated(self, key: str) -> Any:
+        """What the calibration's runs had for `key` (a mean length, the vLLM or verl version), or None."""
+        return getattr(self.calibration, key) if self.calibration is not None else None
 
     def lengths_note(self, space: Space, adapter: TrainerAdapter) -> str:
         """The response lengths the cost model assumes at the space's baseline, and where each comes from: the
@@ -233,19 +227,19 @@ class CostModelFidelity(Fidelity):
         def source(key: str, otherwise: str) -> str:
             if stated.get(key) is not None:
                 return f"sim.{key}"
-            return "the calibration" if self.calibration.get(key) is not None else otherwise
+            return "the calibration" if self._calibrated(key) is not None else otherwise
 
         if stated.get("response_max") is not None:
             how = "sim.response_max"
         elif stated.get("response_spread") is not None:
             how = "from the spread of sim.response_spread"
-        elif self.calibration.get("response_spread") is not None and stated.get("response_tokens") is None:
+        elif self._calibrated("response_spread") is not None and stated.get("response_tokens") is None:
             how = "from the spread of the calibration's runs"
         else:
             how = "a guess: geometric lengths of the mean; set sim.response_max to a run's response_length/max"
         capped = " (the length limit)" if w.longest_response >= w.max_response else ""
         response = source("response_tokens", "half of data.max_response_length")
-        given = stated.get("response_tokens") or self.calibration.get("response_tokens")
+        given = stated.get("response_tokens") or self._calibrated("response_tokens")
         if given is not None and float(given) > w.max_response:  # a calibration of runs with longer responses
             response = (
                 f"{response}'s {float(given):,.0f}, cut to data.max_response_length: its runs answered at lengths "
@@ -261,8 +255,8 @@ class CostModelFidelity(Fidelity):
         """For a verl job predicted with the shipped weights: what calibrating on one of its runs did on the
         published runs, and the command (a built-in trainer's sweep calibrates on a study of its own trials); with a
         calibration, where its runs differ from what this sweep predicts (`_calibrated_on`)."""
-        if self.calibration:
-            return self._calibrated_on(space)
+        if self.calibration is not None:
+            return self._calibrated_on(self.calibration, space)
         if space.trainer != "verl":
             return None
         from autotune.sim.accuracy import OWN_SETUP
@@ -274,45 +268,39 @@ class CostModelFidelity(Fidelity):
             "RUN.log --verl-config RUN_OVERRIDES.txt -o cal.json, then --calibration cal.json"
         )
 
-    def _calibrated_on(self, space: Space) -> str | None:
+    def _calibrated_on(self, cal: Calibration, space: Space) -> str | None:
         """Where the calibration's runs differ from what the sweep predicts: another GPU, another model, a critic
         they did not run, vLLM and verl versions (predicted at the logged ones unless the space names others), and a
         poor fit (a 0.5B model's calibration predicted a 7B space, a GRPO one a GAE space, without a word; audit 21
         F4, F10)."""
         said = []
-        runs = self.calibration.get("runs") or []  # what each run was (files of earlier versions have none)
+        runs = cal.runs  # what each run was (files of earlier versions have none)
         model = _model_words(self.model, space)
-        if runs and model and model not in {r.get("model") for r in runs}:
-            said.append(
-                f"another model ({model}) than its runs' ({', '.join(sorted({str(r.get('model')) for r in runs}))})"
-            )
-        if runs and has_critic(space.base) and not any(r.get("critic") for r in runs):
+        if runs and model and model not in {r.model for r in runs}:
+            said.append(f"another model ({model}) than its runs' ({', '.join(sorted({str(r.model) for r in runs}))})")
+        if runs and has_critic(space.base) and not any(r.critic for r in runs):
             said.append("a critic its runs did not have (values and update_critic keep the shipped weights)")
-        fitted_on = self.calibration.get("gpu")
-        if fitted_on and self.calibration.get("device") != "cpu" and fitted_on != self.cluster.device.name:
+        fitted_on = cal.gpu
+        if fitted_on and not cal.on_cpu and fitted_on != self.cluster.device.name:
             said.append(  # an L40S calibration predicted an H100 space without a word (audit 21 F4)
                 f"{self.cluster.device.name} with weights fitted on runs on {fitted_on} (the GPU's own figures scale "
                 "them; calibrate on runs of this GPU where there are some)"
             )
         for key, name in (("vllm_version", "vLLM"), ("verl_version", "verl")):
-            logged, stated = self.calibration.get(key), getattr(self.sim, key) if self.sim is not None else None
+            logged, stated = getattr(cal, key), getattr(self.sim, key) if self.sim is not None else None
             if logged is not None and stated is None:
                 said.append(f"{name} {logged} as its runs logged (sim.{key} names another)")
             elif logged is not None and stated != logged:
                 said.append(f"{name} {stated} (sim.{key}), fitted on runs of {name} {logged}")
-        fit = self.calibration.get("fit_error_median")
+        fit = cal.fit_error
         poor = (
-            f"; its fit is {float(fit):.0%} off its own runs (median), so its predictions may be as far off"
-            if fit is not None and float(fit) > POOR_FIT and self.calibration.get("error_of") == "phase"
+            f"; its fit is {fit:.0%} off its own runs (median), so its predictions may be as far off"
+            if fit is not None and fit > POOR_FIT and cal.of_logs
             else ""
         )
         if not said and not poor:
             return None
-        return (
-            f"{self.calibration.get('source', 'a calibration')}"
-            + (f"; predicting {'; '.join(said)}" if said else "")
-            + poor
-        )
+        return cal.source + (f"; predicting {'; '.join(said)}" if said else "") + poor
 
     def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> RunResult:
         """`flat`: the trial's config as the trainer resolves it (`TrainerAdapter.resolved`), every key

@@ -154,16 +154,17 @@ def test_calibrate_from_verl_logs_keeps_the_runs_gpu(tmp_path):
     warned = [line for line in lines if line.startswith(f"warning: the fit misses `{worst}` by")]
     assert len(warned) == (1 if abs(errors[worst]) > 0.3 else 0), (errors, lines)
     assert abs(errors[worst]) > 0.3  # as these made-up runs fit: the report's error card names it too
+    from autotune.sim.model import Calibration
     from autotune.sim.sim_fidelity import CostModelFidelity
     from autotune.space.loader import load_space
 
-    card = CostModelFidelity(None, data).error_note(load_space("fsdp3d", device="cpu"))  # type: ignore[arg-type]
+    card = CostModelFidelity(None, Calibration.from_json(data)).error_note(load_space("fsdp3d", device="cpu"))  # type: ignore[arg-type]
     assert f"; its worst phase on its own runs, {worst}, {errors[worst]:+.0%}" in str(card), card
     assert data["fit_error_median"] < 0.3 and not any("poor fit" in line for line in lines)
     assert all(math.isfinite(e) for errs in data["holdout_errors"].values() for e in errs.values())
     # what a sweep with it says of its error: each run's phases, left out in turn (it said "median step-time error
     # ... on 0 held back", the words of a study's calibration, audit 15 F3)
-    note = CostModelFidelity(None, data).error_note(load_space("fsdp3d", device="cpu"))  # type: ignore[arg-type]
+    note = CostModelFidelity(None, Calibration.from_json(data)).error_note(load_space("fsdp3d", device="cpu"))  # type: ignore[arg-type]
     assert note is not None and "step-time" not in note and "held back" not in note, note
     assert (
         f"median phase error {data['fit_error_median']:.1%} on its own runs (in sample), "
@@ -172,7 +173,7 @@ def test_calibrate_from_verl_logs_keeps_the_runs_gpu(tmp_path):
     # the report repeats calibrate's warning when either error is over 30% (audit 16 F14: 33.7% shown without it)
     for held_out, warned in ((0.337, True), (0.2, False)):
         worse = {**data, "fit_error_median": 0.1, "holdout_error_median": held_out}
-        said = CostModelFidelity(None, worse).error_note(load_space("fsdp3d", device="cpu"))  # type: ignore[arg-type]
+        said = CostModelFidelity(None, Calibration.from_json(worse)).error_note(load_space("fsdp3d", device="cpu"))  # type: ignore[arg-type]
         assert ("above 30%, so these predictions may be as far off" in str(said)) is warned, said
     # the logs' mean response (200) is past the CPU space's limit: cut to it, and said (it read "mean response 200
     # (the calibration), the longest of 32 responses a step 8 (the length limit)", audit 16 F14)
@@ -242,6 +243,35 @@ def test_a_log_timing_a_pass_its_config_does_not_run_is_flagged_and_left_out(tmp
         "warning: run: its config runs `ref`, `update_actor`, which the log does not time (no `timing_s/...`): the fit "
         "leaves them at the shipped weights"
     ) in lines, lines
+
+
+def test_a_study_calibrations_held_back_error_is_said_as_held_back_not_left_out():
+    """A study's `calibrate --holdout` keeps the held-back trials' errors (a list) beside their numbers; the sweep's
+    error note read any `holdout_errors` as a log calibration's and said "20.0% leave-one-out over 2 runs" of two
+    trials held back from one fit."""
+    from autotune.sim.hardware import DEVICES, cluster
+    from autotune.sim.model import Calibration
+    from autotune.sim.sim_fidelity import CostModelFidelity
+    from autotune.space.loader import load_space
+
+    study = {
+        "weights": {},
+        "device": "cpu",
+        "peak_flops": 1e11,
+        "source": "fitted on 10 trials",
+        "study": "s",
+        "fit_error_median": 0.1,
+        "holdout_trials": [1, 5],
+        "holdout_error_median": 0.2,
+        "holdout_errors": [0.1, 0.3],
+    }  # fmt: skip  (the keys `calibrate_study` writes)
+    note = CostModelFidelity(cluster(DEVICES["H100"], 2), Calibration.from_json(study)).error_note(
+        load_space("fsdp3d", device="cpu")
+    )
+    assert note == (
+        "the calibration (fitted on 10 trials of study s): median step-time error 10.0% on its own trials "
+        "(in sample), 20.0% on 2 held back"
+    ), note
 
 
 def test_sim_section_rules_and_loader(tmp_path):

@@ -432,6 +432,18 @@ def test_predict_refuses_what_a_sweep_would_not_predict(tmp_path: Path) -> None:
         predict_space(str(tmp_path / "capped.yaml"), {tp: 4})
     with pytest.raises(ValueError, match=r"calibration: not an autotune calibration: `weights.gen.bogus`: no such"):
         predict_space("fsdp3d-8gpu", calibration={"weights": {"gen": {"bogus": 1.0}}})  # ignored before
+    # the file's reader, `autotune.sim.load_calibration`, gives what the API takes: the same prediction as its JSON
+    from autotune.sim import Calibration, load_calibration
+
+    data = {"weights": {"gen": {"decode_weights_s": 1.5}}, "source": "by hand"}
+    (tmp_path / "cal.json").write_text(json.dumps(data))
+    read = load_calibration(tmp_path / "cal.json")
+    assert isinstance(read, Calibration) and read.raw == data
+    assert (
+        predict_space("fsdp3d-8gpu", calibration=read).prediction.phases
+        == (predict_space("fsdp3d-8gpu", calibration=data).prediction.phases)
+        != predict_space("fsdp3d-8gpu").prediction.phases
+    )
 
 
 def test_a_rollout_tp_vllm_refuses_for_the_models_heads_is_an_invalid_trial(tmp_path: Path) -> None:

@@ -243,7 +243,7 @@ def test_device_presets_user_files_and_calibrated_devices(tmp_path):
         device_from_file(path)
     with pytest.raises(ValueError, match="unknown GPU 'V100'"):
         cluster("V100", 8)
-    h20 = {"device": device_to_json(DEVICES["H20"])}
+    h20 = device_to_json(DEVICES["H20"])  # as a log calibration keeps the GPU it was fitted on
     assert calibrated_device(None, h20) == DEVICES["H20"]  # a calibrated sweep keeps its GPU
     assert calibrated_device("H100", h20) == DEVICES["H100"]  # unless --gpu says otherwise
     assert calibrated_device(None, None) == DEVICES["H100"]
