@@ -229,6 +229,7 @@ def test_cli_refuses_bad_input_with_exit_2_and_writes_nothing(tmp_path):
                 "`weights.gen.bogus`: no such weight (the phase's: prefill_flops_s",
             ),
             ("nope", "not JSON (Expecting value"),
+            ('{"weights": {}, "device": "cpu"}', "a CPU study's calibration without its CPU's `peak_flops`"),
         )
     ):
         calibration = _write(tmp_path, text, f"cal{i}.json")
