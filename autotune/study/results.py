@@ -60,8 +60,9 @@ def current_explanation(study: optuna.Study, paths: StudyPaths, space: Space) ->
 UNCHECKED = " and no equivalence check (`export --check` runs it)"
 """How UNCONFIRMED ends; a passing `export --check` takes it out of the export's header."""
 UNCONFIRMED = (
-    "not confirmed (no confirmation ran: --confirm 0, or the sweep was cut short): one run of each configuration, "
-    "so its speedup may be the machine's noise; no ablation" + UNCHECKED
+    "not confirmed (no confirmation ran: --confirm 0, the sweep was cut short, or another worker of the study has "
+    "yet to confirm it, which `autotune best` then shows): one run of each configuration, so its speedup may be the "
+    "machine's noise; no ablation" + UNCHECKED
 )
 """Said by `best` and in the export's header when a real sweep's winner is its best single run."""
 

@@ -124,8 +124,13 @@ def run_backend(
     ).run()
 
 
-def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
-    """One sweep (real or simulated) with its confirmation; returns the study."""
+def run_sweep(
+    opts: SweepOptions, progress: SweepProgress, then: Callable[[optuna.Study], None] | None = None
+) -> optuna.Study:
+    """One sweep (real or simulated) with its confirmation, then `then` (the quality stage) under the same hold of
+    the study's `.finishing` lock; returns the study. (Taken twice, another worker slipped in between the two: it
+    waited, said it would keep what was measured, and printed "kept from the earlier run" of what this worker was
+    measuring; audit 22 F4.)"""
     from autotune.space.stages import throughput_stage
 
     opts = dataclasses.replace(opts, space=throughput_stage(opts.space))  # systems knobs only
@@ -159,10 +164,14 @@ def run_sweep(opts: SweepOptions, progress: SweepProgress) -> optuna.Study:
         from autotune.sweep.predicted import credit_changes
 
         credit_changes(study, opts.space, adapter, opts.paths, fidelity, progress)
-    if opts.confirm > 0 and not fidelity.deterministic:
+    confirms = opts.confirm > 0 and not fidelity.deterministic
+    if confirms or then is not None:
         with opts.paths.finishing(progress.note):
-            _wait_for_other_workers(study, opts.space.trial.timeout_s, progress)
-            _confirm_ablate_check(study, opts, adapter, fidelity.device or device_kind(), progress)
+            if confirms:
+                _wait_for_other_workers(study, opts.space.trial.timeout_s, progress)
+                _confirm_ablate_check(study, opts, adapter, fidelity.device or device_kind(), progress)
+            if then is not None:
+                then(study)
     return study
 
 
@@ -197,19 +206,28 @@ def live_trials(study: optuna.Study, timeout_s: float) -> list[optuna.trial.Froz
     return [t for t in running_trials(study) if alive(t)]
 
 
-def _wait_for_other_workers(study: optuna.Study, timeout_s: float, progress: SweepProgress) -> None:
+def _wait_for_other_workers(
+    study: optuna.Study,
+    timeout_s: float,
+    progress: SweepProgress,
+    why: str = "confirmation picks from every trial",
+    quiet_polls: int = 1,
+) -> None:
     """Confirmation picks its candidates from the finished trials: a trial another worker still runs may be the
     best. The first worker out of trials to ask confirmed without it, and the second confirmed again after it.
-    A trial of a dead worker here (its pid gone) is not waited for; one elsewhere at most a trial's timeout."""
-    said = False
-    while running := live_trials(study, timeout_s):
-        if not said:
+    A trial of a dead worker here (its pid gone) is not waited for; one elsewhere at most a trial's timeout.
+    `quiet_polls`: how many polls a second apart must find no live trial (a worker between two of its trials has
+    none for an instant)."""
+    said, quiet = False, 0
+    while quiet < quiet_polls:
+        running = live_trials(study, timeout_s)
+        quiet = 0 if running else quiet + 1
+        if running and not said:
             numbers = ", ".join(f"#{t.number}" for t in running)
-            progress.note(
-                f"waiting for trial {numbers} of another worker to finish: confirmation picks from every trial"
-            )
+            progress.note(f"waiting for trial {numbers} of another worker to finish: {why}")
             said = True
-        time.sleep(1.0)
+        if quiet < quiet_polls:
+            time.sleep(1.0)
 
 
 def _confirm_ablate_check(
@@ -280,13 +298,23 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
     """The stages `opts.stage` asks for: the throughput sweep (with its confirmation), then the quality
     stage on its winner when the space has a `quality:` section. Returns the throughput study (None
     when only the quality stage ran and no throughput study exists)."""
-    if opts.stage != "throughput" and opts.space.quality is not None and not opts.simulated:
+    quality = opts.stage != "throughput" and opts.space.quality is not None and not opts.simulated
+    if quality:
         from autotune.sweep.quality import check_same_rules
 
         with opts.paths.lock():  # as `_check_resumable`: not beside another worker creating the database
             check_same_rules(opts.space, opts.paths, opts.url)  # before the throughput stage's minutes, not after
-    study = run_sweep(opts, progress) if opts.stage != "quality" else _existing_study(opts)
-    if (study is None or baseline_trial(study) is None) and opts.space.quality is not None and not opts.simulated:
+
+    def then(swept: optuna.Study) -> None:  # in the hold of `.finishing` that confirmed (audit 22 F4)
+        if quality and baseline_trial(swept) is not None:
+            run_quality_stage(opts, progress, swept)
+
+    if opts.stage != "quality":
+        swept = run_sweep(opts, progress, then if quality else None)
+        if not quality or baseline_trial(swept) is not None:
+            return swept
+    study = swept if opts.stage != "quality" else _existing_study(opts)
+    if (study is None or baseline_trial(study) is None) and quality:
         # `--stage quality` on a new study: its baseline trial first, so the study exists with the systems values
         # the quality stage runs on (best, export and the report read the study, and its space, for both stages).
         # A study another worker has just made is waited for until its baseline has finished: a second worker went
@@ -300,7 +328,11 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
         baseline_only = dataclasses.replace(opts, n_trials=1, confirm=0, ablate=0, fidelity=(REAL,))
         progress.total = 1
         study = run_sweep(baseline_only, progress)
-    if opts.stage != "throughput" and opts.space.quality is not None and not opts.simulated:
+    if quality:
+        if study is not None:  # another worker still sweeping: its trials, timed, would share the cores with the
+            _wait_for_other_workers(  # quality runs, and its winner is not known yet (audit 22 F2)
+                study, opts.space.trial.timeout_s, progress, "the quality stage runs on the sweep's winner", 2
+            )
         with opts.paths.finishing(progress.note):
             run_quality_stage(opts, progress, study)
     return study

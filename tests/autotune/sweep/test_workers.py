@@ -226,3 +226,71 @@ def test_a_quality_worker_on_a_study_whose_baseline_another_runs_waits_for_it(tm
     assert quality["systems"] == systems_values(load_space(space), base.params)
     first_run = min(p.stat().st_mtime for p in (runs / "small" / "quality").rglob("config.yaml"))
     assert first_run >= base.datetime_complete.timestamp() - 0.05, "a quality run began beside the timed baseline"  # type: ignore[union-attr]
+
+
+@pytest.mark.slow  # a sweeping worker and a quality worker on one study (make test-slow)
+def test_a_quality_worker_on_a_study_another_still_sweeps_waits_for_its_trials(tmp_path):
+    """`--stage quality` started while another worker swept ran the quality stage at once: its runs shared the cores
+    with the sweep's timed trials, on the baseline's systems values ("no other throughput winner", true of that
+    instant only; audit 22 F2). It now waits for the other worker's trials, says so, and runs on the sweep's
+    winner."""
+    import time
+
+    from tests.autotune.sweep.test_quality_stage import QUALITY
+
+    space = write_space(tmp_path, steps=12)  # trials long enough to start the quality worker beside one
+    space.write_text(space.read_text().replace("base:\n", "base:\n  algorithm.use_kl_in_reward: true\n", 1) + QUALITY)
+    runs = tmp_path / "runs"
+    common = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs),
+              "--report-dir", str(tmp_path / "reports")]  # fmt: skip
+    first = subprocess.Popen([*common, "--stage", "throughput", "--trials", "3", "--confirm", "0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=trainer_env(), cwd=ROOT)  # fmt: skip
+    second_trial = StudyPaths(runs, "small").trial_dir(1) / "metrics.jsonl"
+    deadline = time.monotonic() + 300
+    while not (second_trial.exists() and second_trial.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert first.poll() is None, "the sweep ended before the quality worker started: make its trials longer"
+    second = subprocess.run([*common, "--stage", "quality"], capture_output=True, text=True, env=trainer_env(),
+                            cwd=ROOT, timeout=600)  # fmt: skip
+    out, _ = first.communicate(timeout=120)
+    assert first.returncode == 0 and second.returncode == 0, out[-2000:] + second.stdout[-3000:] + second.stderr
+    assert re.search(
+        r"waiting for trial #\d of another worker to finish: the quality stage runs on the sweep's winner",
+        second.stdout,
+    ), second.stdout[-3000:]
+    study = load_study(StudyPaths(runs, "small"))
+    swept = [t for t in study.trials if t.datetime_complete is not None]
+    assert len(swept) == 3, [t.state for t in study.trials]
+    first_run = min(p.stat().st_mtime for p in (runs / "small" / "quality").rglob("config.yaml"))
+    last_trial = max(t.datetime_complete.timestamp() for t in swept)  # type: ignore[union-attr]
+    assert first_run >= last_trial - 0.05, "a quality run began beside the sweep's timed trials"
+    from autotune.space.loader import load_space
+    from autotune.space.stages import systems_values
+    from autotune.study.results import find_winner
+
+    winner = find_winner(study, StudyPaths(runs, "small"), load_space(space))
+    quality = json.loads((runs / "small" / "quality.json").read_text())
+    assert quality["systems"] == systems_values(load_space(space), winner.params)  # the sweep's winner's values
+
+
+def test_the_quality_stage_after_a_sweep_runs_in_the_same_hold_of_the_lock_as_confirmation(tmp_path):
+    """A worker took the stages' lock for confirmation, let it go, and took it again for the quality stage: another
+    worker slipped in between, said it waited for a worker that "runs the stages after the sweep", and printed
+    "kept from the earlier run" of what the first was still measuring (audit 22 F4). What runs after the sweep
+    (`then`) now runs inside the hold that confirmed (on a simulated sweep, which confirms nothing, it is taken for
+    `then` alone)."""
+    import os
+
+    from autotune.space.loader import load_space
+    from autotune.study.progress import SweepProgress
+    from autotune.sweep.driver import SweepOptions, run_sweep
+
+    space = load_space("fsdp3d-8gpu")
+    paths = StudyPaths(tmp_path / "runs", space.name)
+    progress = SweepProgress(2, "perf/throughput")
+    progress.quiet = True
+    holders: list[str | None] = []
+    run_sweep(SweepOptions(space=space, paths=paths, n_trials=2, fidelity=("sim",)), progress,
+              lambda study: holders.append(paths.finishing_now()))  # fmt: skip
+    assert holders and holders[0] is not None and f"worker pid {os.getpid()} on " in holders[0], holders
+    assert paths.finishing_now() is None  # let go after it
