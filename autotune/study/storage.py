@@ -170,6 +170,12 @@ class StudyPaths:
         """Who runs the stages after the sweep right now ("worker pid N on HOST"), or None when nobody does (or an
         `autotune explain` holds the lock): a reader asks without waiting (`best` during confirmation said "no
         confirmation ran", audit 16 F5)."""
+        held = self.measuring_now()
+        return held[0] if held is not None and held[1] == RUNS_STAGES else None
+
+    def measuring_now(self) -> tuple[str, str] | None:
+        """Who holds `.finishing` right now, and what it runs (`finishing`'s `doing`: the stages after the sweep,
+        or `autotune explain`), asked without waiting; None when nobody does."""
         path = self.root / ".finishing"
         if not path.exists():
             return None
@@ -178,7 +184,7 @@ class StudyPaths:
                 fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
             except BlockingIOError:
                 owner, _, what = f.read().strip().partition("\n")
-                return (owner or "another worker") if what in ("", RUNS_STAGES) else None
+                return owner or "another worker", what or RUNS_STAGES
             fcntl.flock(f, fcntl.LOCK_UN)
         return None
 

@@ -22,7 +22,7 @@ from autotune.adapters import get_adapter
 from autotune.adapters.base import TrainerAdapter, device_kind
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
-from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, storage_url
+from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, check_one_folder, storage_url
 from autotune.study.storage_errors import redact
 from autotune.sweep.backends import base as registry
 from autotune.sweep.backends.samplers import grid_repeats
@@ -168,7 +168,7 @@ def run_sweep(
     if confirms or then is not None:
         with opts.paths.finishing(progress.note):
             if confirms:
-                _wait_for_other_workers(study, opts.space.trial.timeout_s, progress)
+                wait_for_other_workers(study, opts.space.trial.timeout_s, progress)
                 _confirm_ablate_check(study, opts, adapter, fidelity.device or device_kind(), progress)
             if then is not None:
                 then(study)
@@ -206,7 +206,7 @@ def live_trials(study: optuna.Study, timeout_s: float) -> list[optuna.trial.Froz
     return [t for t in running_trials(study) if alive(t)]
 
 
-def _wait_for_other_workers(
+def wait_for_other_workers(
     study: optuna.Study,
     timeout_s: float,
     progress: SweepProgress,
@@ -314,6 +314,8 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
         if not quality or baseline_trial(swept) is not None:
             return swept
     study = swept if opts.stage != "quality" else _existing_study(opts)
+    if study is not None and opts.stage == "quality":  # as a sweeping worker is: another folder, another result
+        check_one_folder(study, opts.paths)  # (it re-ran the seed confirmation and failed X's live run; audit 22 F11)
     if (study is None or baseline_trial(study) is None) and quality:
         # `--stage quality` on a new study: its baseline trial first, so the study exists with the systems values
         # the quality stage runs on (best, export and the report read the study, and its space, for both stages).
@@ -330,7 +332,7 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
         study = run_sweep(baseline_only, progress)
     if quality:
         if study is not None:  # another worker still sweeping: its trials, timed, would share the cores with the
-            _wait_for_other_workers(  # quality runs, and its winner is not known yet (audit 22 F2)
+            wait_for_other_workers(  # quality runs, and its winner is not known yet (audit 22 F2)
                 study, opts.space.trial.timeout_s, progress, "the quality stage runs on the sweep's winner", 2
             )
         with opts.paths.finishing(progress.note):
@@ -346,6 +348,8 @@ def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna
     if not any(p.role == "algorithm" for p in opts.space.params):
         progress.note("quality stage: the space has no algorithm params to judge; skipped")
         return
+    if study is not None:  # in the hold of `.finishing`: a trial another worker asked just before it, then it waits
+        wait_for_other_workers(study, opts.space.trial.timeout_s, progress, "the quality stage measures alone")
     systems: dict[str, Any] = {}
     source = "the baseline's systems values (no throughput winner yet)"
     if study is not None:

@@ -71,9 +71,11 @@ def alone(study: optuna.Study, space: Space, paths: StudyPaths, progress: SweepP
     the winner), a stage after the sweep or another explain, both measurements shared the cores, and two explains
     wrote into the same run folders (audit 19 F2, F3). A running trial refuses it; the stages and another explain
     are waited for (the `.finishing` lock)."""
+    from autotune.study.storage import check_one_folder
     from autotune.sweep.backends.optuna_backend import whose
-    from autotune.sweep.driver import live_trials
+    from autotune.sweep.driver import live_trials, wait_for_other_workers
 
+    check_one_folder(study, paths)  # its runs and explain.json go into the study's one folder, as a worker's do
     running = live_trials(study, space.trial.timeout_s)
     if running:
         raise ExplainError(
@@ -83,7 +85,8 @@ def alone(study: optuna.Study, space: Space, paths: StudyPaths, progress: SweepP
         )
     with paths.finishing(
         progress.note, doing="runs `autotune explain`", then="this one then explains the winner as it stands"
-    ):
+    ):  # a sweep that began while this waited: its trial asked before the hold, then the sweep waits (audit 22 F10)
+        wait_for_other_workers(study, space.trial.timeout_s, progress, "explain measures alone")
         yield
 
 

@@ -11,6 +11,8 @@ the requested number of finished trials. What a trial's outcome tells the sample
 from __future__ import annotations
 
 import math
+import os
+import socket
 import time
 from typing import Any
 
@@ -65,6 +67,7 @@ class OptunaBackend(Backend):
                 if self.wait_for_others(study):  # dies is queued again, to be run here
                     continue
                 break
+            self.wait_for_measurements()
             trial = study.ask()
             place = self.place(study, trial, done)
             if place is None:
@@ -119,6 +122,26 @@ class OptunaBackend(Backend):
                 said = True
             time.sleep(1.0)
         return False
+
+    def wait_for_measurements(self) -> None:
+        """Another worker on this host measuring on the study's winner (confirmation, the quality stage, `autotune
+        explain`) shares this host's cores with a trial: a trial timed beside it read slow and was pruned (the
+        sweep's best configuration among them), and its runs slowed (audit 22 F2). Wait until it ends, saying whom
+        for; a worker on another host has its own cores. Predictions are not timed: never waited for."""
+        if self.opts.fidelity.deterministic:
+            return
+        here = f" on {socket.gethostname()}"
+        said = False
+        while (held := self.opts.paths.measuring_now()) is not None and held[0].endswith(here):
+            if held[0] == f"worker pid {os.getpid()}{here}":
+                return  # this worker's own hold (it runs what it measures itself)
+            if not said:
+                self.progress.note(
+                    f"waiting for {held[0]}, which {held[1]} of study `{self.opts.paths.name}`: a trial timed "
+                    "beside it would share its cores"
+                )
+                said = True
+            time.sleep(1.0)
 
     def pause(self, study: optuna.Study) -> None:
         """A second of waiting on other workers; then a trial of one that died meanwhile is failed and queued again."""

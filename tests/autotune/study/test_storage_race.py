@@ -129,6 +129,20 @@ def test_workers_sharing_the_database_but_not_the_runs_folder_are_refused(tmp_pa
     said = str(refused.value)
     assert f"keeps its folder at {socket.gethostname()}:{tmp_path / 'a' / 'st'}; this worker's is" in said, said
     assert "workers of one study need one runs folder they all see" in said, said
+    # a quality-stage worker and `explain` in the other folder are refused too: the quality worker re-ran the seed
+    # confirmation there, printed another winner and failed the study folder's worker's live run (audit 22 F11)
+    from autotune.study.storage import load_study
+    from autotune.sweep.driver import run_stages
+    from autotune.sweep.explain import alone
+
+    other = StudyPaths(tmp_path / "b", "st")
+    progress = SweepProgress(1, "perf/throughput")
+    progress.quiet = True
+    with pytest.raises(StorageError, match="workers of one study need one runs folder they all see"):
+        run_stages(SweepOptions(space=space, paths=other, n_trials=1, storage=url, stage="quality"), progress)
+    with pytest.raises(StorageError, match="workers of one study need one runs folder they all see"):
+        with alone(load_study(other, url), space, other, progress):
+            pass
     sweep("a")  # the study's own folder: resumed as before
     ident = (tmp_path / "a" / "st" / ".study-id").read_text()
     (tmp_path / "b" / "st" / ".study-id").write_text(ident)  # the fix it names, when the first folder is gone

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from autotune.study.storage import StudyPaths, counted, load_study
-from tests.autotune.conftest import ROOT, trainer_env, write_space
+from tests.autotune.conftest import ROOT, autotune, trainer_env, write_space
 
 
 def test_two_workers_share_one_study_without_duplicates(tmp_path):
@@ -294,3 +294,36 @@ def test_the_quality_stage_after_a_sweep_runs_in_the_same_hold_of_the_lock_as_co
               lambda study: holders.append(paths.finishing_now()))  # fmt: skip
     assert holders and holders[0] is not None and f"worker pid {os.getpid()} on " in holders[0], holders
     assert paths.finishing_now() is None  # let go after it
+
+
+def test_a_sweep_worker_waits_to_start_a_trial_while_another_on_this_host_measures(tmp_path):
+    """A worker sweeping while another ran the quality stage (or confirmation, or `explain`) on the same host timed
+    its trials on shared cores: all of them read slow and were pruned, the sweep's best configuration among them
+    (audit 22 F2). A trial now starts only once the other's measurement ends, and the worker says whom it waits
+    for."""
+    space = write_space(tmp_path)
+    paths = StudyPaths(tmp_path / "runs", "small")
+    released = tmp_path / "released"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", (
+            "import sys, time; from pathlib import Path; from autotune.study.storage import StudyPaths\n"
+            f"with StudyPaths(Path({str(paths.runs_dir)!r}), 'small').finishing(print):\n"
+            "    print('held', flush=True)\n"
+            "    while not Path(sys.argv[2]).exists(): time.sleep(0.1)\n"  # the sweep has started: it reaches a trial
+            "    time.sleep(3)\n"
+            "open(sys.argv[1], 'w').write(repr(time.time()))\n"
+        ), str(released), str(paths.db)],
+        stdout=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    proc = autotune("run", "--space", str(space), "--runs-dir", str(paths.runs_dir), "--trials", "1", "--confirm", "0",
+                    "--report-dir", str(tmp_path / "reports"))  # fmt: skip
+    holder.wait(timeout=30)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    assert (
+        f"waiting for worker pid {holder.pid} on " in proc.stdout
+        and "which runs the stages after the sweep of study `small`: a trial timed beside it would share its cores"
+        in proc.stdout
+    ), proc.stdout[-2000:]
+    start = load_study(paths).trials[0].datetime_start
+    assert start is not None and start.timestamp() >= float(released.read_text()) - 0.5, "it ran beside the hold"
