@@ -111,9 +111,17 @@ def explain_cmd(
             how = (
                 "interrupted" if STOPPED_BY[0] == signal.SIGINT else f"stopped by {signal.Signals(STOPPED_BY[0]).name}"
             )
+            # the options it measured with, written out, never --rerun: "the same options", --rerun among them,
+            # measured everything again, and the command it quoted dropped --repeats (audit 22 F9)
+            given_options = (
+                ("repeats", repeats, 2),
+                ("select-repeats", select_repeats, 1),
+                ("max-rounds", max_rounds, None),
+            )
+            asked = "".join(f" --{name} {value}" for name, value, default in given_options if value != default)
             err.print(
                 f"[yellow]explain {how}: its finished rounds are kept; `autotune explain {escape(study)}"
-                f"{escape(paths.flags(storage))}` with the same options goes on from them (--rerun: measure all again)[/]"
+                f"{escape(paths.flags(storage))}{asked}` goes on from them (adding --rerun measures all again)[/]"
             )
             raise
     assert result is not None

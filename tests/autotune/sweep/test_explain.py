@@ -336,7 +336,7 @@ def test_a_second_explain_waits_for_the_first_and_a_rerun_cut_short_goes_on_from
     assert "nan" not in first.stdout and (paths.root / "explain.json").exists()
     # --rerun over 2 rounds, cut short once its first round is kept: the stored path goes, the finished round stays
     rerun = subprocess.Popen([sys.executable, "-m", "autotune.cli", "explain", "small", "--runs-dir", str(runs),
-                              "--repeats", "2", "--rerun"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              "--repeats", "3", "--rerun"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, cwd=ROOT)  # fmt: skip
     kept = [paths.root / "explain" / "path" / f"r1-p{i}" / "kept.json" for i in (0, 1)]
     first_kept = kept[1].stat().st_mtime
@@ -346,9 +346,13 @@ def test_a_second_explain_waits_for_the_first_and_a_rerun_cut_short_goes_on_from
     os.kill(rerun.pid, signal.SIGINT)
     _, err = rerun.communicate(timeout=60)
     assert "explain interrupted: its finished rounds are kept" in err, err[-2000:]
+    # the command that goes on, written out: "with the same options", --rerun among them, measured all again, and
+    # the command it quoted dropped --repeats (audit 22 F9)
+    said = " ".join(err.split())
+    assert f"`autotune explain small --runs-dir {runs} --repeats 3` goes on from them (adding --rerun" in said, said
     assert all(k.exists() for k in kept) and not (paths.root / "explain.json").exists()
     before = [k.stat().st_mtime for k in kept]
-    again = autotune("explain", "small", "--runs-dir", str(runs), "--repeats", "2")
+    again = autotune("explain", "small", "--runs-dir", str(runs), "--repeats", "3")
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
     assert "measured earlier" not in again.stdout and "product of step gains" in again.stdout, again.stdout
     assert [k.stat().st_mtime for k in kept] == before, "the finished round of the cut-short --rerun ran again"
