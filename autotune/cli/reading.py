@@ -314,9 +314,15 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
     if quality is not None and quality.exports_a_broken_bound:  # only a header comment said it
         err.print(f"[yellow]  {BROKEN_BOUND}[/]")
     say_unfinished(study, winner)
-    from autotune.study.results import unfinished_quality
+    from autotune.study.results import quality_deciding, unfinished_quality
 
     pending = unfinished_quality(paths, space) if quality is None and winner.source != "predicted" else None
+    if pending and quality_deciding(paths, space):  # the algorithm values it carries are about to change: the
+        # overrides file (no comment can say so) carried the baseline's KL coefficient unsaid (audit 22 F8)
+        yaml_path.write_text(f"# NOT FINAL: {pending}\n" + yaml_path.read_text())
+        overrides_path.unlink(missing_ok=True)
+        err.print(f"[red]{yaml_path} marked NOT FINAL and {overrides_path} removed: {escape(pending)}[/]")
+        raise typer.Exit(1)
     if pending:
         err.print(f"[yellow]  {escape(pending)}[/]")
     if winner.source == "predicted":

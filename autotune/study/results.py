@@ -124,6 +124,16 @@ def unfinished_quality(paths: StudyPaths, space: Space) -> str | None:
     )
 
 
+def quality_deciding(paths: StudyPaths, space: Space) -> bool:
+    """The space's quality stage has started and not decided (a worker runs it, or it was cut short): what it
+    decides replaces the baseline's algorithm values an export would carry now."""
+    from autotune.study.quality_result import Quality
+
+    if space.quality is None or Quality.read(paths) is not None:
+        return False
+    return paths.finishing_now() is not None or quality_started(paths)
+
+
 ONLY_BASELINE_PICKED = (
     "only the baseline ran: the cost model credited no change with enough gain to run it for real "
     "(`--fidelity real` measures the space's changes)"

@@ -140,9 +140,11 @@ def test_workers_sharing_the_database_but_not_the_runs_folder_are_refused(tmp_pa
     progress.quiet = True
     with pytest.raises(StorageError, match="workers of one study need one runs folder they all see"):
         run_stages(SweepOptions(space=space, paths=other, n_trials=1, storage=url, stage="quality"), progress)
-    with pytest.raises(StorageError, match="workers of one study need one runs folder they all see"):
-        with alone(load_study(other, url), space, other, progress):
-            pass
+    with (
+        pytest.raises(StorageError, match="workers of one study need one runs folder they all see"),
+        alone(load_study(other, url), space, other, progress),
+    ):
+        pass
     sweep("a")  # the study's own folder: resumed as before
     ident = (tmp_path / "a" / "st" / ".study-id").read_text()
     (tmp_path / "b" / "st" / ".study-id").write_text(ident)  # the fix it names, when the first folder is gone

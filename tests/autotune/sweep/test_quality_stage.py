@@ -165,6 +165,13 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     seeds = sorted((paths.root / "quality" / "seeds").iterdir(), key=lambda p: p.stat().st_mtime)
     shutil.rmtree(seeds[-1])
     Quality.file(paths).unlink()
+    # exported meanwhile, the overrides file (no comment can mark it) carried the baseline's algorithm values, which
+    # the stage was about to replace (audit 22 F8): the YAML says it is not final, no overrides file, exit 1
+    (tmp_path / "cut.overrides").write_text("stale\n")
+    early = autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "cut.yaml"))
+    assert early.returncode == 1 and not (tmp_path / "cut.overrides").exists(), early.stdout + early.stderr
+    assert (tmp_path / "cut.yaml").read_text().startswith("# NOT FINAL: the quality stage did not finish (cut short?)")
+    assert "marked NOT FINAL and" in early.stderr, early.stderr
     cut = autotune(*args)
     assert cut.returncode == 0, cut.stdout[-3000:] + cut.stderr[-3000:]
     line = next(x for x in cut.stdout.splitlines() if x.startswith("quality stage: confirming"))
