@@ -198,10 +198,11 @@ def explain(
         raise ExplainError(f"study `{paths.name}`: nothing to explain ({why}); {then}")
     limits = dict(TrialRecord.of(base).limits)
     folder = paths.root / "explain"
-    # the stored path is replaced: kept, it was shown by the next plain `explain` after this one was cut short, its
-    # runs' folders holding this measurement's (audit 19 F4); without it that command goes on from these runs
-    Explanation.file(paths).unlink(missing_ok=True)
-    if fresh:
+    if fresh:  # the stored path goes with its runs: kept, the next plain `explain` after this one was cut short
+        # showed it while the runs' folders held this measurement's (audit 19 F4). Another measurement reuses the
+        # runs it shares and leaves the stored path until it replaces it: removed at its start, a cut-short
+        # `--repeats 8` threw away a finished 4-round result and the report said "Not measured yet" (audit 22 F1)
+        Explanation.file(paths).unlink(missing_ok=True)
         shutil.rmtree(folder, ignore_errors=True)
     # runs are kept as they finish: an interrupted explain goes on from its finished rounds (same space and limits)
     keep = kept_key(space, limits)

@@ -286,6 +286,40 @@ def test_explain_beside_a_running_trial_is_refused_naming_it(small_study, tmp_pa
     assert "run it once the sweep has ended" in said and not (paths.root / "explain").exists()
 
 
+def test_a_measurement_cut_short_leaves_the_stored_path_unless_it_is_a_rerun(small_study, tmp_path, monkeypatch):
+    """`explain --repeats 8` removed the stored 4-round explain.json as it started: cut short, the report said "Not
+    measured yet" and a plain `explain` showed 2 rounds where 4 had been measured (audit 22 F1). Another measurement
+    now leaves it until it replaces it; a `--rerun`, whose runs are deleted with it, still removes it (audit 19 F4).
+    (The interrupt is raised where the first run would start: no run needed.)"""
+    import shutil
+    import sys
+
+    from autotune.adapters import get_adapter
+    from autotune.study.progress import SweepProgress
+    from autotune.study.storage import stored_space
+
+    explain_module = sys.modules["autotune.sweep.explain"]  # `autotune.sweep.explain` is also the function's name
+
+    runs = tmp_path / "runs"
+    shutil.copytree(small_study[0], runs)
+    paths = StudyPaths(runs, "small")
+    space = stored_space(paths)
+    stored = Explanation.file(paths)
+    stored.write_text('{"an earlier": "measurement"}')
+
+    def cut(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(explain_module, "choose_order", cut)
+    progress = SweepProgress(0, "perf/throughput")
+    progress.quiet = True
+    for fresh in (False, True):
+        with pytest.raises(KeyboardInterrupt):
+            explain_module.explain(load_study(paths), space, get_adapter(space.trainer), paths,
+                                   ExplainOptions(repeats=8), progress, fresh=fresh)  # fmt: skip
+        assert stored.exists() is not fresh, fresh
+
+
 @pytest.mark.slow  # a 2-trial sweep, then explain three times (make test-slow)
 def test_a_second_explain_waits_for_the_first_and_a_rerun_cut_short_goes_on_from_its_runs(tmp_path):
     """Two explains at once ran into the same run folders and one printed `×nan ... [matters]`, exit 0 (audit 19
