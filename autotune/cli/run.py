@@ -504,7 +504,8 @@ def _time_summary(study, started: datetime.datetime) -> str | None:  # type: ign
             ran, reused = ran + (rec.duplicate_of is None), reused + (rec.duplicate_of is not None)
     train = span * (1 - share)
     also = f" (and {reused} reused, not run)" if reused else ""
-    return f"time: {ran} trials{also} in {span:.0f} s, {train:.0f} s in training steps: {share:.0%} outside them"
+    trials = f"{ran} sweep trial{'s' if ran != 1 else ''}"  # not confirmation's or the quality stage's runs
+    return f"time: {trials}{also} in {span:.0f} s, {train:.0f} s in training steps: {share:.0%} outside them"
 
 
 def _check_machine_or_exit(space: Space, address: str | None, confirms: bool) -> None:

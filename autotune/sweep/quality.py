@@ -456,7 +456,8 @@ class QualityStage:
         curve = Curve.of(rows, self.q)
         if self.stopping:  # Ctrl-C or SIGTERM killed it: not a crash, and nothing of it is kept
             self.progress.note(
-                f"  {label}: interrupted after {len(rows)} steps (the sweep was stopped); runs again on resume"
+                f"  {label}: interrupted after {len(rows)} step{'s' if len(rows) != 1 else ''} (the quality stage was "
+                "stopped); runs again on resume"
             )
             return curve, "interrupted", ""
         if ev.outcome == "failed":
@@ -470,7 +471,7 @@ class QualityStage:
         s = summarize(curve, q)
         write_json(job.trial_dir / "quality.json", {"state": state, "detail": detail, **dataclasses.asdict(s)})
         self.progress.note(
-            f"  {label}: {state} after {s.steps} steps in {time.monotonic() - started:.0f} s; score {s.score:.3f}, "
+            f"  {label}: {state} after {s.steps} step{'s' if s.steps != 1 else ''} in {time.monotonic() - started:.0f} s; score {s.score:.3f}, "
             f"KL peak {s.kl_peak:.4f}{f' ({detail})' if detail else ''}"
         )
         return curve, state, detail

@@ -224,7 +224,7 @@ def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
     # where the trials' time went, on both: every trial that ran (the hung one too), none reused; Ray's trials, run
     # by Ray workers, were counted as no driver's and the line was left out (audit 20 F4)
     launched = len([t for t in finished if "duplicate_of" not in t.user_attrs])
-    assert re.search(rf"time: {launched} trials.* in \d+ s, \d+ s in training steps", proc.stdout), proc.stdout
+    assert re.search(rf"time: {launched} sweep trials?.* in \d+ s, \d+ s in training steps", proc.stdout), proc.stdout
     sampled = [t for t in ran if not t.user_attrs.get("baseline")]
     assert sampled, [t.user_attrs for t in finished]
     for t in sampled:  # the pruner saw the real steps after warm-up, and nothing else (no Tune iterations)
