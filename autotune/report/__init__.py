@@ -9,6 +9,7 @@ import optuna
 from autotune.report import data, render
 from autotune.space.schema import Space
 from autotune.study.quality_result import Quality
+from autotune.study.results import unfinished_quality
 from autotune.study.storage import StudyPaths
 from autotune.trial.record import write_atomically
 
@@ -40,6 +41,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         completed=data.importance_count(study, space),
         study=paths.name,
         quality=quality,
+        quality_pending=unfinished_quality(paths, space) if not summary.predicted else None,
     )
     path = out_dir / "index.html"
     write_atomically(path, page)  # each writer its own temporary file: two workers may end together

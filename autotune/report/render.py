@@ -287,9 +287,15 @@ def prediction_section(page: Page, frame: pd.DataFrame) -> None:
     )
 
 
-def quality_section(page: Page, quality: Quality | None) -> None:
-    """The quality stage's decision (its curves and ladder: quality.html beside this page)."""
+def quality_section(page: Page, quality: Quality | None, pending: str | None = None) -> None:
+    """The quality stage's decision (its curves and ladder: quality.html beside this page); for a space whose stage
+    has not decided, `pending` says why (running in a worker, cut short, not run): the page said nothing of a stage
+    a kill had cut short (audit 22 F6)."""
     if quality is None:
+        if pending:
+            page.section(
+                "quality", "Quality stage: algorithm knobs judged on learning", f"<p>{html.escape(pending)}</p>"
+            )
         return
     lines = "".join(f"<div>{html.escape(line)}</div>" for line in quality.lines())
     page.section(
@@ -321,6 +327,7 @@ def render(
     completed: int = 0,
     study: str = "STUDY",
     quality: Quality | None = None,
+    quality_pending: str | None = None,
 ) -> str:
     page = Page()
     summary_section(page, summary)
@@ -333,7 +340,7 @@ def render(
         page, *(minimal or (pd.DataFrame(), None)), study, provenance.get("space file", "SPACE"), summary.baseline_ships
     )
     ablation_section(page, *(ablation or (pd.DataFrame(), None)), study, summary.predicted, summary.baseline_ships)
-    quality_section(page, quality)
+    quality_section(page, quality, quality_pending)
     inert_section(page, inert)
     phases_section(page, phases, summary)
     health_section(page, health)

@@ -172,6 +172,12 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     assert early.returncode == 1 and not (tmp_path / "cut.overrides").exists(), early.stdout + early.stderr
     assert (tmp_path / "cut.yaml").read_text().startswith("# NOT FINAL: the quality stage did not finish (cut short?)")
     assert "marked NOT FINAL and" in early.stderr, early.stderr
+    # the report said nothing of the stage cut short (audit 22 F6)
+    shown = autotune("report", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "cut-report"))
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    page = (tmp_path / "cut-report" / "index.html").read_text()
+    assert "Quality stage: algorithm knobs judged on learning" in page
+    assert "the quality stage did not finish (cut short?)" in page
     cut = autotune(*args)
     assert cut.returncode == 0, cut.stdout[-3000:] + cut.stderr[-3000:]
     line = next(x for x in cut.stdout.splitlines() if x.startswith("quality stage: confirming"))
