@@ -505,6 +505,9 @@ def no_study(paths: StudyPaths) -> str:
             f"{paths.storage_file.read_text().strip()} (the one its sweep was given, with its password; storage= and "
             "runs_dir= in Python)"
         )
+    owner = paths.name.removesuffix("-quality")
+    if owner != paths.name and (root / owner).is_dir():  # its quality search lives in its folder (audit 22 F7)
+        return quality_search(paths.name, owner)
     there = sorted(p.parent.name for p in root.glob("*/study.db")) if root.is_dir() else []
     close = difflib.get_close_matches(paths.name, there, n=1)
     found = (
@@ -527,9 +530,21 @@ def load_study(paths: StudyPaths, storage: str | None = None) -> optuna.Study:
     if missing is not None:  # opening it would create an empty database where a reader looked for a study
         raise StudyNotFound(f"no study `{paths.name}` in {url}: {missing} does not exist")
     try:
-        return optuna.load_study(study_name=paths.name, storage=open_storage(url))
+        study = optuna.load_study(study_name=paths.name, storage=open_storage(url))
     except KeyError:
         raise StudyNotFound(f"no study `{paths.name}` in {url}") from None
+    if StudyInfo.of(study).quality_rules is not None and paths.name.endswith("-quality"):
+        # `trials` read it as a throughput study (audit 22 F7)
+        raise StudyNotFound(quality_search(paths.name, paths.name.removesuffix("-quality")))
+    return study
+
+
+def quality_search(name: str, owner: str) -> str:
+    """Said of study `owner`'s quality search named as a study: not one the readers read."""
+    return (
+        f"`{name}` is study `{owner}`'s quality search, not a sweep: its decision is in `autotune best {owner}`, its "
+        f"runs in the report's quality.html (`autotune report {owner}`)"
+    )
 
 
 def find_study(name: str, url: str) -> optuna.Study | None:

@@ -76,7 +76,9 @@ def test_a_workers_share_is_of_its_own_trials_run_not_reused_nor_given_back():
         trial.user_attrs["worker"] = {"host": socket.gethostname(), "pid": os.getpid() if worker["pid"] == 11 else 1}
         mine.add_trial(trial)
     said = _time_summary(mine, datetime.datetime(2026, 11, 30, 12, 0, 0))
-    assert said == "time: 2 sweep trials (and 1 reused, not run) in 20 s, 12 s in training steps: 41% outside them", said
+    assert said == "time: 2 sweep trials (and 1 reused, not run) in 20 s, 12 s in training steps: 41% outside them", (
+        said
+    )
 
 
 def test_a_simulated_sweeps_report_reads_as_predictions(tmp_path):

@@ -178,6 +178,13 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     page = (tmp_path / "cut-report" / "index.html").read_text()
     assert "Quality stage: algorithm knobs judged on learning" in page
     assert "the quality stage did not finish (cut short?)" in page
+    # its search, named as a study: `trials` read it as a sweep ("objective 0" over blank rows; audit 22 F7)
+    for command in ("trials", "best"):
+        asked = autotune(command, "small-quality", "--runs-dir", str(runs), "--storage", f"sqlite:///{paths.db}")
+        assert asked.returncode == 2, asked.stdout + asked.stderr
+        assert "is study `small`'s quality search, not a sweep: its decision is in `autotune best small`" in " ".join(
+            asked.stderr.split()
+        ), asked.stderr
     cut = autotune(*args)
     assert cut.returncode == 0, cut.stdout[-3000:] + cut.stderr[-3000:]
     line = next(x for x in cut.stdout.splitlines() if x.startswith("quality stage: confirming"))
