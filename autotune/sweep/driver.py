@@ -306,16 +306,18 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
             check_same_rules(opts.space, opts.paths, opts.url)  # before the throughput stage's minutes, not after
 
     def then(swept: optuna.Study) -> None:  # in the hold of `.finishing` that confirmed (audit 22 F4)
-        if quality and baseline_trial(swept) is not None:
+        if baseline_trial(swept) is not None:
             run_quality_stage(opts, progress, swept)
 
+    study: optuna.Study | None
     if opts.stage != "quality":
-        swept = run_sweep(opts, progress, then if quality else None)
-        if not quality or baseline_trial(swept) is not None:
-            return swept
-    study = swept if opts.stage != "quality" else _existing_study(opts)
-    if study is not None and opts.stage == "quality":  # as a sweeping worker is: another folder, another result
-        check_one_folder(study, opts.paths)  # (it re-ran the seed confirmation and failed X's live run; audit 22 F11)
+        study = run_sweep(opts, progress, then if quality else None)
+        if not quality or baseline_trial(study) is not None:
+            return study
+    else:
+        study = _existing_study(opts)
+        if study is not None:  # as a sweeping worker is: another folder, another result (it re-ran the seed
+            check_one_folder(study, opts.paths)  # confirmation and failed the other's live run; audit 22 F11)
     if (study is None or baseline_trial(study) is None) and quality:
         # `--stage quality` on a new study: its baseline trial first, so the study exists with the systems values
         # the quality stage runs on (best, export and the report read the study, and its space, for both stages).

@@ -119,7 +119,7 @@ def test_a_trial_another_worker_fails_as_stale_while_it_runs_ends_with_a_note_no
     from autotune.study.storage import open_storage
     from autotune.sweep.backends.lifecycle import fail_interrupted, trial_id
 
-    space = write_space(tmp_path, steps=12)
+    space = write_space(tmp_path, steps=30)  # 12 steps ended before the stale check once, on a loaded machine
     runs = tmp_path / "runs"
     args = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs),
             "--trials", "2", "--confirm", "0", "--ablate", "0", "--stage", "throughput"]  # fmt: skip
@@ -187,32 +187,41 @@ def test_a_worker_waiting_for_the_baseline_says_so_and_retries_it_at_once_when_i
     assert retry.datetime_start.timestamp() - killed < 20, "the retry waited out the heartbeat grace"  # type: ignore[union-attr]
 
 
+def _a_quality_worker_beside_a_sweep(
+    tmp_path: Path, steps: int, trials: int, started: int
+) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    """A throughput worker sweeping `trials` trials of `steps` steps, and a `--stage quality` worker started once
+    trial #`started` has logged a step: (the space file, the runs folder, the quality worker). Both exit 0."""
+    import time
+
+    from tests.autotune.sweep.test_quality_stage import QUALITY
+
+    space = write_space(tmp_path, steps=steps)  # trials long enough to start the quality worker beside one
+    space.write_text(space.read_text().replace("base:\n", "base:\n  algorithm.use_kl_in_reward: true\n", 1) + QUALITY)
+    runs = tmp_path / "runs"
+    common = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs),
+              "--report-dir", str(tmp_path / "reports")]  # fmt: skip
+    first = subprocess.Popen([*common, "--stage", "throughput", "--trials", str(trials), "--confirm", "0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=trainer_env(), cwd=ROOT)  # fmt: skip
+    logged = StudyPaths(runs, "small").trial_dir(started) / "metrics.jsonl"
+    deadline = time.monotonic() + 300
+    while not (logged.exists() and logged.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert first.poll() is None, f"the sweep ended before trial #{started} was seen running: make its trials longer"
+    second = subprocess.run([*common, "--stage", "quality"], capture_output=True, text=True, env=trainer_env(),
+                            cwd=ROOT, timeout=600)  # fmt: skip
+    out, _ = first.communicate(timeout=120)
+    assert first.returncode == 0 and second.returncode == 0, out[-2000:] + second.stdout[-3000:] + second.stderr
+    return space, runs, second
+
+
 @pytest.mark.slow  # a throughput worker and a quality worker on one new study (make test-slow)
 def test_a_quality_worker_on_a_study_whose_baseline_another_runs_waits_for_it(tmp_path):
     """`--stage quality` found the study another worker had just made and ran the quality stage beside that
     worker's timed baseline (four processes on two cores: the reference every trial is divided by read 10% low),
     recording no systems values, and the other worker then called the stage's runs another layout's (audit 19 F1).
     It now waits for the baseline, says so, and runs the stage on the baseline's systems values."""
-    import time
-
-    from tests.autotune.sweep.test_quality_stage import QUALITY
-
-    space = write_space(tmp_path, steps=30)  # a baseline long enough to be waited for
-    space.write_text(space.read_text().replace("base:\n", "base:\n  algorithm.use_kl_in_reward: true\n", 1) + QUALITY)
-    runs = tmp_path / "runs"
-    common = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs),
-              "--report-dir", str(tmp_path / "reports")]  # fmt: skip
-    first = subprocess.Popen([*common, "--stage", "throughput", "--trials", "1", "--confirm", "0"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=trainer_env(), cwd=ROOT)  # fmt: skip
-    baseline = StudyPaths(runs, "small").trial_dir(0) / "metrics.jsonl"
-    deadline = time.monotonic() + 240
-    while not (baseline.exists() and baseline.read_text().strip()) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert first.poll() is None, "the baseline ended before the quality worker started: make it longer"
-    second = subprocess.run([*common, "--stage", "quality"], capture_output=True, text=True, env=trainer_env(),
-                            cwd=ROOT, timeout=600)  # fmt: skip
-    out, _ = first.communicate(timeout=120)
-    assert first.returncode == 0 and second.returncode == 0, out[-2000:] + second.stdout[-3000:] + second.stderr
+    space, runs, second = _a_quality_worker_beside_a_sweep(tmp_path, steps=30, trials=1, started=0)
     assert "the throughput study's baseline has not finished: it first" in second.stdout, second.stdout[-3000:]
     assert "waiting for the baseline (trial #0, run by worker pid" in second.stdout, second.stdout[-3000:]
     study = load_study(StudyPaths(runs, "small"))
@@ -234,33 +243,14 @@ def test_a_quality_worker_on_a_study_another_still_sweeps_waits_for_its_trials(t
     with the sweep's timed trials, on the baseline's systems values ("no other throughput winner", true of that
     instant only; audit 22 F2). It now waits for the other worker's trials, says so, and runs on the sweep's
     winner."""
-    import time
-
-    from tests.autotune.sweep.test_quality_stage import QUALITY
-
-    space = write_space(tmp_path, steps=12)  # trials long enough to start the quality worker beside one
-    space.write_text(space.read_text().replace("base:\n", "base:\n  algorithm.use_kl_in_reward: true\n", 1) + QUALITY)
-    runs = tmp_path / "runs"
-    common = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs),
-              "--report-dir", str(tmp_path / "reports")]  # fmt: skip
-    first = subprocess.Popen([*common, "--stage", "throughput", "--trials", "3", "--confirm", "0"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=trainer_env(), cwd=ROOT)  # fmt: skip
-    second_trial = StudyPaths(runs, "small").trial_dir(1) / "metrics.jsonl"
-    deadline = time.monotonic() + 300
-    while not (second_trial.exists() and second_trial.read_text().strip()) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert first.poll() is None, "the sweep ended before the quality worker started: make its trials longer"
-    second = subprocess.run([*common, "--stage", "quality"], capture_output=True, text=True, env=trainer_env(),
-                            cwd=ROOT, timeout=600)  # fmt: skip
-    out, _ = first.communicate(timeout=120)
-    assert first.returncode == 0 and second.returncode == 0, out[-2000:] + second.stdout[-3000:] + second.stderr
+    space, runs, second = _a_quality_worker_beside_a_sweep(tmp_path, steps=40, trials=4, started=1)
     assert re.search(
         r"waiting for trial #\d of another worker to finish: the quality stage runs on the sweep's winner",
         second.stdout,
     ), second.stdout[-3000:]
     study = load_study(StudyPaths(runs, "small"))
     swept = [t for t in study.trials if t.datetime_complete is not None]
-    assert len(swept) == 3, [t.state for t in study.trials]
+    assert len(swept) == 4, [t.state for t in study.trials]
     first_run = min(p.stat().st_mtime for p in (runs / "small" / "quality").rglob("config.yaml"))
     last_trial = max(t.datetime_complete.timestamp() for t in swept)  # type: ignore[union-attr]
     assert first_run >= last_trial - 0.05, "a quality run began beside the sweep's timed trials"
