@@ -1,5 +1,5 @@
 """Optuna's RDB storage as a study opens it (`storage.open_storage`): on an SQLite file, its commits without
-fsync and each trial state change under a lock beside the file (`SQLiteStorage`); on a database server
+fsync, and its opening and each trial state change under a lock beside the file (`SQLiteStorage`); on a database server
 (PostgreSQL, MySQL), its outage waited out (`ServerStorage`).
 
 A server's outage: a restart or a failover while a trial ran ended every worker at its next write. Each call to
@@ -68,11 +68,16 @@ class SQLiteStorage(RDBStorage):
     to finish died telling Optuna "Trial#0 has already finished" (a CI run; optuna issue 4002). Two workers
     failing one stale trial could queue two retries the same way. Under the lock the second finds the state the
     first wrote: the trial is no longer WAITING (Optuna gives the next one) or already finished (skipped).
-    SQLite's own locks cannot do it: Optuna holds two connections at once while it opens a storage."""
+    SQLite's own locks cannot do it: Optuna holds two connections at once while it opens a storage.
+
+    The storage is opened under the same lock: a new file's first connections switch it to WAL, and a second
+    worker connecting meanwhile met `database is locked` at once (SQLite's timeout does not wait for a journal
+    mode change), and creating the schema side by side failed the slower worker (a table already exists)."""
 
     def __init__(self, url: str, lock_path: Path, **kwargs: Any) -> None:
         self.state_lock = lock_path
-        super().__init__(url, **kwargs)
+        with locked(lock_path):
+            super().__init__(url, **kwargs)
 
     def set_trial_state_values(self, trial_id: int, state: TrialState, values: Any = None) -> bool:
         with locked(self.state_lock):

@@ -231,7 +231,8 @@ def open_storage(url: str) -> RDBStorage:
             )
         except Exception as exc:  # sqlalchemy and driver errors of every kind: say which and how to fix
             racing = "alembic_version" in str(exc) or "already exists" in str(exc)  # another process made the schema
-            if attempt < 2 and racing:  # meanwhile (a new database opened by two workers at once)
+            # meanwhile (a new server database opened by two workers at once; an SQLite file opens under its lock)
+            if attempt < 2 and racing:
                 import time
 
                 time.sleep(0.5)
