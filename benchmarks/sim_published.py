@@ -367,8 +367,8 @@ def head_model_errors(rev: str) -> list[float]:
 
 def calibrated_h100_check(observations: list[Observation], ridge: float, out: Path) -> dict[str, Any]:
     """Fit on the H100 runs (as `autotune calibrate --verl-log` would), then predict the shipped 8-GPU space's
-    7B job (search_spaces/fsdp3d-8gpu.yaml, its baseline) at every rollout TP, and a 72B actor (`--model`) at
-    TP 1 (which cannot fit vLLM's share of an 80 GB GPU)."""
+    7B job (search_spaces/fsdp3d-8gpu.yaml, its baseline) at every rollout TP the space offers, and a 72B actor
+    (`--model`) at TP 1 (which cannot fit vLLM's share of an 80 GB GPU)."""
     from autotune.sim.hardware import device_to_json
 
     h100 = [o for o, run in zip(observations, RUNS, strict=True) if run["gpu"] == "H100"]
@@ -378,8 +378,9 @@ def calibrated_h100_check(observations: list[Observation], ridge: float, out: Pa
     out.write_text(json.dumps(calibration, indent=1))
     result: dict[str, Any] = {"calibration": str(out)}
     space = load_space("fsdp3d-8gpu")
+    offered = next(p.choices for p in space.params if p.name == TP)  # TP 8 left it: 28 heads do not divide by 8
     for name, preset in (("7B", None), ("72B", "Qwen2.5-72B")):
-        for tp in (1, 2, 4, 8):
+        for tp in offered:
             p = predict_space(space, {**space.baseline, TP: tp}, gpu="H100", calibration=calibration, model=preset)
             result[f"{name}_tp{tp}"] = (
                 p.prediction.oom

@@ -548,3 +548,17 @@ def test_a_critic_is_predicted_where_verls_need_critic_runs_one(estimator: str, 
     assert workload(flat, {}, 1).has_critic is expected
     written = {**flat, "critic.enable": "null" if enable is None else str(enable)}  # as a run script's text
     assert has_critic(written) is expected
+
+
+def test_the_calibrated_h100_check_predicts_the_8gpu_space_at_every_tp_it_offers(bench: Any, tmp_path: Path) -> None:
+    """The benchmark asked the space for rollout TP 8 after the space stopped offering it (28 heads) and ended
+    there, before its ranking, later rounds and JSON (audit 23 F1): nothing ran this part of it."""
+    from autotune.space.loader import load_space
+
+    observations = [bench.observation(run)[0] for run in bench.RUNS]
+    result = bench.calibrated_h100_check(observations, 0.3, tmp_path / "calibration_h100.json")
+    offered = next(p.choices for p in load_space("fsdp3d-8gpu").params if p.name == TP)
+    assert sorted(k for k in result if k.startswith("7B_")) == sorted(f"7B_tp{tp}" for tp in offered)
+    assert all("tokens/s/GPU" in result[f"7B_tp{tp}"] for tp in offered), result  # the 7B job fits at every TP
+    assert "tokens/s/GPU" not in result["72B_tp1"], result  # a 72B actor at TP 1 does not fit
+    assert json.loads((tmp_path / "calibration_h100.json").read_text())["gpu"] == "H100"
