@@ -1,7 +1,9 @@
 """A CPU-scale sweep with confirmation: how much faster is the winner than verl's defaults, and at
 what cost in memory and KL? Also: how much of the sweep's wall time was not training.
 
-Runs `autotune run --space fsdp3d` (or --space) into a fresh runs folder, then reads the study:
+Runs `autotune run --space fsdp3d --stage throughput --ablate 0` (or --space) into a fresh runs folder: the sweep,
+its confirmation and the equivalence check (the quality stage's runs and the ablation's are not sweep time, and
+have benchmarks of their own: quality_stage.py, ablation_stopping.py). Then it reads the study:
 
 * the confirmed speedup of the winner over the baseline (mean of per-round ratios, with min/max
   and std over the interleaved confirmation rounds), its memory ratio and KL to the reference;
@@ -9,7 +11,7 @@ Runs `autotune run --space fsdp3d` (or --space) into a fresh runs folder, then r
   build, warm-start load, teardown, scoring): 1 - Σ timing_s/step / sweep wall time, and where
   that time went: controller start-up until the first launch, each run's launch to its first step
   and its last step to its exit, the controller between runs (scoring, storage, report refreshes,
-  the next ask), and the end (confirmation summary, report, winner); with the load average, since
+  the next ask), and the end (confirmation summary, the equivalence check, report, winner); with the load average, since
   the machine may be shared;
 * where this stands against the FSDP3D recipe's claim: 1.4× at memory < 1.2× and KL < 0.05 (memory:
   the trainer's tensor memory on CPU, device memory on GPU; peak RSS printed beside it);
@@ -60,6 +62,7 @@ def main() -> None:
     runs = Path(tempfile.mkdtemp(prefix="autotune-bench-"))
     cmd = [sys.executable, "-m", "autotune.cli", "run", "--space", args.space, "--runs-dir", str(runs)]
     cmd += ["--confirm", str(args.confirm), "--top-k", str(args.top_k), "--freeze-inert"]
+    cmd += ["--stage", "throughput", "--ablate", "0"]  # the command ran the quality stage too, counted as sweep time
     if args.trials:
         cmd += ["--trials", str(args.trials)]
     load_before = os.getloadavg()

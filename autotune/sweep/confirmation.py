@@ -50,6 +50,8 @@ class Candidate:
     key_metrics: list[dict[str, float]] = field(default_factory=list)
     label: str = ""
     """Folder stem of its runs (default `t<number>`)."""
+    says: str = ""
+    """What its progress lines call it (default: its label, or `#<number>`)."""
     is_baseline: bool = False
     """Run as the study's baseline: its ratio limits compare with itself."""
 
@@ -105,7 +107,7 @@ def measure_interleaved(
                 "again whole, so its runs stay side by side in time"
             )
         for c in order:
-            name = "baseline" if c.is_baseline else (c.label or f"#{c.number}")
+            name = "baseline" if c.is_baseline else (c.says or c.label or f"#{c.number}")
             progress.note(f"{title} round {first + round_}/{total}: {name}")
             run_dir = folder / f"r{round_ + 1}-{c.stem}"
             (run_dir / KEPT).unlink(missing_ok=True)  # a run cut short keeps nothing

@@ -263,7 +263,8 @@ def _confirm_ablate_check(
     same = earlier is not None and sorted(earlier.candidates) == wanted
     if earlier is not None and same and all(r.rounds == opts.confirm for r in earlier.candidates.values()):
         progress.note(
-            f"confirmation kept from the earlier run: the same {len(wanted)} candidates, {opts.confirm} round{'s' if opts.confirm > 1 else ''} "
+            f"confirmation measured already (an earlier run, or the worker this one waited for), kept: the same "
+            f"{len(wanted)} candidates, {opts.confirm} round{'s' if opts.confirm > 1 else ''} "
             f"(delete {Confirmation.file(opts.paths)} to measure again)"
         )
         confirmation: Confirmation | None = earlier.decided(opts.space.objectives[0].direction == "maximize")
@@ -285,11 +286,11 @@ def _confirm_ablate_check(
     elif opts.ablate > 0:
         ablation = kept(Ablation.read) if reused else None
         if ablation is not None and ablation.measured_on(confirmation) and ablation.rounds >= opts.ablate:
-            progress.note(f"ablation kept from the earlier run (delete {Ablation.file(opts.paths)} to measure again)")
+            progress.note(f"ablation measured already, kept (delete {Ablation.file(opts.paths)} to measure again)")
         elif run_ablation(study, opts.space, adapter, opts.paths, confirmation, opts.ablate, progress) is not None:
             reused = False  # what ships may have changed
     if reused and result_file(opts.paths).exists():
-        progress.note(f"equivalence check kept from the earlier run (delete {result_file(opts.paths)} to run it again)")
+        progress.note(f"equivalence check run already, kept (delete {result_file(opts.paths)} to run it again)")
     else:
         run_equivalence(study, opts.space, adapter, opts.paths, device, progress)
 

@@ -211,7 +211,13 @@ def explain(
     configs = [dict(base.params)]
     for knob in order:
         configs.append(configure(space, defaults, {**configs[-1], **knob.params}))
-    path = [Candidate(i, c, label=f"p{i}", is_baseline=i == 0) for i, c in enumerate(configs)]
+    path = (
+        [Candidate(0, configs[0], label="p0", is_baseline=True)]
+        + [
+            Candidate(i, c, label=f"p{i}", says=f"p{i}, step {i}: + {knob.label}")  # a bare p2 named nothing
+            for i, (c, knob) in enumerate(zip(configs[1:], order, strict=True), start=1)
+        ]
+    )
     if len(path) > 1:
         measure_interleaved(
             space, adapter, path, folder / "path", options.repeats, limits, progress, "explain path", keep=keep
@@ -280,15 +286,7 @@ def choose_order(
             remaining = [_merge(remaining)]
         pick, gains = 0, {}
         if len(remaining) > 1:
-            reference = Candidate(0, current, label="current", is_baseline=number == 1)
-            tries = [
-                Candidate(
-                    i + 1,
-                    configure(ctx.space, ctx.defaults, {**current, **k.params}),
-                    label=f"k{i + 1}-{_slug(k.name)}",
-                )
-                for i, k in enumerate(remaining)
-            ]
+            reference, *tries = order_candidates(ctx.space, ctx.defaults, current, order, remaining)
             folder = ctx.paths.root / "explain" / f"order{number}"
             measure_interleaved(
                 ctx.space, ctx.adapter, [reference, *tries], folder, ctx.options.select_repeats, ctx.limits,
@@ -304,6 +302,23 @@ def choose_order(
         current = configure(ctx.space, ctx.defaults, {**current, **chosen.params})
         remaining = [k for k in remaining if k is not chosen]
     return order, tried
+
+
+def order_candidates(
+    space: Space, defaults: dict[str, Any], current: dict[str, Any], order: list[Knob], remaining: list[Knob]
+) -> list[Candidate]:
+    """One ordering step's runs: the configuration so far (`current`: the baseline and the knobs of `order`), then
+    each remaining knob applied to it. Their progress lines say what each is (a bare `current` named nothing)."""
+    now = f"current (the baseline + {', '.join(k.label for k in order)})" if order else "baseline"
+    return [Candidate(0, current, label="current", says=now, is_baseline=not order)] + [
+        Candidate(
+            i + 1,
+            configure(space, defaults, {**current, **k.params}),
+            label=f"k{i + 1}-{_slug(k.name)}",
+            says=f"k{i + 1}: {'current' if order else 'baseline'} + {k.label}",
+        )
+        for i, k in enumerate(remaining)
+    ]
 
 
 def summarize_path(steps: list[ExplainStep], winner: int, options: ExplainOptions) -> Explanation:

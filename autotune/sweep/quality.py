@@ -210,7 +210,7 @@ class QualityStage:
         if self.done:
             rest = f"{left} to run" if left > 0 else "nothing left to search (quality.trials in the space runs more)"
             of = f" of {self.n_trials}" if self.done <= self.n_trials else f" (more than the {self.n_trials} asked)"
-            self.progress.note(f"quality stage resuming: {self.done}{of} searched settings finished; {rest}")
+            self.progress.note(f"quality stage: {self.done}{of} searched settings finished already; {rest}")
         if left > 0:
             # every systems value the runs hold (it named only the pinned variables, audit 19 C3), and quality.base
             fixed = systems_values(self.space, self.systems or self.space.baseline)

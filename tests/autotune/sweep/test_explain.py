@@ -17,7 +17,15 @@ from autotune.study.confirmation_result import Confirmation, ConfirmedCandidate,
 from autotune.study.ratios import Ratios
 from autotune.study.results import Winner, find_winner
 from autotune.study.storage import StudyPaths, load_study
-from autotune.sweep.explain import ExplainOptions, configure, knobs, sent_back, summarize_path
+from autotune.sweep.explain import (
+    ExplainOptions,
+    Knob,
+    configure,
+    knobs,
+    order_candidates,
+    sent_back,
+    summarize_path,
+)
 from tests.autotune.conftest import autotune
 
 DYN = "actor_rollout_ref.actor.use_dynamic_bsz"
@@ -61,6 +69,27 @@ def test_knobs_group_conditional_params_with_their_switch_and_skip_equal_and_ine
     dyn_base.pop(MICRO)
     units, _, _ = knobs(space, dyn_base, {**dyn_base, "actor_token_mult": 5.0})
     assert [(u.name, u.params) for u in units] == [("actor_token_mult", {"actor_token_mult": 5.0})]
+
+
+def test_an_ordering_steps_runs_are_named_for_what_they_are():
+    """Its progress lines read `current` and `k2-reshard_after_forward`: what `current` held after a step was not
+    said, nor that a k-run is it plus one knob (audit 22 F5)."""
+    space = load_space("fsdp3d")
+    baseline = dict(space.baseline)
+    units, _, _ = knobs(space, baseline, {**baseline, TP: 1, RESHARD: False, KL: 0.02})
+    tp, reshard, kl = units
+    first = order_candidates(space, {}, baseline, [], units)
+    assert [c.says for c in first] == ["baseline", *(f"k{i}: baseline + {u.label}" for i, u in enumerate(units, 1))]
+    assert first[0].is_baseline and not any(c.is_baseline for c in first[1:])
+    current = configure(space, {}, {**baseline, **tp.params})
+    second = order_candidates(space, {}, current, [tp], [reshard, kl])
+    assert [c.says for c in second] == [
+        f"current (the baseline + {tp.label})",
+        f"k1: current + {reshard.label}",
+        f"k2: current + {kl.label}",
+    ]
+    assert second[0].params == current and second[2].params == {**current, KL: 0.02}
+    assert [c.stem for c in second] == ["current", "k1-reshard_after_forward", "k2-kl_coef"]  # the runs' folders
 
 
 def step(gains: list[float]) -> ExplainStep:
@@ -189,6 +218,9 @@ def test_explain_on_the_small_study_walks_from_baseline_to_winner(small_study):
     assert result["end_to_end"]["speedup_geomean"] == pytest.approx(product)
     assert Path(result["steps"][-1]["runs"][0]).name == f"r1-p{len(result['steps'])}"
     assert "product of step gains" in proc.stdout
+    # its progress lines say what each run is: a bare "p1" named nothing (audit 22 F5)
+    step1 = Knob(result["steps"][0]["knob"], result["steps"][0]["params"]).label
+    assert f"explain path round 1/1: p1, step 1: + {step1}" in proc.stdout, proc.stdout
     # a second call prints the stored path without running anything
     again = autotune("explain", "small", "--runs-dir", str(runs), "--repeats", "1", "--max-rounds", "1")
     assert "measured earlier" in again.stdout and again.stdout.count("×") >= len(result["steps"])

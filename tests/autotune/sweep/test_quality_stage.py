@@ -128,7 +128,7 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     again = autotune(*args)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert " started" not in again.stdout  # every search trial and seed run is kept
-    assert "quality stage resuming: 3 of 3 searched settings finished; nothing left to search" in again.stdout
+    assert "quality stage: 3 of 3 searched settings finished already; nothing left to search" in again.stdout
     # another bound or horizon: the finished runs' verdicts and scores were of the old ones (a rerun kept runs stopped
     # by a bound it had raised tenfold, and read 40-step runs as 20-step ones): refused before anything runs
     edited = space.read_text()

@@ -78,8 +78,8 @@ def test_two_workers_share_one_study_without_duplicates(tmp_path):
     confirming = [out.count("confirm round 1/1:") for out, _ in outputs]
     assert sorted(confirming)[0] == 0 and sorted(confirming)[1] >= 2, confirming
     waited = outputs[confirming.index(0)][0]
-    assert "waiting for worker pid" in waited and "confirmation kept from the earlier run" in waited, waited[-2000:]
-    assert "equivalence check kept from the earlier run" in waited
+    assert "waiting for worker pid" in waited and "confirmation measured already" in waited, waited[-2000:]
+    assert "equivalence check run already, kept" in waited
     for metrics in (runs / "small" / "confirm").glob("*/metrics.jsonl"):  # one run's steps each, not two interleaved
         steps = [json.loads(line)["step"] for line in metrics.read_text().splitlines()]
         assert steps == sorted(set(steps)), (metrics, steps)
