@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 import signal
 from pathlib import Path
@@ -305,6 +306,7 @@ def run(
             )
     reports = report_dir or Path("reports") / paths.name
     hooks = [report_hook(lambda s: _refresh_report(s, paths, parsed, reports))]
+    refresh = functools.partial(_refresh_report, paths=paths, space=parsed, out_dir=reports)
     logger = _wandb_logger(wandb, paths, hooks, progress)
     fitted = _calibration_or_exit(calibration)
     options = SweepOptions(
@@ -312,6 +314,7 @@ def run(
         address=address, max_concurrent=max_concurrent, confirm=parsed.confirm.repeats if confirm is None else confirm,
         ablate=_ablation_rounds(parsed, confirm, ablate), top_k=top_k or parsed.confirm.top_k, gpu=gpu, model=model,
         calibration=fitted.raw if fitted else None, fidelity=levels, sim_trials=sim_trials or 200, hooks=hooks,
+        refresh=refresh,
     )  # fmt: skip
     started = datetime.datetime.now()
     from autotune.sweep.backends.base import RayUnreachable
@@ -326,9 +329,11 @@ def run(
         raise typer.Exit(2) from None
     except KeyboardInterrupt:  # the running trial's processes were killed on the way out
         how = "interrupted" if STOPPED_BY[0] == signal.SIGINT else f"stopped by {signal.Signals(STOPPED_BY[0]).name}"
+        rewrite = f"autotune report {paths.name}{paths.flags(storage)}" + (f" -o {reports}" if report_dir else "")
         err.print(
             f"\n[yellow]{how}[/]; run the same command again to resume (finished trials, and the finished rounds of "
-            f"confirmation, the ablation and the quality stage, are kept in {paths.root}/)"
+            f"confirmation, the ablation and the quality stage, are kept in {paths.root}/); the report in {reports}/ "
+            f"is as it was last written (`{rewrite}` rewrites it)"
         )
         raise typer.Exit(128 + STOPPED_BY[0]) from None
     summary = _time_summary(study_run, started) if not simulated and study_run is not None else None

@@ -55,10 +55,16 @@ class SweepOptions:
     the cost model ranks `sim_trials` configurations, then its top-k and the baseline run for real."""
     sim_trials: int = 200
     stage: str = "all"
+    """all: the throughput stage, then the quality stage when the space has one; throughput; quality."""
     quality_trials: int | None = None
     """Settings the quality stage searches (None: the space's `quality.trials`)."""
-    """all: the throughput stage, then the quality stage when the space has one; throughput; quality."""
     hooks: list[Callable[[optuna.Study, int], None]] = field(default_factory=list)
+    """Called after each sweep trial with its number (the report, at most every 20 s; wandb)."""
+    refresh: Callable[[optuna.Study], None] | None = None
+    """Rewrites what a reader sees of the study (the report) when the sweep's trials end and when the stages on
+    its winner have measured, before the quality stage: the hooks' last write could be 20 s older than the last
+    trial, and the page said "only the baseline ran" through confirmation and the whole quality stage (audit 24
+    F3)."""
 
     def __post_init__(self) -> None:
         if self.backend not in registry.BACKENDS:
@@ -154,6 +160,8 @@ def run_sweep(
         progress.note(repeats)
     study = run_backend(opts, adapter, fidelity, progress)
     StudyInfo(backend=opts.backend, fidelity=fidelity.name).save(study, "backend", "fidelity")
+    if opts.refresh is not None:
+        opts.refresh(study)
     if lengths:  # for the report
         StudyInfo(sim_lengths=lengths).save(study, "sim_lengths")
     if fidelity.error_note(space):  # for the report: the error of this model, where not the published runs'
@@ -170,6 +178,8 @@ def run_sweep(
             if confirms:
                 wait_for_other_workers(study, opts.space.trial.timeout_s, progress)
                 _confirm_ablate_check(study, opts, adapter, fidelity.device or device_kind(), progress)
+                if opts.refresh is not None and then is not None:  # the quality stage's minutes come next
+                    opts.refresh(study)
             if then is not None:
                 then(study)
     return study

@@ -314,6 +314,8 @@ def test_a_stop_signal_ends_the_sweep_as_ctrl_c_does(tmp_path, backend, signum, 
     out, err = driver.communicate(timeout=120)
     assert driver.returncode == status, out[-2000:] + err[-2000:]
     assert f"{said}; run the same command again to resume" in err, err[-2000:]
+    # the page on disk is the last throttled write, not the study: said, with the command that rewrites it (audit 24)
+    assert f"(`autotune report small --runs-dir {runs} -o {tmp_path / 'report'}` rewrites it)" in err, err[-2000:]
     assert "winner:" not in out and "Tuner.restore" not in out + err and "Traceback" not in err
     for pgid in filter(None, pgids):
         wait_for(lambda pgid=pgid: not any(p.pid == pgid for p in psutil.process_iter()), 60, "the trial to exit")

@@ -73,6 +73,25 @@ def test_a_simulated_sweep_runs_on_the_optuna_backend_and_says_sim(tmp_path):
     assert TrialRecord.of(finished[0]).baseline
 
 
+def test_the_report_is_rewritten_when_the_sweeps_trials_end(tmp_path):
+    """The per-trial report hook writes at most every 20 s: trials finishing within 20 s of its last write left
+    a page that said "only the baseline ran" through confirmation and the whole quality stage (audit 24 F3)."""
+    from autotune.space.loader import load_space
+    from autotune.study.progress import SweepProgress
+    from autotune.sweep.driver import SweepOptions, report_hook, run_sweep
+
+    space, paths = load_space("fsdp3d-8gpu", device="cuda"), StudyPaths(tmp_path, "sim")
+    progress = SweepProgress(5, "perf/throughput")
+    progress.quiet = True
+    hooked: list[int] = []  # what the throttled hook wrote: the first trial's study only
+    refreshed: list[int] = []
+    hook = report_hook(lambda s: hooked.append(sum(counted(t) for t in s.get_trials())))
+    finished = lambda s: refreshed.append(sum(counted(t) for t in s.get_trials()))  # noqa: E731
+    run_sweep(SweepOptions(space=space, paths=paths, n_trials=5, fidelity=("sim",), hooks=[hook], refresh=finished),
+              progress)  # fmt: skip
+    assert hooked == [1] and refreshed == [5]
+
+
 def private_uses(path: Path) -> list[str]:
     """`x._name` where x is not `self`: an attribute some library keeps to itself."""
     found = []
