@@ -305,6 +305,7 @@ class RayBackend(Backend):
         short = short_of(ray.cluster_resources(), self.resources())
         if short:
             self.progress.note(f"ray: {short}; the trials wait until it grows (an autoscaler adds nodes; Ctrl-C stops)")
+        before = {t.number for t in study.get_trials(deepcopy=False) if t.state.is_finished()}
         if baseline_trial(study) is None:
             self.progress.note("ray: the baseline first, alone (every limit compares with it)")
             self._fit(study, 1, 1)
@@ -314,8 +315,20 @@ class RayBackend(Backend):
             why = " (what the cluster holds; --max-concurrent N)" if fits else ""
             self._fit(study, remaining, self.opts.max_concurrent or fits, why)
         study = optuna.load_study(study_name=self.opts.paths.name, storage=self.storage)
-        for hook in self.opts.hooks:
-            hook(study, max((t.number for t in study.get_trials(deepcopy=False)), default=0))
+        # each trial this driver's sweep ran, as the optuna backend calls them (a repeat reuses a result and is not
+        # one): called once with the last number, the report was right (it reads the study) but wandb logged that
+        # trial alone (audit 24 F1)
+        me = this_worker()
+        ran = [t for t in study.get_trials(deepcopy=False) if t.number not in before and counted(t)]
+        for t in ran:
+            rec = TrialRecord.of(t)
+            if (
+                rec.duplicate_of is None
+                and rec.driver is not None
+                and (rec.driver.host, rec.driver.pid) == (me.host, me.pid)
+            ):
+                for hook in self.opts.hooks:
+                    hook(study, t.number)
         done = [t for t in study.get_trials(deepcopy=False) if counted(t)]
         ray.shutdown()  # a local cluster started for the trials (7 processes, 600 MB) idled through the later stages
         after = f"disconnected from {self.opts.address}" if self.opts.address else "the local Ray is stopped"

@@ -197,10 +197,15 @@ def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
     study.enqueue_trial({**space.baseline, "builtin.fault.kind": "hang"})
     proc = subprocess.run(
         [sys.executable, "-m", "autotune.cli", "run", "--space", str(path), "--runs-dir", str(runs), "--trials", "4", "--confirm", "0",
-         "--freeze-inert", "--report-dir", str(tmp_path / "report"), *backend_args(backend, request)],
+         "--freeze-inert", "--report-dir", str(tmp_path / "report"), "--wandb", *backend_args(backend, request)],
         capture_output=True, text=True, env=run_env(), cwd=ROOT, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    # a wandb run for every trial that ran, on both backends (under Ray, only the study's last trial had one: its
+    # hooks were called once, with the last number; audit 24 F1)
+    logged = {r.name.rsplit("-trial-")[-1] for r in (runs / "small" / "wandb" / "wandb").glob("offline-run-*-trial-*")}
+    ran = [t for t in load_study(paths).get_trials() if counted(t) and t.user_attrs.get("duplicate_of") is None]
+    assert logged == {f"{t.number:04d}" for t in ran} and len(ran) >= 3, (logged, [t.number for t in ran])
     if backend == "ray":  # the driver lets go of the cluster once its trials are done (audit 20 F3)
         assert "ray: the study holds 4 finished trials; disconnected from " in proc.stdout, proc.stdout
     # both backends' progress lines: each finished trial against the baseline, the best so far and the clock
