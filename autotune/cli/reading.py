@@ -74,12 +74,6 @@ MEMORY_COLUMNS = {"memory_gb": "memory", "rss_gb": "RSS (host)"}
 """The memory columns, named as the line below the table names them."""
 
 
-BROKEN_BOUND = (
-    "the algorithm values exported are the baseline's, which break the quality stage's KL bound (no setting it "
-    "searched kept it): widen the quality search (`quality:` in the space), or set them by hand"
-)
-
-
 def _say_units(columns: list[str]) -> None:
     """What the table's numbers measure, once below it: verl's `*_gb` memory metrics hold GiB, and throughput's
     name has no unit (audit 21 F17)."""
@@ -230,10 +224,8 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     from autotune.space.stages import describe_held
 
     if quality is not None:
-        for line in quality.lines():
+        for line in quality.lines():  # the broken bound's line among them
             console.print(f"  {line}", markup=False)
-        if quality.exports_a_broken_bound:
-            err.print(f"[yellow]  {BROKEN_BOUND}[/]")
         from autotune.space.stages import systems_values
 
         other = quality.ran_on_other_systems(systems_values(space, winner.params))
@@ -308,7 +300,7 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
         err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(1) from None
     console.print(f"wrote {yaml_path} and {overrides_path} (trial #{winner.number}, {winner.source})")
-    from autotune.study.quality_result import Quality
+    from autotune.study.quality_result import BROKEN_BOUND, Quality
 
     quality = Quality.read(paths)
     if quality is not None and quality.exports_a_broken_bound:  # only a header comment said it

@@ -192,6 +192,10 @@ def exported(
         pending = unfinished_quality(paths, space) if winner.source != "predicted" else None
         if pending:
             header.append(pending)
+    elif (
+        held and quality is not None and quality.exports_a_broken_bound
+    ):  # not the stage's choice: it found nothing to ship (audit 24 F5)
+        header.append(f"left at baseline, the quality stage shipping nothing (algorithm knobs): {', '.join(held)}")
     elif held:
         header.append(f"left at baseline by the quality stage (algorithm knobs): {', '.join(held)}")
     if winner.source == "sweep" and Confirmation.read(paths) is None:

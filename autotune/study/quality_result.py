@@ -13,6 +13,14 @@ from autotune.study.ratios import LEVEL, short_value
 from autotune.study.result_files import Conclusion, build_from, fields_of
 from autotune.study.storage import StudyPaths
 
+BROKEN_BOUND = (
+    "the algorithm values exported are the baseline's, which break the quality stage's KL bound (no setting it "
+    "confirmed over seeds kept it; the search stops a setting at `search_margin` × the bound): widen the quality "
+    "search (`quality:` in the space), or set them by hand"
+)
+"""Said wherever the decision is (best, the export's header, the report) when nothing ships and the baseline's
+algorithm values, which the export keeps, broke the bound (audit 24 F5)."""
+
 
 @dataclass(kw_only=True)
 class QualityRun:
@@ -203,6 +211,8 @@ class Quality(Conclusion):
                 f"at the horizon {' '.join(f'{r.kl_last:.3f}' for r in c.runs)}: {c.status}"
             )
         out.append(f"  decision: {self.verdict}")
+        if self.exports_a_broken_bound:  # in the export's header and the report too: it was said on a terminal only
+            out.append(f"  {BROKEN_BOUND}")
         if self.shipped:  # exactly the value that ran: the export writes it so
             out.append(
                 "  ships: " + ", ".join(f"{k}: {v}" for k, v in sorted(self.shipped.items()))

@@ -291,7 +291,7 @@ class QualityStage:
                 return trial.should_prune()
 
         q = self.search_q
-        watch = CurveWatch(q, stop_on_limits=True, at_rung=at_rung)
+        watch = CurveWatch(q, stop_on_limits=True, at_rung=at_rung, bound=self.q.kl_max)
         label = "baseline" if QualityRecord.of(trial).baseline else f"#{trial.number}"
         curve, state, detail = self._run(job, watch, label, q)
         if self.stopping:  # killed by Ctrl-C: left RUNNING, so a resumed stage runs it again

@@ -137,8 +137,12 @@ class CurveWatch:
         q: QualitySettings,
         stop_on_limits: bool = True,
         at_rung: Callable[[int, CurveSummary], bool] | None = None,
+        bound: float | None = None,
     ) -> None:
         self.q = q
+        self.bound = bound
+        """The KL bound the stage states, where `q.kl_max` is the search's margin under it (`search_margin`): a run
+        stopped at 0.086 read "KL bound broken ... > 0.084" on a page that drew the bound at 0.12 (audit 24 F4)."""
         self.curve = Curve()
         self.stop_on_limits = stop_on_limits
         self.at_rung = at_rung
@@ -161,6 +165,11 @@ class CurveWatch:
 
     def describe(self, s: CurveSummary, step: int) -> str:
         q = self.q
+        if s.broke == "kl_bound" and self.bound is not None and self.bound != q.kl_max:
+            return (
+                f"the search's KL margin crossed at step {step}: {q.kl_window}-step mean {q.kl_metric} "
+                f"{s.kl_peak:.4f} > {q.kl_max:g} ({q.kl_max / self.bound:g} × the bound {self.bound:g}, search_margin)"
+            )
         if s.broke == "kl_bound":
             return (
                 f"KL bound broken at step {step}: {q.kl_window}-step mean {q.kl_metric} {s.kl_peak:.4f} > {q.kl_max:g}"

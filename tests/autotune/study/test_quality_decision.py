@@ -9,7 +9,7 @@ import math
 import pytest
 from scipy import stats
 
-from autotune.study.quality_result import Quality, QualityCandidate, QualityRun
+from autotune.study.quality_result import BROKEN_BOUND, Quality, QualityCandidate, QualityRun
 from autotune.study.storage import StudyPaths
 
 KL = "algorithm.kl_ctrl.kl_coef"
@@ -47,6 +47,11 @@ def test_when_no_setting_keeps_the_bound_nothing_ships():
     assert q.winner is None and q.shipped == {}
     assert "nothing is exported" in q.verdict
     assert q.exports_a_broken_bound  # best and export say it on stderr (only a header comment did)
+    # and every output of the decision carries it (best, the export's header, the report): the export's header said
+    # "left at baseline by the quality stage", as if the stage had chosen them (audit 24 F5)
+    assert f"  {BROKEN_BOUND}" in q.lines()
+    kept = decided(cand("baseline", 0.5, [0.46] * 3, [0.02] * 3), cand("#1", 0.3, [0.46] * 3, [0.03] * 3))
+    assert kept.winner is None and not kept.exports_a_broken_bound and f"  {BROKEN_BOUND}" not in kept.lines()
 
 
 def test_over_a_baseline_that_keeps_the_bound_a_change_ships_only_when_its_gain_holds_across_seeds():

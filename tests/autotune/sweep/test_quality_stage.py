@@ -69,7 +69,8 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     out = proc.stdout
     assert "no throughput study yet: its baseline trial alone first" in out  # so best and export can read it
     assert "quality stage on the baseline's systems values (trial #0; no other throughput winner)" in out
-    assert "KL bound broken at step 1" in out  # the baseline's search run stops at once
+    # the baseline's search run stops at once, at the search's margin under the bound (said so: audit 24 F4)
+    assert "the search's KL margin crossed at step 1" in out and "(0.7 × the bound 0.0005, search_margin)" in out
     # it names the one knob it searches; every systems value is held at the winner's (it named only the variable)
     assert f"quality stage: 3 searched settings of {KL} over up to 8 steps" in out, out
     assert "systems values held: use_dynamic_bsz=False ppo_micro_batch_size_per_gpu=4 actor_mult=2" in out, out

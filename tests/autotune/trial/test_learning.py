@@ -60,6 +60,21 @@ def test_the_watch_stops_a_run_at_the_step_it_breaks_the_bound():
     assert watch.stopped == "kl_bound"
 
 
+def test_a_search_run_stopped_by_the_margin_under_the_bound_says_so():
+    """The search asks for kl_max × search_margin: its stop read "KL bound broken ... > 0.035" where the bound the
+    page states and draws is 0.05 (audit 24 F4)."""
+    import dataclasses
+
+    margin = dataclasses.replace(Q, kl_max=Q.kl_max * 0.7)
+    watch = CurveWatch(margin, bound=Q.kl_max)
+    said = [watch(r["step"], r["metrics"]) for r in rows([0.1] * 4, [0.0, 0.04, 0.04, 0.0])][2]
+    assert said == (
+        "the search's KL margin crossed at step 3: 2-step mean actor/kl_loss 0.0400 > 0.035 "
+        "(0.7 × the bound 0.05, search_margin)"
+    ), said
+    assert watch.stopped == "kl_bound"
+
+
 def test_the_watch_asks_at_each_rung_and_stops_a_pruned_run_there():
     asked = []
 
