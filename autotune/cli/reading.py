@@ -375,9 +375,12 @@ def write_report_file(paths: StudyPaths, space: Space, out_dir: Path, storage: s
 
 
 def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Space) -> None:  # type: ignore[no-untyped-def]
-    from autotune.study.results import NoWinner, find_winner
+    from autotune.study.quality_result import BROKEN_BOUND, Quality
+    from autotune.study.results import NoWinner, find_winner, unfinished_quality
 
     study = load_or_exit(paths, storage)
+    quality = Quality.read(paths)
+    algorithm = quality.shipped if quality is not None else {}
     try:
         w = find_winner(study, paths, space)
         confirmed = w.source == "confirmed"
@@ -388,12 +391,21 @@ def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Spa
             "objective_of": "the whole winner, mean of its confirmation rounds" if confirmed else "the winner's run",
             "speedup": w.speedup,
             "speedup_of": "what ships, measured by the ablation" if w.ablation else "the winner",
-            "ships": w.params,
+            "ships": {**w.params, **algorithm},  # what the export writes: the quality stage's values too
         }
         if w.ships_baseline:  # it won confirmation (the candidate it beat named), or the ablation sent all back
             winner["baseline_ships"] = w.baseline_ships
     except NoWinner:
         winner = {"winner": None}
+    # the algorithm knobs' decision: the summary held the throughput stage's alone, and a `--stage quality` run's
+    # showed its baseline trial and nothing of what it decided (audit 24 F2)
+    if quality is not None:
+        winner["quality_decision"] = quality.verdict
+        winner["quality_ships"] = algorithm
+        if quality.exports_a_broken_bound:
+            winner["quality_warning"] = BROKEN_BOUND
+    else:
+        winner["quality_decision"] = unfinished_quality(paths, space) or "the space has no quality stage"
     logger.log_summary(study, winner)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -88,6 +89,22 @@ def simulated_study(runs: Path, name: str, trials: int) -> tuple[Any, StudyPaths
     progress.quiet = True
     run_sweep(SweepOptions(space=space, paths=paths, n_trials=trials, fidelity=("sim",)), progress)
     return space, paths
+
+
+def wandb_summary(study_root: Path, name: str) -> dict[str, Any]:
+    """The summary of study `name`'s wandb summary run (offline, under `study_root`/wandb/), read with wandb's
+    own record protobufs (`benchmarks/wandb_run_file.py`)."""
+    from wandb.proto import wandb_internal_pb2 as pb
+
+    reader = import_benchmark("wandb_run_file")
+    folder = max((study_root / "wandb" / "wandb").glob(f"offline-run-*-{name}-summary"))  # the latest
+    said: dict[str, Any] = {}
+    for chunk in reader.raw_records(next(folder.glob("*.wandb")).read_bytes()):
+        record = pb.Record()
+        record.ParseFromString(chunk)
+        if record.WhichOneof("record_type") == "summary":
+            said.update({item.key: json.loads(item.value_json) for item in record.summary.update})
+    return said
 
 
 def import_benchmark(name: str) -> Any:

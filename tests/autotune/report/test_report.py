@@ -24,7 +24,7 @@ from autotune.study.storage import StudyPaths, load_study, storage_url
 from autotune.sweep.backends.base import BackendOptions
 from autotune.sweep.backends.lifecycle import create_or_load
 from autotune.sweep.backends.optuna_backend import OptunaBackend
-from tests.autotune.conftest import autotune, import_benchmark
+from tests.autotune.conftest import autotune, wandb_summary
 
 MIXED = """\
 name: mixed
@@ -253,16 +253,10 @@ def test_wandb_offline_runs_hold_every_trial(small_study):
     assert {r.name.split("-small-trial-")[-1] for r in offline if "-small-trial-" in r.name} == {
         f"{t.number:04d}" for t in ran
     }
-    from wandb.proto import wandb_internal_pb2 as pb
-
-    reader = import_benchmark("wandb_run_file")
-    said: dict[str, object] = {}
-    for chunk in reader.raw_records(next(summary.glob("*.wandb")).read_bytes()):
-        record = pb.Record()
-        record.ParseFromString(chunk)
-        if record.WhichOneof("record_type") == "summary":
-            said.update({item.key: json.loads(item.value_json) for item in record.summary.update})
+    assert summary.name.endswith("-small-summary")
+    said = wandb_summary(runs / "small", "small")
     assert said["objective_of"] == "the whole winner, mean of its confirmation rounds" and "ships" in said, said
+    assert said["quality_decision"] == "the space has no quality stage", said
 
 
 def crafted_study(n: int, seed: int = 0) -> optuna.Study:

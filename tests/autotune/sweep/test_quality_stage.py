@@ -20,7 +20,7 @@ import pytest
 from autotune.study.quality_result import Quality
 from autotune.study.results import BASELINE_ONLY
 from autotune.study.storage import StudyPaths, open_storage
-from tests.autotune.conftest import autotune, write_space
+from tests.autotune.conftest import autotune, wandb_summary, write_space
 
 KL = "algorithm.kl_ctrl.kl_coef"
 QUALITY = """
@@ -63,7 +63,8 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     )
     study.enqueue_trial({KL: 0.001}, user_attrs={"baseline": True})  # what the stage enqueues itself
     study.enqueue_trial({KL: 0.0002})  # a candidate known to keep the bound
-    args = ["run", "--space", str(space), "--stage", "quality", "--runs-dir", str(runs), "--report-dir", str(reports)]
+    args = ["run", "--space", str(space), "--stage", "quality", "--runs-dir", str(runs), "--report-dir", str(reports),
+            "--wandb"]  # fmt: skip
     proc = autotune(*args)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = proc.stdout
@@ -92,6 +93,10 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     assert result.winner == best.label and result.shipped == {KL: best.params[KL]}
     assert "the baseline breaks the KL bound" in result.verdict
     assert "decision: the baseline breaks the KL bound" in out and f"ships: {KL}: {best.params[KL]}" in out
+    # wandb's summary holds the decision and ships what the export ships (it held the baseline trial alone; audit 24)
+    said = wandb_summary(paths.root, "small")
+    assert said["quality_decision"] == result.verdict and said["quality_ships"] == {KL: best.params[KL]}, said
+    assert said["ships"][KL] == best.params[KL] and "quality_warning" not in said, said
     index = (reports / "index.html").read_text()  # the held kl_coef's row says what ships, not "baseline" alone
     assert f"held at its baseline value 0.001; the quality stage ships {best.params[KL]!r}, which the export" in index
     page = (reports / "quality.html").read_text()
