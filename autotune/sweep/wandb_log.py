@@ -91,7 +91,9 @@ class WandbLogger:
         import wandb
 
         run = self._init(f"{self.paths.name}-summary", {"study": self.paths.name}, "summary")
-        frame = trials_frame(study).astype(str)
-        run.log({"trials": wandb.Table(dataframe=frame)})
+        frame = trials_frame(study)
+        mixed = frame.select_dtypes(include="object").columns  # params of several types, reasons: text for W&B
+        frame[mixed] = frame[mixed].map(lambda v: None if v is None or v != v else str(v))  # v != v: NaN
+        run.log({"trials": wandb.Table(dataframe=frame)})  # numbers stay numbers: all text, W&B sorted them as such
         run.summary.update({k: _clean(v) for k, v in winner.items()})
         run.finish()

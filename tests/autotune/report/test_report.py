@@ -257,6 +257,10 @@ def test_wandb_offline_runs_hold_every_trial(small_study):
     said = wandb_summary(runs / "small", "small")
     assert said["objective_of"] == "the whole winner, mean of its confirmation rounds" and "ships" in said, said
     assert said["quality_decision"] == "the space has no quality stage", said
+    # the trials table keeps its numbers as numbers (every cell was text: W&B sorted throughput as text; audit 24)
+    table = json.loads(next(summary.glob("files/media/table/trials_*.table.json")).read_text())
+    column = table["columns"].index("throughput")
+    assert all(isinstance(row[column], (int, float)) for row in table["data"]), table["data"]
 
 
 def crafted_study(n: int, seed: int = 0) -> optuna.Study:
