@@ -221,7 +221,11 @@ class OptunaBackend(Backend):
             )
             return
         self.progress.know_baseline(study)  # another worker may have run it
-        self.progress.finished(done + 1, trial.number, evaluation, time.monotonic() - started, baseline)
+        # the run's own wall time, as `trials`, wandb and the Ray backend's lines give it: the controller's first
+        # trial also imported the trainer's adapter (5 s more on the baseline's line; audit 24 F9)
+        ran = evaluation.runs and not self.opts.fidelity.deterministic
+        seconds = evaluation.record().wall_s if ran else time.monotonic() - started
+        self.progress.finished(done + 1, trial.number, evaluation, seconds, baseline)
 
     def baseline_limits(self, study: optuna.Study) -> dict[str, float] | None:
         """The baseline's limit values (read once it has finished; they never change after)."""

@@ -220,6 +220,12 @@ def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
     trials = load_study(paths).get_trials()
     finished = [t for t in trials if counted(t)]
     assert len(finished) == 4
+    # each trial's line gives its run's wall time, as `trials` does (the local backend's baseline line counted the
+    # controller's first imports too, 5 s more; audit 24 F9)
+    for t in finished:
+        if t.user_attrs.get("duplicate_of") is None:
+            said = re.search(rf"(?s)\(#{t.number}\)(?:(?!\(#\d).)*? in ([\d.]+) s", proc.stdout)
+            assert said and float(said.group(1)) == round(t.user_attrs["wall_s"], 1), (t.number, proc.stdout)
     baseline = next(t for t in finished if t.user_attrs.get("baseline"))
     assert baseline.number == 0 and baseline.user_attrs["outcome"] == "complete"
     hang = next(t for t in finished if t.params.get("builtin.fault.kind") == "hang")
