@@ -56,8 +56,8 @@ def summary_section(page: Page, s: data.Summary) -> None:
         (f"memory vs baseline ({MEMORY_NAMES.get(s.memory_metric, s.memory_metric)})", f"{fmt(s.memory_ratio, 3)}×"),
         ("peak RSS vs baseline", f"{fmt(s.rss_ratio, 3)}×"),
         ("KL to reference" + whose, fmt(s.kl)),
-        ("comm share" + whose, fmt(s.comm_share, 3)),
-        ("MFU" + whose, fmt(s.mfu, 3)),
+        ("comm share" + whose, percent(s.comm_share)),  # as the health checklist below says them (0.443 beside
+        ("MFU" + whose, percent(s.mfu)),  # 44.3% on one page; audit 24 F8)
     ]
     if not math.isnan(s.outside_steps_share):
         cards.append(
@@ -107,6 +107,11 @@ def model_error(s: data.Summary) -> str:
             f"study was predicted by: {html.escape(s.predicted_error)}</p>" + note
         )
     return f"<h3>The cost model's error on published verl runs</h3>{note}{table_html(pd.DataFrame(by_round()), False)}"
+
+
+def percent(share: float) -> str:
+    """A share (comm share, MFU) as a percentage, "–" when not measured."""
+    return "–" if math.isnan(share) else f"{share:.1%}"
 
 
 def predicted_cards(cards: list[tuple[str, str]], s: data.Summary) -> list[tuple[str, str]]:

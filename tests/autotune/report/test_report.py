@@ -125,6 +125,10 @@ def test_section_data(mixed):
     render.summary_section(page, summary)
     row = re.search(r"<td>memory vs baseline</td><td>([^<]*)</td>", page.html("t", "t"))
     assert row and row.group(1) == f"{render.fmt(summary.memory_ratio, 3)}×", row  # "1" beside "< 1.2×" (audit 21 F17)
+    # the cards say comm share and MFU as the checklist does: 0.443 above 44.3% on one page (audit 24 F8)
+    for name, value in (("comm share", summary.comm_share), ("MFU", summary.mfu)):
+        card = re.search(rf'<div class="label">{name}</div><div>([^<]*)</div>', page.html("t", "t"))
+        assert card and card.group(1) == f"{value:.1%}", (name, card)
     history = data.history(study, space)
     assert len(history) == 7 and history["best_so_far"].notna().any()
     assert history["best_so_far"].dropna().is_monotonic_increasing
