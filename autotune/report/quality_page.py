@@ -89,6 +89,8 @@ def ladder(result: Quality) -> str:
         values = ", ".join(f"{k.rsplit('.', 1)[-1]}={short_value(v)}" for k, v in r["params"].items())
         rungs = " ".join(f"{s}:{v:.3f}" for s, v in sorted(r.get("rungs", {}).items(), key=lambda kv: int(kv[0])))
         label = "baseline" if r.get("baseline") else f"#{r['number']}"
+        if r.get("rerun_of") is not None:  # the numbers between read as missing runs (audit 24 F10)
+            label += f" (#{r['rerun_of']} cut short, run again)"
         rows.append(
             [label, values, r["steps"], r["outcome"], rungs, r.get("score"), r.get("kl_peak"), r.get("detail", "")]
         )

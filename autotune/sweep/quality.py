@@ -171,7 +171,8 @@ class QualityStage:
                 storage, trial_id(storage, study.study_name, t.number), ("outcome",)
             )
             study.tell(t.number, state=TrialState.FAIL)
-            study.enqueue_trial(t.params, user_attrs=QualityRecord.of(t).attrs(QualityRecord.IDENTITY))
+            again_as = dataclasses.replace(QualityRecord.of(t), rerun_of=t.number)
+            study.enqueue_trial(t.params, user_attrs=again_as.attrs((*QualityRecord.IDENTITY, "rerun_of")))
             again.append(f"#{t.number} as #{len(study.get_trials(deepcopy=False)) - 1}")
         if again:  # under new numbers, which it did not say: the decision named #4 for the run a clean stage's #2
             self.progress.note(
@@ -589,4 +590,5 @@ def _rung_row(t: FrozenTrial, searched: list[str]) -> dict[str, Any]:
         "score": record.score,
         "kl_peak": record.kl_peak,
         "rungs": {str(k): v for k, v in sorted(t.intermediate_values.items())},
+        "rerun_of": record.rerun_of,
     }

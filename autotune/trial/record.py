@@ -160,6 +160,8 @@ class QualityRecord:
     """A setting placed between the best feasible one and the bound."""
     se: dict[str, float] = field(default_factory=dict)
     """The score's standard error at each rung it reached ({step: se}), for the pruner's noise veto."""
+    rerun_of: int | None = None
+    """The run a stopped or killed worker cut short, which this one runs again (the ladder named neither)."""
 
     IDENTITY = ("baseline", "polish")
     """What a retry of an interrupted run keeps."""

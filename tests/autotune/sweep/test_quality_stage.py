@@ -306,6 +306,11 @@ def test_ctrl_c_during_parallel_quality_runs_leaves_nothing_behind_and_the_stage
     assert result is not None and len(result.ladder) == 2  # the interrupted runs were drawn again
     # under new numbers, which the rerun says (audit 19 C4)
     assert "quality stage: runs cut short (a stopped or killed worker) run again: #" in again.stdout, again.stdout
+    # and the ladder on the page says which run each reran: it listed #3 and #4 after #0 with no word of #1 and #2
+    reruns = [r for r in result.ladder if r["rerun_of"] is not None]
+    assert len(reruns) == 2 and all(r["rerun_of"] < r["number"] for r in reruns), result.ladder
+    page = (tmp_path / "r" / "quality.html").read_text()
+    assert all(f"#{r['number']} (#{r['rerun_of']} cut short, run again)" in page for r in reruns), reruns
 
 
 def test_a_throughput_study_named_like_the_quality_search_is_not_resumed_as_one(tmp_path):
