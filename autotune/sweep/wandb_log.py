@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import optuna
+import yaml
 
 from autotune.study.frames import trials_frame
 from autotune.study.storage import StudyPaths
 from autotune.trial.record import TrialRecord, read_rows
+from verl_keys.keys import to_flat_dict
 
 
 def _has_api_key() -> bool:
@@ -70,6 +72,7 @@ class WandbLogger:
                 "trial_number": number,
                 "baseline": rec.baseline,
                 "env": rec.env,
+                **self._ran_with(rec),
             },
             "trial",
         )
@@ -86,6 +89,14 @@ class WandbLogger:
             }
         )
         run.finish()
+
+    def _ran_with(self, rec: TrialRecord) -> dict[str, Any]:
+        """The verl config the trial ran (its config.yaml: the derived token budgets, the held algorithm values,
+        the space's `base:`), under `verl/`: the sampled params alone could not say what a run was (audit 24 F7)."""
+        config = self.paths.located(rec.dir) / "config.yaml" if rec.dir else None
+        if config is None or not config.exists():  # an invalid configuration never got one
+            return {}
+        return {f"verl/{k}": v for k, v in to_flat_dict(yaml.safe_load(config.read_text()) or {}).items()}
 
     def log_summary(self, study: optuna.Study, winner: dict[str, Any]) -> None:
         import wandb

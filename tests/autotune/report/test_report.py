@@ -15,6 +15,7 @@ import optuna
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
+import yaml
 
 from autotune.adapters import get_adapter
 from autotune.report import data, render, write_report
@@ -24,7 +25,7 @@ from autotune.study.storage import StudyPaths, load_study, storage_url
 from autotune.sweep.backends.base import BackendOptions
 from autotune.sweep.backends.lifecycle import create_or_load
 from autotune.sweep.backends.optuna_backend import OptunaBackend
-from tests.autotune.conftest import autotune, wandb_summary
+from tests.autotune.conftest import autotune, import_benchmark, wandb_summary
 
 MIXED = """\
 name: mixed
@@ -261,6 +262,13 @@ def test_wandb_offline_runs_hold_every_trial(small_study):
     said = wandb_summary(runs / "small", "small")
     assert said["objective_of"] == "the whole winner, mean of its confirmation rounds" and "ships" in said, said
     assert said["quality_decision"] == "the space has no quality stage", said
+    reader = import_benchmark("wandb_run_file")
+    # a trial's config holds the verl config it ran, derived keys and held algorithm values included (audit 24 F7)
+    first = next(r for r in offline if r.name.endswith(f"-small-trial-{ran[0].number:04d}"))
+    config = reader.read_run(next(first.glob("*.wandb")))["config"]
+    ran_with = yaml.safe_load((StudyPaths(runs, "small").located(ran[0].user_attrs["dir"]) / "config.yaml").read_text())
+    assert config["verl/algorithm.kl_ctrl.kl_coef"] == ran_with["algorithm"]["kl_ctrl"]["kl_coef"], config
+    assert "verl/actor_rollout_ref.actor.ppo_mini_batch_size" in config, sorted(config)
     # the trials table keeps its numbers as numbers (every cell was text: W&B sorted throughput as text; audit 24)
     table = json.loads(next(summary.glob("files/media/table/trials_*.table.json")).read_text())
     column = table["columns"].index("throughput")
