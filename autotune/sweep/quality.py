@@ -54,6 +54,12 @@ MAX_BATCHES = 3
 """Confirmation batches of `top_k` settings at most, while none keeps the bound in every seed."""
 
 
+REQUEUED = "requeued"
+"""A setting queued when a worker was stopped, queued again behind the reruns of the runs it cut short."""
+NOT_RUN = ("interrupted", REQUEUED)
+"""Outcomes of search trials that measured nothing: left out of the ladder (their runs are under other numbers)."""
+
+
 @dataclasses.dataclass
 class _Job:
     """One quality run: its params (the stage space's), seed, folder, and whether the ladder may prune it."""
@@ -166,14 +172,21 @@ class QualityStage:
         if info.quality_rules is None and not any(t.state.is_finished() for t in study.trials):
             StudyInfo(quality_rules=self.q.rules()).save(study, "quality_rules")  # a rerun's are compared with it
         again = []
-        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):  # a stopped controller's runs
-            QualityRecord(outcome="interrupted").save_by_id(
-                storage, trial_id(storage, study.study_name, t.number), ("outcome",)
-            )
-            study.tell(t.number, state=TrialState.FAIL)
+        cut = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))  # a stopped controller's runs
+        # the settings queued behind them go behind their reruns: Optuna asks the lowest-numbered waiting trial
+        # first, so the search spent its budget on the queued Sobol settings and the reruns, the baseline's among
+        # them, never ran while the line below said they would (found by the ladder naming reruns, audit 24 F10)
+        queued = study.get_trials(deepcopy=False, states=(TrialState.WAITING,)) if cut else []
+        for t, outcome in [*((t, "interrupted") for t in cut), *((t, REQUEUED) for t in queued)]:
+            ident = trial_id(storage, study.study_name, t.number)
+            QualityRecord(outcome=outcome).save_by_id(storage, ident, ("outcome",))
+            storage.set_trial_state_values(ident, TrialState.FAIL)
+        for t in cut:
             again_as = dataclasses.replace(QualityRecord.of(t), rerun_of=t.number)
             study.enqueue_trial(t.params, user_attrs=again_as.attrs((*QualityRecord.IDENTITY, "rerun_of")))
             again.append(f"#{t.number} as #{len(study.get_trials(deepcopy=False)) - 1}")
+        for t in queued:  # under new numbers, after the reruns; none had run, so nothing is said of them
+            study.enqueue_trial(t.params, user_attrs=QualityRecord.of(t).attrs((*QualityRecord.IDENTITY, "rerun_of")))
         if again:  # under new numbers, which it did not say: the decision named #4 for the run a clean stage's #2
             self.progress.note(
                 f"quality stage: runs cut short (a stopped or killed worker) run again: {', '.join(again)}"
@@ -327,7 +340,7 @@ class QualityStage:
         """
         trials = study.get_trials(deepcopy=False)
         base_trial = next(
-            (t for t in trials if QualityRecord.of(t).baseline and QualityRecord.of(t).outcome != "interrupted"), None
+            (t for t in trials if QualityRecord.of(t).baseline and QualityRecord.of(t).outcome not in NOT_RUN), None
         )
         feasible = [
             t
@@ -527,7 +540,7 @@ class QualityStage:
             ladder=[
                 _rung_row(t, self.searched)
                 for t in study.get_trials(deepcopy=False)
-                if t.state.is_finished() and QualityRecord.of(t).outcome != "interrupted"
+                if t.state.is_finished() and QualityRecord.of(t).outcome not in NOT_RUN
             ],
             steps_trained=sum(QualityRecord.of(t).steps for t in study.get_trials(deepcopy=False))
             + sum(r.steps for c in candidates for r in c.runs if "/seeds/" in r.dir),

@@ -145,7 +145,7 @@ class QualityRecord:
     """One run of the quality stage's search, kept on its trial of the `<study>-quality` study."""
 
     outcome: str | None = None
-    """complete | kl_bound | entropy | nan | pruned | failed | interrupted, or None while it runs."""
+    """complete | kl_bound | entropy | nan | pruned | failed | interrupted | requeued, or None while it runs."""
     detail: str = ""
     dir: str | None = None
     seed: int | None = None
