@@ -26,6 +26,7 @@ from autotune.cli.app import (
 )
 from autotune.extras import require
 from autotune.space.schema import Space
+from autotune.study.frames import units_line
 from autotune.study.storage import StudyPaths
 
 if TYPE_CHECKING:
@@ -70,19 +71,12 @@ def trials_cmd(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: St
 
 UNIT_HEADERS = {"memory_gb": "memory\nGiB", "rss_gb": "RSS\nGiB"}
 """Column headers naming their unit: verl's `*_gb` memory metrics hold GiB (bytes / 2**30)."""
-MEMORY_COLUMNS = {"memory_gb": "memory", "rss_gb": "RSS (host)"}
-"""The memory columns, named as the line below the table names them."""
 
 
 def _say_units(columns: list[str]) -> None:
-    """What the table's numbers measure, once below it: verl's `*_gb` memory metrics hold GiB, and throughput's
-    name has no unit (audit 21 F17)."""
-    said = ["throughput: tokens/s per GPU"] if {"throughput", "objective:perf/throughput"} & set(columns) else []
-    memory = [name for col, name in MEMORY_COLUMNS.items() if col in columns]
-    if memory:
-        said.append(f"{', '.join(memory)}: peak GiB per rank")
+    said = units_line(columns)
     if said:
-        console.print("; ".join(said))
+        console.print(said)
 
 
 def _cell(row: pd.Series, col: str) -> str:

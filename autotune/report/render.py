@@ -18,6 +18,7 @@ from autotune.report import data
 from autotune.report.knob_plots import ablation_section, importance_section, minimal_winner_section, parallel_section
 from autotune.report.page import Page, fmt, table_html
 from autotune.study.ablation_result import Ablation, Explanation
+from autotune.study.frames import units_line
 from autotune.study.predicted_winner import PredictedWinner
 from autotune.study.quality_result import Quality
 from autotune.study.ratios import LEVEL
@@ -350,7 +351,10 @@ def render(
     phases_section(page, phases, summary)
     health_section(page, health)
     failures_section(page, failures)
-    page.section("trials", "All trials (click a header to sort)", table_html(trials))
+    said_of = [units_line(list(trials.columns))] + (["wall_s: seconds"] if "wall_s" in trials.columns else [])
+    units = "; ".join(filter(None, said_of))  # as `autotune trials` says them under its table (audit 24 F8)
+    said = f'<p class="note">{html.escape(units)}</p>' if units else ""
+    page.section("trials", "All trials (click a header to sort)", table_html(trials) + said)
     page.section(
         "export",
         "Exported verl YAML",

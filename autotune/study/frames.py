@@ -29,6 +29,20 @@ STALE = (
 )
 
 
+MEMORY_COLUMNS = {"memory_gb": "memory", "rss_gb": "RSS (host)"}
+"""The memory columns, named as the units line names them."""
+
+
+def units_line(columns: list[str]) -> str:
+    """What a trials table's numbers measure, said once below it (`autotune trials`, the report): verl's `*_gb`
+    memory metrics hold GiB, and throughput's name has no unit (audit 21 F17; the report said neither, audit 24)."""
+    said = ["throughput: tokens/s per GPU"] if {"throughput", "objective:perf/throughput"} & set(columns) else []
+    memory = [name for col, name in MEMORY_COLUMNS.items() if col in columns]
+    if memory:
+        said.append(f"{', '.join(memory)}: peak GiB per rank")
+    return "; ".join(said)
+
+
 def _unfinished(t: FrozenTrial) -> str | None:
     """A WAITING trial is queued (a retry of an interrupted one, say), not running: no process runs it."""
     return None if t.state.is_finished() else "queued" if t.state == TrialState.WAITING else "running"

@@ -238,6 +238,10 @@ def test_run_writes_the_report_and_report_command_checks_it(small_study, tmp_pat
     runs, _, proc = small_study
     report = Path(proc.stdout.split("report: ")[1].split()[0])
     assert report.exists() and report.name == "index.html"
+    # the trials table says its units below it, as `autotune trials` does (its headers read memory_gb, wall_s)
+    section = report.read_text().split('<section id="trials">')[1].split("</section>")[0]
+    said = "throughput: tokens/s per GPU; memory, RSS (host): peak GiB per rank; wall_s: seconds"
+    assert f'<p class="note">{said}</p>' in section, section[-500:]
     checked = autotune("report", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "r"), "--check")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert (tmp_path / "r" / "screenshot.png").exists()
