@@ -183,10 +183,10 @@ class QualityStage:
             storage.set_trial_state_values(ident, TrialState.FAIL)
         for t in cut:
             again_as = dataclasses.replace(QualityRecord.of(t), rerun_of=t.number)
-            study.enqueue_trial(t.params, user_attrs=again_as.attrs((*QualityRecord.IDENTITY, "rerun_of")))
+            study.enqueue_trial(t.params, user_attrs=again_as.attrs(QualityRecord.IDENTITY))
             again.append(f"#{t.number} as #{len(study.get_trials(deepcopy=False)) - 1}")
         for t in queued:  # under new numbers, after the reruns; none had run, so nothing is said of them
-            study.enqueue_trial(t.params, user_attrs=QualityRecord.of(t).attrs((*QualityRecord.IDENTITY, "rerun_of")))
+            study.enqueue_trial(t.params, user_attrs=QualityRecord.of(t).attrs(QualityRecord.IDENTITY))
         if again:  # under new numbers, which it did not say: the decision named #4 for the run a clean stage's #2
             self.progress.note(
                 f"quality stage: runs cut short (a stopped or killed worker) run again: {', '.join(again)}"

@@ -163,8 +163,8 @@ class QualityRecord:
     rerun_of: int | None = None
     """The run a stopped or killed worker cut short, which this one runs again (the ladder named neither)."""
 
-    IDENTITY = ("baseline", "polish")
-    """What a retry of an interrupted run keeps."""
+    IDENTITY = ("baseline", "polish", "rerun_of")
+    """What a retry of an interrupted run, or a setting queued again behind it, keeps."""
 
     @classmethod
     def of(cls, trial: FrozenTrial | Trial) -> QualityRecord:
