@@ -16,13 +16,20 @@ from pathlib import Path
 
 import optuna
 import pytest
+import yaml
 
+from autotune.adapters.verl_config import flatten_tree
+from autotune.space.loader import load_space
 from autotune.study.quality_result import Quality
-from autotune.study.results import BASELINE_ONLY
-from autotune.study.storage import StudyPaths, open_storage
+from autotune.study.results import BASELINE_ONLY, find_winner
+from autotune.study.storage import StudyPaths, baseline_trial, open_storage
 from tests.autotune.conftest import autotune, wandb_summary, write_space
 
 KL = "algorithm.kl_ctrl.kl_coef"
+BASELINE_SYSTEMS = {  # write_space's baseline, written out
+    "actor_rollout_ref.actor.use_dynamic_bsz": False,
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 4,
+}
 QUALITY = """
 quality:
   steps: 8
@@ -233,7 +240,17 @@ def test_both_stages_then_export_ships_the_systems_and_the_algorithm_changes(tmp
     study.enqueue_trial({KL: 0.0002})
     proc = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--report-dir", str(tmp_path / "reports"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "quality stage on the throughput winner #" in proc.stdout
+    # what the throughput stage ships is measured (4 short trials on 2 noisy cores): a systems winner, or the
+    # baseline's values when confirmation or the ablation found no gain. The stage runs on whichever ships
+    swept = optuna.load_study(study_name="small", storage=f"sqlite:///{paths.db}")
+    winner = find_winner(swept, paths, load_space(str(space)))
+    on = next(x for x in proc.stdout.splitlines() if x.startswith("quality stage on "))
+    if winner.ships_baseline or winner.number == baseline_trial(swept).number:
+        assert on.startswith("quality stage on the baseline's systems values ("), on
+        ships = BASELINE_SYSTEMS
+    else:
+        assert on == f"quality stage on the throughput winner #{winner.number}'s systems values", on
+        ships = {k: v for k, v in winner.params.items() if k != KL}
     # said up front: --trials and --confirm do not set what the second stage costs
     said = (
         "then the quality stage: 2 settings of the algorithm knobs, up to 8 steps each, the best checked over 2 seeds"
@@ -244,6 +261,8 @@ def test_both_stages_then_export_ships_the_systems_and_the_algorithm_changes(tmp
     assert exported.returncode == 0, exported.stdout + exported.stderr
     text = best.read_text()
     assert "kl_coef: 0.0002" in text
+    shipped = flatten_tree(yaml.safe_load(text))
+    assert {k: shipped[k] for k in ships} == ships and shipped[KL] == 0.0002, text
     assert "# quality stage: critic/score/mean over the last 4 of 8 steps" in text
     assert "decision: the baseline breaks the KL bound" in text
     shown = autotune("best", "small", "--runs-dir", str(runs))
