@@ -311,7 +311,7 @@ def run_stages(opts: SweepOptions, progress: SweepProgress) -> optuna.Study | No
     when only the quality stage ran and no throughput study exists)."""
     quality = opts.stage != "throughput" and opts.space.quality is not None and not opts.simulated
     if quality:
-        from autotune.sweep.quality import check_same_rules
+        from autotune.sweep.quality_study import check_same_rules
 
         with opts.paths.lock():  # as `_check_resumable`: not beside another worker creating the database
             check_same_rules(opts.space, opts.paths, opts.url)  # before the throughput stage's minutes, not after
@@ -377,7 +377,7 @@ def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna
         except NoWinner:
             pass
     from autotune.space.stages import systems_values
-    from autotune.sweep.quality import systems_ran
+    from autotune.sweep.quality_study import systems_ran
 
     systems = systems_values(opts.space, systems)  # as the stage keeps them, to compare with what its runs used
     earlier = systems_ran(opts.paths, opts.url)

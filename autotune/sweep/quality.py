@@ -8,7 +8,8 @@ confirmation  the baseline and the top_k feasible settings, each over `quality.s
               horizon (a search run at the first seed that reached the horizon is reused as that seed)
 decision      `Quality.decide` (study/quality_result.py), written to runs/<study>/quality.json
 
-Runs go under runs/<study>/quality/ (search/NNNN, seeds/<label>-seed<k>); a resumed stage keeps
+The study itself, its stored rules and systems values and the runs a stopped controller cut short, is
+`quality_study.py`'s. Runs go under runs/<study>/quality/ (search/NNNN, seeds/<label>-seed<k>); a resumed stage keeps
 every finished search trial and seed run. `quality.parallel` runs go at once.
 """
 
@@ -35,29 +36,19 @@ from autotune.space.schema import Space
 from autotune.space.stages import algorithm_values, quality_stage, systems_values
 from autotune.study.progress import SweepProgress, short_params
 from autotune.study.quality_result import Quality, QualityCandidate, QualityRun
-from autotune.study.storage import SpaceChanged, StudyInfo, StudyPaths, find_study, open_storage
-from autotune.study.storage_errors import redact
-from autotune.sweep.backends.lifecycle import trial_id
-from autotune.sweep.quality_pruner import CurvePruner
+from autotune.study.storage import StudyPaths
+from autotune.sweep.quality_study import NOT_RUN, STARTUP, open_quality_study
 from autotune.trial.evaluation import evaluate
 from autotune.trial.learning import Curve, CurveSummary, CurveWatch, summarize
 from autotune.trial.record import QualityRecord, read_rows, write_json
 from autotune.trial.runner import kill_group
 
-STARTUP = 3
-"""Space-filling settings the search starts with, after the baseline; the TPE sampler takes over after them."""
 POLISH = 4
 """The search's last settings bisect the segment from the best feasible setting to the bound
 (`QualityStage.boundary_points`), `quality.parallel` at a time; spaces searching fewer than 10
 settings have no polish."""
 MAX_BATCHES = 3
 """Confirmation batches of `top_k` settings at most, while none keeps the bound in every seed."""
-
-
-REQUEUED = "requeued"
-"""A setting queued when a worker was stopped, queued again behind the reruns of the runs it cut short."""
-NOT_RUN = ("interrupted", REQUEUED)
-"""Outcomes of search trials that measured nothing: left out of the ladder (their runs are under other numbers)."""
 
 
 @dataclasses.dataclass
@@ -69,45 +60,6 @@ class _Job:
     trial_dir: Path
     search: bool
     trial: Trial | None = None
-
-
-class QualityStudyTaken(SpaceChanged):
-    """`<study>-quality` names a study that is not this study's quality search (a shared storage)."""
-
-
-class QualityRulesChanged(SpaceChanged):
-    """The `quality:` settings a study's quality runs were judged by changed since they ran."""
-
-
-def check_same_rules(space: Space, paths: StudyPaths, url: str) -> None:
-    """A rerun whose `quality:` section measures or judges runs otherwise (another KL bound, horizon, metric...)
-    than the study's finished quality runs were: refused before anything runs (QualityRulesChanged). It kept their
-    verdicts under the old bound, and read 40-step runs as 20-step ones."""
-    assert space.quality is not None
-    study = find_study(f"{paths.name}-quality", url)
-    stored = StudyInfo.of(study).quality_rules if study is not None else None
-    if stored is None:
-        return
-    now = space.quality.rules()
-    changed = [k for k in now if stored.get(k) != now[k]]
-    if changed:
-        what = ", ".join(f"{k}: {stored.get(k)!r} -> {now[k]!r}" for k in changed)
-        raise QualityRulesChanged(
-            f"{space.path}: the `quality:` section's {', '.join(changed)} changed since study `{paths.name}`'s "
-            f"quality stage ran ({what}): its finished runs were measured and judged by the old values. Undo the "
-            f"edit, or search again: remove {paths.root}/quality/ and quality.json and delete the study "
-            f"`{paths.name}-quality` (optuna delete-study --study-name {paths.name}-quality --storage {redact(url)}); "
-            "trials, seeds, first_seed, top_k, parallel and timeout_s may change"
-        )
-
-
-def systems_ran(paths: StudyPaths, url: str) -> dict[str, Any] | None:
-    """The systems values the study's quality stage ran on, when it has runs (None: none yet, or not recorded)."""
-    study = find_study(f"{paths.name}-quality", url)
-    if study is None or not any(t.state.is_finished() for t in study.get_trials(deepcopy=False)):
-        return None
-    stored = StudyInfo.of(study).quality_systems
-    return dict(stored) if stored is not None else None
 
 
 class QualityStage:
@@ -145,52 +97,7 @@ class QualityStage:
 
     # -- the search ---------------------------------------------------------------------------
     def open_study(self) -> optuna.Study:
-        sampler = optuna.samplers.TPESampler(
-            seed=self.space.sampler.seed,
-            n_startup_trials=STARTUP + 1,
-            multivariate=True,  # the KL coefficient and the epochs or clip act together on the drift
-            constant_liar=True,  # parallel runs: a setting being run is not drawn again beside it
-        )  # it reads the runs' constraints (`trial.set_constraint`): the KL bound and the other rules
-        self.paths.root.mkdir(parents=True, exist_ok=True)  # the study's folder holds its SQLite file
-        storage = open_storage(self.url)
-        study = optuna.create_study(
-            study_name=f"{self.paths.name}-quality",
-            storage=storage,
-            direction="maximize",
-            sampler=sampler,
-            pruner=CurvePruner(self.q),
-            load_if_exists=True,
-        )
-        info = StudyInfo.of(study)
-        if info.baseline_enqueued:  # a throughput study of that name (a shared storage)
-            raise QualityStudyTaken(
-                f"study `{study.study_name}` in {self.url} is a throughput study, not study `{self.paths.name}`'s "
-                f"quality search: name this study otherwise (`--study {self.paths.name}-2`)"
-            )
-        if info.quality_systems is None and not any(t.state.is_finished() for t in study.trials):
-            StudyInfo(quality_systems=self.systems).save(study, "quality_systems")  # kept for a resumed stage
-        if info.quality_rules is None and not any(t.state.is_finished() for t in study.trials):
-            StudyInfo(quality_rules=self.q.rules()).save(study, "quality_rules")  # a rerun's are compared with it
-        again = []
-        cut = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))  # a stopped controller's runs
-        # the settings queued behind them go behind their reruns: Optuna asks the lowest-numbered waiting trial
-        # first, so the search spent its budget on the queued Sobol settings and the reruns, the baseline's among
-        # them, never ran while the line below said they would (found by the ladder naming reruns, audit 24 F10)
-        queued = study.get_trials(deepcopy=False, states=(TrialState.WAITING,)) if cut else []
-        for t, outcome in [*((t, "interrupted") for t in cut), *((t, REQUEUED) for t in queued)]:
-            ident = trial_id(storage, study.study_name, t.number)
-            QualityRecord(outcome=outcome).save_by_id(storage, ident, ("outcome",))
-            storage.set_trial_state_values(ident, TrialState.FAIL)
-        for t in cut:
-            again_as = dataclasses.replace(QualityRecord.of(t), rerun_of=t.number)
-            study.enqueue_trial(t.params, user_attrs=again_as.attrs(QualityRecord.IDENTITY))
-            again.append(f"#{t.number} as #{len(study.get_trials(deepcopy=False)) - 1}")
-        for t in queued:  # under new numbers, after the reruns; none had run, so nothing is said of them
-            study.enqueue_trial(t.params, user_attrs=QualityRecord.of(t).attrs(QualityRecord.IDENTITY))
-        if again:  # under new numbers, which it did not say: the decision named #4 for the run a clean stage's #2
-            self.progress.note(
-                f"quality stage: runs cut short (a stopped or killed worker) run again: {', '.join(again)}"
-            )
+        study = open_quality_study(self.space, self.paths, self.url, self.systems, self.progress)
         if not study.trials:
             study.enqueue_trial(self.baseline_params(), user_attrs=QualityRecord(baseline=True).attrs(("baseline",)))
             for params in self.space_filling(STARTUP):
