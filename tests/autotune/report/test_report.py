@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from autotune.adapters import get_adapter
-from autotune.report import data, render, write_report
+from autotune.report import data, health, render, write_report
 from autotune.report.browser import inspect
 from autotune.space.loader import load_space
 from autotune.study.storage import StudyPaths, load_study, storage_url
@@ -162,16 +162,16 @@ def test_the_checklist_judges_only_the_limits_the_space_sets(mixed):
     _, _, space, _ = mixed
     kl, comm, memory, mfu = 0.016, 0.55, 1.1, 0.04
     only_kl = dataclasses.replace(space, limits=[Limit(metric="actor/kl_loss", reducer="last", max=5.0)])
-    checks = {c.name: c for c in data.health_checks(only_kl, kl, comm, memory, mfu, on_gpu=False)}
+    checks = {c.name: c for c in health.health_checks(only_kl, kl, comm, memory, mfu, on_gpu=False)}
     assert (checks["KL to reference"].rule, checks["KL to reference"].passed) == ("< 5", True)
     for name in ("comm share", "memory vs baseline"):
-        assert checks[name].rule == data.NO_LIMIT and checks[name].passed is None, checks[name]
+        assert checks[name].rule == health.NO_LIMIT and checks[name].passed is None, checks[name]
     limited = [
         Limit(metric="actor/kl_loss", reducer="last", max=0.01, alarm_above=0.1),
         Limit(metric="perf/comm_share", reducer="median", max=0.5),
         Limit(metric="memory", reducer="max", max_ratio_to_baseline=1.2),
     ]
-    checks = {c.name: c for c in data.health_checks(dataclasses.replace(space, limits=limited), kl, comm, memory, mfu)}
+    checks = {c.name: c for c in health.health_checks(dataclasses.replace(space, limits=limited), kl, comm, memory, mfu)}
     assert (checks["KL to reference"].rule, checks["KL to reference"].passed) == ("< 0.01 (alarm > 0.1)", False)
     assert (checks["comm share"].rule, checks["comm share"].passed) == ("< 50%", False)
     assert (checks["memory vs baseline"].rule, checks["memory vs baseline"].passed) == ("< 1.2×", True)
@@ -182,7 +182,7 @@ def test_the_checklist_judges_only_the_limits_the_space_sets(mixed):
         Limit(metric="perf/comm_share", reducer="median", max_ratio_to_baseline=2.0),
         Limit(metric="memory", reducer="max", max=1.0),
     ]
-    checks = {c.name: c for c in data.health_checks(dataclasses.replace(space, limits=other), kl, comm, memory, mfu)}
+    checks = {c.name: c for c in health.health_checks(dataclasses.replace(space, limits=other), kl, comm, memory, mfu)}
     assert checks["KL to reference"].rule == "limited as `actor/ppo_kl` < 0.05 (judged on each trial, not here)"
     assert (
         checks["comm share"].rule == "limited as `perf/comm_share` < 2× the baseline's (judged on each trial, not here)"
@@ -196,7 +196,7 @@ def test_the_checklist_judges_only_the_limits_the_space_sets(mixed):
     shipped = load_space("fsdp3d", device="cpu")
     assert shipped.quality is not None
     [kl_check] = [
-        c for c in data.health_checks(shipped, kl, comm, memory, mfu, on_gpu=False) if c.name == "KL to reference"
+        c for c in health.health_checks(shipped, kl, comm, memory, mfu, on_gpu=False) if c.name == "KL to reference"
     ]
     assert kl_check.rule == (
         f"< 0.05 (alarm > 0.1); over a {shipped.trial.steps}-step throughput trial, where the quality stage judges "

@@ -171,7 +171,7 @@ def test_a_limit_no_trial_was_held_to_is_not_judged_and_a_simulated_trial_says_w
     trial said verl does not log the reward KL penalty, which it logs: the cost model does not predict it (audit 21
     F16)."""
     from autotune.adapters import get_adapter
-    from autotune.report.data import health_checks
+    from autotune.report.health import health_checks
     from autotune.sim.predict import sim_fidelity
     from autotune.space.loader import load_space
     from autotune.trial.scoring import score

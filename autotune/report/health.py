@@ -1,0 +1,93 @@
+"""The winner's health checklist in the report and `autotune best`: KL to the reference, comm share and memory
+against the space's own limits (a metric the space does not limit is shown, not judged: a made-up threshold
+failed winners the sweep rightly accepted), and MFU against a GPU's target (on a CPU, shown only)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import NamedTuple
+
+from autotune.space.schema import Space
+from autotune.trial.scoring import unit_of
+
+MFU_TARGET = 0.35
+"""A healthy dense-model training MFU on H100-class GPUs (torchtitan Llama 3.1 8B: 33-39%)."""
+
+
+class Check(NamedTuple):
+    name: str
+    value: float
+    rule: str
+    passed: bool | None
+    """None when the value is missing (not measured), or not judged on this device (MFU on a CPU)."""
+    percent: bool = False
+    """Shown as a percentage, as its rule is."""
+    times: bool = False
+    """A ratio, shown as `1.06×` as its rule is (it read `1` beside `< 1.2×`; audit 21 F17)."""
+
+
+NO_LIMIT = "no limit in this space (shown, not judged)"
+"""The rule of a check whose metric the space does not limit: a made-up one (KL < 0.05, comm share < 10%) failed a
+winner the sweep rightly accepted, or showed an alarm under a limit that has none (audit 15 F5)."""
+
+
+def _other_limit(space: Space, which: Callable[[str], bool]) -> str:
+    """A limit of the space in a form its checklist row does not judge, in words ("" when there is none)."""
+    for lim in space.limits:
+        if which(lim.metric):
+            unit = unit_of(lim.metric)
+            forms = [f"< {lim.max:g}{unit}" if lim.max is not None else "", f"≥ {lim.min:g}{unit}" if lim.min is not None else "",
+                     f"< {lim.max_ratio_to_baseline:g}× the baseline's" if lim.max_ratio_to_baseline else ""]  # fmt: skip
+            return f"limited as `{lim.metric}` {' and '.join(f for f in forms if f)} (judged on each trial, not here)"
+    return ""
+
+
+def health_checks(space: Space, kl: float, comm: float, memory: float, mfu: float, on_gpu: bool = True) -> list[Check]:
+    """The winner's checklist: KL, comm share and memory against the space's limits (a metric it does not limit is
+    shown, not judged), and MFU (judged against a GPU's target only on a GPU, measured or predicted: a CPU's is
+    shown, not judged)."""
+    kl_limit = next((lim for lim in space.limits if lim.metric in ("actor/kl_loss", "actor/reward_kl_penalty")), None)
+    comm_limit = next((lim for lim in space.limits if lim.metric == "perf/comm_share"), None)
+    mem_limit = next((lim for lim in space.limits if lim.metric == "memory" and lim.max_ratio_to_baseline), None)
+    kl_max = kl_limit.max if kl_limit else None
+    kl_alarm = kl_limit.alarm_above if kl_limit else None
+    comm_max = comm_limit.max if comm_limit else None
+    mem_max = mem_limit.max_ratio_to_baseline if mem_limit else None
+    # a limit of another form (a policy KL such as actor/ppo_kl, memory in GB, comm share against the baseline's)
+    # is the space's, judged on every trial: named, not called "no limit" (audit 16 F3)
+    kl_other = _other_limit(
+        space, lambda m: "kl" in m.lower() and m not in ("actor/kl_loss", "actor/reward_kl_penalty")
+    )
+    comm_other = _other_limit(space, lambda m: m == "perf/comm_share")
+    mem_other = _other_limit(space, lambda m: m in ("memory", "memory_gb", "perf/max_memory_allocated_gb"))
+
+    def check(name: str, value: float, rule: str, ok: bool | None, percent: bool = False, times: bool = False) -> Check:
+        return Check(name, value, rule, None if math.isnan(value) else ok, percent, times)
+
+    mfu_rule = f"≥ {MFU_TARGET:.0%} (H100-class target)"
+    if not on_gpu:
+        mfu_rule = f"not judged on a CPU (against its measured matmul peak; the GPU target is {MFU_TARGET:.0%})"
+    kl_rule = (
+        (kl_other or NO_LIMIT)
+        if kl_max is None
+        else (f"< {kl_max:g}" + (f" (alarm > {kl_alarm:g})" if kl_alarm is not None else ""))
+    )
+    if space.quality is not None:  # read beside the quality section's verdict, which may differ (audit 20 F8)
+        kl_rule += (
+            f"; over a {space.trial.steps}-step throughput trial, where the quality stage judges "
+            f"{space.quality.steps} steps"
+        )
+    comm_rule = (comm_other or NO_LIMIT) if comm_max is None else f"< {comm_max:.0%}"
+    if comm_max is not None and "perf/comm_share" in space.unmeasured:  # skipped on every trial: not judged here
+        from autotune.trial.scoring import unmeasured_why
+
+        comm_rule += f", not judged: {unmeasured_why(space, 'perf/comm_share')}, so no trial was held to it"
+        comm_max = None
+    return [
+        check("KL to reference", kl, kl_rule, None if kl_max is None else kl < kl_max),
+        check("comm share", comm, comm_rule, None if comm_max is None else comm < comm_max, percent=True),
+        check("memory vs baseline", memory, (mem_other or NO_LIMIT) if mem_max is None else f"< {mem_max:g}×",
+              None if mem_max is None else memory < mem_max, times=True),
+        check("MFU", mfu, mfu_rule, mfu >= MFU_TARGET if on_gpu else None, percent=True),
+    ]  # fmt: skip
