@@ -24,6 +24,7 @@ from autotune.extras import MissingPart, missing_module_message
 from autotune.study.result_files import ResultsFileError
 from autotune.study.storage import SpaceChanged, StorageError, StudyNameError
 from autotune.study.storage_errors import storage_failure
+from autotune.trial.runner import ask_stop
 
 __all__ = ["app", "main"]
 
@@ -36,7 +37,7 @@ def main() -> None:
     the background by a non-interactive shell (`autotune run ... &` in a script, nohup) inherits SIGINT
     ignored, and Python then installs no KeyboardInterrupt handler, so `kill -INT` did nothing. SIGTERM (what
     `timeout`, SLURM and Kubernetes send) stops it the same way, and exits 143."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, ask_stop)  # KeyboardInterrupt, as Python's own handler raises
     signal.signal(signal.SIGTERM, run.stop_on_signal)
     try:
         app(args=run.bare_wandb(sys.argv[1:]))

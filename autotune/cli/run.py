@@ -28,6 +28,7 @@ from autotune.extras import require
 from autotune.space.schema import SAMPLERS, Space
 from autotune.study.storage import StudyPaths
 from autotune.study.storage_errors import redact
+from autotune.trial.runner import ask_stop
 
 WANDB_PROJECT = "autotune"
 """The wandb project of a bare `--wandb`."""
@@ -54,7 +55,7 @@ def stop_on_signal(signum: int, frame: object) -> None:
     """SIGTERM stops a sweep as Ctrl-C does: the running trial's processes are killed on the way out, the
     finished trials stay, and the same command resumes."""
     STOPPED_BY[0] = signum
-    raise KeyboardInterrupt
+    ask_stop(signum, frame)
 
 
 @app.command(short_help="Check a search space without running anything.")

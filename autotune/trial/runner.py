@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,17 @@ Monitor = Callable[[int, dict[str, Any]], "str | None"]
 pruned, its reason the word before the colon."""
 KILL_GRACE_S = 3.0
 """How long a stopped run gets between SIGTERM and SIGKILL (its ranks report why they stop)."""
+STOP_ASKED = [False]
+"""Set by the command line's SIGINT and SIGTERM handlers (`ask_stop`) as they raise KeyboardInterrupt. A signal that
+lands while a trial's process is being forked is raised inside Python's after-fork hooks, which print it ("Exception
+ignored in: <function _releaseLock>") and drop it: a Ctrl-C as a confirmation round's run started let the sweep run
+to its end and exit 0. The watch raises it again (in the main thread, where the signal is handled)."""
+
+
+def ask_stop(signum: int, frame: object) -> None:
+    """The SIGINT handler of the command line: KeyboardInterrupt, remembered in case it is dropped."""
+    STOP_ASKED[0] = True
+    raise KeyboardInterrupt
 
 
 @dataclass
@@ -160,7 +172,10 @@ class _Watch:
 
     def follow(self, proc: subprocess.Popen[Any], tail: MetricsTail, bridge: ConsoleBridge | None) -> None:
         last_progress = self.start
+        main = threading.current_thread() is threading.main_thread()
         while True:
+            if main and STOP_ASKED[0]:  # a stop the fork's hooks dropped
+                raise KeyboardInterrupt
             exited = proc.poll() is not None
             if bridge is not None:
                 bridge.pump(final=exited)
