@@ -71,11 +71,16 @@ def _param(r: Reader, name: str, spec: Any, adapter: TrainerAdapter) -> Param | 
     if not isinstance(spec, dict):
         r.error(where, f"param `{name}` must be a mapping like {{type: int, low: 1, high: 8}}")
         return None
-    for extra in set(spec) - set(PARAM_FIELDS):
+    unknown = sorted(set(spec) - set(PARAM_FIELDS), key=str)
+    for extra in unknown:
+        hint = suggest_key(str(extra), PARAM_FIELDS)
         r.error(
             r.at("params", name, extra),
-            f"param `{name}`: unknown field `{extra}` (fields: {', '.join(sorted(PARAM_FIELDS))})",
+            f"param `{name}`: unknown field `{extra}`"
+            + (f"; did you mean `{hint}`?" if hint else f" (fields: {', '.join(sorted(PARAM_FIELDS))})"),
         )
+    if unknown:  # its other problems follow from the misspelling (`choises`: "needs a non-empty `choices`")
+        return None
     ptype: Any = spec.get("type")  # checked by Param
     domain: dict[str, Any] = {}
     if ptype == "categorical":
@@ -141,7 +146,9 @@ class Names:
     def check_when(self, r: Reader, cond: dict[str, Any], at: str, label: str) -> None:
         for k in cond:
             if k not in self.known and not k.startswith("env."):
-                r.error(at, f"{label}: `when` refers to `{k}`, which is neither a param nor a config key")
+                hint = suggest_key(k, self.known)
+                r.error(at, f"{label}: `when` refers to `{k}`, which is neither a param nor a config key"
+                            + (f"; did you mean `{hint}`?" if hint else ""))  # fmt: skip
 
 
 def check_param_conditions(
@@ -181,13 +188,30 @@ def _never_takes(p: Param, value: Any) -> str | None:
     return f"values in [{p.low:g}, {p.high:g}]"
 
 
-def parse_derived(r: Reader, raw: Any, names: Names) -> list[Derived]:
+def check_base_not_searched(r: Reader, params: list[Param], base: dict[str, Any], base_where: dict[str, str]) -> None:
+    """A key in `base:` that a param without a `when` searches: every trial runs the param's value, so the job's value
+    written there never ran, without a word (audit 25 F18). Under a `when`, `base:` gives the value where it fails."""
+    for p in params:
+        if p.name in base and not p.when:
+            r.error(base_where[p.name], f"`{p.name}` is set in `base:` ({base[p.name]!r}) and searched as a param "
+                                        f"({p.where}): every trial runs the param's value, the baseline's from "
+                                        "`baseline:`; drop it from `base:`")  # fmt: skip
+
+
+def parse_derived(r: Reader, raw: Any, names: Names, params: set[str] | None = None) -> list[Derived]:
+    """The `derived:` section, computed in the order listed (`sampling.materialize`). `params`: the names under
+    `params:`; a key searched there and computed here ran the computed value while `validate`, `best` and the
+    export said the param's (audit 25 F1)."""
     derived: list[Derived] = []
     for key, spec in r.mapping(raw, "derived").items():
         at, label = r.at("derived", key), f"derived `{key}`"
         if key not in names.keys:
             hint = suggest_key(key, names.keys)
             r.error(at, f"derived: unknown key `{key}`" + (f"; did you mean `{hint}`?" if hint else ""))
+            continue
+        if key in (params or ()):
+            r.error(at, f"{label} is also a param ({r.at('params', key)}): every trial would run the computed value, "
+                        "not the sampled one; search it under `params:` or compute it here, not both")  # fmt: skip
             continue
         when: Any = {}
         role: Any = None
@@ -201,7 +225,38 @@ def parse_derived(r: Reader, raw: Any, names: Names) -> list[Derived]:
             continue
         names.check_when(r, item.when, at, label)
         derived.append(item)
+    _check_derived_order(r, derived)
     return derived
+
+
+def _check_derived_order(r: Reader, derived: list[Derived]) -> None:
+    """A derived key uses only derived keys listed above it: they are computed in order, so one that used itself or a
+    key computed after it read that key's `base:` or default value, and two that used each other failed every trial
+    with advice to add a `when` (audit 25 F5)."""
+    uses = {d.key: _names_or_none(d.term) for d in derived}
+    for i, d in enumerate(derived):
+        label = f"derived `{d.key}`"
+        if d.key in uses[d.key]:
+            r.error(d.where, f"{label} uses itself: it would read its `base:` or default value, not a computed one; "
+                             "compute it from params and other keys")  # fmt: skip
+        for later in derived[i + 1 :]:
+            if later.key not in uses[d.key]:
+                continue
+            if d.key in uses[later.key]:
+                r.error(d.where, f"{label} and derived `{later.key}` ({later.where}) use each other: neither can be "
+                                 "computed first; compute one of them from params and other keys only")  # fmt: skip
+            else:
+                r.error(d.where, f"{label} uses derived `{later.key}`, listed below it ({later.where}): derived keys "
+                                 f"are computed in the order listed, so it would read `{later.key}`'s `base:` or "
+                                 f"default value; move `{later.key}` above it")  # fmt: skip
+
+
+def _names_or_none(term: Any) -> list[str]:
+    """The names a term uses; none for a term that is not one (refused already, by `Names.check_term`)."""
+    try:
+        return expr.names(term)
+    except expr.ExprError:
+        return []
 
 
 def check_variables_used(r: Reader, params: list[Param], derived: list[Derived]) -> None:

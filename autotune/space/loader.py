@@ -125,7 +125,8 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
     declared = set(top["params"]) if isinstance(top.get("params"), dict) else set()
     names = knobs.Names.of(keys, declared)
     knobs.check_param_conditions(r, params, names, _fixed_value(adapter, base, base_config))
-    derived = knobs.parse_derived(r, top.get("derived"), names)
+    knobs.check_base_not_searched(r, params, base, base_where)
+    derived = knobs.parse_derived(r, top.get("derived"), names, declared)
     knobs.check_variables_used(r, params, derived)
     constraints = knobs.parse_constraints(r, top.get("constraints"), names)
     objectives = sections.parse_objectives(r, top.get("objectives"), adapter)
@@ -261,6 +262,12 @@ def _add_warnings(space: Space, adapter: TrainerAdapter, device: DeviceKind) -> 
     """Limits the trainer cannot measure, and knobs that do nothing on this device."""
     for metric in space.unmeasured:
         space.warnings.append(f"{space.path}: the {adapter.name} trainer does not log `{metric}`: its limit is skipped")
+    t = space.trial
+    if t.hang_timeout_s >= t.timeout_s:  # accepted without a word (audit 25 F11)
+        space.warnings.append(
+            f"{space.path}: `trial.hang_timeout_s` {t.hang_timeout_s:g} is not below `trial.timeout_s` {t.timeout_s:g}: "
+            "a trial that hangs is killed only at the timeout, as one that runs too long; set it below (default 60)"
+        )
     for key in space.tuned_keys:
         active, why = adapter.knob_status(key, device, space.trial.world_size)
         if not active:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import decimal
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, get_args
 
 from autotune.adapters.base import TRAINERS
@@ -73,6 +73,32 @@ CONSTRAINT_KINDS: tuple[ConstraintKind, ...] = get_args(ConstraintKind)
 
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def number_text_hint(value: Any) -> str:
+    """Why a number the user wrote is text here, and the fix ("" when it is not such a number): YAML 1.1 reads
+    `1e-4` (no dot) as a string, where Python and the user read a number (audit 25 F9)."""
+    if isinstance(value, str) and _float_text(value):
+        return f"; YAML reads {value} as text, not a number: write {_with_dot(value)}"
+    return ""
+
+
+def _float_text(text: str) -> bool:
+    """`text` is a number Python reads and YAML 1.1 does not (`1e-4`, `5E3`: an exponent without a dot)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return text.strip().lower() not in ("nan", "inf", "-inf", "+inf", "infinity", "-infinity")
+
+
+def _with_dot(text: str) -> str:
+    """`1e-4` as YAML 1.1 reads it as a number: `1.0e-4` (a dot, and a sign on the exponent: `5.0e+3`)."""
+    mantissa, _, exponent = text.strip().lower().partition("e")
+    if not exponent:
+        return text
+    sign = "" if exponent[0] in "+-" else "+"
+    return f"{mantissa if '.' in mantissa else mantissa + '.0'}e{sign}{exponent}"
 
 
 def _finite(value: float) -> bool:
@@ -177,7 +203,10 @@ class Param:
     def _checked_range(self, label: str) -> tuple[float, float]:
         low, high, step = self.low, self.high, self.step
         if low is None or high is None or not (_number(low) and _number(high)):
-            raise SpaceRuleError(f"{label}: {self.type} needs numeric `low` and `high`, got low={low!r} high={high!r}")
+            why = number_text_hint(low) or number_text_hint(high)
+            raise SpaceRuleError(
+                f"{label}: {self.type} needs numeric `low` and `high`, got low={low!r} high={high!r}{why}"
+            )
         if not (_finite(low) and _finite(high)):
             raise SpaceRuleError(f"{label}: `low` and `high` must be finite numbers, got low={low!r} high={high!r}")
         if low >= high:
@@ -324,9 +353,14 @@ class Limit:
             problems.append(f"limit `{self.metric}` sets no bound ({', '.join(LIMIT_BOUNDS)})")
         for name, value in bounds.items():
             if value is not None and not (_number(value) and not (isinstance(value, float) and math.isnan(value))):
-                problems.append(f"limit `{self.metric}`: `{name}` must be a number, got {value!r}; e.g. `{name}: 0.5`")
+                problems.append(f"limit `{self.metric}`: `{name}` must be a number, got {value!r}"
+                                + (number_text_hint(value) or f"; e.g. `{name}: 0.5`"))  # fmt: skip
         if self.reducer not in REDUCERS:
             problems.append(f"limit `{self.metric}`: reducer must be one of {', '.join(REDUCERS)}")
+        if not problems and self.min is not None and self.max is not None and self.min > self.max:
+            # accepted, every trial came back infeasible after the sweep had spent its time (audit 25 F3)
+            problems.append(f"limit `{self.metric}`: `min` {self.min:g} > `max` {self.max:g}, so no value can pass; "
+                            "swap them, or keep the one you mean")  # fmt: skip
         if problems:
             raise SpaceRuleError(*problems)
 
@@ -352,14 +386,23 @@ class TrialSettings:
 
     def __post_init__(self) -> None:
         for name in ("steps", "world_size", "repeats", "threads_per_rank", "timeout_s", "hang_timeout_s"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"`trial.{name}` must be > 0, got {getattr(self, name)}")
+            if getattr(self, name) <= 0:  # each with an example, as `quality:`'s say (audit 25 F10)
+                raise ValueError(f"`trial.{name}` must be > 0, got {getattr(self, name)}; e.g. `{name}: "
+                                 f"{_default_of(TrialSettings, name)}` (the default)")  # fmt: skip
         if self.startup_grace_s < 0:
-            raise ValueError(f"`trial.startup_grace_s` must be >= 0, got {self.startup_grace_s}")
+            raise ValueError(f"`trial.startup_grace_s` must be >= 0, got {self.startup_grace_s}; e.g. "
+                             "`startup_grace_s: 120` (the default)")  # fmt: skip
         if not 0 <= self.warmup_steps < self.steps:
             raise ValueError(
-                f"`trial.warmup_steps` must be >= 0 and < `trial.steps` ({self.steps}), got {self.warmup_steps}"
+                f"`trial.warmup_steps` must be >= 0 and < `trial.steps` ({self.steps}), got {self.warmup_steps}; "
+                f"e.g. `warmup_steps: {min(2, self.steps - 1)}`"
             )
+
+
+def _default_of(settings: type, name: str) -> Any:
+    """A settings dataclass's default for `name`, as written in YAML (`300`, not `300.0`)."""
+    value = next(f.default for f in fields(settings) if f.name == name)
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 @dataclass(frozen=True)
@@ -377,7 +420,7 @@ class ConfirmSettings:
 
     def __post_init__(self) -> None:
         if self.top_k <= 0:
-            raise ValueError(f"`confirm.top_k` must be > 0, got {self.top_k}")
+            raise ValueError(f"`confirm.top_k` must be > 0, got {self.top_k}; e.g. `top_k: 2` (the default)")
         if self.repeats < 0:
             raise ValueError(f"`confirm.repeats` must be >= 0 (0: no confirmation), got {self.repeats}")
         if self.ablation_repeats is not None and self.ablation_repeats < 0:

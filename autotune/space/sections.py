@@ -138,8 +138,13 @@ def parse_limits(r: Reader, raw: Any, adapter: TrainerAdapter) -> list[Limit]:
         if not isinstance(item, dict):
             r.error(at, "a limit is a mapping {metric, reducer, max | min | max_ratio_to_baseline, alarm_above}")
             continue
-        for extra in set(item) - set(LIMIT_FIELDS):
-            r.error(at, f"limit: unknown field `{extra}` (fields: {', '.join(sorted(LIMIT_FIELDS))})")
+        unknown = sorted(set(item) - set(LIMIT_FIELDS), key=str)
+        for extra in unknown:
+            hint = suggest_key(str(extra), LIMIT_FIELDS)
+            r.error(at, f"limit: unknown field `{extra}`"
+                        + (f"; did you mean `{hint}`?" if hint else f" (fields: {', '.join(sorted(LIMIT_FIELDS))})"))  # fmt: skip
+        if unknown:  # "sets no bound" followed from `maximum:` for `max:`
+            continue
         metric = check_metric(r, item.get("metric"), r.at("limits", str(i), "metric"), adapter)
         settings = {k: v for k, v in item.items() if k in LIMIT_FIELDS and k != "metric"}
         try:
@@ -163,7 +168,9 @@ def parse_baseline(
     for name, value in r.mapping(raw, "baseline").items():
         if name not in by_name:
             if name not in declared:
-                r.error(r.at("baseline", name), f"baseline sets `{name}`, which is not a param of this space")
+                hint = suggest_key(str(name), declared)
+                r.error(r.at("baseline", name), f"baseline sets `{name}`, which is not a param of this space"
+                                                + (f"; did you mean `{hint}`?" if hint else ""))  # fmt: skip
             continue
         p = by_name[name]
         unset_allowed = value is None and p.type == "categorical" and None in (p.choices or ())

@@ -171,7 +171,9 @@ def test_the_checklist_judges_only_the_limits_the_space_sets(mixed):
         Limit(metric="perf/comm_share", reducer="median", max=0.5),
         Limit(metric="memory", reducer="max", max_ratio_to_baseline=1.2),
     ]
-    checks = {c.name: c for c in health.health_checks(dataclasses.replace(space, limits=limited), kl, comm, memory, mfu)}
+    checks = {
+        c.name: c for c in health.health_checks(dataclasses.replace(space, limits=limited), kl, comm, memory, mfu)
+    }
     assert (checks["KL to reference"].rule, checks["KL to reference"].passed) == ("< 0.01 (alarm > 0.1)", False)
     assert (checks["comm share"].rule, checks["comm share"].passed) == ("< 50%", False)
     assert (checks["memory vs baseline"].rule, checks["memory vs baseline"].passed) == ("< 1.2×", True)

@@ -157,6 +157,80 @@ BAD = {
         "params:\n  env.X: {type: categorical, choices: [2001-01-01, b]}\n",
         r"small.yaml:\d+: `params.env.X.choices.0`: a date \(datetime.date\(2001, 1, 1\)\) is not a setting",
     ),
+    # accepted, and ran something else than they said (audit 25): a derived key that is also a param ran the
+    # computed value while validate, best and the export said the param's
+    "a derived key that is also a param": (
+        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 2}\n"
+        "derived:\n  actor_rollout_ref.actor.ppo_epochs: {sum: [1, 1]}\n",
+        r"small.yaml:\d+: derived `actor_rollout_ref.actor.ppo_epochs` is also a param \(.*small.yaml:\d+\): every "
+        r"trial would run the computed value, not the sampled one; search it under `params:` or compute it here",
+    ),
+    "a derived key that uses itself": (  # it read the key's default
+        "params:\n  mult: {type: categorical, choices: [2, 3], role: systems}\n"
+        "derived:\n  actor_rollout_ref.actor.ppo_max_token_len_per_gpu:\n"
+        "    {product: [mult, actor_rollout_ref.actor.ppo_max_token_len_per_gpu]}\n",
+        r"small.yaml:\d+: derived `actor_rollout_ref.actor.ppo_max_token_len_per_gpu` uses itself: it would read its "
+        r"`base:` or default value",
+    ),
+    "two derived keys that use each other": (  # every trial failed, told to add a `when`
+        "params:\n  mult: {type: categorical, choices: [2, 3], role: systems}\n"
+        "derived:\n  actor_rollout_ref.actor.ppo_max_token_len_per_gpu:\n"
+        "    {product: [mult, actor_rollout_ref.ref.log_prob_max_token_len_per_gpu]}\n"
+        "  actor_rollout_ref.ref.log_prob_max_token_len_per_gpu:\n"
+        "    {product: [mult, actor_rollout_ref.actor.ppo_max_token_len_per_gpu]}\n",
+        r"derived `actor_rollout_ref.actor.ppo_max_token_len_per_gpu` and derived "
+        r"`actor_rollout_ref.ref.log_prob_max_token_len_per_gpu` \(.*small.yaml:\d+\) use each other",
+    ),
+    "a derived key that uses one computed after it": (
+        "params:\n  mult: {type: categorical, choices: [2, 3], role: systems}\n"
+        "derived:\n  actor_rollout_ref.actor.ppo_max_token_len_per_gpu:\n"
+        "    {product: [mult, actor_rollout_ref.ref.log_prob_max_token_len_per_gpu]}\n"
+        "  actor_rollout_ref.ref.log_prob_max_token_len_per_gpu: {product: [mult, 64]}\n",
+        r"uses derived `actor_rollout_ref.ref.log_prob_max_token_len_per_gpu`, listed below it \(.*\): derived keys "
+        r"are computed in the order listed, .*; move `actor_rollout_ref.ref.log_prob_max_token_len_per_gpu` above it",
+    ),
+    "a base key that a param searches": (  # the job's value never ran, without a word
+        "base:\n  actor_rollout_ref.actor.ppo_epochs: 2\n"
+        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 3}\n",
+        r"small.yaml:\d+: `actor_rollout_ref.actor.ppo_epochs` is set in `base:` \(2\) and searched as a param "
+        r"\(.*small.yaml:\d+\): every trial runs the param's value, .*; drop it from `base:`",
+    ),
+    "a limit no value can pass": (  # every trial came back infeasible, after the sweep's time
+        "limits:\n  - {metric: perf/comm_share, reducer: median, max: 0.1, min: 0.5}\n",
+        r"small.yaml:\d+: limit `perf/comm_share`: `min` 0.5 > `max` 0.1, so no value can pass",
+    ),
+    "a number YAML reads as text": (
+        "params:\n  algorithm.kl_ctrl.kl_coef: {type: float, low: 1e-4, high: 0.1, log: true}\n",
+        r"got low='1e-4' high=0.1; YAML reads 1e-4 as text, not a number: write 1.0e-4$",
+    ),
+    "a limit's bound YAML reads as text": (
+        "limits:\n  - {metric: memory, max: 5e3}\n",
+        r"limit `memory`: `max` must be a number, got '5e3'; YAML reads 5e3 as text, not a number: write 5.0e\+3$",
+    ),
+    "a setting out of range, with an example": (
+        "confirm: {top_k: 0}\n",
+        r"small.yaml:\d+: `confirm.top_k` must be > 0, got 0; e.g. `top_k: 2` \(the default\)",
+    ),
+    "a misspelled field, said once with its fix": (  # a second problem followed from it: "needs `choices`"
+        "params:\n  actor_rollout_ref.rollout.tensor_model_parallel_size: {type: categorical, choises: [1, 2]}\n",
+        r"^[^\n]*unknown field `choises`; did you mean `choices`\?$",
+    ),
+    "a misspelled limit field, said once with its fix": (
+        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 2}\n"
+        "limits:\n  - {metric: memory, maximum: 2}\n",
+        r"^[^\n]*limit: unknown field `maximum`; did you mean `max`\?$",
+    ),
+    "a misspelled name in a when": (
+        "params:\n  actor_rollout_ref.actor.fsdp_config.forward_prefetch:\n"
+        "    {type: bool, when: {actor_rollout_ref.actor.use_dynamik_bsz: false}}\n",
+        r"which is neither a param nor a config key; did you mean `actor_rollout_ref.actor.use_dynamic_bsz`\?",
+    ),
+    "a misspelled param in the baseline": (
+        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 2}\n"
+        "baseline:\n  actor_rollout_ref.actor.ppo_epoch: 1\n",
+        r"baseline sets `actor_rollout_ref.actor.ppo_epoch`, which is not a param of this space; did you mean "
+        r"`actor_rollout_ref.actor.ppo_epochs`\?",
+    ),
 }
 
 MINIMAL = """\

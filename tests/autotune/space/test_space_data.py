@@ -248,7 +248,14 @@ def spaces(draw: st.DrawFn) -> Space:
             )
         ),
         objectives=[Objective(draw(NAMES), draw(st.sampled_from(["maximize", "minimize"])), "mean", "x:1")],
-        limits=draw(st.lists(st.builds(Limit, NAMES, st.just("max"), FINITE, bound, bound), max_size=2)),
+        limits=draw(
+            st.lists(
+                st.tuples(NAMES, FINITE, bound, bound)
+                .filter(lambda t: t[2] is None or t[2] <= t[1])  # a min past the max is refused (no value passes)
+                .map(lambda t: Limit(t[0], "max", t[1], t[2], t[3])),
+                max_size=2,
+            )
+        ),
         baseline=draw(st.dictionaries(NAMES, PLAIN, max_size=3)),
         confirm=ConfirmSettings(top_k=draw(st.integers(1, 4)), repeats=draw(st.integers(0, 3))),
         sampler=SamplerSettings(name=draw(st.sampled_from(["tpe", "grid"])), seed=draw(st.none() | st.integers(0, 9))),
