@@ -76,6 +76,22 @@ def load_or_exit(paths: StudyPaths, storage: str | None):  # type: ignore[no-unt
         raise typer.Exit(2) from None
 
 
+def folder_problem(folder: Path) -> str | None:
+    """Why the report cannot be written into `folder` (None: it can; missing folders are made, as for `runs/`)."""
+    import os
+
+    if folder.exists() and not folder.is_dir():
+        return "is a file: the report is a folder, written as FOLDER/index.html; give a folder (e.g. reports/mine)"
+    ancestor = folder.absolute()
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        return f"cannot be made: {ancestor} is a file, not a folder"
+    if not os.access(ancestor, os.W_OK):
+        return f"cannot be written: {ancestor} is not a writable folder"
+    return None
+
+
 def output_problem(out: Path) -> str | None:
     """Why a file cannot be written at `out` (None: it can). Its folder must exist: a mistyped path
     is said, not made into folders."""

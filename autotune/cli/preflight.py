@@ -132,6 +132,17 @@ def check_export_path_or_exit(out: Path) -> None:
         raise typer.Exit(2)
 
 
+def check_report_dir_or_exit(folder: Path | None) -> None:
+    """--report-dir must be a folder the report can be written to before the sweep starts: a file there let every
+    trial run, each refresh fail, and the run exit 0 (audit 25 F2)."""
+    from autotune.cli.app import folder_problem
+
+    problem = folder_problem(folder) if folder is not None else None
+    if problem:
+        err.print(f"[red]--report-dir {escape(str(folder))} {escape(problem)}[/]")
+        raise typer.Exit(2)
+
+
 def check_gpu_or_exit(gpu: str | None, space: Space) -> None:
     """The simulated GPU must be a preset or a readable device file, before any trial is predicted."""
     if not gpu:

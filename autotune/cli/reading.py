@@ -20,6 +20,7 @@ from autotune.cli.app import (
     app,
     console,
     err,
+    folder_problem,
     load_or_exit,
     output_problem,
     study_space,
@@ -427,6 +428,10 @@ def report(
         from autotune.report.browser import require_chromium
 
         require_chromium()
+    problem = folder_problem(output) if output is not None else None
+    if problem:  # it said "File exists (check the path and its permissions)" (audit 25 F12)
+        err.print(f"[red]-o {escape(str(output))} {escape(problem)}[/]")
+        raise typer.Exit(2)
     paths = StudyPaths(runs_dir, study)
     space = study_space(paths)
     path = write_report_file(paths, space, output or Path("reports") / study, storage)

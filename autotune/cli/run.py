@@ -268,6 +268,7 @@ def run(
         preflight.check_calibration_device_or_exit(calibration, gpu, parsed)
     if export_to is not None:
         preflight.check_export_path_or_exit(export_to)
+    preflight.check_report_dir_or_exit(report_dir or Path("reports") / paths.name)
     n_trials = trials or parsed.trials
     first = parsed.objectives[0]
     progress = SweepProgress(n_trials, first.metric, first.direction == "maximize", console)
@@ -460,9 +461,11 @@ def _after_sweep(paths, storage, space, reports, progress, logger, export_to) ->
         err.print(
             f"[red]writing the report failed{why}[/] (retry with `autotune report {paths.name}{paths.flags(storage)}`)"
         )
-    print_best(paths, storage, space)
+    found = print_best(paths, storage, space)
     if logger is not None:
         log_wandb_summary(logger, paths, storage, space)
+    if not found:  # `run ... && export ...` went on after a sweep where nothing ran, as `best` exits 1 (audit 25 F4)
+        raise typer.Exit(1)
     if export_to is not None:
         export_winner(paths, storage, export_to, check=False, predicted=True)  # a simulated sweep's, labelled as one
 

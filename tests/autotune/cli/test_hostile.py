@@ -417,6 +417,14 @@ def test_paths_the_command_cannot_use_end_in_one_line_not_a_traceback(tmp_path):
          f"its folder {tmp_path / 'no'} does not exist (create it first: mkdir -p {tmp_path / 'no'})"),
         (("export", "small", "--runs-dir", str(tmp_path / "runs"), "-o", str(tmp_path / "no/such/b.yaml")),
          f"its folder {tmp_path / 'no/such'} does not exist"),
+        # a report folder that is a file: every trial ran, each refresh failed, and the run exited 0 (audit 25 F2);
+        # `report -o` said "File exists (check the path and its permissions)" (F12)
+        (("run", "--space", str(space), "--runs-dir", str(tmp_path / "runs"), "--report-dir", str(afile)),
+         f"--report-dir {afile} is a file: the report is a folder, written as FOLDER/index.html"),
+        (("run", "--space", str(space), "--runs-dir", str(tmp_path / "runs"), "--report-dir", str(afile / "r")),
+         f"--report-dir {afile / 'r'} cannot be made: {afile} is a file, not a folder"),
+        (("report", "small", "--runs-dir", str(tmp_path / "runs"), "-o", str(afile)),
+         f"-o {afile} is a file: the report is a folder"),
     ]  # fmt: skip
     for args, expected in cases:
         proc = autotune(*args, timeout=120)

@@ -274,7 +274,10 @@ def test_a_baseline_that_breaks_a_limit_is_named_as_why_there_is_no_winner(tmp_p
     runs = tmp_path / "runs"
     swept = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
                      "--report-dir", str(tmp_path / "report"))  # fmt: skip
-    assert swept.returncode == 0, swept.stdout[-2000:] + swept.stderr[-2000:]
+    # run says it and exits 1 as best does: `run ... && export ...` went on after it (audit 25 F4)
+    assert swept.returncode == 1, swept.stdout[-2000:] + swept.stderr[-2000:]
+    assert "has no feasible trial (its baseline breaks a limit: " in swept.stderr, swept.stderr
+    assert "report: " in swept.stdout  # written all the same: it shows why
     best = autotune("best", "small", "--runs-dir", str(runs))
     assert best.returncode == 1 and "has no feasible trial (its baseline breaks a limit: " in best.stderr, best.stderr
     assert "actor/kl_loss" in best.stderr and "check the space's limits" in best.stderr
