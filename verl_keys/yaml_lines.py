@@ -39,7 +39,7 @@ def _node_where(path: str, node: yaml.Node) -> str:
     return f"{path}:{node.start_mark.line + 1}"
 
 
-def _yaml_error(path: str, exc: yaml.YAMLError) -> YamlError:
+def yaml_error(path: str, exc: yaml.YAMLError) -> YamlError:
     """PyYAML's error as `file:line: rule; fix` (its own text has neither the file nor a fix)."""
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line = f":{mark.line + 1}" if mark is not None else ""
@@ -87,7 +87,7 @@ def _check_depth(path: str, text: str) -> None:
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
     except yaml.YAMLError as exc:
-        raise _yaml_error(path, exc) from None
+        raise yaml_error(path, exc) from None
 
 
 def load_tree(path: str | Path) -> tuple[Any, dict[tuple[str, ...], str]]:
@@ -105,7 +105,7 @@ def load_tree(path: str | Path) -> tuple[Any, dict[tuple[str, ...], str]]:
     except RecursionError:
         raise YamlError(f"{path}:1: nested deeper than Python can parse; a config nests a few levels") from None
     except yaml.YAMLError as exc:
-        raise _yaml_error(str(path), exc) from None
+        raise yaml_error(str(path), exc) from None
     finally:
         loader.dispose()
     where: dict[tuple[str, ...], str] = {}
@@ -118,7 +118,7 @@ def load_tree(path: str | Path) -> tuple[Any, dict[tuple[str, ...], str]]:
         try:
             return builder.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
-            raise _yaml_error(str(path), exc) from None
+            raise yaml_error(str(path), exc) from None
 
     def build(node: yaml.Node, prefix: tuple[str, ...]) -> Any:
         built[0] += 1

@@ -47,6 +47,11 @@ StudyArg = Annotated[str, typer.Argument(metavar="STUDY", help="Study name (the 
 
 
 def space_or_exit(space: str, trainer: str | None = None, sampler: str | None = None) -> Space:
+    from autotune.adapters.base import TRAINERS
+
+    if trainer is not None and trainer not in TRAINERS:  # the flag's fault: it was blamed on the file's `trainer:`
+        err.print(f"[red]--trainer must be one of {', '.join(sorted(TRAINERS))}, got {trainer!r}[/]")
+        raise typer.Exit(2)
     try:
         return load_space(space, device=device_kind(), trainer=trainer, sampler=sampler)
     except SpaceError as exc:

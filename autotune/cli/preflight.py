@@ -145,16 +145,17 @@ def check_report_dir_or_exit(folder: Path | None) -> None:
 
 def check_gpu_or_exit(gpu: str | None, space: Space) -> None:
     """The simulated GPU must be a preset or a readable device file, before any trial is predicted."""
-    if not gpu:
-        return
+    if gpu:
+        check_gpu_flag_or_exit(gpu, "--gpu" if gpu != space.sim.gpu else f"{space.path}: `sim.gpu`")
+
+
+def check_gpu_flag_or_exit(gpu: str, where: str = "--gpu") -> None:
     from autotune.sim.hardware import resolve_device
 
     try:
         resolve_device(gpu)
     except (OSError, ValueError) as exc:
-        where = "--gpu" if gpu != space.sim.gpu else f"{space.path}: `sim.gpu`"
-        said = str(exc).removeprefix(f"--gpu {gpu}: ")  # a device file's error names it already: said once
-        err.print(f"[red]{where} {gpu}: {escape(said)}[/]")
+        err.print(f"[red]{escape(gpu_problem(exc, gpu, where))}[/]")
         raise typer.Exit(2) from None
 
 
@@ -198,3 +199,12 @@ def calibration_or_exit(path: Path | None) -> Calibration | None:
         said = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc  # not the path again
         err.print(f"[red]--calibration {escape(str(path))}: {escape(str(said))}[/]")
         raise typer.Exit(2) from None
+
+
+def gpu_problem(exc: Exception, gpu: str, where: str = "--gpu") -> str:
+    """What is wrong with --gpu (or the space's `sim.gpu`), named once: a device file's own errors start with
+    `--gpu FILE` (its line, for YAML), a preset's do not."""
+    said = str(exc)
+    if said.startswith(f"--gpu {gpu}"):
+        return said if where == "--gpu" else f"{where} {said.removeprefix('--gpu ')}"
+    return f"{where} {gpu}: {said}"

@@ -239,6 +239,8 @@ def run(
         open_storage(storage)  # a bad URL fails here, before any folder is made or the space's warnings print
     if study is not None:
         StudyPaths(runs_dir, study)  # and a bad --study name (StudyNameError)
+    if gpu and "sim" in levels:  # said first, not as the last of the space's warnings (audit 25 F16)
+        preflight.check_gpu_flag_or_exit(gpu)
     simulated = levels == ("sim",)
     whole = _prepared_space(space, trainer, sampler, freeze_inert, simulated)
     parsed = throughput_stage(whole)  # what the throughput stage searches (the report and summaries read it)

@@ -119,6 +119,16 @@ def init(
     if name is not None and study_name_problem(name):
         err.print(f"[red]--name: {escape(study_name_problem(name) or '')}[/]")
         raise typer.Exit(2)
+    if output is not None:  # before verl's check, as export says it (audit 25 F13: after it, or "--force" for a folder)
+        from autotune.cli.app import output_problem
+
+        problem = output_problem(output)
+        if problem:
+            err.print(f"[red]-o {escape(str(output))} {escape(problem.replace('best.yaml', 'myjob.yaml'))}[/]")
+            raise typer.Exit(2)
+        if output.exists() and not force:
+            err.print(f"[red]{output} exists; pass --force to overwrite it, or -o another file[/]")
+            raise typer.Exit(2)
     text, source = _job_text(job)
     gpu = _known_gpu(gpu)
     try:
@@ -169,9 +179,9 @@ def _known_gpu(gpu: str | None) -> str | None:
     try:
         resolve_device(gpu)
     except (OSError, ValueError) as exc:
-        err.print(
-            f"[red]--gpu {escape(gpu)}: {escape(str(exc))}[/] (leave --gpu out to write the space without a pre-screen)"
-        )
+        from autotune.cli.preflight import gpu_problem
+
+        err.print(f"[red]{escape(gpu_problem(exc, gpu))}[/] (leave --gpu out to write the space without a pre-screen)")
         raise typer.Exit(2) from None
     return gpu
 

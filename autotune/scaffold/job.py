@@ -36,6 +36,7 @@ from autotune.adapters.verl_config import (
     without_comment,
 )
 from verl_keys.keys import suggest_key
+from verl_keys.yaml_lines import yaml_error
 
 __all__ = ["Job", "JobError", "check_starts", "read_job"]
 
@@ -396,10 +397,18 @@ def _from_yaml(text: str, source: str) -> Job:
 
     try:
         raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise JobError(f"{source}: neither a `{ENTRY}` command nor readable YAML: {exc}") from None
+    except yaml.YAMLError as exc:  # PyYAML's own text named "<unicode string>", not the file (audit 25 F14)
+        said = str(yaml_error(source, exc)).replace(": not valid YAML: ", ": neither a `" + ENTRY + "` command nor "
+                                                                          "valid YAML: ", 1)  # fmt: skip
+        raise JobError(said) from None
     if not isinstance(raw, dict):
         raise JobError(f"{source}: a verl config is a YAML mapping, or give the `python3 -m {ENTRY} ...` command")
+    if isinstance(raw.get("base"), dict) and {"params", "baseline", "trainer"} & set(raw):
+        raise JobError(  # one line per key of the space verl has not: 96 lines (audit 25 F6)
+            f"{source}: an autotune search space, not a verl job; init writes a space from your job: give it the "
+            f"run's script, its `python3 -m {ENTRY} ...` command, or its verl YAML (`autotune run --space {source}` "
+            "runs this one)"
+        )
     notes = []
     defaults = raw.pop("defaults", None)
     raw.pop("hydra", None)

@@ -6,11 +6,12 @@ user edits it the same way; only what the loader reads is data, the reasons are 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
 
-from autotune.scaffold.job import Job, JobError
+from autotune.scaffold.job import ENTRY, Job, JobError
 from autotune.scaffold.recipe import Cluster, Recipe
 
 __all__ = ["baseline", "render_space", "trial_settings"]
@@ -56,6 +57,19 @@ def baseline(job: Job, cluster: Cluster, rec: Recipe) -> dict[str, Any]:
     return {**_base(job, cluster), **knobs}
 
 
+_PLAIN_PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
+
+
+def _command_lines(command: list[str]) -> list[str]:
+    """The job's launcher as the space's `command:`; none for a plain `python3 -m verl.trainer.main_ppo`: trials then
+    run verl under the Python autotune runs under, the one init just checked verl in. Written out, `python3` was
+    PATH's, and an unactivated venv's trials failed at once with "No module named 'verl'" (audit 25 F7)."""
+    if len(command) == 3 and _PLAIN_PYTHON.fullmatch(command[0]) and command[1:] == ["-m", ENTRY]:
+        return [f"# command: left out (the job's `{' '.join(command)}`): trials run verl under the Python autotune runs "
+                "under, where init found it"]  # fmt: skip
+    return [f"command: {_flow(command)}"]
+
+
 def render_space(job: Job, cluster: Cluster, rec: Recipe, name: str, file: str | None = None) -> str:
     """The space's YAML; its header's commands name `file` (default `<name>.yaml`), where it is written."""
     gpu = f" ({cluster.gpu})" if cluster.gpu else ""
@@ -69,7 +83,7 @@ def render_space(job: Job, cluster: Cluster, rec: Recipe, name: str, file: str |
         f"#   autotune run --space {file}                      # the real sweep, on the cluster",
         f"name: {_flow(name)}",
         "trainer: verl",
-        f"command: {_flow(job.command)}",
+        *_command_lines(job.command),
         "",
         "base:",
     ]

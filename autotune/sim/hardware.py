@@ -28,6 +28,8 @@ from typing import Any
 
 import yaml
 
+from verl_keys.yaml_lines import yaml_error
+
 GIB = 1024**3
 MATMUL_EFFICIENCY = 0.85
 """Share of the dense bf16 peak large GEMMs reach (measured on H200: 788 of 989 TFLOP/s for an 8192³ bf16
@@ -138,8 +140,10 @@ def device_from_file(path: str | Path) -> Device:
     p = Path(path)
     try:
         raw = yaml.safe_load(p.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise ValueError(f"--gpu {path}: cannot read a device file ({exc})") from None
+    except OSError as exc:
+        raise ValueError(f"--gpu {path}: cannot read a device file ({exc.strerror or exc})") from None
+    except yaml.YAMLError as exc:  # PyYAML's own text named "<unicode string>", not the file (audit 25 F14)
+        raise ValueError(f"--gpu {yaml_error(str(path), exc)}") from None
     if not isinstance(raw, dict):
         raise ValueError(
             f"--gpu {path}: a device file is a mapping of {', '.join(_FILE_FIELDS)}; got {type(raw).__name__}"

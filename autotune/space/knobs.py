@@ -27,6 +27,16 @@ from autotune.space.yaml_reader import Reader
 from verl_keys.keys import coerce, suggest_key
 
 PARAM_FIELDS = ("type", "choices", "low", "high", "log", "step", "when", "role")
+_NOT_FOR = {
+    "bool": (
+        ("choices", "low", "high", "log", "step"),
+        "it searches false and true; for one value, set it under `base:`; for a list, use `type: categorical`",
+    ),
+    "categorical": (("low", "high", "log", "step"), "it searches its `choices`; for a range, use `type: int` or float"),
+    "int": (("choices",), "it searches `low`..`high`; for a list of values, use `type: categorical`"),
+    "float": (("choices",), "it searches `low`..`high`; for a list of values, use `type: categorical`"),
+}
+"""The fields each type does not read, and what to write instead."""
 NO_PARAMS = (
     "the space tunes nothing: add `params:` with at least one knob, e.g. "
     "`actor_rollout_ref.actor.fsdp_config.reshard_after_forward: {type: bool}`"
@@ -82,6 +92,17 @@ def _param(r: Reader, name: str, spec: Any, adapter: TrainerAdapter) -> Param | 
     if unknown:  # its other problems follow from the misspelling (`choises`: "needs a non-empty `choices`")
         return None
     ptype: Any = spec.get("type")  # checked by Param
+    unused = [f for f in _NOT_FOR[ptype][0] if f in spec] if ptype in _NOT_FOR else []
+    if unused:  # read and dropped without a word: `{type: bool, choices: [true]}` searched both (audit 25 F17)
+        r.error(where, f"param `{name}`: {', '.join(f'`{f}`' for f in unused)} does not apply to a {ptype} "
+                       f"({_NOT_FOR[ptype][1]})")  # fmt: skip
+        return None
+    if name.startswith("env.") and ptype == "categorical" and isinstance(spec.get("choices"), list):
+        nested = [c for c in spec["choices"] if isinstance(c, (dict, list))]
+        if nested:  # a trial's variable read "{'a': 1}"
+            r.error(where, f"param `{name}`: an environment variable's value is a string, a number or null (unset), "
+                           f"got {nested[0]!r}")  # fmt: skip
+            return None
     domain: dict[str, Any] = {}
     if ptype == "categorical":
         domain = {"choices": spec.get("choices")}
@@ -122,13 +143,15 @@ class Names:
     """The trainer's config keys."""
     known: frozenset[str]
     """Config keys, the space's variables and `trial.*` settings."""
+    declared: frozenset[str] = frozenset()
+    """Every name under `params:`, also those refused (their own error says why)."""
 
     @classmethod
     def of(cls, keys: dict[str, Any], declared: set[str]) -> Names:
         """`declared`: every name under `params:`, also those refused (their own error says why)."""
         variables = {name for name in declared if "." not in name}
         trial = {f"trial.{f.name}" for f in dataclasses.fields(TrialSettings)}
-        return cls(keys, frozenset({*keys, *variables, *trial}))
+        return cls(keys, frozenset({*keys, *variables, *trial}), frozenset(declared))
 
     def check_term(self, r: Reader, term: Any, at: str, label: str) -> None:
         try:
@@ -168,7 +191,7 @@ def check_param_conditions(
                 takes = _never_takes(other, wanted)
                 if takes is not None:
                     r.error(p.where, f"{never} takes {takes} and never {wanted!r}")
-            elif fixed is not None and key in names.keys:
+            elif fixed is not None and key in names.keys and key not in names.declared:  # a refused param: said
                 value, where = fixed(key)
                 if value != wanted:
                     r.error(p.where, f"{never} is not a param and is {value!r} ({where}), never {wanted!r}; make it a "
@@ -186,16 +209,6 @@ def _never_takes(p: Param, value: Any) -> str | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and p.low <= value <= p.high:
         return None
     return f"values in [{p.low:g}, {p.high:g}]"
-
-
-def check_base_not_searched(r: Reader, params: list[Param], base: dict[str, Any], base_where: dict[str, str]) -> None:
-    """A key in `base:` that a param without a `when` searches: every trial runs the param's value, so the job's value
-    written there never ran, without a word (audit 25 F18). Under a `when`, `base:` gives the value where it fails."""
-    for p in params:
-        if p.name in base and not p.when:
-            r.error(base_where[p.name], f"`{p.name}` is set in `base:` ({base[p.name]!r}) and searched as a param "
-                                        f"({p.where}): every trial runs the param's value, the baseline's from "
-                                        "`baseline:`; drop it from `base:`")  # fmt: skip
 
 
 def parse_derived(r: Reader, raw: Any, names: Names, params: set[str] | None = None) -> list[Derived]:

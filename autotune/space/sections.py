@@ -159,10 +159,19 @@ def parse_limits(r: Reader, raw: Any, adapter: TrainerAdapter) -> list[Limit]:
 
 
 def parse_baseline(
-    r: Reader, raw: Any, params: list[Param], keys: dict[str, Any], declared: set[str]
+    r: Reader,
+    raw: Any,
+    params: list[Param],
+    keys: dict[str, Any],
+    declared: set[str],
+    base: dict[str, Any] | None = None,
+    base_where: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Trial 0's values: given ones, else the trainer's default for the key (when it lies in the domain).
-    `declared` names every entry of `params:`, also those refused (already reported)."""
+    """Trial 0's values: given ones, else the job's value in `base:`, else the trainer's default for the key (each
+    when it lies in the domain). `declared` names every entry of `params:`, also those refused (already reported).
+    A param without a `when` runs its value in every trial, so a `base:` value other than the baseline's never ran,
+    and the trainer's default ran as the baseline where only `base:` gave one (audit 25 F18)."""
+    base, base_where = base or {}, base_where or {}
     by_name = {p.name: p for p in params}
     out: dict[str, Any] = {}
     for name, value in r.mapping(raw, "baseline").items():
@@ -184,9 +193,17 @@ def parse_baseline(
                 f"baseline value {value!r} of `{name}` lies outside its domain ({domain}): set the baseline to a value "
                 "the param can take, or widen the param",
             )
+        elif name in base and base[name] != value and not p.when:
+            r.error(base_where.get(name, r.at("base")), f"`{name}` is {base[name]!r} in `base:` and {value!r} in "
+                    f"`baseline:` ({r.at('baseline', name)}): it is searched, so every trial, the baseline too, runs "
+                    "a param's value and the one in `base:` never runs; give both the job's value, or drop it from "
+                    "`base:`")  # fmt: skip
         out[name] = value
     for p in params:
         if p.name in out:
+            continue
+        if p.name in base and p.contains(base[p.name]):  # the job's own value
+            out[p.name] = base[p.name]
             continue
         default = keys[p.name].default if p.name in keys else None
         if p.name in keys and p.contains(default):

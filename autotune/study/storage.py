@@ -503,8 +503,8 @@ def no_study(paths: StudyPaths) -> str:
     if paths.storage_file.exists():  # swept with --storage: its folder here, its trials in that database
         return (
             f"{root}/{paths.name}/ holds study `{paths.name}`, whose trials are in another storage: add --storage "
-            f"{paths.storage_file.read_text().strip()} (the one its sweep was given, with its password; storage= and "
-            "runs_dir= in Python)"
+            f"{paths.storage_file.read_text().strip()} (the one its sweep was given, with its password; in the Python "
+            "API, storage= and runs_dir=)"
         )
     owner = paths.name.removesuffix("-quality")
     if owner != paths.name and (root / owner).is_dir():  # its quality search lives in its folder (audit 22 F7)
@@ -518,8 +518,8 @@ def no_study(paths: StudyPaths) -> str:
         else "no studies there"
     )
     return (
-        f"no study `{paths.name}` under {root}/ ({found}; --runs-dir DIR reads another folder; "
-        "`autotune run --space ...` starts a study; runs_dir= in Python)"
+        f"no study `{paths.name}` under {root}/ ({found}; --runs-dir DIR (in the Python API, runs_dir=) reads "
+        "another folder; `autotune run --space ...` starts a study)"
     )
 
 

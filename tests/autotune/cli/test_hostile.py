@@ -216,6 +216,11 @@ def test_cli_refuses_bad_input_with_exit_2_and_writes_nothing(tmp_path):
         (("run", "--space", str(space), "--runs-dir", str(runs), "--fidelity", "sim", "--gpu", "V100"), "unknown GPU"),
         (("run", "--space", str(space), "--runs-dir", str(runs), "--backend", "slurm"), "one of optuna, ray"),
         (("run", "--space", str(space), "--runs-dir", str(runs), "--sampler", "foo"), "--sampler must be one of tpe"),
+        # blamed on the file's `trainer: builtin` line (audit 25 F15)
+        (
+            ("validate", "--space", str(space), "--trainer", "bogus"),
+            "--trainer must be one of builtin, verl, got 'bogus'",
+        ),
     ]
     for i, (text, expected) in enumerate(
         (  # a hand-edited calibration crashed the sweep in a traceback, its folder made (audit 21 F8)
@@ -249,6 +254,9 @@ def test_cli_refuses_bad_input_with_exit_2_and_writes_nothing(tmp_path):
     # a bad flag is said first, not after a screen of the space's warnings (this space prints several)
     proc = autotune("run", "--space", "fsdp3d-8gpu", "--runs-dir", str(runs), "--storage", "foo://", timeout=120)
     assert proc.returncode == 2 and proc.stderr.lstrip().startswith("--storage foo://"), proc.stderr
+    # and a bad --gpu (it was the last of 8 lines, after the space's warnings: audit 25 F16)
+    proc = autotune("run", "--space", "fsdp3d", "--runs-dir", str(runs), "--fidelity", "sim", "--gpu", "NOTAGPU")
+    assert proc.returncode == 2 and proc.stderr.lstrip().startswith("--gpu NOTAGPU: unknown GPU"), proc.stderr
     proc = autotune("run", "--space", "fsdp3d", "--runs-dir", str(runs), "--study", "../evil", timeout=120)
     assert proc.returncode == 2 and proc.stderr.lstrip().startswith("study name '../evil' must be"), proc.stderr
     assert "held" not in proc.stdout, proc.stdout

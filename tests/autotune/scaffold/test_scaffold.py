@@ -232,6 +232,14 @@ def test_init_on_a_shipped_spaces_own_base_reproduces_a_space_that_validates(tmp
     assert space.base == {**shipped["base"]}
     tuned = {p.name for p in space.params}
     assert tuned >= {k for k in shipped["params"] if k.startswith(("actor_rollout_ref.rollout.tensor", FSDP))}
+    # a plain `python3 -m ...` is not written as the space's command: PATH's python3 ran the trials, not the Python
+    # init found verl in, and an unactivated venv's trials failed at once (audit 25 F7); a launcher of its own is
+    assert space.command is None and "# command: left out (the job's `python3 -m verl.trainer.main_ppo`)" in (
+        path.read_text()
+    )
+    own = read_job(command.replace("python3 -m", "/opt/env/bin/python -m", 1), f"{name}.sh")
+    path.write_text(render_space(own, cluster, recipe(own, cluster, verl_tree()[1]), f"{name}-init"))
+    assert load_space(str(path)).command == ["/opt/env/bin/python", "-m", "verl.trainer.main_ppo"]
 
 
 def test_a_verl_yaml_is_read_key_for_key(tmp_path: Path) -> None:
@@ -677,3 +685,36 @@ def test_init_refuses_a_model_it_cannot_read_and_carries_the_one_it_read_to_the_
         "there and no preset matches" in " ".join(sim.stderr.split()), sim.stderr  # fmt: skip
     assert "give --model with the model's config.json" in " ".join(sim.stderr.split())
     assert not (tmp_path / "runs").exists()  # refused before a study folder was made
+
+
+def test_init_refuses_a_space_a_folder_a_missing_folder_and_broken_yaml_in_one_line(tmp_path: Path) -> None:
+    """Each in one line naming the file and the fix, exit 2, nothing written (audit 25): a search space given as the
+    job printed 96 "verl has no key" lines (F6); `-o` a folder suggested --force, which then failed with "Is a
+    directory", and a missing folder was said after verl's check, as a bare errno (F13); a broken YAML job or device
+    file quoted PyYAML naming "<unicode string>" and the --gpu prefix twice (F14)."""
+    script = tmp_path / "run.sh"
+    script.write_text(EXAMPLE.format(model=model_dir(tmp_path, 12)))
+    (tmp_path / "adir").mkdir()
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("data: {train_batch_size: [64\n")
+    device = tmp_path / "gpu.yaml"
+    device.write_text("peak_tflops: [\n")
+    space = SPACE_DIR / "fsdp3d.yaml"
+    cases = [
+        ((str(space),), f"{space}: an autotune search space, not a verl job; init writes a space from your job"),
+        ((str(script), "-o", "adir"), "-o adir is a folder; give a file name (e.g. myjob.yaml)"),
+        ((str(script), "-o", "adir", "--force"), "-o adir is a folder"),
+        ((str(script), "-o", "no/x.yaml"), f"-o no/x.yaml cannot be written: its folder {tmp_path / 'no'} does not"),
+        ((str(broken),), f"{broken}:2: neither a `verl.trainer.main_ppo` command nor valid YAML: expected ','"),
+        ((str(script), "--gpu", str(device), "-o", "g.yaml"), f"--gpu {device}:2: not valid YAML: "),
+    ]
+    for args, said in cases:
+        proc = subprocess.run(
+            [sys.executable, "-m", "autotune.cli", "init", *args],
+            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        out = " ".join(proc.stderr.split())
+        assert proc.returncode == 2 and out.startswith(said), (args, proc.stdout + proc.stderr)
+        assert len(proc.stderr.strip().splitlines()) <= 3 and "<unicode string>" not in out, proc.stderr  # one line
+        assert out.count("--gpu") <= 2 and "--gpu --gpu" not in out and f"--gpu {device}: --gpu" not in out, out
+    assert not (tmp_path / "g.yaml").exists() and not (tmp_path / "no").exists()

@@ -189,11 +189,12 @@ BAD = {
         r"uses derived `actor_rollout_ref.ref.log_prob_max_token_len_per_gpu`, listed below it \(.*\): derived keys "
         r"are computed in the order listed, .*; move `actor_rollout_ref.ref.log_prob_max_token_len_per_gpu` above it",
     ),
-    "a base key that a param searches": (  # the job's value never ran, without a word
+    "a base value a searched param's baseline contradicts": (  # the job's value never ran, without a word
         "base:\n  actor_rollout_ref.actor.ppo_epochs: 2\n"
-        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 3}\n",
-        r"small.yaml:\d+: `actor_rollout_ref.actor.ppo_epochs` is set in `base:` \(2\) and searched as a param "
-        r"\(.*small.yaml:\d+\): every trial runs the param's value, .*; drop it from `base:`",
+        "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 3}\n"
+        "baseline:\n  actor_rollout_ref.actor.ppo_epochs: 1\n",
+        r"small.yaml:5: `actor_rollout_ref.actor.ppo_epochs` is 2 in `base:` and 1 in `baseline:` \(.*small.yaml:\d+\): "
+        r"it is searched, so every trial, the baseline too, runs a param's value and the one in `base:` never runs",
     ),
     "a limit no value can pass": (  # every trial came back infeasible, after the sweep's time
         "limits:\n  - {metric: perf/comm_share, reducer: median, max: 0.1, min: 0.5}\n",
@@ -225,6 +226,18 @@ BAD = {
         "    {type: bool, when: {actor_rollout_ref.actor.use_dynamik_bsz: false}}\n",
         r"which is neither a param nor a config key; did you mean `actor_rollout_ref.actor.use_dynamic_bsz`\?",
     ),
+    "a field its type does not read": (  # `{type: bool, choices: [true]}` searched both values (audit 25 F17)
+        "params:\n  actor_rollout_ref.actor.use_dynamic_bsz: {type: bool, choices: [true]}\n"
+        "  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu:\n"
+        "    {type: categorical, choices: [2, 4], when: {actor_rollout_ref.actor.use_dynamic_bsz: false}}\n",
+        r"^[^\n]*param `actor_rollout_ref.actor.use_dynamic_bsz`: `choices` does not apply to a bool \(it searches "
+        r"false and true; for one value, set it under `base:`; for a list, use `type: categorical`\)$",
+    ),
+    "an environment variable valued a mapping": (
+        "params:\n  env.NCCL_ALGO: {type: categorical, choices: [null, Ring, {a: 1}]}\n",
+        r"param `env.NCCL_ALGO`: an environment variable's value is a string, a number or null \(unset\), got "
+        r"\{'a': 1\}",
+    ),
     "a misspelled param in the baseline": (
         "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 2}\n"
         "baseline:\n  actor_rollout_ref.actor.ppo_epoch: 1\n",
@@ -247,6 +260,19 @@ def test_bad_spaces_are_refused_with_file_and_line(tmp_path, case):
     path.write_text(MINIMAL + body)
     with pytest.raises(SpaceError, match=message):
         load_space(str(path))
+
+
+def test_a_searched_keys_base_value_is_the_baseline_where_the_baseline_gives_none(tmp_path):
+    """The job's value in `base:` is what its baseline runs: the trainer's default (1 epoch) ran as the baseline
+    while `base:` said 2 (audit 25 F18). One the domain does not hold falls back to the default, as before."""
+    default = get_adapter("builtin").keys()["data.train_batch_size"].default
+    path = tmp_path / "small.yaml"
+    path.write_text(MINIMAL + f"base:\n  actor_rollout_ref.actor.ppo_epochs: 2\n  data.train_batch_size: {default * 4}\n"
+                    "params:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 3}\n"
+                    f"  data.train_batch_size: {{type: categorical, choices: [{default}, {default * 2}]}}\n")  # fmt: skip
+    space = load_space(str(path))
+    assert space.baseline["actor_rollout_ref.actor.ppo_epochs"] == 2
+    assert space.baseline["data.train_batch_size"] == default
 
 
 def test_a_when_that_can_hold_is_accepted(tmp_path):

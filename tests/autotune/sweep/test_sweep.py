@@ -163,7 +163,7 @@ def test_a_study_in_another_storage_is_named_when_read_without_it(tmp_path):
     assert autotune("best", "small", "--runs-dir", str(runs), "--storage", url).returncode == 0
     import autotune as api
 
-    with pytest.raises(StudyNotFound, match=re.escape(said) + r".*storage= and runs_dir= in Python"):
+    with pytest.raises(StudyNotFound, match=re.escape(said) + r".*in the Python API, storage= and runs_dir=\)"):
         api.open_study("small", runs_dir=runs)
 
 
