@@ -7,7 +7,10 @@ so each command on the same space paid 10-15 s for answers it already had. A ver
 function of the override lines, the values, the installed verl and this package's checking code:
 it is kept under `~/.cache/autotune/verl_checks/` (`$XDG_CACHE_HOME`), one small JSON file per
 configuration, named by a hash of all four. A file that cannot be read is a miss; one that cannot
-be written costs only the time.
+be written costs only the time. The first verdict a command keeps removes those of another verl or
+checking code (each file says whose it is): they can never be read again, and a folder of them grew
+with every upgrade. Two installs sharing the folder remove each other's: it costs a check, not a
+wrong answer.
 """
 
 from __future__ import annotations
@@ -65,8 +68,23 @@ def keep(signature: Any, problem: str | None) -> None:
     path = _path(signature)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _prune(path.parent)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"problem": problem}))
+        tmp.write_text(json.dumps({"problem": problem, "checker": _checker()}))
         tmp.replace(path)  # whole or absent: another command reading it never sees half a file
     except OSError:
         pass
+
+
+@cache
+def _prune(folder: Path) -> None:
+    """Once a command: remove the verdicts of another verl or checking code (and of the format before files said
+    whose they are). A file another command is writing is a `.tmp` until whole, so only whole files are read."""
+    mine = _checker()
+    for path in folder.glob("*.json"):
+        try:
+            whose = json.loads(path.read_text()).get("checker")
+        except (OSError, ValueError, AttributeError):
+            whose = None  # torn or foreign: a miss if kept, so gone
+        if whose != mine:
+            path.unlink(missing_ok=True)
