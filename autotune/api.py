@@ -67,7 +67,8 @@ class StudyView:
 
     def export(self, output: str | Path = "best.yaml", predicted: bool = False) -> tuple[Winner, Path, Path]:
         """Write the winner as `autotune export -o output` writes it: (winner, YAML path, overrides path).
-        A simulated study's winner is refused (ExportError) unless `predicted`."""
+        A simulated study's winner is refused (ExportError) unless `predicted`; one whose equivalence check failed
+        (or could not run) is written marked NOT FOR SHIPPING, without overrides, and raises NotForShipping."""
         from autotune.adapters import get_adapter
         from autotune.export.winner import export
 

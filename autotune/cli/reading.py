@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import optuna
     import pandas as pd
 
+    from autotune.study.equivalence_result import EquivalenceResult
     from autotune.study.results import Winner
 from autotune.trial.scoring import KEY_METRICS
 
@@ -204,6 +205,11 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     rss = f", peak RSS {s.rss_ratio:.2f}x" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
     what = "predicted memory" if winner.source == "predicted" else "memory"
     console.print(f"  {what} {s.memory_ratio:.2f}x the baseline ({s.memory_metric}){rss}")
+    if s.equivalence and s.equivalence_ok:
+        console.print(f"  {s.equivalence}", markup=False)
+    elif s.equivalence:  # `run` printed it once, and nothing said it again (audit 26 F1)
+        err.print(f"[red]  {escape(s.equivalence)}[/]: the export says so and writes no overrides; "
+                  "`autotune export --check` runs the check again")  # fmt: skip
     from autotune.export.winner import FILLED, filled_keys, sweep_device
     from autotune.study.quality_result import Quality
 
@@ -281,7 +287,7 @@ def _say_why_not_confirmed(study: optuna.Study, paths: StudyPaths, winner: Winne
 
 
 def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: bool, predicted: bool = False) -> None:
-    from autotune.export.winner import ExportError, export
+    from autotune.export.winner import ExportError, NotForShipping, export
 
     if check:
         require("verl", "`autotune export --check`")
@@ -289,8 +295,13 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
     study = load_or_exit(paths, storage)
     try:
         winner, yaml_path, overrides_path = export(
-            study, paths, space, get_adapter(space.trainer, space.command), output, predicted
+            study, paths, space, get_adapter(space.trainer, space.command), output, predicted, kept_check=not check
         )
+    except NotForShipping as exc:  # the check `autotune run` kept for this winner failed, or could not run
+        for line in exc.result.summary():
+            err.print(f"[red]{escape(line)}[/]")
+        err.print(f"[red]{escape(str(exc))}[/]")
+        raise typer.Exit(1) from None
     except ExportError as exc:
         err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(1) from None
@@ -322,41 +333,40 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
             err.print(f"[red]verl rejects the export:[/] {problem}")
         if not problems:
             console.print(f"[green]verl accepts it[/]: {count} overrides compose with verl's ppo_trainer config")
-        equivalent, said = check_equivalence(paths, space, winner.params)
-        if not problems and equivalent:  # the header said no equivalence check ran: it says what this one found
+        result = check_equivalence(paths, space, winner.params)
+        if not problems and result.ok:  # the header said no equivalence check ran: it says what this one found
             from autotune.export.winner import mark_checked
 
-            mark_checked(yaml_path, f"export --check passed: verl accepts its {count} overrides; {said}")
-        if problems or not equivalent:  # the files must not read as shippable: marked, the overrides (no comments) gone
-            why = "verl's config check rejects it" if problems else "the equivalence check failed: it changes the math"
-            yaml_path.write_text(f"# NOT FOR SHIPPING: {why} (autotune export --check)\n" + yaml_path.read_text())
-            overrides_path.unlink(missing_ok=True)
-            err.print(f"[red]{yaml_path} marked NOT FOR SHIPPING and {overrides_path} removed: {why}[/]")
-            raise typer.Exit(1)
+            # "passed" only for what was checked: a verl space's header read "export --check passed" beside
+            # "equivalence check not run" (audit 26 F7)
+            verdict = " passed" if result.outcome == "equivalent" else ""
+            mark_checked(
+                yaml_path, f"export --check{verdict}: verl accepts its {count} overrides; {result.summary()[0]}"
+            )
+        if problems or not result.ok:  # the files must not read as shippable: marked, the overrides (no comments) gone
+            not_for_shipping(yaml_path, overrides_path, "verl's config check rejects it" if problems else result.headline,
+                             "autotune export --check")  # fmt: skip
 
 
-def check_equivalence(paths: StudyPaths, space: Space, params: dict) -> tuple[bool, str]:  # type: ignore[type-arg]
-    """The exported systems changes against the baseline on a fixed batch (runs/<study>/equivalence.json): whether
-    they compute the same, and its first line."""
+def not_for_shipping(yaml_path: Path, overrides_path: Path, why: str, source: str) -> None:
+    """The export must not read as shippable: its YAML marked with why, its overrides (no comments) gone, exit 1."""
+    yaml_path.write_text(f"# NOT FOR SHIPPING: {why} ({source})\n" + yaml_path.read_text())
+    overrides_path.unlink(missing_ok=True)
+    err.print(f"[red]{yaml_path} marked NOT FOR SHIPPING and {overrides_path} removed: {escape(why)}[/]")
+    raise typer.Exit(1)
+
+
+def check_equivalence(paths: StudyPaths, space: Space, params: dict[str, Any]) -> EquivalenceResult:
+    """The exported systems changes against the baseline on a fixed batch, kept in runs/<study>/equivalence.json
+    (a check that could not run too), and said."""
     from autotune.adapters import device_kind
-    from autotune.export.winner import shipped_params
-    from autotune.sweep.equivalence import EquivalenceRunFailed, check_winner, result_file
+    from autotune.sweep.equivalence import checked_winner
 
-    adapter = get_adapter(space.trainer, space.command)
-    device = device_kind()
-    try:
-        result = check_winner(
-            space, adapter, dict(space.baseline), shipped_params(space, adapter, params, device),
-            paths.root / "equivalence", device,
-        )  # fmt: skip
-    except EquivalenceRunFailed as exc:
-        err.print(f"[red]equivalence check could not run:[/] {escape(str(exc))}")
-        return False, ""
-    result.save(result_file(paths))
+    result = checked_winner(space, get_adapter(space.trainer, space.command), paths, params, device_kind())
     out = console if result.ok else err
     for line in result.summary():
         out.print(("[green]" if result.outcome == "equivalent" else "[red]" if not result.ok else "") + escape(line))
-    return result.ok, result.summary()[0]
+    return result
 
 
 def write_report_file(paths: StudyPaths, space: Space, out_dir: Path, storage: str | None) -> Path:

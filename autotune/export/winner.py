@@ -33,6 +33,7 @@ from autotune.space.sampling import trial_config
 from autotune.space.schema import Space
 from autotune.space.stages import NOT_SEARCHED, held_values, systems_values
 from autotune.study.confirmation_result import Confirmation, beaten_line
+from autotune.study.equivalence_result import EquivalenceResult, result_file, shipping_verdict
 from autotune.study.predicted_winner import measure_predicted
 from autotune.study.quality_result import Quality
 from autotune.study.ratios import LEVEL
@@ -122,16 +123,41 @@ def sweep_device(study: optuna.Study) -> DeviceKind:
 
 
 def export(
-    study: optuna.Study, paths: StudyPaths, space: Space, adapter: TrainerAdapter, out: Path, predicted: bool = False
+    study: optuna.Study,
+    paths: StudyPaths,
+    space: Space,
+    adapter: TrainerAdapter,
+    out: Path,
+    predicted: bool = False,
+    kept_check: bool = True,
 ) -> tuple[Winner, Path, Path]:
     """Write the winner's YAML and overrides. A simulated study's winner is a prediction: refused unless
-    `predicted`, and then written with the cost model's credit for each change and a warning in the header."""
+    `predicted`, and then written with the cost model's credit for each change and a warning in the header.
+    The equivalence check `autotune run` kept for this winner (`kept_check`; `export --check` runs its own) is
+    said in the header; one that failed, or could not run, marks the YAML NOT FOR SHIPPING, removes the
+    overrides (they hold no comment) and raises NotForShipping: a failed check shipped all the same (audit 26 F1)."""
     winner, text, flat = exported(study, paths, space, adapter, out, predicted)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     overrides_path = out.with_suffix(".overrides")
     overrides_path.write_text("\n".join(overrides(flat)) + "\n")
+    kept = shipping_verdict(paths, winner.params) if kept_check else None
+    if kept is not None and not kept.ok:
+        source = f"{result_file(paths)}; `autotune export --check` runs it again"
+        out.write_text(f"# NOT FOR SHIPPING: {kept.headline} ({source})\n" + out.read_text())
+        overrides_path.unlink(missing_ok=True)
+        raise NotForShipping(f"{out} marked NOT FOR SHIPPING and {overrides_path} removed: {kept.headline}", kept)
+    if kept is not None and kept.outcome == "equivalent" and kept.changes:
+        mark_checked(out, f"{kept.summary()[0]} (autotune run)")
     return winner, out, overrides_path
+
+
+class NotForShipping(ExportError):
+    """The export was written marked NOT FOR SHIPPING: the winner's equivalence check failed or could not run."""
+
+    def __init__(self, message: str, result: EquivalenceResult) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 def exported(

@@ -85,6 +85,9 @@ class Summary(NamedTuple):
     ablation measured (empty: no ablation, all from one measurement). Speedup, its rounds, memory and RSS are
     always what ships."""
     baseline_ships: str = ""
+    equivalence: str = ""
+    """What the equivalence check found of the winner that ships (empty when none is kept for it)."""
+    equivalence_ok: bool = True
     """Why the baseline's systems values ship, when it does (`Winner.why_baseline`; the beaten candidate too)."""
     speedup_interval: tuple[float, float] = (math.nan, math.nan)
     """The `LEVEL` interval of `speedup` (a confirmed winner's, or what ships as the ablation measured it)."""
@@ -192,9 +195,21 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         predicted_error=(StudyInfo.of(study).sim_error or "") if predicted else "",
         whole=whole,
         baseline_ships=_baseline_ships(study, winner, paths, space),
+        **_equivalence(paths, winner),
         speedup_interval=winner.speedup_spread if winner and winner.source == "confirmed" and winner.speedup_spread
         else (math.nan, math.nan),
     )  # fmt: skip
+
+
+def _equivalence(paths: StudyPaths, winner: Winner | None) -> dict[str, Any]:
+    """The kept equivalence check of what ships, as the summary says it (a failed one read nowhere: audit 26 F1)."""
+    from autotune.study.equivalence_result import shipping_verdict
+
+    kept = shipping_verdict(paths, winner.params) if winner is not None else None
+    if kept is None or (kept.ok and not kept.changes):
+        return {}
+    said = kept.summary()[0] if kept.ok else f"NOT FOR SHIPPING: {kept.headline}"
+    return {"equivalence": said, "equivalence_ok": kept.ok}
 
 
 def _baseline_ships(study: optuna.Study, winner: Winner | None, paths: StudyPaths, space: Space) -> str:

@@ -87,7 +87,11 @@ def summary_section(page: Page, s: data.Summary) -> None:
     heading = "Health checklist" + (" (on the cost model's predictions; nothing measured)" if s.predicted else "")
     checklist = f"<h3>{heading}</h3><table><thead><tr><th>check</th><th>value</th><th>rule</th><th>verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     title = "Summary: the winner against the baseline" + (", as the cost model predicts them" if s.predicted else "")
-    page.section("summary", title, f'<div class="cards">{html_cards}</div>{checklist}{model_error(s)}')
+    equivalence = ""
+    if s.equivalence:  # the check of what ships, passed or not (a failed one read nowhere: audit 26 F1)
+        mark = "pass" if s.equivalence_ok else "fail"
+        equivalence = f'<p class="note"><span class="{mark}">{html.escape(s.equivalence)}</span></p>'
+    page.section("summary", title, f'<div class="cards">{html_cards}</div>{equivalence}{checklist}{model_error(s)}')
 
 
 def model_error(s: data.Summary) -> str:

@@ -20,7 +20,7 @@ import json
 import math
 import os
 import subprocess
-from dataclasses import asdict, dataclass, field
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,103 +32,18 @@ from autotune.adapters import warm
 from autotune.adapters.base import TrainerAdapter
 from autotune.space.sampling import TrialConfig, trial_config
 from autotune.space.schema import Space
+from autotune.study.equivalence_result import (
+    TOLERANCES,
+    Difference,
+    EquivalenceResult,
+    Outcome,
+    Tolerance,
+    as_stored,
+    result_file,
+)
 from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyPaths
 from trainer.config.loader import to_nested
-
-Outcome = Literal["equivalent", "changes_math", "not_run"]
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    rtol: float
-    atol: float
-    basis: str
-    """Where the numbers come from (measured here, or stated)."""
-
-
-TOLERANCES = {
-    "cpu": Tolerance(
-        1e-5,
-        1e-5,
-        "fp32 on a CPU, where fsdp3d's systems knobs measured at most 1.4e-6 (log-probs) and 7.2e-7 "
-        "(gradient norms) at world 2",
-    ),
-    "cuda": Tolerance(
-        2e-2, 2e-3, "GPU: stated, not measured here (non-deterministic kernels; bf16 keeps 8 bits of mantissa)"
-    ),
-}
-
-
-@dataclass(frozen=True)
-class Difference:
-    """A metric the two configurations compute differently."""
-
-    metric: str
-    max_abs: float
-    """The largest |winner - baseline| over the metric's values."""
-    baseline: float
-    """The baseline's value where that difference is."""
-    allowed: float
-    """atol + rtol * |baseline| there."""
-
-    def describe(self) -> str:
-        return f"{self.metric} differs by {self.max_abs:.3g} (allowed {self.allowed:.3g} at the baseline's {self.baseline:.4g})"
-
-
-@dataclass(frozen=True)
-class EquivalenceResult:
-    """What the check concluded, as `runs/<study>/equivalence.json` holds it."""
-
-    outcome: Outcome
-    changes: dict[str, list[Any]]
-    """{key or env.NAME: [baseline value, winner value]}: the changes checked."""
-    tolerance: Tolerance
-    compared: list[str] = field(default_factory=list)
-    """The metrics compared."""
-    differences: list[Difference] = field(default_factory=list)
-    worst: dict[str, float] = field(default_factory=dict)
-    """{metric: largest |winner - baseline|}, for every compared metric."""
-    world_size: int = 1
-    detail: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.outcome != "changes_math"
-
-    def summary(self) -> list[str]:
-        """Lines for the console."""
-        changed = ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in self.changes.items()) or "none"
-        if self.outcome == "not_run":
-            return [f"equivalence check not run: {self.detail}"]
-        if not self.changes:
-            return [f"equivalence check: nothing to compare, {self.detail}"]
-        if self.outcome == "equivalent":
-            worst = max(self.worst.values(), default=0.0)
-            return [
-                f"equivalence check passed: the systems changes ({changed}) compute the same "
-                f"{len(self.compared)} quantities on a fixed batch at world {self.world_size} (largest difference "
-                f"{worst:.2g}; rtol {self.tolerance.rtol:g}, atol {self.tolerance.atol:g}: {self.tolerance.basis})"
-            ]
-        return [
-            f"equivalence check FAILED: the changes ({changed}) change the training math:",
-            *(f"  {d.describe()}" for d in self.differences),
-        ]
-
-    def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(asdict(self), indent=1))
-
-    @classmethod
-    def load(cls, path: Path) -> EquivalenceResult:
-        raw = json.loads(path.read_text())
-        return cls(
-            **{
-                **raw,
-                "tolerance": Tolerance(**raw["tolerance"]),
-                "differences": [Difference(**d) for d in raw["differences"]],
-            }
-        )
 
 
 class EquivalenceRunFailed(RuntimeError):
@@ -170,7 +85,10 @@ def measure(
     argv = warm.launch_argv(world, args, ("-m", "trainer.equivalence"))  # the sweep's warm parent, when it is up
     env = {**os.environ, **config.env, "OMP_NUM_THREADS": str(threads_per_rank), "PYTHONUNBUFFERED": "1"}
     with (workdir / "stdout.log").open("w") as stdout, (workdir / "stderr.log").open("w") as stderr:
-        proc = subprocess.run(argv, stdout=stdout, stderr=stderr, env=env, timeout=timeout_s, check=False)
+        try:
+            proc = subprocess.run(argv, stdout=stdout, stderr=stderr, env=env, timeout=timeout_s, check=False)
+        except subprocess.TimeoutExpired:  # a traceback, not a result (audit 26 F2)
+            raise EquivalenceRunFailed(f"{workdir}: no result within {timeout_s:.0f} s") from None
     if proc.returncode != 0 or not out.exists():
         lines = (workdir / "stderr.log").read_text(errors="replace").strip().splitlines()
         raise EquivalenceRunFailed(f"{workdir}: exit code {proc.returncode}: {lines[-1] if lines else 'no output'}")
@@ -190,14 +108,15 @@ def compare(
             compared.append(name)
             if name not in baseline[kind] or name not in winner[kind]:
                 missing = "the winner" if name not in winner[kind] else "the baseline"
-                differences.append(Difference(f"{name} (missing in {missing})", math.inf, math.nan, 0.0))
-                worst[name] = math.inf
+                differences.append(
+                    Difference(name, math.nan, math.nan, math.nan, f"computed by one only (not by {missing})")
+                )
                 continue
             a = torch.tensor(baseline[kind][name], dtype=torch.float64)
             b = torch.tensor(winner[kind][name], dtype=torch.float64)
             if a.shape != b.shape:
-                differences.append(Difference(f"{name} (shape {tuple(a.shape)} vs {tuple(b.shape)})", math.inf, 0, 0))
-                worst[name] = math.inf
+                shapes = f"of shape {tuple(a.shape)} at the baseline, {tuple(b.shape)} in the winner"
+                differences.append(Difference(name, math.nan, math.nan, math.nan, shapes))
                 continue
             gap = (a - b).abs()
             allowed = tolerance.atol + tolerance.rtol * a.abs()
@@ -257,30 +176,37 @@ def check_winner(
     )
 
 
-def result_file(paths: StudyPaths) -> Path:
-    """Where a study's equivalence result is kept (written by the sweep and by `export --check`)."""
-    return paths.root / "equivalence.json"
+def checked_winner(
+    space: Space, adapter: TrainerAdapter, paths: StudyPaths, winner_params: dict[str, Any], device: str
+) -> EquivalenceResult:
+    """The check of the winner that ships (its params as `find_winner` gives them), kept in equivalence.json with
+    those params: a measurement that failed is kept as `could_not_run`, replacing an earlier result (an `equivalent`
+    one stayed beside an export marked for a math change, audit 26 F2)."""
+    from autotune.export.winner import shipped_params
+
+    kind: Literal["cpu", "cuda"] = "cuda" if device == "cuda" else "cpu"
+    params = shipped_params(space, adapter, winner_params, kind)
+    try:
+        result = check_winner(space, adapter, dict(space.baseline), params, paths.root / "equivalence", device)
+    except EquivalenceRunFailed as exc:
+        result = EquivalenceResult("could_not_run", {}, TOLERANCES[kind], detail=str(exc))
+    result = replace(result, winner_params=as_stored(winner_params))
+    result.save(result_file(paths))
+    return result
 
 
 def run_equivalence(
     study: optuna.Study, space: Space, adapter: TrainerAdapter, paths: StudyPaths, device: str, progress: SweepProgress
 ) -> EquivalenceResult | None:
     """After confirmation (and the ablation): the winner that ships against the baseline on the fixed batch."""
-    from autotune.export.winner import shipped_params
     from autotune.study.results import NoWinner, find_winner
 
     try:
         winner = find_winner(study, paths, space)
     except NoWinner:
         return None
-    params = shipped_params(space, adapter, winner.params, "cuda" if device == "cuda" else "cpu")
     progress.note("equivalence check: the winner that ships against the baseline on a fixed batch")
-    try:
-        result = check_winner(space, adapter, dict(space.baseline), params, paths.root / "equivalence", device)
-    except EquivalenceRunFailed as exc:
-        progress.note(f"[red]equivalence check could not run:[/] {escape(str(exc))}")
-        return None
-    result.save(result_file(paths))
+    result = checked_winner(space, adapter, paths, winner.params, device)
     for line in result.summary():
         progress.note(
             ("[green]" if result.outcome == "equivalent" else "[red]" if not result.ok else "") + escape(line)

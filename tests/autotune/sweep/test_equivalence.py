@@ -155,3 +155,45 @@ def test_the_check_is_skipped_for_the_verl_trainer_and_needs_no_run_without_chan
     assert same.outcome == "equivalent" and same.detail == "the systems values that ship are the baseline's"
     assert same.summary() == ["equivalence check: nothing to compare, the systems values that ship are the baseline's"]
     assert not list(tmp_path.iterdir())  # nothing was launched
+
+
+def test_a_check_that_could_not_run_says_so_and_replaces_the_kept_result(tmp_path: Path) -> None:
+    """A winner whose measurement crashed was marked "it changes the math", beside an equivalence.json that still
+    said `equivalent`; a measurement past its time ended in a traceback (audit 26 F2)."""
+    import dataclasses
+
+    from autotune.study.equivalence_result import EquivalenceResult, shipping_verdict
+    from autotune.study.storage import StudyPaths
+
+    paths = StudyPaths(tmp_path / "runs", "study")
+    paths.root.mkdir(parents=True)
+    stale = EquivalenceResult("equivalent", {MICRO: [4, 8]}, CPU, winner_params={**SPACE.baseline, TP: 4})
+    stale.save(eq.result_file(paths))
+    # a rollout TP of 4 at world 2: the trainer refuses it at start-up
+    result = eq.checked_winner(SPACE, ADAPTER, paths, {**SPACE.baseline, TP: 4}, "cpu")
+    assert result.outcome == "could_not_run" and not result.ok, result
+    assert result.headline.startswith("the equivalence check could not run (") and "must divide the world size 2)" in result.headline
+    assert "math" not in result.headline
+    kept = shipping_verdict(paths, {**SPACE.baseline, TP: 4})
+    assert kept is not None and dataclasses.replace(kept) == result  # the stale `equivalent` is gone
+    with pytest.raises(eq.EquivalenceRunFailed, match=r": no result within 0 s$"):
+        eq.measure(SPACE.base_config, config(), WORLD, tmp_path / "slow", timeout_s=0.01)
+
+
+def test_a_metric_one_side_lacks_is_said_so_and_kept_as_strict_json(tmp_path: Path) -> None:
+    """It read "differs by inf (allowed 0 at the baseline's nan)" and wrote Infinity into the file (audit 26 F9)."""
+    import json
+
+    a = {"tensors": {"values": [[1.0, 2.0]]}, "scalars": {"critic/vf_loss": 0.5}}
+    b = {"tensors": {"values": [[1.0, 2.0, 3.0]]}, "scalars": {}}
+    compared, differences, worst = eq.compare(a, b, CPU)
+    said = [d.describe() for d in differences]
+    assert said == [
+        "values: of shape (1, 2) at the baseline, (1, 3) in the winner",
+        "critic/vf_loss: computed by one only (not by the winner)",
+    ]
+    result = eq.EquivalenceResult("changes_math", {MICRO: [4, 8]}, CPU, compared, differences, worst)
+    result.save(tmp_path / "equivalence.json")
+    json.loads((tmp_path / "equivalence.json").read_text(), parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
+    again = eq.EquivalenceResult.load(tmp_path / "equivalence.json")
+    assert [d.describe() for d in again.differences] == said

@@ -192,7 +192,8 @@ def test_a_winner_no_confirmation_measured_says_so_in_best_and_the_export(small_
     runs, _, _ = small_study
     copy = tmp_path / "runs"
     shutil.copytree(runs, copy)
-    (copy / "small" / "confirmation.json").unlink()  # what --confirm 0 leaves
+    (copy / "small" / "confirmation.json").unlink()  # what --confirm 0 leaves: no confirmation, no check
+    (copy / "small" / "equivalence.json").unlink()
     best = autotune("best", "small", "--runs-dir", str(copy))
     assert best.returncode == 0 and "(sweep," in best.stdout, best.stdout + best.stderr
     said = " ".join(best.stderr.split())
@@ -380,3 +381,55 @@ def test_a_study_of_its_baseline_alone_says_so_and_names_no_quality_stage(tmp_pa
     assert "Nothing to ablate: the winner is the baseline trial: only the baseline ran" in page
     explained = autotune("explain", "small", "--runs-dir", str(runs))
     assert explained.returncode == 1 and "nothing to explain (the winner is the baseline)" in explained.stderr
+
+
+def test_a_failed_equivalence_check_keeps_the_winner_from_shipping_everywhere(small_study, tmp_path):
+    """`run` printed "equivalence check FAILED" and went on: exit 0, `run --export` and a plain export wrote a
+    shippable YAML and overrides, and `best` and the report never said it (audit 26 F1). The failed result here is
+    a real one: the check run on a change that moves the math (two PPO epochs), kept for the study's winner."""
+    import dataclasses
+    import shutil
+
+    from autotune.adapters import get_adapter
+    from autotune.space.loader import load_space
+    from autotune.study.equivalence_result import as_stored, shipping_verdict
+    from autotune.study.results import find_winner
+
+    runs, space_path, _ = small_study
+    copy = tmp_path / "runs"
+    shutil.copytree(runs, copy)
+    paths = StudyPaths(copy, "small")
+    space = load_space(str(space_path))
+    winner = find_winner(load_study(paths), paths, space)
+    epochs = {**space.baseline, "actor_rollout_ref.actor.ppo_epochs": 2}  # what a systems change must never do
+    failed = eq.check_winner(space, get_adapter("builtin"), dict(space.baseline), epochs, tmp_path / "check")
+    assert failed.outcome == "changes_math", failed
+    dataclasses.replace(failed, winner_params=as_stored(winner.params)).save(eq.result_file(paths))
+    assert shipping_verdict(paths, winner.params) is not None
+    first = failed.differences[0].describe()
+
+    best = autotune("best", "small", "--runs-dir", str(copy))
+    said = " ".join(best.stderr.split())
+    assert (
+        f"NOT FOR SHIPPING: the equivalence check failed: the systems changes change the training math ({first}" in said
+    )
+    out = tmp_path / "best.yaml"
+    plain = autotune("export", "small", "--runs-dir", str(copy), "-o", str(out))
+    assert plain.returncode == 1, plain.stdout + plain.stderr
+    assert out.read_text().startswith(f"# NOT FOR SHIPPING: the equivalence check failed: the systems changes change "
+                                      f"the training math ({first}")  # fmt: skip
+    assert not out.with_suffix(".overrides").exists()
+    report = autotune("report", "small", "--runs-dir", str(copy), "-o", str(tmp_path / "report"))
+    assert (
+        report.returncode == 0
+        and "NOT FOR SHIPPING: the equivalence check failed" in (tmp_path / "report" / "index.html").read_text()
+    )
+    # the same `run` again keeps the check's result, says it, writes the export marked, and exits 1
+    again = autotune("run", "--space", str(space_path), "--runs-dir", str(copy), "--report-dir", str(tmp_path / "r2"),
+                     "--export", str(tmp_path / "run.yaml"))  # fmt: skip
+    assert again.returncode == 1 and "equivalence check run already, kept" in again.stdout, again.stdout + again.stderr
+    assert (tmp_path / "run.yaml").read_text().startswith("# NOT FOR SHIPPING: the equivalence check failed")
+    # another winner since (here: the check kept for other params) is not read as this one's
+    dataclasses.replace(failed, winner_params={"other": 1}).save(eq.result_file(paths))
+    assert autotune("export", "small", "--runs-dir", str(copy), "-o", str(out)).returncode == 0
+    assert "NOT FOR SHIPPING" not in out.read_text()
