@@ -14,9 +14,11 @@ writes, as JSON:
     values         [B, R]  the critic's values (GAE only)
     advantages     [B, R]
     new_logp       [B, R]  the actor's log-probs after the update (the whole update, optimizer step included)
+    new_values     [B, R]  the critic's values after its update (GAE only)
     actor/pg_loss, actor/kl_loss, actor/entropy, actor/grad_norm, ... (the update's metrics)
 
-Per-token values are 0 at padding. `Trainer.learn` runs the step, so the old-log-prob pass is
+Per-token values are 0 at padding. `Trainer.learn` runs the step (the first after `trainer.critic_warmup`, so the
+actor updates), so the old-log-prob pass is
 skipped where training skips it (the on-policy bypass); `old_logp` is computed beside it for the
 record. One step from the initial policy shows what it shows: a knob that only acts once the policy
 has left the reference (a KL coefficient) or the ratio has left the clip range is not seen here.
@@ -80,11 +82,15 @@ def measure(config: Config, env: Any) -> dict[str, Any]:
     assert batch.old_logp is not None
     old_logp = batch.old_logp.clone()
     batch.old_logp = batch.old_logp_full = None  # `learn` decides, as in training, whether to pass them
-    update, adv_metrics = trainer.learn(batch, STEP)
+    # the step the actor updates at: at step 1 a `trainer.critic_warmup` of 1 or more left it out, and the check
+    # compared no actor update at all, silently (audit 26 F6); the prompts stay step 1's, the batch is fixed
+    update, adv_metrics = trainer.learn(batch, max(STEP, config.trainer.critic_warmup + 1))
     assert batch.ref_logp is not None and batch.advantages is not None
     after = StepBatch(batch.prompts, batch.responses, batch.group, batch.score)
     trainer.actor.compute_log_prob(after)
     assert after.old_logp is not None
+    if trainer.critic is not None:  # the critic after its update: a dropped last critic step passed (audit 26 F4)
+        trainer.critic.compute_values(after)
     tensors = {
         "rollout_logp": rollout_logp.cpu(),
         "old_logp": old_logp,
@@ -94,6 +100,8 @@ def measure(config: Config, env: Any) -> dict[str, Any]:
     }
     if batch.values is not None:
         tensors["values"] = batch.values
+    if after.values is not None:
+        tensors["new_values"] = after.values
     scalars = {k: v for k, v in {**adv_metrics, **update}.items() if isinstance(v, float) and k != "actor/lr"}
     return {
         "world_size": env.world,

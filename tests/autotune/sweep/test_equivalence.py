@@ -26,7 +26,7 @@ MICRO = "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu"
 DYNAMIC = "actor_rollout_ref.actor.use_dynamic_bsz"
 RESHARD = "actor_rollout_ref.actor.fsdp_config.reshard_after_forward"
 PREFETCH = "actor_rollout_ref.actor.fsdp_config.forward_prefetch"
-MATH = ("rollout_logp", "old_logp", "ref_logp", "new_logp", "advantages", "values")
+MATH = ("rollout_logp", "old_logp", "ref_logp", "new_logp", "advantages", "values", "new_values")
 LOSSES = ("actor/pg_loss", "actor/kl_loss", "actor/grad_norm", "critic/vf_loss", "critic/grad_norm")
 
 
@@ -119,6 +119,21 @@ def test_a_math_knob_fails_the_check(
     assert {"rollout_logp", "old_logp", "ref_logp"}.isdisjoint(d.metric for d in differences)  # before the update
 
 
+def test_the_critics_update_and_an_actor_behind_critic_warmup_are_compared(
+    baseline: dict[str, Any], tmp_path: Path
+) -> None:
+    """The critic's values after its update are compared (a dropped last critic step passed with every metric equal),
+    and with `trainer.critic_warmup: 1` the actor's update still is (its metrics were gone and nothing said so:
+    audit 26 F4, F6). Measured: the update moved the critic's values, and the warm-up config updates the actor."""
+    before, after = (torch.tensor(baseline["tensors"][k]) for k in ("values", "new_values"))
+    assert float((after - before).abs().max()) > 1e-3  # an update happened between the two
+    warm = config()
+    warm.flat["trainer.critic_warmup"] = 1
+    measured = eq.measure(SPACE.base_config, warm, WORLD, tmp_path)
+    assert {"actor/grad_norm", "actor/pg_loss"} <= set(measured["scalars"])
+    assert measured["tensors"]["new_logp"] != measured["tensors"]["old_logp"]  # the actor moved
+
+
 def test_ppo_epochs_wrongly_marked_systems_is_reported_as_changing_the_math(tmp_path: Path) -> None:
     """The whole path a study's winner takes (`export --check`): the space says `role: systems`, the
     throughput stage searches it, and the check names what it moved and by how much."""
@@ -172,7 +187,10 @@ def test_a_check_that_could_not_run_says_so_and_replaces_the_kept_result(tmp_pat
     # a rollout TP of 4 at world 2: the trainer refuses it at start-up
     result = eq.checked_winner(SPACE, ADAPTER, paths, {**SPACE.baseline, TP: 4}, "cpu")
     assert result.outcome == "could_not_run" and not result.ok, result
-    assert result.headline.startswith("the equivalence check could not run (") and "must divide the world size 2)" in result.headline
+    assert (
+        result.headline.startswith("the equivalence check could not run (")
+        and "must divide the world size 2)" in result.headline
+    )
     assert "math" not in result.headline
     kept = shipping_verdict(paths, {**SPACE.baseline, TP: 4})
     assert kept is not None and dataclasses.replace(kept) == result  # the stale `equivalent` is gone
