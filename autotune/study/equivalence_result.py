@@ -73,6 +73,9 @@ class EquivalenceResult:
     """{metric: largest |winner - baseline|}, for every compared metric."""
     world_size: int = 1
     detail: str = ""
+    moved_by: dict[str, str] = field(default_factory=dict)
+    """On a failure of several changes: {change: its first difference} for each that moves the math alone (the one to
+    send back; a failure named metrics, never the knob: audit 26 F8)."""
     winner_params: dict[str, Any] | None = None
     """The winner's params as `find_winner` gave them when it was checked: a reader holds the result to the winner
     it ships now (None in files from before it was kept: such a result is not read)."""
@@ -90,7 +93,8 @@ class EquivalenceResult:
             return f"the equivalence check could not run ({self.detail})"
         first = self.differences[0].describe() if self.differences else "?"
         more = f" and {len(self.differences) - 1} more" if len(self.differences) > 1 else ""
-        return f"the equivalence check failed: the systems changes change the training math ({first}{more})"
+        by = f"; alone, {', '.join(self.moved_by)} moves it" if self.moved_by else ""
+        return f"the equivalence check failed: the systems changes change the training math ({first}{more}{by})"
 
     def summary(self) -> list[str]:
         """Lines for the console."""
@@ -112,6 +116,7 @@ class EquivalenceResult:
         return [
             f"equivalence check FAILED: the changes ({changed}) change the training math:",
             *(f"  {d.describe()}" for d in self.differences),
+            *(f"  alone, {knob} moves it: {first}" for knob, first in self.moved_by.items()),
         ]
 
     def save(self, path: Path) -> None:

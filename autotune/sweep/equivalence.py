@@ -176,6 +176,35 @@ def check_winner(
     )
 
 
+def moved_by(
+    space: Space,
+    adapter: TrainerAdapter,
+    baseline_params: dict[str, Any],
+    winner_params: dict[str, Any],
+    workdir: Path,
+    failed: EquivalenceResult,
+) -> dict[str, str]:
+    """After a failed check of several changes: each alone (with the params it switches on, as the ablation and
+    `explain` apply it) against the baseline measured by that check, {change: its first difference} for those that
+    move the math. One change is its own answer; a few seconds a change on a CPU."""
+    from autotune.sweep.explain import configure, knobs
+
+    changes = knobs(space, baseline_params, winner_params)[0]
+    if len(changes) < 2:
+        return {}
+    base = json.loads((workdir / "baseline" / "equivalence.json").read_text())
+    defaults = adapter.defaults(space.base_config)
+    out = {}
+    for i, knob in enumerate(changes):
+        alone = trial_config(space, adapter, configure(space, defaults, {**baseline_params, **knob.params}))
+        measured = measure(space.base_config, alone, space.trial.world_size, workdir / f"alone-{i}",
+                           space.trial.threads_per_rank)  # fmt: skip
+        differences = compare(base, measured, failed.tolerance)[1]
+        if differences:
+            out[knob.label] = differences[0].describe()
+    return out
+
+
 def checked_winner(
     space: Space, adapter: TrainerAdapter, paths: StudyPaths, winner_params: dict[str, Any], device: str
 ) -> EquivalenceResult:
@@ -186,8 +215,11 @@ def checked_winner(
 
     kind: Literal["cpu", "cuda"] = "cuda" if device == "cuda" else "cpu"
     params = shipped_params(space, adapter, winner_params, kind)
+    workdir = paths.root / "equivalence"
     try:
-        result = check_winner(space, adapter, dict(space.baseline), params, paths.root / "equivalence", device)
+        result = check_winner(space, adapter, dict(space.baseline), params, workdir, device)
+        if result.outcome == "changes_math":
+            result = replace(result, moved_by=moved_by(space, adapter, dict(space.baseline), params, workdir, result))
     except EquivalenceRunFailed as exc:
         result = EquivalenceResult("could_not_run", {}, TOLERANCES[kind], detail=str(exc))
     result = replace(result, winner_params=as_stored(winner_params))

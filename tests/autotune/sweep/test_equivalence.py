@@ -215,3 +215,23 @@ def test_a_metric_one_side_lacks_is_said_so_and_kept_as_strict_json(tmp_path: Pa
     json.loads((tmp_path / "equivalence.json").read_text(), parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
     again = eq.EquivalenceResult.load(tmp_path / "equivalence.json")
     assert [d.describe() for d in again.differences] == said
+
+
+def test_a_failed_check_of_several_changes_names_the_one_that_moves_the_math(tmp_path: Path) -> None:
+    """A failure named metrics, never the knob: with micro-batch 8 (which keeps the math) and two PPO epochs wrongly
+    marked `systems` shipped together, each is measured alone and only the epochs are named (audit 26 F8)."""
+    from autotune.study.storage import StudyPaths
+
+    text = Path(SPACE.path).read_text()
+    line = "actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 2}"
+    wrong = tmp_path / "wrong.yaml"
+    wrong.write_text(text.replace(line, line[:-1] + ", role: systems}"))
+    space = throughput_stage(load_space(str(wrong), device="cpu"))
+    paths = StudyPaths(tmp_path / "runs", "wrong")
+    paths.root.mkdir(parents=True)
+    winner = {**space.baseline, "actor_rollout_ref.actor.ppo_epochs": 2, MICRO: 8}
+    result = eq.checked_winner(space, ADAPTER, paths, winner, "cpu")
+    assert result.outcome == "changes_math" and list(result.moved_by) == ["ppo_epochs=2"], result.moved_by
+    assert result.moved_by["ppo_epochs=2"].startswith(("new_logp differs by", "actor/", "critic/"))
+    assert "alone, ppo_epochs=2 moves it" in result.headline
+    assert any(line.startswith("  alone, ppo_epochs=2 moves it: ") for line in result.summary())
