@@ -400,6 +400,11 @@ def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Spa
         }
         if w.ships_baseline:  # it won confirmation (the candidate it beat named), or the ablation sent all back
             winner["baseline_ships"] = w.baseline_ships
+        from autotune.study.equivalence_result import shipping_verdict
+
+        kept = shipping_verdict(paths, w.params)
+        if kept is not None:  # as `best` and the report say it: a failed check read nowhere (audit 26 F1)
+            winner["equivalence"] = kept.summary()[0] if kept.ok else f"NOT FOR SHIPPING: {kept.headline}"
     except NoWinner:
         winner = {"winner": None}
     # the algorithm knobs' decision: the summary held the throughput stage's alone, and a `--stage quality` run's

@@ -16,7 +16,7 @@ from autotune.sweep import equivalence as eq
 from autotune.sweep.backends.base import BackendOptions
 from autotune.sweep.backends.lifecycle import create_or_load
 from autotune.sweep.backends.optuna_backend import OptunaBackend
-from tests.autotune.conftest import autotune, write_space
+from tests.autotune.conftest import autotune, wandb_summary, write_space
 
 FAULTS = """\
   builtin.fault.kind: {type: categorical, choices: [none, oom, crash, nan]}
@@ -426,9 +426,11 @@ def test_a_failed_equivalence_check_keeps_the_winner_from_shipping_everywhere(sm
     )
     # the same `run` again keeps the check's result, says it, writes the export marked, and exits 1
     again = autotune("run", "--space", str(space_path), "--runs-dir", str(copy), "--report-dir", str(tmp_path / "r2"),
-                     "--export", str(tmp_path / "run.yaml"))  # fmt: skip
+                     "--export", str(tmp_path / "run.yaml"), "--wandb", "autotune-test")  # fmt: skip
     assert again.returncode == 1 and "equivalence check run already, kept" in again.stdout, again.stdout + again.stderr
     assert (tmp_path / "run.yaml").read_text().startswith("# NOT FOR SHIPPING: the equivalence check failed")
+    said = wandb_summary(paths.root, "small")["equivalence"]  # and the wandb summary, as `best` says it
+    assert said.startswith("NOT FOR SHIPPING: the equivalence check failed: the systems changes change"), said
     # another winner since (here: the check kept for other params) is not read as this one's
     dataclasses.replace(failed, winner_params={"other": 1}).save(eq.result_file(paths))
     assert autotune("export", "small", "--runs-dir", str(copy), "-o", str(out)).returncode == 0
