@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import optuna
     import pandas as pd
 
+    from autotune.report.data import Summary
     from autotune.study.equivalence_result import EquivalenceResult
     from autotune.study.results import Winner
 from autotune.trial.scoring import KEY_METRICS
@@ -117,7 +118,7 @@ def _say_details(frame: pd.DataFrame, most: int = 10) -> None:
 def best(study: StudyArg, runs_dir: RunsDirOpt = Path("runs"), storage: StorageOpt = None) -> None:
     """The winner: confirmed speedup over the baseline when confirmation ran, and its tuned settings."""
     paths = StudyPaths(runs_dir, study)
-    if not print_best(paths, storage, study_space(paths)):
+    if print_best(paths, storage, study_space(paths)) is None:
         raise typer.Exit(1)  # a script's `best && export` stops here, as export would
 
 
@@ -154,8 +155,9 @@ def export_cmd(
     export_winner(StudyPaths(runs_dir, study), storage, output, check, predicted)
 
 
-def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
-    """The winner, its settings and what its phases concluded; False (and why) when there is none yet."""
+def print_best(paths: StudyPaths, storage: str | None, space: Space) -> Summary | None:
+    """The winner, its settings and what its phases concluded; its summary, or None (and why) when there is none
+    yet."""
     from autotune.export.winner import export_settings
     from autotune.study.confirmation_result import beaten_line
     from autotune.study.results import NoWinner, find_winner, why_not_ablated
@@ -166,7 +168,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     except NoWinner as exc:
         err.print(f"[yellow]{exc}[/]")
         say_unfinished(study, None)
-        return False
+        return None
     speed = ""
     if winner.speedup is not None:
         low, high = winner.speedup_spread or (math.nan, math.nan)
@@ -232,7 +234,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
         other = quality.ran_on_other_systems(systems_values(space, winner.params))
         if other:
             console.print(f"  [yellow]{escape(other)}[/]")
-        return True
+        return s
     from autotune.study.results import unfinished_quality
 
     for line in describe_held(space):
@@ -240,7 +242,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> bool:
     pending = unfinished_quality(paths, space) if winner.source != "predicted" else None  # a sim runs none
     if pending:
         err.print(f"[yellow]  {escape(pending)}[/]")
-    return True
+    return s
 
 
 def say_unfinished(study: optuna.Study, winner: Winner | None = None, alone_said: bool = False) -> None:
@@ -349,10 +351,10 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
 
 
 def not_for_shipping(yaml_path: Path, overrides_path: Path, why: str, source: str) -> None:
-    """The export must not read as shippable: its YAML marked with why, its overrides (no comments) gone, exit 1."""
-    yaml_path.write_text(f"# NOT FOR SHIPPING: {why} ({source})\n" + yaml_path.read_text())
-    overrides_path.unlink(missing_ok=True)
-    err.print(f"[red]{yaml_path} marked NOT FOR SHIPPING and {overrides_path} removed: {escape(why)}[/]")
+    """The export must not read as shippable (`mark_not_for_shipping`), said; exit 1."""
+    from autotune.export.winner import mark_not_for_shipping
+
+    err.print(f"[red]{escape(mark_not_for_shipping(yaml_path, overrides_path, why, source))}[/]")
     raise typer.Exit(1)
 
 

@@ -463,29 +463,17 @@ def _after_sweep(paths, storage, space, reports, progress, logger, export_to) ->
         err.print(
             f"[red]writing the report failed{why}[/] (retry with `autotune report {paths.name}{paths.flags(storage)}`)"
         )
-    found = print_best(paths, storage, space)
+    shown = print_best(paths, storage, space)
     if logger is not None:
         log_wandb_summary(logger, paths, storage, space)
-    if not found:  # `run ... && export ...` went on after a sweep where nothing ran, as `best` exits 1 (audit 25 F4)
+    if (
+        shown is None
+    ):  # `run ... && export ...` went on after a sweep where nothing ran, as `best` exits 1 (audit 25 F4)
         raise typer.Exit(1)
     if export_to is not None:  # marked NOT FOR SHIPPING (exit 1) when the equivalence check failed
         export_winner(paths, storage, export_to, check=False, predicted=True)  # a simulated sweep's, labelled as one
-    if not _shippable(paths, storage, space):  # it exited 0 after "equivalence check FAILED" (audit 26 F1)
+    if not shown.equivalence_ok:  # it exited 0 after "equivalence check FAILED" (audit 26 F1)
         raise typer.Exit(1)
-
-
-def _shippable(paths: StudyPaths, storage: str | None, space: Space) -> bool:
-    """The winner's kept equivalence check, if any, did not fail (nor fail to run)."""
-    from autotune.cli.app import load_or_exit
-    from autotune.study.equivalence_result import shipping_verdict
-    from autotune.study.results import NoWinner, find_winner
-
-    try:
-        winner = find_winner(load_or_exit(paths, storage), paths, space)
-    except NoWinner:
-        return True
-    kept = shipping_verdict(paths, winner.params)
-    return kept is None or kept.ok
 
 
 def _time_summary(study, started: datetime.datetime) -> str | None:  # type: ignore[no-untyped-def]

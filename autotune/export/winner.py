@@ -144,9 +144,7 @@ def export(
     kept = shipping_verdict(paths, winner.params) if kept_check else None
     if kept is not None and not kept.ok:
         source = f"{result_file(paths)}; `autotune export --check` runs it again"
-        out.write_text(f"# NOT FOR SHIPPING: {kept.headline} ({source})\n" + out.read_text())
-        overrides_path.unlink(missing_ok=True)
-        raise NotForShipping(f"{out} marked NOT FOR SHIPPING and {overrides_path} removed: {kept.headline}", kept)
+        raise NotForShipping(mark_not_for_shipping(out, overrides_path, kept.headline, source), kept)
     if kept is not None and kept.outcome == "equivalent" and kept.changes:
         mark_checked(out, f"{kept.summary()[0]} (autotune run)")
     return winner, out, overrides_path
@@ -242,6 +240,14 @@ def exported(
         other = quality.ran_on_other_systems(systems_values(space, winner.params))
         header.extend([other] if other else [])
     return winner, render_yaml(flat, header), flat
+
+
+def mark_not_for_shipping(yaml_path: Path, overrides_path: Path, why: str, source: str) -> str:
+    """The export must not read as shippable: its YAML's first line says so and why, its overrides (which hold no
+    comment) are removed. Returns what was done, to say."""
+    yaml_path.write_text(f"# NOT FOR SHIPPING: {why} ({source})\n" + yaml_path.read_text())
+    overrides_path.unlink(missing_ok=True)
+    return f"{yaml_path} marked NOT FOR SHIPPING and {overrides_path} removed: {why}"
 
 
 def mark_checked(yaml_path: Path, line: str) -> None:
