@@ -22,7 +22,8 @@ from autotune.cli import start  # noqa: F401
 from autotune.cli.app import app, err
 from autotune.extras import MissingPart, missing_module_message
 from autotune.study.result_files import ResultsFileError
-from autotune.study.storage import SpaceChanged, StorageError, StudyNameError
+from autotune.study.resume_checks import SpaceChanged
+from autotune.study.storage import StorageError, StudyNameError
 from autotune.study.storage_errors import storage_failure
 from autotune.trial.runner import ask_stop
 

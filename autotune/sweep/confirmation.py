@@ -133,7 +133,7 @@ def kept_key(space: Space, limits: dict[str, float] | None) -> str:
     measure it (a comment, or `confirm:`'s rounds, changed in the file threw the finished rounds away)."""
     import yaml
 
-    from autotune.study.storage import what_trials_measure
+    from autotune.study.resume_checks import what_trials_measure
 
     measured = what_trials_measure(yaml.safe_load(space.text))
     return hashlib.sha256(json.dumps([measured, limits], sort_keys=True, default=str).encode()).hexdigest()[:16]

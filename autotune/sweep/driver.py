@@ -188,7 +188,7 @@ def run_sweep(
 def _check_resumable(opts: SweepOptions, fidelity: str) -> None:
     """A study this sweep cannot join is refused before anything is said or run: one of another space
     file (`check_same_space`), or of the other kind of trials (`check_same_fidelity`)."""
-    from autotune.study.storage import check_same_fidelity, check_same_space
+    from autotune.study.resume_checks import check_same_fidelity, check_same_space
 
     check_same_space(opts.paths, opts.space)
     with opts.paths.lock():  # another worker may be creating the database: opening it beside that failed

@@ -12,7 +12,8 @@ from optuna.trial import TrialState
 
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
-from autotune.study.storage import SpaceChanged, StudyInfo, StudyPaths, find_study, open_storage
+from autotune.study.resume_checks import SpaceChanged
+from autotune.study.storage import StudyInfo, StudyPaths, find_study, open_storage
 from autotune.study.storage_errors import redact
 from autotune.sweep.backends.lifecycle import trial_id
 from autotune.sweep.quality_pruner import CurvePruner

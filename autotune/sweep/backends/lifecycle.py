@@ -31,15 +31,13 @@ from optuna.trial import FrozenTrial, Trial, TrialState
 
 from autotune.adapters.base import device_kind
 from autotune.space.schema import Space
+from autotune.study.resume_checks import check_same_knobs, check_same_model, check_same_space
 from autotune.study.storage import (
     GRACE_S,
     HEARTBEAT_S,
     StudyInfo,
     StudyPaths,
     baseline_trial,
-    check_same_knobs,
-    check_same_model,
-    check_same_space,
     open_storage,
     running_trials,
     save_space,
