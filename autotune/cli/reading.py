@@ -181,7 +181,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> Summary 
             if winner.speedup_spread
             else ""
         )
-        speed = f", {winner.speedup:.2f}x the baseline{spread}"
+        speed = f", {winner.speedup:.2f}× the baseline{spread}"
     from autotune.report.data import summary
 
     s = summary(study, paths, space)
@@ -204,9 +204,9 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> Summary 
         console.print(
             f"  not ablated: every change of the winner ships, none measured alone ({why_not_ablated(winner, paths)})"
         )
-    rss = f", peak RSS {s.rss_ratio:.2f}x" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
+    rss = f", peak RSS {s.rss_ratio:.2f}×" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
     what = "predicted memory" if winner.source == "predicted" else "memory"
-    console.print(f"  {what} {s.memory_ratio:.2f}x the baseline ({s.memory_metric}){rss}")
+    console.print(f"  {what} {s.memory_ratio:.2f}× the baseline ({s.memory_metric}){rss}")
     if s.equivalence and s.equivalence_ok:
         console.print(f"  {s.equivalence}", markup=False)
     elif s.equivalence:  # `run` printed it once, and nothing said it again (audit 26 F1)
@@ -284,7 +284,7 @@ def _say_why_not_confirmed(study: optuna.Study, paths: StudyPaths, winner: Winne
     if row is not None:
         over = {k: v for k, v in (row.violations_mean or {}).items() if v > 0}
         shown = ", ".join(f"{k} over by {v:.3g}" for k, v in over.items()) or "a failed round"
-        err.print(f"[yellow]  its confirmation rounds: {row.speedup_mean:.2f}x the baseline; {shown}[/]")
+        err.print(f"[yellow]  its confirmation rounds: {row.speedup_mean:.2f}× the baseline; {shown}[/]")
     return False
 
 

@@ -518,8 +518,8 @@ def test_a_simulated_winner_whose_changes_the_model_credits_under_its_floor_ship
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     best = autotune("best", "reshard", *runs)
     why = "the cost model credits no change with 1%: the baseline's configuration ships"
-    assert f"1.00x the baseline ({why})" in best.stdout, best.stdout
-    assert "predicted memory 1.00x the baseline" in best.stdout, best.stdout  # "1x" beside "×1.004" (audit 21 F17)
+    assert f"1.00× the baseline ({why})" in best.stdout, best.stdout
+    assert "predicted memory 1.00× the baseline" in best.stdout, best.stdout  # "1x" beside "×1.004" (audit 21 F17)
     export = autotune("export", "reshard", "-o", str(tmp_path / "best.yaml"), "--predicted", *runs)
     assert export.returncode == 0 and why in (tmp_path / "best.yaml").read_text(), export.stderr
     overrides = (tmp_path / "best.overrides").read_text()

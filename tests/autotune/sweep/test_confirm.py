@@ -254,7 +254,7 @@ def test_a_sweep_whose_candidate_confirms_slower_ships_the_baseline(tmp_path):
         "ablation round" not in ran.stdout
         and "nothing to compare, the systems values that ship are the baseline's" in ran.stdout
     )
-    assert "winner: trial #0 (confirmed, 1.00x the baseline (no confirmed candidate beat it" in ran.stdout
+    assert "winner: trial #0 (confirmed, 1.00× the baseline (no confirmed candidate beat it" in ran.stdout
     assert "the best confirmed candidate, #1, measured ×0." in ran.stdout
     assert yaml.safe_load(out.read_text())["actor_rollout_ref"]["actor"]["ppo_micro_batch_size_per_gpu"] == 8
     flags = [
@@ -268,7 +268,7 @@ def test_a_sweep_whose_candidate_confirms_slower_ships_the_baseline(tmp_path):
     stored = runs / "small" / "confirmation.json"
     stored.write_text(stored.read_text().replace('"winner": 0', '"winner": 1'))
     best = autotune("best", "small", "--runs-dir", str(runs))
-    assert "winner: trial #0 (confirmed, 1.00x the baseline" in best.stdout, best.stdout + best.stderr
+    assert "winner: trial #0 (confirmed, 1.00× the baseline" in best.stdout, best.stdout + best.stderr
     again = autotune("run", "--space", str(path), "--runs-dir", str(runs), "--report-dir", str(tmp_path / "report"))
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
     assert "its rounds decided again by this version's rule: the winner is #0" in again.stdout, again.stdout

@@ -224,7 +224,7 @@ def test_the_python_api_reads_the_winner_and_exports_it_as_the_cli_does(small_st
     assert best.returncode == 0 and f"trial #{winner.number}" in best.stdout, best.stdout
     assert winner.speedup is not None and f"{winner.speedup:.2f}" in best.stdout, best.stdout
     # one confirmation round has no interval (it printed "[1.92, 1.92]")
-    assert f"{winner.speedup:.2f}x the baseline (one round: no interval)" in best.stdout, best.stdout
+    assert f"{winner.speedup:.2f}× the baseline (one round: no interval)" in best.stdout, best.stdout
     assert winner.ablation is None and "not ablated: every change of the winner ships" in best.stdout  # said
     (tmp_path / "cli").mkdir()
     (tmp_path / "api").mkdir()
