@@ -72,7 +72,7 @@ def alone(study: optuna.Study, space: Space, paths: StudyPaths, progress: SweepP
     wrote into the same run folders (audit 19 F2, F3). A running trial refuses it; the stages and another explain
     are waited for (the `.finishing` lock)."""
     from autotune.study.storage import check_one_folder
-    from autotune.sweep.backends.optuna_backend import whose
+    from autotune.sweep.backends.lifecycle import whose
     from autotune.sweep.driver import live_trials, wait_for_other_workers
 
     check_one_folder(study, paths)  # its runs and explain.json go into the study's one folder, as a worker's do

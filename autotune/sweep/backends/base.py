@@ -39,6 +39,7 @@ optuna backend with the cost model's fidelity.
 from __future__ import annotations
 
 import importlib
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,15 +48,25 @@ from typing import ClassVar, TypeVar
 
 import optuna
 from optuna.storages import BaseStorage
+from optuna.trial import TrialState
 
 from autotune.adapters.base import TrainerAdapter
 from autotune.names import modules_named
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
-from autotune.study.storage import StudyPaths, absolute_url, check_one_folder, open_storage, storage_url
+from autotune.study.storage import (
+    StudyPaths,
+    absolute_url,
+    baseline_trial,
+    check_one_folder,
+    open_storage,
+    running_trials,
+    storage_url,
+)
 from autotune.study.storage_errors import redact
-from autotune.sweep.backends.lifecycle import TrialHook, create_or_load, recover_interrupted
+from autotune.sweep.backends.lifecycle import TrialHook, create_or_load, recover_interrupted, whose
 from autotune.trial.fidelity import Fidelity, RealRun
+from autotune.trial.record import is_baseline
 
 MODULE_SUFFIX = "_backend"
 """A backend named NAME lives in `autotune/sweep/backends/NAME_backend.py`."""
@@ -135,6 +146,35 @@ class Backend(ABC):
         recover_interrupted(study, self.storage, self.progress.note)
         self.progress.resume_from(study)
         return study
+
+    def pause(self, study: optuna.Study) -> None:
+        """A second of waiting on other workers; then a trial of one that died meanwhile is failed and queued again."""
+        time.sleep(1.0)
+        assert self.storage is not None  # opened by run()
+        recover_interrupted(study, self.storage, self.progress.note)
+
+    def wait_for_baseline(self, study: optuna.Study) -> bool:
+        """Everyone's limits compare with the baseline: let it finish first (another worker may run it). Said once;
+        a dead worker on this host is known at once (the baseline is failed and queued again), elsewhere after the
+        heartbeat grace (it waited 30 s without a word for a worker already killed, audit 16 F8). False when the
+        baseline is queued (again, after its worker died): it is to be asked for, before anything else."""
+        said = False
+        while True:
+            waiting = [t for t in study.get_trials(deepcopy=False, states=(TrialState.WAITING,)) if is_baseline(t)]
+            if waiting:
+                return False
+            if baseline_trial(study) is not None:
+                return True
+            running = [t for t in running_trials(study) if is_baseline(t)]
+            if not running:
+                return True
+            if not said:
+                self.progress.note(
+                    f"waiting for the baseline (trial #{running[0].number}{whose(running[0])}) before this worker's "
+                    "first trial: every trial's limits compare with it"
+                )
+                said = True
+            self.pause(study)
 
     @abstractmethod
     def run(self) -> optuna.Study:

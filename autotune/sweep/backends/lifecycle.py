@@ -295,3 +295,9 @@ def penalty(study: optuna.Study, space: Space) -> list[float]:
         seen = [v[i] for v in values if not math.isnan(v[i])]
         out.append((min(seen) if o.direction == "maximize" else max(seen)) if seen else 0.0)
     return out
+
+
+def whose(trial: FrozenTrial) -> str:
+    """`, run by worker pid P on HOST` for a trial another worker runs (nothing when it records no worker)."""
+    worker = TrialRecord.of(trial).worker
+    return f", run by worker pid {worker.pid} on {worker.host}" if worker else ""

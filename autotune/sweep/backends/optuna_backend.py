@@ -20,7 +20,7 @@ import optuna
 from optuna.trial import FrozenTrial, Trial, TrialState
 
 from autotune.space.sampling import suggest
-from autotune.study.storage import GRACE_S, baseline_trial, counted, running_trials
+from autotune.study.storage import GRACE_S, counted, running_trials
 from autotune.sweep.backends.base import Backend, BackendOptions, register
 from autotune.sweep.backends.lifecycle import (
     Heartbeat,
@@ -32,9 +32,10 @@ from autotune.sweep.backends.lifecycle import (
     this_worker,
     trial_id,
     trial_monitor,
+    whose,
 )
 from autotune.trial.evaluation import evaluate
-from autotune.trial.record import TrialRecord, is_baseline, set_worker, skip
+from autotune.trial.record import is_baseline, set_worker, skip
 
 
 @register("optuna")
@@ -143,35 +144,6 @@ class OptunaBackend(Backend):
                 said = True
             time.sleep(1.0)
 
-    def pause(self, study: optuna.Study) -> None:
-        """A second of waiting on other workers; then a trial of one that died meanwhile is failed and queued again."""
-        time.sleep(1.0)
-        assert self.storage is not None  # opened by run()
-        recover_interrupted(study, self.storage, self.progress.note)
-
-    def wait_for_baseline(self, study: optuna.Study) -> bool:
-        """Everyone's limits compare with the baseline: let it finish first (another worker may run it). Said once;
-        a dead worker on this host is known at once (the baseline is failed and queued again), elsewhere after the
-        heartbeat grace (it waited 30 s without a word for a worker already killed, audit 16 F8). False when the
-        baseline is queued (again, after its worker died): it is to be asked for, before anything else."""
-        said = False
-        while True:
-            waiting = [t for t in study.get_trials(deepcopy=False, states=(TrialState.WAITING,)) if is_baseline(t)]
-            if waiting:
-                return False
-            if baseline_trial(study) is not None:
-                return True
-            running = [t for t in running_trials(study) if is_baseline(t)]
-            if not running:
-                return True
-            if not said:
-                self.progress.note(
-                    f"waiting for the baseline (trial #{running[0].number}{whose(running[0])}) before this worker's "
-                    "first trial: every trial's limits compare with it"
-                )
-                said = True
-            self.pause(study)
-
     def run_one(self, study: optuna.Study, trial: Trial, done: int, snapshot: list[FrozenTrial]) -> None:
         set_worker(trial, this_worker())  # first: a trial waiting below without a worker would look abandoned
         if not is_baseline(trial) and not self.wait_for_baseline(study):  # the other worker took it and died: it
@@ -256,9 +228,3 @@ class OptunaBackend(Backend):
                 said = True
             self.pause(study)
             trials = study.get_trials(deepcopy=False)
-
-
-def whose(trial: FrozenTrial) -> str:
-    """`, run by worker pid P on HOST` for a trial another worker runs (nothing when it records no worker)."""
-    worker = TrialRecord.of(trial).worker
-    return f", run by worker pid {worker.pid} on {worker.host}" if worker else ""

@@ -83,6 +83,7 @@ class StudySearch(Searcher):  # type: ignore[misc]
         report: Callable[[FrozenTrial, int], None] | None = None,
         n_trials: int | None = None,
         reused: Callable[[int, int, int], None] | None = None,
+        hooks: list[Callable[[optuna.Study, int], None]] | None = None,
     ) -> None:
         modes = ["max" if o.direction == "maximize" else "min" for o in space.objectives]
         # one name and mode per objective; Searcher documents lists though it annotates str
@@ -97,6 +98,10 @@ class StudySearch(Searcher):  # type: ignore[misc]
         """The study's --trials: no trial is asked past it (counting every driver's, finished or running)."""
         self.on_reused = reused
         """Prints a repeat's line (`SweepProgress.reused`)."""
+        self.hooks = hooks or []
+        """The sweep's hooks (the live report, wandb), called as each trial this driver asked is told: called after
+        `fit()` returned, a Ctrl-C, SIGTERM or SIGKILL of the driver lost every finished trial's wandb run, the
+        winner's too, and the resume never logged them (audit 28 F1)."""
         self.study = optuna.load_study(study_name=paths.name, storage=storage, sampler=make_sampler(space, worker))
         self.asked: dict[str, Trial] = {}
         """The Optuna trial behind each Tune trial id."""
@@ -105,6 +110,7 @@ class StudySearch(Searcher):  # type: ignore[misc]
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["report"] = state["on_reused"] = None  # the console printer stays with the driver
+        state["hooks"] = []  # and so do the report and wandb
         return state
 
     def save_to_dir(self, *args: Any, **kwargs: Any) -> None:
@@ -154,6 +160,8 @@ class StudySearch(Searcher):  # type: ignore[misc]
         if self.report is not None:
             trials = self.study.get_trials(deepcopy=False)
             self.report(trials[trial.number], sum(1 for t in trials if counted(t)))
+        for hook in self.hooks:
+            hook(self.study, trial.number)
 
     def stopped(self, trial: Trial, step: Any) -> None:
         """Tune stopped the trial without its final result: pruned, with the key metrics of its steps."""
@@ -305,7 +313,8 @@ class RayBackend(Backend):
         short = short_of(ray.cluster_resources(), self.resources())
         if short:
             self.progress.note(f"ray: {short}; the trials wait until it grows (an autoscaler adds nodes; Ctrl-C stops)")
-        before = {t.number for t in study.get_trials(deepcopy=False) if t.state.is_finished()}
+        if baseline_trial(study) is None:  # another driver's, running: waited for, not run beside (audit 28 F2)
+            self.wait_for_baseline(study)
         if baseline_trial(study) is None:
             self.progress.note("ray: the baseline first, alone (every limit compares with it)")
             self._fit(study, 1, 1)
@@ -315,20 +324,6 @@ class RayBackend(Backend):
             why = " (what the cluster holds; --max-concurrent N)" if fits else ""
             self._fit(study, remaining, self.opts.max_concurrent or fits, why)
         study = optuna.load_study(study_name=self.opts.paths.name, storage=self.storage)
-        # each trial this driver's sweep ran, as the optuna backend calls them (a repeat reuses a result and is not
-        # one): called once with the last number, the report was right (it reads the study) but wandb logged that
-        # trial alone (audit 24 F1)
-        me = this_worker()
-        ran = [t for t in study.get_trials(deepcopy=False) if t.number not in before and counted(t)]
-        for t in ran:
-            rec = TrialRecord.of(t)
-            if (
-                rec.duplicate_of is None
-                and rec.driver is not None
-                and (rec.driver.host, rec.driver.pid) == (me.host, me.pid)
-            ):
-                for hook in self.opts.hooks:
-                    hook(study, t.number)
         done = [t for t in study.get_trials(deepcopy=False) if counted(t)]
         ray.shutdown()  # a local cluster started for the trials (7 processes, 600 MB) idled through the later stages
         after = f"disconnected from {self.opts.address}" if self.opts.address else "the local Ray is stopped"
@@ -368,6 +363,7 @@ class RayBackend(Backend):
             self.progress.finished_trial,
             n_trials=opts.n_trials,
             reused=self.progress.reused,
+            hooks=opts.hooks,
         )
         trainable = tune.with_parameters(
             run_trial,

@@ -308,12 +308,14 @@ STOP_CASES = [
 def test_a_stop_signal_ends_the_sweep_as_ctrl_c_does(tmp_path, backend, signum, status, said, request):
     """SIGTERM (timeout, SLURM, Kubernetes) stops a sweep as Ctrl-C does, and Ctrl-C under Ray Tune is not
     swallowed by Tune's own handler (which ended fit() quietly: the aborted sweep then wrote a report, named a
-    winner and exited 0): the resume line, exit 128 + the signal, and the running trial's processes gone."""
+    winner and exited 0): the resume line, exit 128 + the signal, and the running trial's processes gone. The
+    trials that finished before the stop have their wandb runs (under Ray they were logged after Tune's fit
+    returned: a stopped driver logged none, and its resume never logged them; audit 28 F1)."""
     assert BACKENDS[1] == "ray"
     space = write_space(tmp_path, steps=30)
     runs = tmp_path / "runs"
     args = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs), "--trials", "4", "--confirm", "0",
-            "--report-dir", str(tmp_path / "report"), *backend_args(backend, request)]  # fmt: skip
+            "--report-dir", str(tmp_path / "report"), "--wandb", *backend_args(backend, request)]  # fmt: skip
     driver = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=run_env(), cwd=ROOT)
     metrics = runs / "small" / "trials" / "0001" / "metrics.jsonl"
     wait_for(lambda: metrics.exists() and metrics.read_text().count("\n") >= 2, 240, "trial #1 to be mid-run")
@@ -328,5 +330,35 @@ def test_a_stop_signal_ends_the_sweep_as_ctrl_c_does(tmp_path, backend, signum, 
     # the page on disk is the last throttled write, not the study: said, with the command that rewrites it (audit 24)
     assert f"(`autotune report small --runs-dir {runs} -o {tmp_path / 'report'}` rewrites it)" in err, err[-2000:]
     assert "winner:" not in out and "Tuner.restore" not in out + err and "Traceback" not in err
+    logged = {r.name.rsplit("-trial-")[-1] for r in (runs / "small" / "wandb" / "wandb").glob("offline-run-*-trial-*")}
+    assert "0000" in logged, (logged, out[-2000:])  # the baseline finished before the stop
     for pgid in filter(None, pgids):
         wait_for(lambda pgid=pgid: not any(p.pid == pgid for p in psutil.process_iter()), 60, "the trial to exit")
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray_head")
+def test_a_second_ray_driver_waits_for_the_baseline_another_driver_runs(tmp_path, request):
+    """Two drivers on one study: the second, started while the first runs the baseline, read the running baseline
+    as missing, said "the baseline first, alone" and asked an ordinary trial at once, whose limits then had no
+    baseline to compare with (audit 28 F2). It waits for the baseline, as a local worker does, and no trial is
+    asked before the baseline has finished."""
+    space = write_space(tmp_path, steps=60)
+    runs = tmp_path / "runs"
+    args = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs), "--trials", "3", "--confirm", "0",
+            "--stage", "throughput", *backend_args("ray", request)]  # fmt: skip
+    first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=run_env(), cwd=ROOT)
+    metrics = runs / "small" / "trials" / "0000" / "metrics.jsonl"
+    wait_for(lambda: metrics.exists() and metrics.read_text().count("\n") >= 1, 240, "the baseline to be mid-run")
+    second = subprocess.run(args, capture_output=True, text=True, env=run_env(), cwd=ROOT, timeout=600)
+    out, err = first.communicate(timeout=600)
+    assert first.returncode == 0 and second.returncode == 0, out[-2000:] + err[-2000:] + second.stderr[-2000:]
+    assert "waiting for the baseline (trial #0, run by worker pid" in second.stdout, second.stdout
+    assert "the baseline first, alone" not in second.stdout, second.stdout
+    trials = load_study(StudyPaths(runs, "small")).get_trials()
+    baseline = next(t for t in trials if t.user_attrs.get("baseline"))
+    assert baseline.number == 0 and baseline.datetime_complete is not None
+    later = [t for t in trials if t.number != 0]
+    assert later and all(t.datetime_start >= baseline.datetime_complete for t in later), [
+        (t.number, t.datetime_start, baseline.datetime_complete) for t in later
+    ]
