@@ -160,7 +160,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> Summary 
     yet."""
     from autotune.export.winner import export_settings
     from autotune.study.confirmation_result import beaten_line
-    from autotune.study.results import NoWinner, find_winner, why_not_ablated
+    from autotune.study.results import NoWinner, find_winner, winner_caveat
 
     study = load_or_exit(paths, storage)
     try:
@@ -201,9 +201,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> Summary 
     elif winner.baseline_won:
         console.print(f"  {beaten_line(winner.beaten)}; nothing to ablate", markup=False)
     elif winner.source == "confirmed":  # which reason held, not both as advice (audit 15 F11)
-        console.print(
-            f"  not ablated: every change of the winner ships, none measured alone ({why_not_ablated(winner, paths)})"
-        )
+        console.print(f"  {winner_caveat(study, winner, paths)}")
     rss = f", peak RSS {s.rss_ratio:.2f}×" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
     what = "predicted memory" if winner.source == "predicted" else "memory"
     console.print(f"  {what} {s.memory_ratio:.2f}× the baseline ({s.memory_metric}){rss}")
@@ -271,7 +269,13 @@ def _say_why_not_confirmed(study: optuna.Study, paths: StudyPaths, winner: Winne
     """A sweep winner: no confirmation ran, or none of its candidates stayed inside the limits on its round
     averages. Say so, and what this trial's confirmation rounds measured. True when it said the baseline ran alone."""
     from autotune.study.confirmation_result import Confirmation
-    from autotune.study.results import BASELINE_ONLY, ONLY_BASELINE, ONLY_BASELINE_PICKED, why_unconfirmed
+    from autotune.study.results import (
+        BASELINE_ONLY,
+        NO_CANDIDATE_INSIDE,
+        ONLY_BASELINE,
+        ONLY_BASELINE_PICKED,
+        why_unconfirmed,
+    )
 
     if winner.source != "sweep":
         return False
@@ -280,7 +284,7 @@ def _say_why_not_confirmed(study: optuna.Study, paths: StudyPaths, winner: Winne
         err.print(f"[yellow]  {why}[/]")
         return why in (BASELINE_ONLY, ONLY_BASELINE, ONLY_BASELINE_PICKED)
     row = winner.confirmed
-    err.print("[yellow]  confirmation found no candidate inside the limits; this is the sweep's best single run[/]")
+    err.print(f"[yellow]  {NO_CANDIDATE_INSIDE}[/]")
     if row is not None:
         over = {k: v for k, v in (row.violations_mean or {}).items() if v > 0}
         shown = ", ".join(f"{k} over by {v:.3g}" for k, v in over.items()) or "a failed round"

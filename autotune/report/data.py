@@ -35,7 +35,14 @@ from autotune.space.schema import Space
 from autotune.study.ablation_result import Ablation, ExplainStep, Explanation
 from autotune.study.frames import objective_names, step_frame, trials_frame
 from autotune.study.predicted_winner import PredictedWinner
-from autotune.study.results import NoWinner, Winner, current_explanation, find_winner, why_unconfirmed
+from autotune.study.results import (
+    NoWinner,
+    Winner,
+    current_explanation,
+    find_winner,
+    why_unconfirmed,
+    winner_caveat,
+)
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial
 from autotune.trial.record import SKIPPED, TrialRecord, read_rows
 from autotune.trial.scoring import resolve_metric
@@ -91,6 +98,10 @@ class Summary(NamedTuple):
     """Why the baseline's systems values ship, when it does (`Winner.why_baseline`; the beaten candidate too)."""
     speedup_interval: tuple[float, float] = (math.nan, math.nan)
     """The `LEVEL` interval of `speedup` (a confirmed winner's, or what ships as the ablation measured it)."""
+    caveat: str = ""
+    """What to know of the winner before its figures (`results.winner_caveat`, as `best` says it), or why there is
+    none (`NoWinner`'s message: the page said "No feasible trial yet." of a finished sweep whose baseline broke a
+    limit; audit 27 F9)."""
 
 
 def _metric(rec: TrialRecord, key: str) -> float:
@@ -130,9 +141,9 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
     objective = space.objectives[0].metric
     base = baseline_trial(study)
     try:
-        winner = find_winner(study, paths, space)
-    except NoWinner:
-        winner = None
+        winner, no_winner = find_winner(study, paths, space), ""
+    except NoWinner as exc:
+        winner, no_winner = None, str(exc)
     row = winner.confirmed if winner else None
     trial = next((t for t in study.get_trials(deepcopy=False) if winner and t.number == winner.number), None)
     base_rec = TrialRecord.of(base) if base else TrialRecord()
@@ -156,6 +167,11 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         rss = shipped.rss_ratio if not math.isnan(shipped.rss_ratio) else rss
         # the value, KL, comm and MFU are confirmation's means, beside a speedup the ablation measured: said
         whole = f"the whole winner #{winner.number}'s, in confirmation" if winner.ships_less else "in confirmation"
+    value = winner.value if winner else math.nan
+    if winner and winner.ships_baseline and not winner.baseline_won and winner.baseline_confirmed is not None:
+        shipped_row = winner.baseline_confirmed  # every change went back: what ships is the baseline, and the
+        kl, comm, mfu = shipped_row.kl, shipped_row.comm_share, shipped_row.mfu  # checklist judged the sent-back
+        value, whole = shipped_row.mean, "the baseline's, in confirmation"  # winner's beside its 1× (audit 27 F4)
     base_row = winner.baseline_confirmed if winner and base else None
     if base_row is not None:  # the confirmed means, side by side (the winner's value is its confirmed mean)
         base_value = base_row.mean
@@ -174,7 +190,7 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         source=winner.source if winner else "none",
         baseline=base.number if base else None,
         objective=objective,
-        winner_value=winner.value if winner else math.nan,
+        winner_value=value,
         baseline_value=base_value,
         speedup=winner.speedup if winner and winner.speedup is not None else math.nan,
         speedup_min=spread[0],
@@ -198,6 +214,7 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         **_equivalence(paths, winner),
         speedup_interval=winner.speedup_spread if winner and winner.source == "confirmed" and winner.speedup_spread
         else (math.nan, math.nan),
+        caveat=winner_caveat(study, winner, paths) if winner else no_winner,
     )  # fmt: skip
 
 

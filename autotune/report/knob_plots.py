@@ -133,7 +133,15 @@ def ablation_section(
     study: str,
     simulated: bool = False,
     baseline_ships: str = "",
+    has_winner: bool = True,
 ) -> None:
+    if not has_winner and info is None:  # `autotune explain` has no winner to walk to (audit 27 F9)
+        page.section(
+            "ablation",
+            "Which knobs made the winner faster",
+            '<p class="note">No winner to explain (the summary above says why).</p>',
+        )
+        return
     if baseline_ships and info is None:
         page.section(
             "ablation",
@@ -222,9 +230,12 @@ def minimal_winner_section(
     study: str = "STUDY",
     space: str = "SPACE",
     baseline_ships: str = "",
+    caveat: str = "",
+    has_winner: bool = True,
 ) -> None:
     """What ships: each change of the confirmed winner from the baseline with its leave-one-out gain (a
-    simulated study's: the cost model's predicted gain of each change)."""
+    simulated study's: the cost model's predicted gain of each change). Not measured: why (`caveat`), not a
+    promise of an ablation that a `--confirm 0` sweep, or one without a winner, never runs (audit 27 F3, F9)."""
     if isinstance(info, PredictedWinner):
         note = (
             f'<p class="note"><b>Predicted, not measured.</b> Each change of the best predicted trial #{info.winner} '
@@ -244,12 +255,14 @@ def minimal_winner_section(
         )
         return
     if info is None:
-        page.section(
-            "minimal",
-            "The minimal winner",
-            '<p class="note">Not measured: the ablation runs after confirmation (at least 2 rounds); until it '
-            "has, the confirmed winner ships with every change it made.</p>",
+        why = (
+            "no winner, so nothing to ablate (the summary above says why)"
+            if not has_winner
+            else caveat
+            or "the ablation runs after confirmation (at least 2 rounds); until it has, the confirmed winner ships "
+            "with every change it made"
         )
+        page.section("minimal", "The minimal winner", f'<p class="note">Not measured: {html.escape(why)}.</p>')
         return
     s, w = info.shipped_speedup, info.winner_speedup
     where = "in rounds of its own against the baseline" if info.shipped_rounds == "reduced" else "in the same rounds"
@@ -266,8 +279,13 @@ def minimal_winner_section(
         f'<p class="note">Each change of winner #{info.winner} from the baseline was left out in {info.rounds} '
         f"interleaved rounds; its gain is the winner over the winner without it, with the {info.level:.0%} "
         "interval of the geometric mean over the rounds. Only changes whose interval lies above 1.0 ship; the "
-        "others (within noise, slower, or inert here and not run) go back to their baseline value. What ships "
-        f"measured {s.speedup_geomean:.3f}× {interval(s.speedup_low, s.speedup_high)} the baseline {where}."
-        f"{compare}</p>"
+        "others (within noise, slower, or inert here and not run) go back to their baseline value. "
+        + (
+            f"What ships measured {s.speedup_geomean:.3f}× {interval(s.speedup_low, s.speedup_high)} the baseline "
+            f"{where}."
+            if info.kept
+            else "No change cleared the noise: what ships is the baseline's systems values."  # not "1.000× [1.000,
+        )  # 1.000]", the baseline against itself (audit 27 F5)
+        + f"{compare}</p>"
     )
     page.section("minimal", "The minimal winner: what ships, and why", note + table_html(frame, False))

@@ -26,7 +26,7 @@ th{background:#f3f3f3;cursor:pointer;position:sticky;top:0} .pass{color:#2a7d2a;
 .fail{color:#c0392b;font-weight:600} .na{color:#888} .big{font-size:28px;font-weight:700}
 .cards{display:flex;gap:14px;flex-wrap:wrap} .card{border:1px solid #e3e3e3;border-radius:8px;padding:10px 14px;min-width:150px}
 .card .label{font-size:12px;color:#666} pre{background:#f6f8fa;padding:12px;overflow:auto;font-size:12px}
-button{cursor:pointer} .note{color:#666;font-size:13px} .scroll{max-height:480px;overflow:auto}
+button{cursor:pointer} .note{color:#666;font-size:13px} .warn{color:#8a5a00;font-weight:600} .scroll{max-height:480px;overflow:auto}
 """
 
 SCRIPT = """

@@ -39,8 +39,10 @@ PHASE_COLORS = [
 
 
 def summary_section(page: Page, s: data.Summary) -> None:
-    if s.winner is None:
-        page.section("summary", "Summary", '<p class="note">No feasible trial yet.</p>')
+    if s.winner is None:  # why, and what to do (the YAML box's comment alone said it; audit 27 F9)
+        page.section(
+            "summary", "Summary", f'<p class="note warn">{html.escape(s.caveat or "No feasible trial yet.")}</p>'
+        )
         return
     spread = ""
     if s.baseline_ships:  # its rounds against themselves say nothing
@@ -50,8 +52,9 @@ def summary_section(page: Page, s: data.Summary) -> None:
         held = "one round: no interval" if math.isnan(low + high) else f"{LEVEL:.0%} interval [{low:.2f}, {high:.2f}]"
         spread = f" ({held}; rounds {s.speedup_min:.2f}–{s.speedup_max:.2f}, std {s.speedup_std:.2f})"
     whose = f" ({s.whole})" if s.whole else ""  # what ships dropped a change: these were measured of more
+    sent_back = bool(s.baseline_ships) and s.winner != s.baseline  # the ablation sent every change back
     cards = [
-        ("winner", f"#{s.winner} ({s.source})"),
+        ("winner", f"#{s.winner} ({s.source})" + ("; the baseline's values ship" if sent_back else "")),
         ("speedup vs baseline" + (" (what ships)" if s.whole else ""), f"{fmt(s.speedup, 3)}×{spread}"),
         (s.objective + whose, f"{fmt(s.winner_value)} vs {fmt(s.baseline_value)}"),
         (f"memory vs baseline ({MEMORY_NAMES.get(s.memory_metric, s.memory_metric)})", f"{fmt(s.memory_ratio, 3)}×"),
@@ -91,7 +94,10 @@ def summary_section(page: Page, s: data.Summary) -> None:
     if s.equivalence:  # the check of what ships, passed or not (a failed one read nowhere: audit 26 F1)
         mark = "pass" if s.equivalence_ok else "fail"
         equivalence = f'<p class="note"><span class="{mark}">{html.escape(s.equivalence)}</span></p>'
-    page.section("summary", title, f'<div class="cards">{html_cards}</div>{equivalence}{checklist}{model_error(s)}')
+    caveat = f'<p class="note warn">{html.escape(s.caveat)}</p>' if s.caveat else ""  # audit 27 F2, F3
+    page.section(
+        "summary", title, f'<div class="cards">{html_cards}</div>{caveat}{equivalence}{checklist}{model_error(s)}'
+    )
 
 
 def model_error(s: data.Summary) -> str:
@@ -347,9 +353,22 @@ def render(
     parallel_section(page, parameters, summary.objective)
     importance_section(page, importances, summary.objective, direction, completed, summary.predicted)
     minimal_winner_section(
-        page, *(minimal or (pd.DataFrame(), None)), study, provenance.get("space file", "SPACE"), summary.baseline_ships
+        page,
+        *(minimal or (pd.DataFrame(), None)),
+        study,
+        provenance.get("space file", "SPACE"),
+        summary.baseline_ships,
+        summary.caveat,
+        summary.winner is not None,
     )
-    ablation_section(page, *(ablation or (pd.DataFrame(), None)), study, summary.predicted, summary.baseline_ships)
+    ablation_section(
+        page,
+        *(ablation or (pd.DataFrame(), None)),
+        study,
+        summary.predicted,
+        summary.baseline_ships,
+        summary.winner is not None,
+    )
     quality_section(page, quality, quality_pending)
     inert_section(page, inert)
     phases_section(page, phases, summary)

@@ -286,13 +286,14 @@ class Ablation(Conclusion):
                 spread += f" in {len(k.ratios)} rounds"
             out.append(f"  {'kept   ' if k.kept else 'dropped'} {k.label}: {spread}  ({k.verdict})")
         s, w = self.shipped_speedup, self.winner_speedup
-        if not self.kept:
-            out.append("no change cleared the noise: the baseline's systems values ship")
-        out.append(
-            f"ships ×{s.speedup_geomean:.3f} {interval(s.speedup_low, s.speedup_high)} over the baseline"
-            f" ({'its own rounds' if self.shipped_rounds == 'reduced' else 'same rounds'});"
-            f" whole winner ×{w.speedup_geomean:.3f} {interval(w.speedup_low, w.speedup_high)}"
-        )
+        whole = f"whole winner ×{w.speedup_geomean:.3f} {interval(w.speedup_low, w.speedup_high)}"
+        if not self.kept:  # not "ships ×1.000 [1.000, 1.000]": the baseline against itself (audit 27 F5)
+            out.append(f"no change cleared the noise: the baseline's systems values ship; {whole}")
+        else:
+            out.append(
+                f"ships ×{s.speedup_geomean:.3f} {interval(s.speedup_low, s.speedup_high)} over the baseline"
+                f" ({'its own rounds' if self.shipped_rounds == 'reduced' else 'same rounds'}); {whole}"
+            )
         if self.confirmed:
             c = self.confirmed
             verdict = {True: "agrees", False: "does NOT agree", None: "not compared"}[self.agrees]

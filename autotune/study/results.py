@@ -176,6 +176,9 @@ def why_not_ablated(winner: Winner, paths: StudyPaths) -> str:
     """Why a confirmed winner was not ablated, the reason that held (`best`): both were said as advice before, and
     "the ablation was off: --ablate 0" of an `--ablate 2` stopped by Ctrl-C (audit 16 F4, F11)."""
     rounds = winner.confirmed.rounds if winner.confirmed else 0
+    holder = paths.finishing_now()
+    if holder is not None and not quality_started(paths):  # running, not cut short (audit 27 F1: "cut short?" and
+        return f"the stages after the sweep are running in {holder}: ask again when they finish"  # "run it again")
     if confirmation_cut(paths):  # a new confirmation cut short: "ran 1 round ... (`--confirm 2`)" of a --confirm 2
         return (
             "a new confirmation did not finish (cut short?): the same `autotune run` command finishes it, keeping "
@@ -190,6 +193,22 @@ def why_not_ablated(winner: Winner, paths: StudyPaths) -> str:
             "finished rounds"
         )
     return "the ablation was off: `--ablate 0`, or the space's `confirm.ablation_repeats: 0`"
+
+
+NO_CANDIDATE_INSIDE = "confirmation found no candidate inside the limits; this is the sweep's best single run"
+"""Said of a sweep winner when confirmation ran and none of its candidates stayed inside the limits."""
+
+
+def winner_caveat(study: optuna.Study, winner: Winner, paths: StudyPaths) -> str:
+    """What a reader must know of the winner before its figures, as `best` says it: why a sweep's winner is its best
+    single run (no confirmation, one running now or cut short, or none inside the limits), why a confirmed one was
+    not ablated; empty otherwise. The report's summary said neither: a 1.57x single run mid-confirmation, later
+    1.13x, then 1x, read as the result (audit 27 F2, F3)."""
+    if winner.source == "sweep":
+        return why_unconfirmed(study, winner, paths) if Confirmation.read(paths) is None else NO_CANDIDATE_INSIDE
+    if winner.source == "confirmed" and winner.ablation is None and not winner.baseline_won:
+        return f"not ablated: every change of the winner ships, none measured alone ({why_not_ablated(winner, paths)})"
+    return ""
 
 
 def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> str:

@@ -149,3 +149,70 @@ def test_a_simulated_change_predicted_slower_is_not_called_under_the_floor():
     )  # fmt: skip
     lines = result.lines()
     assert "  dropped a=x: ×0.987 predicted, slower" in lines and "  dropped b=x: ×1.004 predicted, under 1%" in lines
+
+
+def test_an_ablation_running_now_is_not_called_cut_short(tmp_path):
+    """While a worker ablated the confirmed winner, `best` said "the ablation did not finish (cut short?): the same
+    `autotune run` command finishes it", which starts a second controller on the study (audit 27 F1)."""
+    from autotune.study.confirmation_result import ConfirmedCandidate
+    from autotune.study.results import Winner, why_not_ablated
+
+    _, paths = _study(tmp_path, [("complete", 1000.0)])
+    confirmed = ConfirmedCandidate(number=1, params={}, values=[1.0, 1.0], feasible_rounds=2, rounds=2, mean=1.0)
+    winner = Winner(1, {}, "confirmed", 1.0, 1.5, (1.4, 1.6), confirmed=confirmed)
+    (paths.root / "ablation" / "r1-t0001").mkdir(parents=True)  # its first round's run
+    assert "the ablation did not finish (cut short?)" in why_not_ablated(winner, paths)  # nobody runs it
+    with paths.finishing(print):
+        running = why_not_ablated(winner, paths)
+    assert running.startswith("the stages after the sweep are running in worker pid ") and "cut short" not in running
+
+
+def test_the_reports_summary_says_why_its_winner_is_unconfirmed_or_why_there_is_none(tmp_path):
+    """The page headlined a sweep's single run as "winner #1 (sweep) 1.37×" with no word that nothing confirmed it
+    (`--confirm 0`, or confirmation running), its minimal-winner section promised "the confirmed winner ships";
+    a finished sweep without a feasible trial read "No feasible trial yet." and pointed at `autotune explain`
+    (audit 27 F2, F3, F9). The page now says what `best` says."""
+    import html
+
+    from autotune.report import write_report
+    from autotune.study.results import NoWinner
+
+    space = load_space("fsdp3d", device="cpu")
+    study, paths = _study(tmp_path / "a", [("complete", 1000.0)])
+    page = write_report(study, paths, space, tmp_path / "ra").read_text()
+    assert html.escape(UNCONFIRMED) in _section(page, "summary"), _section(page, "summary")  # not only in the YAML
+    assert "the confirmed winner ships with every change" not in page
+    assert f"Not measured: {html.escape(UNCONFIRMED)}." in page  # the minimal winner's section, the same reason
+    with paths.finishing(print):  # a worker confirming now: the headline is the sweep's best single run so far
+        page = write_report(study, paths, space, tmp_path / "rb").read_text()
+    said = _section(page, "summary")
+    assert "(confirmation first) are running in worker pid " in said and "best single run so far" in said, said
+
+    # no feasible trial: the baseline broke a limit, so does every trial
+    bad = load_space("fsdp3d", device="cpu")
+    none_paths = StudyPaths(tmp_path / "c" / "runs", "w")
+    none_paths.root.mkdir(parents=True)
+    none = optuna.create_study(study_name="w", storage=open_storage(f"sqlite:///{none_paths.db}"), direction="maximize")
+    StudyInfo(objectives=[["perf/throughput", "maximize", "median"]]).save(none, "objectives")
+    for n in range(2):
+        trial = none.ask()
+        for key, attr in (baseline_attrs() if n == 0 else {}).items():
+            trial.set_user_attr(key, attr)
+        record = TrialRecord(outcome="infeasible", reason="limits", key_metrics={"throughput": 500.0},  # type: ignore[arg-type]
+                             violations={"perf/comm_share": 0.3}, detail="outside limits: perf/comm_share 0.6 > max 0.3")  # fmt: skip
+        tell_outcome(none, trial, bad, record, [500.0])
+    try:
+        find_winner(none, none_paths, bad)
+        raise AssertionError("a study without a feasible trial has a winner")
+    except NoWinner as exc:
+        why = str(exc)
+    page = write_report(none, none_paths, bad, tmp_path / "rc").read_text()
+    assert "its baseline breaks a limit" in why and html.escape(why) in _section(page, "summary"), why
+    assert "No feasible trial yet" not in page and "autotune explain w" not in page
+    assert "No winner to explain" in page and "Not measured: no winner, so nothing to ablate" in page
+
+
+def _section(page: str, name: str) -> str:
+    """The HTML of the report's section `name` (the exported YAML's comments say some of the same)."""
+    start = page.index(f'<section id="{name}">')
+    return page[start : page.index("</section>", start)]

@@ -397,4 +397,13 @@ def test_an_ablation_that_sends_every_change_back_ships_the_baseline_at_one(tmp_
     assert result.shipped == configure(space, adapter.defaults(space.base_config), base)
     s = result.shipped_speedup
     assert (s.speedup_geomean, s.speedup_low, s.speedup_high) == (1.0, 1.0, 1.0), result.lines()
-    assert "ships ×1.000 [1.000, 1.000] over the baseline" in "\n".join(result.lines())
+    said = "\n".join(result.lines())  # what ships is the baseline: not "ships ×1.000 [1.000, 1.000]", the baseline
+    assert "the baseline's systems values ship; whole winner ×" in said and "ships ×" not in said, said  # vs itself
+    # the report's summary is of what ships, the baseline: its confirmed value, not the sent-back winner's 1.1 beside
+    # a 1× (the checklist judged the winner's KL, comm share and MFU with the baseline's memory; audit 27 F4)
+    from autotune.report.data import summary
+
+    result.write(paths)
+    s = summary(study, paths, space)
+    assert (s.winner, s.speedup, s.winner_value) == (1, 1.0, 1.0), s
+    assert s.whole == "the baseline's, in confirmation" and s.baseline_ships, s
