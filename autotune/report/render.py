@@ -303,7 +303,9 @@ def prediction_section(page: Page, frame: pd.DataFrame) -> None:
     )
 
 
-def quality_section(page: Page, quality: Quality | None, pending: str | None = None) -> None:
+def quality_section(
+    page: Page, quality: Quality | None, pending: str | None = None, other_systems: str | None = None
+) -> None:
     """The quality stage's decision (its curves and ladder: quality.html beside this page); for a space whose stage
     has not decided, `pending` says why (running in a worker, cut short, not run): the page said nothing of a stage
     a kill had cut short (audit 22 F6)."""
@@ -314,10 +316,11 @@ def quality_section(page: Page, quality: Quality | None, pending: str | None = N
             )
         return
     lines = "".join(f"<div>{html.escape(line)}</div>" for line in quality.lines())
+    other = f'<p class="note warn">{html.escape(other_systems)}</p>' if other_systems else ""
     page.section(
         "quality",
         "Quality stage: algorithm knobs judged on learning",
-        f'<pre>{lines}</pre><p><a href="quality.html">learning curves over seeds and the halving ladder</a></p>',
+        f'<pre>{lines}</pre>{other}<p><a href="quality.html">learning curves over seeds and the halving ladder</a></p>',
     )
 
 
@@ -344,6 +347,7 @@ def render(
     study: str = "STUDY",
     quality: Quality | None = None,
     quality_pending: str | None = None,
+    quality_other_systems: str | None = None,
 ) -> str:
     page = Page()
     summary_section(page, summary)
@@ -369,7 +373,7 @@ def render(
         summary.baseline_ships,
         summary.winner is not None,
     )
-    quality_section(page, quality, quality_pending)
+    quality_section(page, quality, quality_pending, quality_other_systems)
     inert_section(page, inert)
     phases_section(page, phases, summary)
     health_section(page, health)

@@ -10,6 +10,8 @@ here from the runs' own metrics files.
 
 from __future__ import annotations
 
+import html
+
 import json
 import math
 from pathlib import Path
@@ -171,6 +173,11 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     assert said in autotune("best", "small", "--runs-dir", str(runs)).stdout
     assert autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "moved.yaml")).returncode == 0
     assert said in (tmp_path / "moved.yaml").read_text()
+    report = autotune("report", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "moved-report"))
+    assert report.returncode == 0, report.stdout + report.stderr  # and the report's quality section (audit 27 F10)
+    page = (tmp_path / "moved-report" / "index.html").read_text()
+    quality_html = page[page.index('<section id="quality">') :]
+    assert html.escape(said) in quality_html[: quality_html.index("</section>")], quality_html[:3000]
     # cut short in the seed runs (a killed controller): the last seed run's folder gone, no decision written. The
     # rerun runs that one again and says which finished seed runs it keeps (it said "(up to 1 runs)", audit 18 F4)
     import shutil
