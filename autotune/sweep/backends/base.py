@@ -59,6 +59,7 @@ from autotune.study.storage import (
     absolute_url,
     baseline_trial,
     check_one_folder,
+    counted,
     open_storage,
     running_trials,
     storage_url,
@@ -175,6 +176,17 @@ class Backend(ABC):
                 )
                 said = True
             self.pause(study)
+
+    def say_timeout(self, study: optuna.Study) -> None:
+        """--timeout, not the budget, ended the sweep (no trial starts after it, counted from the first trial: start-up
+        and a wait for another worker's baseline are not sweeping; a trial running then runs to its end): said, with
+        the way on."""
+        done = sum(1 for t in study.get_trials(deepcopy=False) if counted(t))
+        if done < self.opts.n_trials:
+            self.progress.note(
+                f"[yellow]--timeout reached: {done} of {self.opts.n_trials} trials finished; the same command without "
+                "--timeout (or with a longer one) runs the rest[/] (what follows is on these trials)"
+            )
 
     @abstractmethod
     def run(self) -> optuna.Study:

@@ -42,9 +42,7 @@ from autotune.trial.record import is_baseline, set_worker, skip
 class OptunaBackend(Backend):
     def __init__(self, opts: BackendOptions) -> None:
         super().__init__(opts)
-        self.deadline = (
-            math.inf
-        )  # --timeout counts from the first ask: start-up and another's baseline are not sweeping
+        self.deadline = math.inf  # --timeout counts from the first ask: start-up and another's baseline are not
         self.defaults = opts.adapter.defaults(opts.space.base_config)
         self._baseline_limits: dict[str, float] | None = None
 
@@ -75,12 +73,7 @@ class OptunaBackend(Backend):
                 continue
             self.run_one(study, trial, place, snapshot)
         else:  # the deadline, not the budget, ended the loop: said, with the way on
-            done = sum(1 for t in study.get_trials(deepcopy=False) if counted(t))
-            if done < n_trials:
-                self.progress.note(
-                    f"[yellow]--timeout reached: {done} of {n_trials} trials finished; the same command without "
-                    "--timeout (or with a longer one) runs the rest[/] (what follows is on these trials)"
-                )
+            self.say_timeout(study)
         return study
 
     def place(self, study: optuna.Study, trial: Trial, done: int) -> int | None:

@@ -33,6 +33,7 @@ import signal
 import statistics
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,8 @@ class StudySearch(Searcher):  # type: ignore[misc]
         n_trials: int | None = None,
         reused: Callable[[int, int, int], None] | None = None,
         hooks: list[Callable[[optuna.Study, int], None]] | None = None,
+        timeout_s: float | None = None,
+        started: float | None = None,
     ) -> None:
         modes = ["max" if o.direction == "maximize" else "min" for o in space.objectives]
         # one name and mode per objective; Searcher documents lists though it annotates str
@@ -98,6 +101,10 @@ class StudySearch(Searcher):  # type: ignore[misc]
         """The study's --trials: no trial is asked past it (counting every driver's, finished or running)."""
         self.on_reused = reused
         """Prints a repeat's line (`SweepProgress.reused`)."""
+        self.timeout_s = timeout_s
+        self.started = started
+        """`time.monotonic()` of the sweep's first ask: --timeout counts from it (Ray's and Tune's start-up are not
+        sweeping), and no trial is asked after it; trials running then run to their end."""
         self.hooks = hooks or []
         """The sweep's hooks (the live report, wandb), called as each trial this driver asked is told: called after
         `fit()` returned, a Ctrl-C, SIGTERM or SIGKILL of the driver lost every finished trial's wandb run, the
@@ -124,6 +131,8 @@ class StudySearch(Searcher):  # type: ignore[misc]
         reuses its result (Ray ran it again, audit 17 F5) and the next is asked; none past --trials, counting
         every driver's trials (two drivers ran 8 of 4, F4). Each repeat counts, so the loop ends."""
         while True:
+            if self.timeout_s and self.started is not None and time.monotonic() >= self.started + self.timeout_s:
+                return Searcher.FINISHED  # type: ignore[return-value]
             trials = self.study.get_trials(deepcopy=False)
             done = sum(1 for t in trials if counted(t))
             running = sum(1 for t in trials if t.state == TrialState.RUNNING)
@@ -141,6 +150,7 @@ class StudySearch(Searcher):  # type: ignore[misc]
                 self.on_reused(done + 1, trial.number, copy_of.number)
         TrialRecord(dir=str(self.paths.trial_dir(trial.number))).save(trial, ("dir",))
         self.asked[trial_id] = trial
+        self.started = self.started or time.monotonic()
         return {**params, NUMBER: trial.number}
 
     def on_trial_complete(self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False) -> None:
@@ -257,6 +267,9 @@ def final_result(ev: Evaluation, space: Space, seen: list[float]) -> dict[str, A
 
 @register("ray")
 class RayBackend(Backend):
+    started: float | None = None
+    """`time.monotonic()` of the sweep's first trial, which --timeout counts from (`StudySearch.started`)."""
+
     def resources(self) -> dict[str, float]:
         space = self.opts.space
         world, threads = space.trial.world_size, space.trial.threads_per_rank
@@ -324,6 +337,8 @@ class RayBackend(Backend):
             why = " (what the cluster holds; --max-concurrent N)" if fits else ""
             self._fit(study, remaining, self.opts.max_concurrent or fits, why)
         study = optuna.load_study(study_name=self.opts.paths.name, storage=self.storage)
+        if self.opts.timeout_s and self.started is not None and time.monotonic() >= self.started + self.opts.timeout_s:
+            self.say_timeout(study)
         done = [t for t in study.get_trials(deepcopy=False) if counted(t)]
         ray.shutdown()  # a local cluster started for the trials (7 processes, 600 MB) idled through the later stages
         after = f"disconnected from {self.opts.address}" if self.opts.address else "the local Ray is stopped"
@@ -364,6 +379,8 @@ class RayBackend(Backend):
             n_trials=opts.n_trials,
             reused=self.progress.reused,
             hooks=opts.hooks,
+            timeout_s=opts.timeout_s,
+            started=self.started,
         )
         trainable = tune.with_parameters(
             run_trial,
@@ -386,7 +403,9 @@ class RayBackend(Backend):
                 max_concurrent_trials=concurrent,
                 metric="objective",
                 mode="max" if opts.space.objectives[0].direction == "maximize" else "min",
-                time_budget_s=opts.timeout_s,
+                # no time_budget_s: Tune's budget killed the trials running at it, the baseline too, and left them
+                # running in the study (`--timeout 3`: 0 finished, exit 1); the searcher stops asking instead
+                # (audit 28 F12)
             ),
             run_config=tune.RunConfig(
                 name=f"autotune-{opts.paths.name}",
@@ -396,6 +415,7 @@ class RayBackend(Backend):
             ),
         )
         tuner.fit()
+        self.started = searcher.started  # the next fit's --timeout counts from this one's first trial
 
 
 def _held(total: dict[str, float], resource: str) -> float:

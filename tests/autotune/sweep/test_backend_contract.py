@@ -362,3 +362,23 @@ def test_a_second_ray_driver_waits_for_the_baseline_another_driver_runs(tmp_path
     assert later and all(t.datetime_start >= baseline.datetime_complete for t in later), [
         (t.number, t.datetime_start, baseline.datetime_complete) for t in later
     ]
+
+
+@pytest.mark.parametrize("backend", [p for p in BACKEND_PARAMS if p.values[0] != "optuna"])  # its: test_sweep's
+def test_timeout_starts_no_trial_after_it_and_lets_the_running_one_finish(tmp_path, backend, request):
+    """Under Ray, --timeout was Tune's time budget: it killed the trials running at it, the baseline too, and left
+    them running in the study (`--timeout 3`: 0 finished, exit 1, "no feasible trial yet"; audit 28 F12). As on the
+    local backend, no trial starts after it, counted from the first trial, and the one running then runs to its end."""
+    space = write_space(tmp_path, steps=3)
+    runs = tmp_path / "runs"
+    proc = subprocess.run(
+        [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs), "--trials", "3",
+         "--timeout", "1", "--confirm", "0", "--stage", "throughput", *backend_args(backend, request)],
+        capture_output=True, text=True, env=run_env(), cwd=ROOT, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "--timeout reached: 1 of 3 trials finished; the same command without --timeout" in proc.stdout, proc.stdout
+    trials = load_study(StudyPaths(runs, "small")).get_trials()
+    assert [(t.number, t.state, t.user_attrs.get("outcome")) for t in trials] == [
+        (0, optuna.trial.TrialState.COMPLETE, "complete")
+    ], [(t.number, t.state, t.user_attrs) for t in trials]
