@@ -152,7 +152,10 @@ def none_feasible(others: list[optuna.trial.FrozenTrial], paths: StudyPaths, sim
         f"{n} {what}" + (" (stopped early: slower than the trials before them)" if what == "pruned" else "")
         for what, n in sorted(outcomes.items())
     )
-    broken = collections.Counter(m for t in others for m, v in (TrialRecord.of(t).violations or {}).items() if v > 0)
+    measured = [  # a crash reports no limit (each stored as broken) and a repeat ran nothing (audit 28 F6)
+        TrialRecord.of(t) for t in others if outcome_of(t) == "infeasible" and TrialRecord.of(t).duplicate_of is None
+    ]
+    broken = collections.Counter(m for rec in measured for m, v in (rec.violations or {}).items() if v > 0)
     fix = ""
     if broken:
         metric, n = broken.most_common(1)[0]

@@ -216,3 +216,18 @@ def _section(page: str, name: str) -> str:
     """The HTML of the report's section `name` (the exported YAML's comments say some of the same)."""
     start = page.index(f'<section id="{name}">')
     return page[start : page.index("</section>", start)]
+
+
+def test_the_limit_most_trials_broke_counts_measured_breaches_only(tmp_path):
+    """ "3 broke the `memory` limit" of 2 infeasible trials, a crash (its unreported limits are stored as broken) and a
+    repeat that ran nothing (audit 28 F6)."""
+    from autotune.sweep.backends.lifecycle import tell_reused
+
+    space = load_space("fsdp3d", device="cpu")
+    study, paths = _study(tmp_path, [("infeasible", 1000.0), ("infeasible", 1100.0)])
+    crash = study.ask()
+    record = TrialRecord(outcome="failed", reason="crash", violations={"memory": 1.0, "perf/comm_share": 1.0})
+    tell_outcome(study, crash, space, record, None)
+    tell_reused(study, study.ask(), space, study.trials[1])
+    said = why_unconfirmed(study, find_winner(study, paths, space), paths)
+    assert "2 broke the `memory` limit" in said, said

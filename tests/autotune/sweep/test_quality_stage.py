@@ -11,7 +11,6 @@ here from the runs' own metrics files.
 from __future__ import annotations
 
 import html
-
 import json
 import math
 from pathlib import Path
