@@ -106,7 +106,8 @@ class PredictedWinner(Conclusion):
             if c.without:
                 why = f"needed: without it {c.without}"
             else:
-                dropped = ", slower" if c.gain < 1 else f", under {self.floor:.0%}"  # ×0.987 read "under 1%"
+                # ×0.987 read "under 1%" (audit 21 F13); a ×0.9996, printed ×1.000, read "slower" (audit 28 F11)
+                dropped = ", slower" if round(c.gain, 3) < 1 else f", under {self.floor:.0%}"
                 why = f"×{c.gain:.3f} predicted" + ("" if c.kept else dropped)
             out.append(f"  {'kept   ' if c.kept else 'dropped'} {c.label}: {why}")
         if not self.changes:

@@ -144,11 +144,12 @@ def test_a_simulated_change_predicted_slower_is_not_called_under_the_floor():
         )
 
     result = PredictedWinner(
-        winner=3, changes=[change("a", 0.987), change("b", 1.004)], shipped={}, baseline_value=100.0,
-        winner_value=99.1, shipped_value=100.0,
+        winner=3, changes=[change("a", 0.987), change("b", 1.004), change("c", 0.9996)], shipped={},
+        baseline_value=100.0, winner_value=99.1, shipped_value=100.0,
     )  # fmt: skip
     lines = result.lines()
     assert "  dropped a=x: ×0.987 predicted, slower" in lines and "  dropped b=x: ×1.004 predicted, under 1%" in lines
+    assert "  dropped c=x: ×1.000 predicted, under 1%" in lines, lines  # not "×1.000 ..., slower" (audit 28 F11)
 
 
 def test_an_ablation_running_now_is_not_called_cut_short(tmp_path):
