@@ -205,6 +205,10 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> Summary 
     rss = f", peak RSS {s.rss_ratio:.2f}×" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
     what = "predicted memory" if winner.source == "predicted" else "memory"
     console.print(f"  {what} {s.memory_ratio:.2f}× the baseline ({s.memory_metric}){rss}")
+    from autotune.sim.sim_fidelity import MEMORY_NOT_CALIBRATED
+
+    if MEMORY_NOT_CALIBRATED in s.predicted_error:  # beside calibrated step times (audit 28 F3)
+        err.print(f"[yellow]  {MEMORY_NOT_CALIBRATED}[/]")
     if s.equivalence and s.equivalence_ok:
         console.print(f"  {s.equivalence}", markup=False)
     elif s.equivalence:  # `run` printed it once, and nothing said it again (audit 26 F1)

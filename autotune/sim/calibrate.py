@@ -23,7 +23,7 @@ import optuna
 import yaml
 
 from autotune.adapters.base import TrainerAdapter
-from autotune.sim.fit import POOR_FIT
+from autotune.sim.fit import POOR_FIT, too_few_trials
 from autotune.sim.hardware import GIB, Cluster, cpu_device
 from autotune.sim.model import PHASE_METRICS, CostModel
 from autotune.sim.terms import phase_features
@@ -190,7 +190,7 @@ def fit_warnings(calibration: dict[str, Any], holdout: float = 0.0) -> list[str]
     out = []
     trials = len(calibration["trials"])
     most = max((len(w) for w in calibration["weights"].values()), default=0)
-    if trials <= most:
+    if too_few_trials(calibration):
         check = (
             ""
             if calibration.get("holdout_trials") or holdout > 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -150,3 +151,12 @@ def leave_one_out(
 def relative_errors(predicted: dict[str, float], measured: dict[str, float]) -> dict[str, float]:
     """Signed (predicted − measured) / measured per phase."""
     return {p: (predicted[p] - m) / m for p, m in measured.items() if m > 0 and p in predicted}
+
+
+def too_few_trials(calibration: dict[str, Any]) -> bool:
+    """A study's fit with as many weights in a phase as trials, or more: it matches its trials whatever the model,
+    so its in-sample error says nothing of other configurations (a verl-log calibration has runs, not trials)."""
+    trials = calibration.get("trials")
+    if not isinstance(trials, list):
+        return False
+    return len(trials) <= max((len(w) for w in calibration.get("weights", {}).values()), default=0)
