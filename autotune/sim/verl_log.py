@@ -61,7 +61,7 @@ def parse_steps(text: str) -> list[dict[str, float]]:
     (`ConsoleParser`: Ray's prefixes, ANSI colours, lines wrapped by a log collector joined; a one-line reader lost
     what followed a wrap, audit 21 F20). A last step cut off mid-record is left out (`cut_step`)."""
     rows = _steps(text)
-    return rows[:-1] if cut_step(rows) is not None else rows
+    return rows[:-1] if cut_step(rows, text) is not None else rows
 
 
 def _steps(text: str) -> list[dict[str, float]]:
@@ -80,9 +80,15 @@ def _steps(text: str) -> list[dict[str, float]]:
     return rows
 
 
-def cut_step(rows: list[dict[str, float]]) -> int | None:
+def cut_step(rows: list[dict[str, float]], text: str = "") -> int | None:
     """The last step's number when it lacks a metric every earlier step has: the log ends inside its line (a
-    copy cut short), so its last value may be cut too (`update_actor:3` for 30.7 s, taken as a step)."""
+    copy cut short), so its last value may be cut too (`update_actor:3` for 30.7 s, taken as a step). A lone step
+    has no others to compare with: cut when the log (`text`) ends inside its line before the step's total time
+    (`timing_s/step`, which every verl step logs after its phases); it was fitted, and the phases the cut left
+    out were blamed on the config (audit 28 F8)."""
+    if len(rows) == 1:
+        inside = bool(text) and not text.endswith("\n") and "timing_s/step" not in rows[0]
+        return int(rows[0]["step"]) if inside else None
     if len(rows) < 2:
         return None
     common = set.intersection(*(set(r) for r in rows[:-1]))
@@ -102,12 +108,14 @@ def shape_warnings(log: str | Path) -> list[str]:
     """What makes a log other than one run past its first step, fitted anyway (the user may know better): a lone
     step (its time carries the start-up the median after step 1 leaves out), or step numbers that repeat (runs
     pasted into one file, or a resumed one): both were fitted without a word."""
-    rows = _steps(Path(log).read_text(errors="replace"))
+    text = Path(log).read_text(errors="replace")
+    rows = _steps(text)
     out = []
-    cut = cut_step(rows)
+    cut = cut_step(rows, text)
     if cut is not None:
+        lacks = "lacks metrics the others have" if len(rows) > 1 else "ends inside its line, before timing_s/step"
         rows = rows[:-1]
-        out.append(f"{log}: its last step (step:{cut}) lacks metrics the others have: cut short? it is left out")
+        out.append(f"{log}: its last step (step:{cut}) {lacks}: cut short? it is left out")
     steps = [int(r["step"]) for r in rows]
     if steps and len(set(steps)) == 1:
         out.append(
@@ -332,6 +340,11 @@ def logged_run(
     check_files(log, config)
     text = Path(log).read_text(errors="replace")
     rows = parse_steps(text)
+    if not rows and _steps(text):  # its one step cut inside its line (audit 28 F8)
+        raise ValueError(
+            f"{log}: its only step ends inside its line, before timing_s/step: the copy was cut short; give the whole "
+            "log (several steps: the first carries the run's start-up)"
+        )
     if not rows:
         raise ValueError(f"{log}: no `step:N - timing_s/...` lines (verl's console logger writes them)")
     medians = step_medians(rows)

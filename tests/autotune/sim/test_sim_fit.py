@@ -652,3 +652,18 @@ def test_a_log_is_read_as_a_trials_console_is_with_wrapped_lines_joined_and_a_cu
     ]
     log.write_text("\n".join(lines))  # whole, without a final newline: every step kept
     assert shape_warnings(log) == [] and len(parse_steps(log.read_text())) == 4
+    # a lone step cut inside its line: no others to compare with; it was fitted, and the phases the cut left out
+    # were blamed on the config (audit 28 F8). Cut before its total time: left out; whole, kept
+    lone = lines[0][: lines[0].index("update_weights")]
+    assert parse_steps(lone) == [] and parse_steps(lines[0]) == whole[:1] and parse_steps(lone + "\n") != []
+    log.write_text(lone)
+    said = shape_warnings(log)
+    assert (
+        said[0]
+        == f"{log}: its last step (step:1) ends inside its line, before timing_s/step: cut short? it is left out"
+    )
+    config = tmp_path / "run.txt"
+    config.write_text(CPU_RUN + "\n")
+    fitted = autotune("calibrate", "--verl-log", str(log), "--verl-config", str(config), "-o", str(tmp_path / "c.json"))
+    assert fitted.returncode == 2 and "its only step ends inside its line" in fitted.stderr, fitted.stderr
+    assert not (tmp_path / "c.json").exists()
