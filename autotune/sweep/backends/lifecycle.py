@@ -70,7 +70,6 @@ def create_or_load(
     """
     with paths.lock():
         check_same_space(paths, space)
-        check_same_knobs(paths, space)
         if isinstance(storage, str):
             storage = open_storage(storage)
         try:
@@ -85,7 +84,8 @@ def create_or_load(
             pruner=make_pruner(space),
             load_if_exists=True,
         )
-        check_same_model(paths, study, model)
+        check_same_model(paths, study, model)  # first: another model also searches other knobs (a CPU calibration
+        check_same_knobs(paths, space)  # holds the NCCL ones), and the refusal guessed `--freeze-inert` (audit 28 F17)
         if model is not None and StudyInfo.of(study).sim_model is None:  # from the start, as the fidelity
             StudyInfo(sim_model=model).save(study, "sim_model")
         if not StudyInfo.of(study).baseline_enqueued:

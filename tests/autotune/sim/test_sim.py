@@ -562,6 +562,12 @@ def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_
                                                  "the winner to check it)")  # fmt: skip
     best = autotune("best", "small-sim", "--runs-dir", str(mf_runs))
     assert "memory is not calibrated: the cost model's own prediction" in best.stderr, best.stdout + best.stderr
+    # resumed without its calibration: the model is named, not a `--freeze-inert` guess from the NCCL knobs the CPU
+    # calibration held (audit 28 F17)
+    uncalibrated = autotune("run", "--space", str(space), "--fidelity", "sim", "--study", "small-sim", "--runs-dir",
+                            str(mf_runs), "--trials", "13", "--confirm", "0")  # fmt: skip
+    assert uncalibrated.returncode == 2 and "Give the same --gpu, --calibration and --model" in uncalibrated.stderr
+    assert "--freeze-inert" not in uncalibrated.stderr, uncalibrated.stderr
     assert stated(tmp_path / "mix", "small").startswith("not known: the built-in trainer's phases on a GPU")
     # a CPU calibration predicts the CPU it was fitted on: beside a GPU (the space's sim.gpu, or --gpu) it is refused
     # (it replaced the H100 with a 24 GiB "CPU", and every configuration of a 64-GPU space ran out of memory)
