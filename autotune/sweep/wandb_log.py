@@ -45,14 +45,18 @@ class WandbLogger:
         os.environ.setdefault("WANDB_SILENT", "true")
 
     def _init(self, name: str, config: dict[str, Any], job_type: str) -> Any:
-        """A run whose id is its name: a rerun (a resumed sweep logging its summary again) updates the same run,
-        where it added another `<study>-summary` to the project."""
+        """A run whose id is its name after the study's folder id (`.study-id`): a rerun (a resumed sweep logging its
+        summary again) updates the same run, where it added another `<study>-summary` to the project; another study
+        of the same name (every `make demo`'s `fsdp3d`, a study started over) gets runs of its own, where it resumed
+        the old study's and wrote another configuration over each (audit 28 F18)."""
         import wandb
 
+        marker = self.paths.root / ".study-id"
+        folder = marker.read_text().strip()[:8] if marker.exists() else ""
         return wandb.init(
             project=self.project,
             name=name,
-            id=name,
+            id=f"{folder}-{name}" if folder else name,
             resume="allow",
             group=self.paths.name,
             job_type=job_type,

@@ -261,6 +261,10 @@ def test_wandb_offline_runs_hold_every_trial(small_study):
         assert list(run.glob("*.wandb")), run
     # runs have their names as ids: a resumed sweep's summary updates the same run (it added another one)
     summary = next(r for r in offline if r.name.endswith("-small-summary"))
+    # ... and the study's folder id before the name: another study named `small` (a study started over, the next
+    # `make demo`'s) has runs of its own, where it resumed this one's (audit 28 F18)
+    folder = (runs / "small" / ".study-id").read_text().strip()[:8]
+    assert len(folder) == 8 and all(f"-{folder}-small-" in r.name for r in offline), [r.name for r in offline]
     assert {r.name.split("-small-trial-")[-1] for r in offline if "-small-trial-" in r.name} == {
         f"{t.number:04d}" for t in ran
     }
