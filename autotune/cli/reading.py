@@ -390,12 +390,14 @@ def write_report_file(paths: StudyPaths, space: Space, out_dir: Path, storage: s
 
 
 def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Space) -> None:  # type: ignore[no-untyped-def]
+    from autotune.export.winner import export_settings, sweep_device
     from autotune.study.quality_result import BROKEN_BOUND, Quality
     from autotune.study.results import NoWinner, find_winner, unfinished_quality
 
     study = load_or_exit(paths, storage)
     quality = Quality.read(paths)
     algorithm = quality.shipped if quality is not None else {}
+    adapter = get_adapter(space.trainer, space.command)
     try:
         w = find_winner(study, paths, space)
         confirmed = w.source == "confirmed"
@@ -406,7 +408,9 @@ def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Spa
             "objective_of": "the whole winner, mean of its confirmation rounds" if confirmed else "the winner's run",
             "speedup": w.speedup,
             "speedup_of": "what ships, measured by the ablation" if w.ablation else "the winner",
-            "ships": {**w.params, **algorithm},  # what the export writes: the quality stage's values too
+            # what the export writes, keys and values (the quality stage's too); the sampled params held helper
+            # multipliers where the export writes the token budgets they derive (audit 28 F7)
+            "ships": export_settings(space, adapter, w.params, sweep_device(study), algorithm),
         }
         if w.ships_baseline:  # it won confirmation (the candidate it beat named), or the ablation sent all back
             winner["baseline_ships"] = w.baseline_ships

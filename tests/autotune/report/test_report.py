@@ -271,6 +271,11 @@ def test_wandb_offline_runs_hold_every_trial(small_study):
     assert summary.name.endswith("-small-summary")
     said = wandb_summary(runs / "small", "small")
     assert said["objective_of"] == "the whole winner, mean of its confirmation rounds" and "ships" in said, said
+    # `ships` is what the export writes, keys and values (it held the sampled helper params; audit 28 F7)
+    exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(runs.parent / "w.yaml"))
+    assert exported.returncode == 0, exported.stderr
+    written = dict(line.split("=", 1) for line in (runs.parent / "w.overrides").read_text().split())
+    assert said["ships"] == {k: yaml.safe_load(v) for k, v in written.items()}, (said["ships"], written)
     assert said["quality_decision"] == "the space has no quality stage", said
     reader = import_benchmark("wandb_run_file")
     # a trial's config holds the verl config it ran, derived keys and held algorithm values included (audit 24 F7)
