@@ -43,6 +43,8 @@ warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to b
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 HEARTBEAT_S = 5
+MAX_RETRIES = 1
+"""How many times a configuration whose worker died is run again (`RetryOnce`)."""
 GRACE_S = 30
 RUNS_STAGES = "runs the stages after the sweep"
 """What a worker holding `.finishing` does (the file's second line); `autotune explain` holds it too."""
@@ -225,7 +227,7 @@ def open_storage(url: str) -> RDBStorage:
                 url,
                 heartbeat_interval=HEARTBEAT_S,
                 grace_period=GRACE_S,
-                heartbeat_stale_trial_callback=RetryOnce(max_retry=1),
+                heartbeat_stale_trial_callback=RetryOnce(max_retry=MAX_RETRIES),
                 **kwargs,
             )
         except Exception as exc:  # sqlalchemy and driver errors of every kind: say which and how to fix

@@ -35,6 +35,7 @@ from autotune.study.resume_checks import check_same_knobs, check_same_model, che
 from autotune.study.storage import (
     GRACE_S,
     HEARTBEAT_S,
+    MAX_RETRIES,
     StudyInfo,
     StudyPaths,
     baseline_trial,
@@ -212,7 +213,15 @@ def recover_interrupted(study: optuna.Study, storage: BaseStorage, note: Callabl
             kill_group(worker.pgid)
         if fail_interrupted(study, storage, trial_id(storage, study.study_name, t.number)):
             pid = worker.pid if worker is not None else None
-            note(f"[yellow]trial #{t.number} was interrupted (worker pid {pid} is gone): retrying it[/]")
+            tries = t.system_attrs.get("retry_history", [])  # the trials it retries (Optuna's callback)
+            if len(tries) < MAX_RETRIES:
+                note(f"[yellow]trial #{t.number} was interrupted (worker pid {pid} is gone): retrying it[/]")
+            else:  # it said "retrying it" and sampled another configuration (audit 28 F15)
+                note(
+                    f"[yellow]trial #{t.number} was interrupted (worker pid {pid} is gone), a retry of trial "
+                    f"#{tries[0]}: interrupted {len(tries) + 1} times, its configuration is not run again (the sweep "
+                    "samples another)[/]"
+                )
     optuna.storages.fail_stale_trials(study)
 
 

@@ -156,6 +156,16 @@ def test_a_result_recorded_before_the_driver_died_is_not_counted_and_the_trial_i
 
     assert not fail_interrupted(study, storage, trial_id(storage, study.study_name, trial.number))
     assert len([t for t in study.get_trials() if t.system_attrs.get("failed_trial") == trial.number]) == 1
+    assert "retrying it" in notes[0]
+    # the retry interrupted too: not run a third time, and said so (it said "retrying it" and sampled another
+    # configuration; audit 28 F15)
+    again = study.ask()  # takes the queued retry
+    assert again.number == retry[0].number
+    TrialRecord(worker=_dead_worker()).save(again, ("worker",))
+    recover_interrupted(study, storage, notes.append)
+    assert f"a retry of trial #{trial.number}: interrupted 2 times, its configuration is not run again" in notes[-1]
+    assert "retrying it" not in notes[-1]
+    assert not [t for t in study.get_trials() if t.state == optuna.trial.TrialState.WAITING]
 
 
 def _dead_worker() -> Worker:
