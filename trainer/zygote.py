@@ -110,9 +110,10 @@ def _lead(conn: socket.socket) -> None:
         request["port"] = _free_port()
         conn.sendall(json.dumps({"pgid": os.getpid()}).encode() + b"\n")
         ranks = [_fork_rank(request, rank, fds) for rank in range(int(request["world"]))]
+        err = os.dup(fds[1])  # the run's stderr: a rank killed by a signal is said there (`_wait`)
         for fd in fds:
             os.close(fd)
-        code = _wait(ranks, conn)
+        code = _wait(ranks, conn, err)
         with contextlib.suppress(OSError):
             conn.sendall(json.dumps({"exit": code}).encode() + b"\n")
     except BaseException as exc:  # the leader must never fall back into the zygote's loop
@@ -171,11 +172,13 @@ def _run_entry(module: str, script: str | None, argv: list[str]) -> int:
     return 0
 
 
-def _wait(ranks: list[int], conn: socket.socket) -> int:
+def _wait(ranks: list[int], conn: socket.socket, err: int | None = None) -> int:
     """Wait for every rank; the first failure stops the rest; a vanished client stops everyone.
 
     After a rank fails the others get `STOP_GRACE_S` to end on their own (a bad config fails every
-    rank, and only rank 0 says why), then SIGTERM, then SIGKILL after `KILL_GRACE_S`.
+    rank, and only rank 0 says why), then SIGTERM, then SIGKILL after `KILL_GRACE_S`. A first failure that is a
+    signal (the kernel's OOM killer sends SIGKILL) is said on `err` as the trainer says its failures: a rank killed
+    outright says nothing, and the trial read the other rank's gloo "Connection reset by peer" (audit 28 F5).
     """
     live, first_failure = set(ranks), 0
     term_at: float | None = None
@@ -192,6 +195,8 @@ def _wait(ranks: list[int], conn: socket.socket) -> int:
                 if code != 0 and first_failure == 0:
                     first_failure = code if code > 0 else 128 - code
                     term_at = time.monotonic() + STOP_GRACE_S
+                    if code < 0 and err is not None and pid in ranks:
+                        _say_killed(err, ranks.index(pid), -code)
         if not live:
             break
         now = time.monotonic()
@@ -211,6 +216,18 @@ def _wait(ranks: list[int], conn: socket.socket) -> int:
     for fd in exits:
         os.close(fd)
     return first_failure
+
+
+def _say_killed(err: int, rank: int, signum: int) -> None:
+    from trainer.metric_names import REASON_PREFIX
+
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    why = " (the kernel's OOM killer sends it when the machine runs out of memory)" if signum == signal.SIGKILL else ""
+    with contextlib.suppress(OSError):
+        os.write(err, f"{REASON_PREFIX}crash rank={rank} step=-1: killed by {name}{why}\n".encode())
 
 
 def _exit_fds(pids: list[int]) -> dict[int, int]:

@@ -124,7 +124,8 @@ class BuiltinAdapter(TrainerAdapter):
         if found:
             reason, rank, step, detail = min(found, key=lambda g: _REASON_PRIORITY.get(g[0], 9))
             reason = "crash" if reason == "peer_lost" else reason
-            return reason, f"rank {rank}, step {step}: {detail.strip()}"
+            when = f", step {step}" if int(step) >= 0 else ""  # -1: before its first step, or killed outright
+            return reason, f"rank {rank}{when}: {detail.strip()}"
         if "OutOfMemoryError" in stderr or "out of memory" in stderr.lower():
             return "oom", "out of memory"
         return "crash", crash_detail(stderr, exit_code)

@@ -142,3 +142,31 @@ def test_the_leader_reports_the_first_failure_and_stops_the_other_ranks():
         assert _wait(_children((3, 0.1), (0, 60.0)), leader_end) == 3
         took = time.monotonic() - started
     assert took < 0.1 + STOP_GRACE_S + 3.0, "the sleeping rank got SIGTERM after the grace"
+
+
+def test_a_rank_killed_by_a_signal_is_said_as_the_runs_failure():
+    """A rank killed outright (SIGKILL: the kernel's OOM killer) printed nothing: the trial recorded the other rank's
+    gloo "Connection reset by peer" and never the signal (audit 28 F5). The leader says it on the run's stderr, as
+    the trainer says a failure, and the controller reads it before the survivor's lost peer."""
+    from autotune.adapters import get_adapter
+    from trainer.zygote import _wait
+
+    def killed() -> int:
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(0.1)
+            os.kill(os.getpid(), signal.SIGKILL)
+        return pid
+
+    read, write = os.pipe()
+    client, leader_end = socket.socketpair()
+    with client, leader_end:
+        ranks = [*_children((0, 0.3)), killed()]
+        assert _wait(ranks, leader_end, write) == 128 + signal.SIGKILL
+    os.close(write)
+    said = os.read(read, 4096).decode()
+    os.close(read)
+    assert said.startswith("trainer: FAILED crash rank=1 step=-1: killed by SIGKILL (the kernel's OOM killer"), said
+    survivor = "trainer: FAILED peer_lost rank=0 step=3: RuntimeError: [gloo] Read error: Connection reset by peer\n"
+    reason, detail = get_adapter("builtin", None).failure(137, survivor + said)
+    assert reason == "crash" and detail.startswith("rank 1: killed by SIGKILL"), (reason, detail)
