@@ -28,7 +28,7 @@ from autotune.cli.app import (
 from autotune.extras import require
 from autotune.space.schema import Space
 from autotune.study.frames import units_line
-from autotune.study.storage import StudyPaths
+from autotune.study.storage import StudyInfo, StudyPaths
 
 if TYPE_CHECKING:
     import optuna
@@ -405,7 +405,11 @@ def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Spa
             "winner": w.number,
             "source": w.source,
             "objective": w.value,
-            "objective_of": "the whole winner, mean of its confirmation rounds" if confirmed else "the winner's run",
+            "objective_of": "the whole winner, mean of its confirmation rounds"
+            if confirmed
+            else "the cost model's prediction of what ships, nothing ran"  # not "the winner's run" (audit 28 F14)
+            if w.source == "predicted"
+            else "the winner's run",
             "speedup": w.speedup,
             "speedup_of": "what ships, measured by the ablation" if w.ablation else "the winner",
             # what the export writes, keys and values (the quality stage's too); the sampled params held helper
@@ -428,6 +432,8 @@ def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Spa
         winner["quality_ships"] = algorithm
         if quality.exports_a_broken_bound:
             winner["quality_warning"] = BROKEN_BOUND
+    elif StudyInfo.of(study).fidelity == "sim":  # it told a simulated sweep to run the stage (audit 28 F14)
+        winner["quality_decision"] = "a simulated sweep runs no quality stage: algorithm knobs are judged on learning"
     else:
         winner["quality_decision"] = unfinished_quality(paths, space) or "the space has no quality stage"
     logger.log_summary(study, winner)

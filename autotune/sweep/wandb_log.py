@@ -17,7 +17,7 @@ import optuna
 import yaml
 
 from autotune.study.frames import trials_frame
-from autotune.study.storage import StudyPaths
+from autotune.study.storage import StudyInfo, StudyPaths
 from autotune.trial.record import TrialRecord, read_rows
 from verl_keys.keys import to_flat_dict
 
@@ -69,16 +69,18 @@ class WandbLogger:
     def log_trial(self, study: optuna.Study, number: int) -> None:
         trial = study.trials[number]
         rec = TrialRecord.of(trial)
+        predicted = StudyInfo.of(study).fidelity == "sim"  # nothing ran: its runs said nothing of it (audit 28 F13)
         run = self._init(
             f"{self.paths.name}-trial-{number:04d}",
             {
                 **trial.params,
                 "trial_number": number,
                 "baseline": rec.baseline,
+                "predicted": predicted,
                 "env": rec.env,
                 **self._ran_with(rec),
             },
-            "trial",
+            "predicted-trial" if predicted else "trial",
         )
         for row in read_rows(self.paths.located(rec.dir)) if rec.dir else []:
             run.log({k: _clean(v) for k, v in row["metrics"].items()}, step=int(row["step"]))

@@ -772,3 +772,24 @@ def test_a_simulated_study_resumed_with_the_model_it_already_predicts_by_name_is
     assert same.returncode == 0, same.stderr
     other = autotune(*args, "--trials", "4", "--model", "Qwen2.5-0.5B")
     assert other.returncode == 2 and "was predicted by the cost model on H100" in other.stderr, other.stderr
+
+
+def test_a_simulated_sweeps_wandb_runs_say_they_are_predictions(tmp_path):
+    """`--wandb` on a simulated sweep logged each prediction as an ordinary trial run, and its summary said the
+    objective was "the winner's run" and told the user to run the quality stage, which a simulated sweep never
+    runs (audit 28 F13, F14)."""
+    from tests.autotune.conftest import import_benchmark, wandb_summary
+
+    runs = tmp_path / "runs"
+    proc = autotune("run", "--space", "fsdp3d-8gpu", "--fidelity", "sim", "--trials", "3", "--runs-dir", str(runs),
+                    "--wandb", "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    said = wandb_summary(runs / "fsdp3d-8gpu", "fsdp3d-8gpu")
+    assert said["objective_of"] == "the cost model's prediction of what ships, nothing ran", said
+    assert said["quality_decision"].startswith("a simulated sweep runs no quality stage"), said
+    reader = import_benchmark("wandb_run_file")
+    trials = sorted((runs / "fsdp3d-8gpu" / "wandb" / "wandb").glob("offline-run-*-trial-*"))
+    assert trials
+    for folder in trials:
+        config = reader.read_run(next(folder.glob("*.wandb")))["config"]
+        assert config["predicted"] is True, config
