@@ -157,7 +157,12 @@ class OptunaBackend(Backend):
         """Run the trial with its heartbeat and the pruner, then tell its outcome."""
         assert self.storage is not None  # opened by run()
         space, baseline = self.opts.space, is_baseline(trial)
-        self.progress.started(done, trial.number, params, "baseline" if baseline else "")
+        tid = trial_id(self.storage, study.study_name, trial.number)
+        retried = self.storage.get_trial_system_attrs(tid).get("failed_trial")  # Optuna's retry callback sets it
+        note = "baseline" if baseline else ""
+        if retried is not None:  # its place can repeat the one the dead trial had: "trial 5/5" twice (audit 28 F10)
+            note = ", ".join(filter(None, [note, f"a retry of interrupted trial #{retried}"]))
+        self.progress.started(done, trial.number, params, note)
         started = time.monotonic()
         try:
             with (

@@ -184,6 +184,8 @@ def test_a_worker_waiting_for_the_baseline_says_so_and_retries_it_at_once_when_i
     done = [t for t in trials if counted(t)]
     assert len(done) == 2 and sum(1 for t in done if t.user_attrs.get("baseline")) == 1, trials
     retry = next(t for t in done if t.user_attrs.get("baseline"))
+    # its line says whose retry it is (two lines read "trial 5/5" after a retry; audit 28 F10)
+    assert f"(#{retry.number}) (baseline, a retry of interrupted trial #0)" in out, out[-3000:]
     assert retry.datetime_start.timestamp() - killed < 20, "the retry waited out the heartbeat grace"  # type: ignore[union-attr]
 
 
