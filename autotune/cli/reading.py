@@ -483,7 +483,7 @@ def report(
 
 
 def _check_page(path: Path, screenshot: Path) -> None:
-    """Open one page of the report in headless Chromium; exit 1 on page errors or unrendered plots."""
+    """Open one page of the report in headless Chromium; exit 1 on page errors, unrendered or empty plots."""
     from autotune.report.browser import inspect
 
     result = inspect(path, screenshot)
@@ -494,6 +494,8 @@ def _check_page(path: Path, screenshot: Path) -> None:
         err.print(f"[red]{result.label_overlaps} pairs of parallel-coordinates axis titles overlap[/]")
     if result.plots != result.rendered:
         err.print(f"[red]{result.plots - result.rendered} of {result.plots} plots did not render[/]")
+    if result.empty:  # blank axes under a legend passed as rendered (audit 27 F6)
+        err.print(f"[red]{len(result.empty)} plots drew no data point: {', '.join(result.empty)}[/]")
     if result.screenshot:
         console.print(f"screenshot: {result.screenshot}")
     if not result.ok:

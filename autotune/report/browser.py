@@ -1,8 +1,8 @@
 """Open a report in headless Chromium: collect page errors, count rendered plots, take a screenshot.
 
 Uses the system Chromium (Debian package `chromium`) from the command line: `--dump-dom` after the
-page's scripts ran gives the final DOM (plots mark themselves `data-rendered="1"`, errors land in
-`#js-errors`), `--enable-logging=stderr` gives console messages, `--screenshot` the picture. The
+page's scripts ran gives the final DOM (plots mark themselves `data-rendered="1"` and count the data points
+they drew in `data-points`, errors land in `#js-errors`), `--enable-logging=stderr` gives console messages, `--screenshot` the picture. The
 flags keep Chromium off the network entirely, which also proves the page needs none.
 """
 
@@ -43,11 +43,13 @@ class BrowserCheck:
     screenshot: Path | None = None
     label_overlaps: int = 0
     """Pairs of parallel-coordinates axis titles whose boxes overlap (unreadable labels)."""
+    empty: list[str] = field(default_factory=list)
+    """The plots drawn with no data point, by div id: blank axes under a legend passed the check (audit 27 F6)."""
 
     @property
     def ok(self) -> bool:
         clean = not self.page_errors and not self.console_errors and not self.external
-        return self.plots == self.rendered and clean and self.label_overlaps == 0
+        return self.plots == self.rendered and clean and self.label_overlaps == 0 and not self.empty
 
 
 CHROMIUM = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -101,4 +103,5 @@ def inspect(report: Path, screenshot: Path | None = None, width: int = 1400, hei
         external=external,
         screenshot=screenshot if screenshot is not None and screenshot.exists() else None,
         label_overlaps=sum(int(n) for n in re.findall(r'data-label-overlaps="(\d+)"', text)),
+        empty=re.findall(r'<div id="(plot-\d+)" class="plot[^"]*"[^>]*data-points="0"', text),
     )

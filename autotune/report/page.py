@@ -1,8 +1,9 @@
 """The page skeleton of the report: style, scripts, tables and the Page that collects sections and plots.
 
-Each plot marks its div with `data-rendered="1"` once Plotly has drawn it, parallel-coordinates
-plots record overlapping axis titles in `data-label-overlaps`, and page errors are collected in
-`#js-errors`, so a headless browser can check the page (autotune/report/browser.py).
+Each plot marks its div with `data-rendered="1"` once Plotly has drawn it and with `data-points`, the data
+points it drew (a plot drawn with none is an empty plot: audit 27 F6), parallel-coordinates plots record
+overlapping axis titles in `data-label-overlaps`, and page errors are collected in `#js-errors`, so a
+headless browser can check the page (autotune/report/browser.py).
 """
 
 from __future__ import annotations
@@ -80,6 +81,16 @@ function labelCheck(div) {
     }
   });
 }
+// The data points a plot drew, for the browser check: two "Training health" plots of NaN values drew blank axes
+// and passed it as rendered (audit 27 F6). A scatter's point counts when its y is a number, a bar's when its
+// size is; a trace of another kind (parallel coordinates) counts as drawn.
+function pointsOf(div) {
+  return (div.calcdata || []).reduce(function (n, trace) {
+    var type = trace.length && trace[0].trace ? trace[0].trace.type : '';
+    if (type !== 'scatter' && type !== 'bar') { return n + trace.length; }
+    return n + trace.filter(function (p) { return Number.isFinite(p.y) || Number.isFinite(p.s); }).length;
+  }, 0);
+}
 function copyYaml() {
   var text = document.getElementById('export-yaml').innerText;
   if (navigator.clipboard) { navigator.clipboard.writeText(text).catch(function () {}); }
@@ -139,7 +150,7 @@ var el=document.getElementById('js-errors');if(el)el.textContent=window.__errors
 [{plots}].forEach(function (item) {{
   var div = document.getElementById(item[0]), spec = item[1];
   Plotly.newPlot(div, spec.data, spec.layout, {{responsive: true, displaylogo: false}})
-    .then(function () {{ labelCheck(div); div.dataset.rendered = '1'; }})
+    .then(function () {{ labelCheck(div); div.dataset.points = String(pointsOf(div)); div.dataset.rendered = '1'; }})
     .catch(function (err) {{ window.__errors.push('plot ' + item[0] + ': ' + err);
       document.getElementById('js-errors').textContent = window.__errors.join('\\n'); }});
 }});

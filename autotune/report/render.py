@@ -240,7 +240,16 @@ def phases_section(page: Page, frame: pd.DataFrame, summary: data.Summary) -> No
     page.section("phases", f"Where the time goes ({what})", body)
 
 
-def health_section(page: Page, frame: pd.DataFrame) -> None:
+def health_section(page: Page, frame: pd.DataFrame, predicted: bool = False) -> None:
+    """KL and score per step of the baseline and the top trials. A prediction has neither: its two plots drew blank
+    axes under a legend of four trials (audit 27 F6), so a simulated sweep gets one line instead."""
+    if predicted:
+        note = (
+            '<p class="note">A prediction has no learning curves: the cost model predicts times and memory, not KL '
+            "or score, and the systems knobs it ranks do not change them.</p>"
+        )
+        page.section("health", "Training health", note)
+        return
     if frame.empty:
         page.section("health", "Training health", '<p class="note">No steps recorded yet.</p>')
         return
@@ -376,7 +385,7 @@ def render(
     quality_section(page, quality, quality_pending, quality_other_systems)
     inert_section(page, inert)
     phases_section(page, phases, summary)
-    health_section(page, health)
+    health_section(page, health, summary.predicted)
     failures_section(page, failures)
     said_of = [units_line(list(trials.columns))] + (["wall_s: seconds"] if "wall_s" in trials.columns else [])
     units = "; ".join(filter(None, said_of))  # as `autotune trials` says them under its table (audit 24 F8)
