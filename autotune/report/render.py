@@ -22,6 +22,7 @@ from autotune.study.frames import units_line
 from autotune.study.predicted_winner import PredictedWinner
 from autotune.study.quality_result import Quality
 from autotune.study.ratios import LEVEL
+from autotune.trial.scoring import unit_of
 
 __all__ = ["Page", "ablation_section", "importance_section", "minimal_winner_section", "parallel_section", "render"]
 
@@ -142,32 +143,104 @@ def predicted_cards(cards: list[tuple[str, str]], s: data.Summary) -> list[tuple
     return kept
 
 
-def history_section(page: Page, frame: pd.DataFrame, objective: str) -> None:
+def integer_axis(largest: float) -> dict[str, object]:
+    """An axis of whole numbers (trial numbers, counts of trials): Plotly ticked 0.5 and 1.5 on a short range
+    (audit 27 F16); up to 10 every integer is ticked, past it Plotly's own steps are whole already."""
+    return {"tickformat": "d", **({"dtick": 1} if largest <= 10 else {})}
+
+
+def history_section(page: Page, frame: pd.DataFrame, summary: data.Summary) -> None:
+    """Each trial's value in the order run, the best feasible one so far, the winner and the baseline marked. A trial
+    with no value (failed, timed out) is drawn as a cross at the bottom of the axis: 70 predicted OOMs were not drawn
+    under a legend that listed "failed" (audit 27 F7)."""
+    objective = summary.objective
     if frame.empty:
         page.section("history", "Optimisation history", '<p class="note">No finished trials yet.</p>')
         return
+    values = [float(v) for v in frame["value"]]
+    measured = [v for v in values if math.isfinite(v)]
+    floor = min(measured) if measured else 0.0  # the crosses of trials without a value sit at the axis's bottom
     fig = go.Figure()
+    unmeasured: dict[str, int] = {}
     for outcome, group in frame.groupby("outcome"):
+        color = OUTCOME_COLORS.get(str(outcome), "#999")
+        has = group["value"].map(lambda v: math.isfinite(float(v)))
+        drawn, missing = group[has], group[~has]
+        if not drawn.empty:
+            fig.add_trace(
+                go.Scatter(
+                    x=drawn["number"].tolist(),
+                    y=drawn["value"].tolist(),
+                    mode="markers",
+                    name=f"{outcome} ({len(drawn)})",
+                    marker={"color": color, "size": 9},
+                )
+            )
+        if not missing.empty:
+            unmeasured[str(outcome)] = len(missing)
+            fig.add_trace(
+                go.Scatter(
+                    x=missing["number"].tolist(),
+                    y=[floor] * len(missing),
+                    mode="markers",
+                    name=f"{outcome}, no value ({len(missing)}): at the bottom",
+                    marker={"color": color, "size": 9, "symbol": "x"},
+                )
+            )
+    best = frame["best_so_far"].map(lambda v: math.isfinite(float(v)))
+    if best.any():  # the tight study listed the line in its legend with no feasible trial to draw it (audit 27 F7)
         fig.add_trace(
             go.Scatter(
-                x=group["number"],
-                y=group["value"],
-                mode="markers",
-                name=str(outcome),
-                marker={"color": OUTCOME_COLORS.get(str(outcome), "#999"), "size": 9},
+                x=frame["number"].tolist(),
+                y=frame["best_so_far"].tolist(),
+                mode="lines",
+                name="best feasible so far",
+                line={"color": "#264653"},
             )
         )
-    fig.add_trace(
-        go.Scatter(
-            x=frame["number"],
-            y=frame["best_so_far"],
-            mode="lines",
-            name="best feasible so far",
-            line={"color": "#264653"},
+    # the winner and the baseline marked: the line's best single run read as the winner, whom confirmation can
+    # re-rank (audit 27 F8)
+    for number, name, symbol in ((summary.baseline, "baseline", "diamond-open"), (summary.winner, "winner", "star")):
+        row = frame[frame["number"] == number]
+        if number is None or row.empty or not math.isfinite(float(row["value"].iloc[0])):
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=[number],
+                y=[float(row["value"].iloc[0])],
+                mode="markers",
+                name=f"{name} #{number}",
+                marker={"color": "#000", "size": 16, "symbol": symbol, "line": {"width": 2}},
+            )
         )
+    fig.update_layout(
+        xaxis_title="trial",
+        yaxis_title=objective + unit_of(objective),
+        xaxis=integer_axis(float(frame["number"].max())),
     )
-    fig.update_layout(xaxis_title="trial", yaxis_title=objective)
-    page.section("history", "Optimisation history", page.figure(fig))
+    page.section("history", "Optimisation history", history_note(frame, summary, unmeasured) + page.figure(fig))
+
+
+def history_note(frame: pd.DataFrame, summary: data.Summary, unmeasured: dict[str, int]) -> str:
+    """What the history plot's points are: one run each (or a prediction), the winner as the Summary names it, and
+    the trials drawn without a value."""
+    if summary.predicted:
+        said = "Each point is the cost model's prediction for one trial."
+    else:
+        said = "Each point is one run of a trial: the sweep measures each configuration once."
+        if summary.source == "confirmed":
+            said += (
+                " Confirmation then re-measured the top trials beside the baseline in interleaved rounds, and the "
+                "Summary's values are its means: they can rank the trials otherwise than these single runs."
+            )
+    if summary.winner is not None:
+        said += f" The winner, #{summary.winner} ({summary.source}), is the star; the baseline the open diamond."
+    if unmeasured:
+        counts = ", ".join(f"{n} {outcome}" for outcome, n in unmeasured.items())
+        said += f" Trials with no value ({counts}) are crosses at the bottom of the axis."
+    if not frame["best_so_far"].map(lambda v: math.isfinite(float(v))).any():
+        said += " No trial was feasible: there is no best-so-far line."
+    return f'<p class="note">{html.escape(said)}</p>'
 
 
 def pareto_section(page: Page, frame: pd.DataFrame) -> None:
@@ -269,7 +342,7 @@ def failures_section(page: Page, frame: pd.DataFrame) -> None:
         return
     counts = frame["kind"].value_counts()
     fig = go.Figure(go.Bar(x=counts.index.tolist(), y=counts.values.tolist(), marker={"color": "#e76f51"}))
-    fig.update_layout(xaxis_title="reason", yaxis_title="trials")
+    fig.update_layout(xaxis_title="reason", yaxis_title="trials", yaxis=integer_axis(float(counts.max())))
     # one column for how each ended ("failed (oom)", "infeasible"): the kind beside the outcome read twice
     ended = [
         kind if kind == outcome else f"{outcome} ({kind})"
@@ -361,7 +434,7 @@ def render(
     page = Page()
     summary_section(page, summary)
     prediction_section(page, predicted if predicted is not None else pd.DataFrame())
-    history_section(page, history, summary.objective)
+    history_section(page, history, summary)
     pareto_section(page, pareto)
     parallel_section(page, parameters, summary.objective)
     importance_section(page, importances, summary.objective, direction, completed, summary.predicted)

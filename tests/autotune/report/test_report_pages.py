@@ -3,6 +3,7 @@ the training-health note, the trial table and the browser check's empty plots.""
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 from typing import Any
@@ -55,3 +56,48 @@ def test_a_simulated_report_draws_no_empty_health_plot_and_the_check_fails_one(s
     assert seen.rendered == seen.plots == 2 and seen.empty == ["plot-0", "plot-1"] and not seen.ok, seen
     with pytest.raises(typer.Exit):  # what `autotune report --check` runs on each page
         _check_page(path, tmp / "old.png")
+
+
+def traces(page: render.Page, index: int = -1) -> dict[str, dict[str, Any]]:
+    """The traces of one of a page's figures, by legend name."""
+    return {t["name"]: t for t in json.loads(page.figures[index][1])["data"]}
+
+
+def test_the_history_draws_every_trial_and_marks_the_winner_and_the_baseline(simulated):
+    """The simulated history listed "failed" in its legend and drew none of its OOM trials (NaN values; audit 27 F7),
+    and neither the winner nor the baseline was marked (audit 27 F8)."""
+    space, paths, study, _, _ = simulated
+    outcomes = {t.number: t.user_attrs.get("outcome") for t in study.trials}
+    failed = sorted(
+        n for n, o in outcomes.items() if o == "failed" and not study.trials[n].user_attrs.get("duplicate_of")
+    )
+    assert failed  # the 8-GPU space's sweep predicts some configurations out of memory
+    summary = data.summary(study, paths, space)
+    page = render.Page()
+    render.history_section(page, data.history(study, space), summary)
+    drawn = traces(page)
+    cross = drawn[f"failed, no value ({len(failed)}): at the bottom"]
+    assert cross["x"] == failed and cross["marker"]["symbol"] == "x", cross
+    values = [t.values[0] for t in study.trials if t.values and t.values[0] == t.values[0]]
+    assert set(cross["y"]) == {min(values)}  # at the bottom of the drawn values
+    assert drawn[f"winner #{summary.winner}"]["x"] == [summary.winner]
+    assert drawn["baseline #0"]["x"] == [0] and drawn["baseline #0"]["y"] == [study.trials[0].values[0]]
+    note = section(page.html("t", "t"), "history")
+    assert "the cost model&#x27;s prediction for one trial" in note and f"{len(failed)} failed" in note, note
+    # no feasible trial (every value failed or infeasible, as the tight study's): no line listed in the legend
+    frame = data.history(study, space)
+    frame = frame[frame["outcome"] != "complete"].assign(best_so_far=float("nan"))
+    page = render.Page()
+    render.history_section(page, frame, summary._replace(winner=None))
+    assert "best feasible so far" not in traces(page) and "there is no best-so-far line" in page.html("t", "t")
+    assert json.loads(page.figures[-1][1])["layout"]["xaxis"]["tickformat"] == "d"  # whole trial numbers
+
+
+def test_a_confirmed_winners_history_says_the_points_are_single_runs(small_study):
+    """The line climbed to a single run's 681 while the Summary named a confirmed #4 at 430 (audit 27 F8)."""
+    runs, _, proc = small_study
+    report = Path(proc.stdout.split("report: ")[1].split()[0])
+    note = section(report.read_text(), "history")
+    winner = json.loads((runs / "small" / "confirmation.json").read_text())["winner"]
+    assert "one run of a trial" in note and "Confirmation then re-measured the top trials" in note, note
+    assert f"The winner, #{winner} (confirmed), is the star" in note, note
