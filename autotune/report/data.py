@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import numpy as np
 import optuna
 import pandas as pd
 
@@ -453,6 +454,22 @@ def health_curves(study: optuna.Study, space: Space, top: int = 3, paths: StudyP
                 }
             )
     return pd.DataFrame(rows)
+
+
+def curves_coincide(frame: pd.DataFrame) -> bool:
+    """Whether every trial of a `health_curves` frame has the baseline's KL and score at every step, to 4
+    significant digits (as the tables print them; summed in another order, the floats differ further down): systems
+    knobs keep the math, so the curves lie on one another, and four trials read as one line with no word of why
+    (audit 27 F12). False with fewer than two trials, or with no value to compare."""
+    if frame.empty or frame["trial"].nunique() < 2 or frame[["kl", "score"]].isna().all().all():
+        return False
+    curves = [group.set_index("step")[["kl", "score"]].sort_index() for _, group in frame.groupby("trial", sort=False)]
+    first = curves[0]
+    return all(
+        c.index.equals(first.index)
+        and np.allclose(c.to_numpy(float), first.to_numpy(float), rtol=1e-4, atol=1e-9, equal_nan=True)
+        for c in curves[1:]
+    )
 
 
 def failures(study: optuna.Study) -> pd.DataFrame:

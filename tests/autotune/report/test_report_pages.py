@@ -12,7 +12,8 @@ import pytest
 
 from autotune.report import data, render, write_report
 from autotune.report.browser import inspect
-from autotune.study.storage import load_study
+from autotune.space.loader import load_space
+from autotune.study.storage import StudyPaths, load_study
 from tests.autotune.conftest import simulated_study
 
 
@@ -101,3 +102,29 @@ def test_a_confirmed_winners_history_says_the_points_are_single_runs(small_study
     winner = json.loads((runs / "small" / "confirmation.json").read_text())["winner"]
     assert "one run of a trial" in note and "Confirmation then re-measured the top trials" in note, note
     assert f"The winner, #{winner} (confirmed), is the star" in note, note
+
+
+def test_the_health_plots_say_when_the_curves_coincide_and_only_then(small_study):
+    """Four trials' identical curves drew one line with no word of why (audit 27 F12): said when the data has them
+    equal, not always."""
+    runs, space_file, proc = small_study
+    study = load_study(StudyPaths(runs, "small"))
+    # by hand from the runs' own metrics files: each complete trial's KL and score per step, to 4 digits
+    curves = set()
+    for t in study.trials:
+        if t.user_attrs.get("outcome") == "complete" and t.user_attrs.get("dir"):
+            rows = [json.loads(line) for line in (Path(t.user_attrs["dir"]) / "metrics.jsonl").read_text().splitlines()]
+            metrics = [(r["step"], r["metrics"]["actor/kl_loss"], r["metrics"]["critic/score/mean"]) for r in rows]
+            curves.add(tuple((s, f"{kl:.4g}", f"{score:.4g}") for s, kl, score in sorted(metrics)))
+    assert len(curves) == 1  # systems knobs only: every trial learnt the same, to 4 digits
+    report = Path(proc.stdout.split("report: ")[1].split()[0])
+    said = "The curves coincide: every trial here has the baseline's KL and score at every step"
+    assert said in section(report.read_text(), "health")
+    frame = data.health_curves(study, load_space(str(space_file)), paths=StudyPaths(runs, "small"))
+    assert data.curves_coincide(frame)
+    other = frame.copy()
+    other.loc[other.index[-1], "score"] *= 1.01  # one trial's last score 1% off: two lines, not one
+    assert not data.curves_coincide(other) and not data.curves_coincide(frame[frame["trial"] == "#0 (baseline)"])
+    page = render.Page()
+    render.health_section(page, other)
+    assert "coincide" not in page.html("t", "t")
