@@ -12,6 +12,7 @@ import html
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
@@ -100,8 +101,12 @@ function copyYaml() {
 
 
 def fmt(value: Any, digits: int = 4) -> str:
+    """A table cell or card: "–" when missing, a float at `digits` significant digits, a flag as yes/no (Python's
+    True/False read in the trial table and the minimal winner's `ships`; audit 27 F13)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.{digits}g}"
     return str(value)

@@ -390,6 +390,19 @@ def prediction_section(page: Page, frame: pd.DataFrame) -> None:
     )
 
 
+def trials_section(page: Page, trials: pd.DataFrame, predicted: bool = False) -> None:
+    """The sortable table of every trial, its units said below it; a simulated sweep's titled as predictions: only
+    one of its columns said "predicted" (audit 27 F13)."""
+    said_of = [units_line(list(trials.columns))] + (["wall_s: seconds"] if "wall_s" in trials.columns else [])
+    fractions = [c for c in ("mfu", "comm_share") if c in trials.columns]
+    if fractions:  # the summary says them in percent: 0.6126 beside 59.7% read as two figures (audit 27 F13)
+        said_of.append(f"{', '.join(fractions)}: fractions (0.25 is 25%)")
+    units = "; ".join(filter(None, said_of))  # as `autotune trials` says them under its table (audit 24 F8)
+    said = f'<p class="note">{html.escape(units)}</p>' if units else ""
+    title = "All trials" + (", as the cost model predicted them: nothing ran" if predicted else "")
+    page.section("trials", f"{title} (click a header to sort)", table_html(trials) + said)
+
+
 def quality_section(
     page: Page, quality: Quality | None, pending: str | None = None, other_systems: str | None = None
 ) -> None:
@@ -465,10 +478,7 @@ def render(
     phases_section(page, phases, summary)
     health_section(page, health, summary.predicted)
     failures_section(page, failures)
-    said_of = [units_line(list(trials.columns))] + (["wall_s: seconds"] if "wall_s" in trials.columns else [])
-    units = "; ".join(filter(None, said_of))  # as `autotune trials` says them under its table (audit 24 F8)
-    said = f'<p class="note">{html.escape(units)}</p>' if units else ""
-    page.section("trials", "All trials (click a header to sort)", table_html(trials) + said)
+    trials_section(page, trials, summary.predicted)
     page.section(
         "export",
         "Exported verl YAML",

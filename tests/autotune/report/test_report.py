@@ -242,7 +242,10 @@ def test_run_writes_the_report_and_report_command_checks_it(small_study, tmp_pat
     assert report.exists() and report.name == "index.html"
     # the trials table says its units below it, as `autotune trials` does (its headers read memory_gb, wall_s)
     section = report.read_text().split('<section id="trials">')[1].split("</section>")[0]
-    said = "throughput: tokens/s per GPU; memory, RSS (host): peak GiB per rank; wall_s: seconds"
+    said = (
+        "throughput: tokens/s per GPU; memory, RSS (host): peak GiB per rank; wall_s: seconds; "
+        "mfu, comm_share: fractions (0.25 is 25%)"  # as the summary says them in percent (audit 27 F13)
+    )
     assert f'<p class="note">{said}</p>' in section, section[-500:]
     checked = autotune("report", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "r"), "--check")
     assert checked.returncode == 0, checked.stdout + checked.stderr

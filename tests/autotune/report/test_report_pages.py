@@ -4,6 +4,7 @@ the training-health note, the trial table and the browser check's empty plots.""
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -128,3 +129,28 @@ def test_the_health_plots_say_when_the_curves_coincide_and_only_then(small_study
     page = render.Page()
     render.health_section(page, other)
     assert "coincide" not in page.html("t", "t")
+
+
+def table(html_text: str) -> list[dict[str, str]]:
+    """The rows of the first table in some HTML, as header -> cell text."""
+    heads = re.findall(r"<th>([^<]*)</th>", html_text.split("</thead>")[0])
+    body = html_text.split("<tbody>")[1].split("</tbody>")[0]
+    return [
+        dict(zip(heads, re.findall(r"<td>([^<]*)</td>", row), strict=True))
+        for row in re.findall(r"<tr>(.*?)</tr>", body)
+    ]
+
+
+def test_the_trial_table_says_what_its_numbers_are(simulated):
+    """Fractions beside the summary's percentages, Python's True/False, a simulated table titled as if measured and
+    its OOM rows' predicted train time read 0 (audit 27 F13)."""
+    _, _, study, _, page = simulated
+    trials = section(page.read_text(), "trials")
+    assert "<h2>All trials, as the cost model predicted them: nothing ran (click a header to sort)</h2>" in trials
+    rows = table(trials)
+    assert {"mfu", "comm_share"} <= set(rows[0]), rows[0]
+    assert "mfu, comm_share: fractions (0.25 is 25%)" in trials
+    assert {r["baseline"] for r in rows} == {"yes", "no"} and {r["partial"] for r in rows} == {"no"}
+    failed = {t.number for t in study.trials if t.user_attrs.get("outcome") == "failed"}
+    assert failed and {r["train_s (predicted)"] for r in rows if int(r["number"]) in failed} == {"–"}
+    assert all(float(r["train_s (predicted)"]) > 0 for r in rows if r["outcome"] == "complete")
