@@ -182,7 +182,7 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
     predicted = StudyInfo.of(study).fidelity == "sim"
     # a simulated study's device is the one its cost model predicts: a calibration fitted on CPU trials predicts
     # a CPU, whose MFU was judged against the GPU target ("3.9% ≥ 35% fail", audit 15 F4)
-    checks = health_checks(space, kl, comm, memory, mfu, on_gpu=StudyInfo.of(study).device == "cuda")
+    checks = health_checks(space, kl, comm, memory, mfu, StudyInfo.of(study).device == "cuda", predicted=predicted)
     span, outside = time_outside_steps(study)
     if predicted:  # predicted step times against the trials' wall time would mean nothing; no process ran
         span, outside, rss = math.nan, math.nan, math.nan

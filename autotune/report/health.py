@@ -43,10 +43,13 @@ def _other_limit(space: Space, which: Callable[[str], bool]) -> str:
     return ""
 
 
-def health_checks(space: Space, kl: float, comm: float, memory: float, mfu: float, on_gpu: bool = True) -> list[Check]:
+def health_checks(
+    space: Space, kl: float, comm: float, memory: float, mfu: float, on_gpu: bool = True, predicted: bool = False
+) -> list[Check]:
     """The winner's checklist: KL, comm share and memory against the space's limits (a metric it does not limit is
     shown, not judged), and MFU (judged against a GPU's target only on a GPU, measured or predicted: a CPU's is
-    shown, not judged)."""
+    shown, not judged). On a `predicted` (simulated) winner there is no KL row, and the rows say they judge a
+    prediction: they read as a real run's (audit 27 F14)."""
     kl_limit = next((lim for lim in space.limits if lim.metric in ("actor/kl_loss", "actor/reward_kl_penalty")), None)
     comm_limit = next((lim for lim in space.limits if lim.metric == "perf/comm_share"), None)
     mem_limit = next((lim for lim in space.limits if lim.metric == "memory" and lim.max_ratio_to_baseline), None)
@@ -82,12 +85,19 @@ def health_checks(space: Space, kl: float, comm: float, memory: float, mfu: floa
     if comm_max is not None and "perf/comm_share" in space.unmeasured:  # skipped on every trial: not judged here
         from autotune.trial.scoring import unmeasured_why
 
-        comm_rule += f", not judged: {unmeasured_why(space, 'perf/comm_share')}, so no trial was held to it"
+        why = unmeasured_why(space, "perf/comm_share")
+        if predicted:  # it named the real trainer to a sweep that ran none (audit 27 F14)
+            why = "this simulated sweep skipped the limit on every prediction"
+        comm_rule += f", not judged: {why}, so no trial was held to it"
         comm_max = None
-    return [
+    if predicted and on_gpu:  # a failing MFU in red read as measured (audit 27 F14)
+        mfu_rule += ", judged on the cost model's prediction"
+    checks = [
         check("KL to reference", kl, kl_rule, None if kl_max is None else kl < kl_max),
         check("comm share", comm, comm_rule, None if comm_max is None else comm < comm_max, percent=True),
         check("memory vs baseline", memory, (mem_other or NO_LIMIT) if mem_max is None else f"< {mem_max:g}×",
               None if mem_max is None else memory < mem_max, times=True),
-        check("MFU", mfu, mfu_rule, mfu >= MFU_TARGET if on_gpu else None, percent=True),
+        check("MFU (predicted)" if predicted else "MFU", mfu, mfu_rule, mfu >= MFU_TARGET if on_gpu else None,
+              percent=True),
     ]  # fmt: skip
+    return checks[1:] if predicted else checks  # a prediction has no KL: its row read "not measured" (audit 27 F14)

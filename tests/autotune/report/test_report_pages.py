@@ -154,3 +154,21 @@ def test_the_trial_table_says_what_its_numbers_are(simulated):
     failed = {t.number for t in study.trials if t.user_attrs.get("outcome") == "failed"}
     assert failed and {r["train_s (predicted)"] for r in rows if int(r["number"]) in failed} == {"–"}
     assert all(float(r["train_s (predicted)"]) > 0 for r in rows if r["outcome"] == "complete")
+
+
+def test_a_simulated_checklist_has_no_kl_row_and_says_it_judges_predictions(simulated):
+    """The simulated checklist had a KL row "not measured" (README: KL is left out), gave the real verl trainer as why
+    comm share is not judged, and failed a predicted MFU in red as if measured (audit 27 F14)."""
+    space, paths, study, _, page = simulated
+    assert "perf/comm_share" in space.unmeasured  # the verl trainer does not log it
+    checks = {c.name: c for c in data.summary(study, paths, space).checks}
+    assert list(checks) == ["comm share", "memory vs baseline", "MFU (predicted)"], list(checks)
+    comm = checks["comm share"]
+    assert comm.passed is None and "verl trainer" not in comm.rule, comm.rule
+    assert (
+        comm.rule
+        == "< 10%, not judged: this simulated sweep skipped the limit on every prediction, so no trial was held to it"
+    )
+    assert checks["MFU (predicted)"].rule == "≥ 35% (H100-class target), judged on the cost model's prediction"
+    summary = section(page.read_text(), "summary")
+    assert "<td>KL to reference</td>" not in summary and "<td>MFU (predicted)</td>" in summary
