@@ -28,7 +28,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
     trials = data.trial_table(study)
     page = render.render(
         title=f"autotune · {paths.name}",
-        subtitle=f"{space.trainer} trainer · {len(trials)} trials · world {space.trial.world_size} · {space.path}",
+        subtitle=f"{space.trainer} trainer · {len(trials)} trial{'' if len(trials) == 1 else 's'} · world {space.trial.world_size} · {space.path}",
         summary=summary,
         history=data.history(study, space),
         pareto=data.pareto(study),

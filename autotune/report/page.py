@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,9 @@ th{background:#f3f3f3;cursor:pointer;position:sticky;top:0} .pass{color:#2a7d2a;
 .cards{display:flex;gap:14px;flex-wrap:wrap} .card{border:1px solid #e3e3e3;border-radius:8px;padding:10px 14px;min-width:150px}
 .card .label{font-size:12px;color:#666} pre{background:#f6f8fa;padding:12px;overflow:auto;font-size:12px}
 button{cursor:pointer} .note{color:#666;font-size:13px} .warn{color:#8a5a00;font-weight:600} .scroll{max-height:480px;overflow:auto}
+pre.wrap{white-space:pre-wrap;overflow-wrap:anywhere}
 """
+"""`pre.wrap`: a decision's lines wrap at the section's edge: "...: BREAKS the" hid "bound" (audit 27 F16)."""
 
 SCRIPT = """
 document.querySelectorAll('table.sortable th').forEach(function (th, col) {
@@ -110,6 +113,12 @@ def fmt(value: Any, digits: int = 4) -> str:
     if isinstance(value, float):
         return f"{value:.{digits}g}"
     return str(value)
+
+
+def with_code(text: str) -> str:
+    """Text that quotes commands in Markdown backticks, as HTML: each `span` in <code> (they read as literal
+    backticks on the page; audit 27 F16)."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
 
 
 def table_html(frame: pd.DataFrame, sortable: bool = True) -> str:

@@ -34,7 +34,8 @@ def write_quality_report(paths: StudyPaths, space: Space, out_dir: Path) -> Path
         return None
     page = Page()
     decision = "".join(f"<div>{html.escape(line)}</div>" for line in result.lines())
-    page.section("quality-decision", "Quality stage: the decision", f"<pre>{decision}</pre>")
+    back = '<p><a href="index.html">the sweep\'s report</a></p>'  # it had no way back (audit 27 F16)
+    page.section("quality-decision", "Quality stage: the decision", f'<pre class="wrap">{decision}</pre>{back}')
     page.section("quality-curves", "Learning curves over seeds", curves(page, result, space, paths))
     page.section("quality-ladder", "The halving ladder", ladder(result))
     path = out_dir / "quality.html"

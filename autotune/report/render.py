@@ -7,16 +7,16 @@ so a headless browser can check the page (tests/autotune/report/test_report.py).
 
 from __future__ import annotations
 
+import datetime
 import html
 import math
-import time
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from autotune.report import data
 from autotune.report.knob_plots import ablation_section, importance_section, minimal_winner_section, parallel_section
-from autotune.report.page import Page, fmt, table_html
+from autotune.report.page import Page, fmt, table_html, with_code
 from autotune.study.ablation_result import Ablation, Explanation
 from autotune.study.frames import units_line
 from autotune.study.predicted_winner import PredictedWinner
@@ -66,7 +66,10 @@ def summary_section(page: Page, s: data.Summary) -> None:
     ]
     if not math.isnan(s.outside_steps_share):
         cards.append(
-            ("time outside training steps", f"{s.outside_steps_share:.0%} of {s.trials_span_s:.0f} s of trials")
+            (
+                "time outside training steps",
+                f"{s.outside_steps_share:.0%} of the sweep's {s.trials_span_s:.0f} s (first trial's start to last trial's end)",
+            )  # audit 27 F15
         )
     if s.predicted:
         cards = predicted_cards(cards, s)
@@ -118,7 +121,22 @@ def model_error(s: data.Summary) -> str:
             '<p class="note">These rounds scored the uncalibrated model on published verl runs, not the model this '
             f"study was predicted by: {html.escape(s.predicted_error)}</p>" + note
         )
-    return f"<h3>The cost model's error on published verl runs</h3>{note}{table_html(pd.DataFrame(by_round()), False)}"
+    return f"<h3>The cost model's error on published verl runs</h3>{note}{missing_rounds()}" + table_html(
+        pd.DataFrame(by_round()), False
+    )
+
+
+def missing_rounds() -> str:
+    """Why the error table's round numbers skip some: round 1 lists the runs the model was fitted on (not unseen),
+    and a search that found no usable run has no row (the table read 2-7, 9, 10 with no word why; audit 27 F16)."""
+    from autotune.sim.accuracy import UNSEEN
+
+    numbers = [r.number for r in UNSEEN]
+    empty = [n for n in range(2, max(numbers)) if n not in numbers]
+    said = "Round 1 is the runs the model's constants were set on, not unseen: it has no row"
+    if empty:
+        said += f"; round {', '.join(map(str, empty))} found no usable run"
+    return f'<p class="note">{said}.</p>'
 
 
 def percent(share: float) -> str:
@@ -411,8 +429,10 @@ def quality_section(
     a kill had cut short (audit 22 F6)."""
     if quality is None:
         if pending:
-            page.section(
-                "quality", "Quality stage: algorithm knobs judged on learning", f"<p>{html.escape(pending)}</p>"
+            page.section(  # a note, its commands as code (it read body-size, with literal backticks: audit 27 F16)
+                "quality",
+                "Quality stage: algorithm knobs judged on learning",
+                f'<p class="note">{with_code(pending)}</p>',
             )
         return
     lines = "".join(f"<div>{html.escape(line)}</div>" for line in quality.lines())
@@ -420,7 +440,7 @@ def quality_section(
     page.section(
         "quality",
         "Quality stage: algorithm knobs judged on learning",
-        f'<pre>{lines}</pre>{other}<p><a href="quality.html">learning curves over seeds and the halving ladder</a></p>',
+        f'<pre class="wrap">{lines}</pre>{other}<p><a href="quality.html">learning curves over seeds and the halving ladder</a></p>',
     )
 
 
@@ -487,5 +507,5 @@ def render(
     )
     prov = pd.DataFrame(list(provenance.items()), columns=["", "value"])
     page.section("provenance", "Provenance", table_html(prov, sortable=False))
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    stamp = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")  # with its zone (audit 27 F16)
     return page.html(title, f"{subtitle} · generated {stamp}")

@@ -172,3 +172,54 @@ def test_a_simulated_checklist_has_no_kl_row_and_says_it_judges_predictions(simu
     assert checks["MFU (predicted)"].rule == "≥ 35% (H100-class target), judged on the cost model's prediction"
     summary = section(page.read_text(), "summary")
     assert "<td>KL to reference</td>" not in summary and "<td>MFU (predicted)</td>" in summary
+
+
+def test_the_pages_small_words(simulated, small_study, tmp_path):
+    """Audit 27 F15 and F16: what the time-outside-steps card is of, "1 trials", the stamp's time zone, the pending
+    quality stage's literal backticks, the importance note's "None", the error table's missing rounds and the
+    failures chart's half trials."""
+    import datetime
+
+    from autotune.report.importance import _settled
+    from autotune.study.results import unfinished_quality
+
+    runs, _, proc = small_study
+    study = load_study(StudyPaths(runs, "small"))
+    ran = [t for t in study.trials if t.datetime_complete is not None and t.user_attrs.get("outcome")]
+    span = max(t.datetime_complete for t in ran) - min(t.datetime_start for t in ran)  # one controller ran them
+    page = Path(proc.stdout.split("report: ")[1].split()[0]).read_text()
+    card = re.search(r"time outside training steps</div><div>(\d+)% of the sweep&#x27;s (\d+) s \(first trial&#x27;s "
+                     r"start to last trial&#x27;s end\)</div>", page)  # fmt: skip
+    assert card and abs(int(card.group(2)) - span.total_seconds()) <= 1, (card, span)
+    stamp = re.search(r"generated (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) (\S+)</p>", page)
+    assert stamp and stamp.group(2) == datetime.datetime.now().astimezone().tzname(), stamp
+    # one trial: "1 trial", not "1 trials"
+    space, paths = simulated_study(tmp_path / "runs", "one", 1)
+    one = write_report(load_study(paths), paths, space, tmp_path / "one").read_text()
+    assert " · 1 trial · " in one, re.search(r"<header>.*?</header>", one, re.S)
+    # the pending quality stage: a note, its commands as code
+    pending = unfinished_quality(StudyPaths(tmp_path / "runs", "one"), load_space("fsdp3d", device="cpu"))
+    assert pending and "`autotune run`" in pending
+    quality = render.Page()
+    render.quality_section(quality, None, pending)
+    said = section(quality.html("t", "t"), "quality")
+    assert '<p class="note">' in said and "<code>autotune run</code>" in said and "`" not in said, said
+    # the cost model's error table: round 1 is the fit set and the eighth search found no run (README's cost model)
+    assert "Round 1 is the runs the model's constants were set on, not unseen: it has no row" in one
+    assert "round 8 found no usable run" in one
+    # a knob the sampler settled on unset reads `unset`, not `None`
+    from optuna.distributions import CategoricalDistribution
+    from optuna.trial import create_trial
+
+    trials = [
+        create_trial(params={"env.NCCL_PROTO": p}, distributions={"env.NCCL_PROTO": CategoricalDistribution([None, "LL"])}, value=v)
+        for p, v in ((None, 1.0), (None, 2.0), (None, 3.0), ("LL", 4.0))
+    ]  # fmt: skip
+    assert _settled(trials, [1.0, 2.0, 3.0, 4.0], "env.NCCL_PROTO") == "unset in 75%"
+    # whole trials on the failures chart's count axis
+    _, _, sim, _, _ = simulated
+    failures = data.failures(sim)
+    chart = render.Page()
+    render.failures_section(chart, failures.head(3))
+    axis = json.loads(chart.figures[0][1])["layout"]["yaxis"]
+    assert axis["tickformat"] == "d" and axis["dtick"] == 1, axis
