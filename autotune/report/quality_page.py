@@ -58,13 +58,17 @@ def curves(page: Page, result: Quality, space: Space, paths: StudyPaths) -> str:
     )
     for i, cand in enumerate(result.candidates):
         color = COLORS[i % len(COLORS)]
-        for j, run in enumerate(cand.runs):
+        drawn = []
+        for run in cand.runs:
             folder = paths.located(run.dir) if run.dir else None
             curve = Curve.of(read_rows(folder), q) if folder and folder.exists() else Curve()
-            if not curve.steps:
-                continue
-            name = f"{cand.label} seed {run.seed}"
-            common = {"legendgroup": cand.label, "line": {"color": color, "width": 1.5}, "name": name}
+            if curve.steps:
+                drawn.append((run.seed, curve))
+        # one legend entry per setting names all its seeds: "baseline seed 1" stood for three lines (audit 27 F11)
+        name = f"{cand.label} (seed{'s' if len(drawn) > 1 else ''} {', '.join(str(seed) for seed, _ in drawn)})"
+        for j, (seed, curve) in enumerate(drawn):
+            common = {"legendgroup": cand.label, "line": {"color": color, "width": 1.5}, "name": name,
+                      "hovertext": f"{cand.label} seed {seed}"}  # fmt: skip
             fig.add_trace(
                 go.Scatter(x=curve.steps, y=moving_means(curve.score, q.kl_window), showlegend=j == 0, **common),
                 row=1,
@@ -76,9 +80,18 @@ def curves(page: Page, result: Quality, space: Space, paths: StudyPaths) -> str:
                 col=2,
             )
     fig.add_hline(y=result.kl_max, line={"color": "#c0392b", "dash": "dash"}, row=1, col=2)
+    margin = ""
+    if q.search_margin < 1:  # where the one-seed search stopped runs, under the bound (audit 27 F11)
+        at = f"search margin: {q.search_margin:g} × the bound"
+        fig.add_hline(y=result.kl_max * q.search_margin, line={"color": "#e67e22", "dash": "dot"}, row=1, col=2,
+                      annotation_text=at, annotation_position="bottom right")  # fmt: skip
+        margin = (
+            f"; the dotted line, {q.search_margin:g} × the bound, is the search's margin, where the one-seed search "
+            "stopped a setting (<code>kl_margin</code> in the ladder)"
+        )
     fig.update_xaxes(title_text="step")
     note = (
-        '<p class="note">Each line is one seed; the dashed line is the KL bound. A setting wins only if '
+        f'<p class="note">Each line is one seed; the dashed line is the KL bound{margin}. A setting wins only if '
         "every one of its seeds stays under the bound for the whole horizon.</p>"
     )
     return note + page.figure(fig, height=420)
@@ -92,9 +105,10 @@ def ladder(result: Quality) -> str:
         label = "baseline" if r.get("baseline") else f"#{r['number']}"
         if r.get("rerun_of") is not None:  # the numbers between read as missing runs (audit 24 F10)
             label += f" (#{r['rerun_of']} cut short, run again)"
-        rows.append(
-            [label, values, r["steps"], r["outcome"], rungs, r.get("score"), r.get("kl_peak"), r.get("detail", "")]
-        )
+        outcome = r["outcome"]
+        if outcome == "kl_bound" and "search_margin" in r.get("detail", ""):  # stopped under the bound, at the
+            outcome = "kl_margin"  # search's margin: "kl_bound" beside a KL peak under it read wrong (audit 27 F11)
+        rows.append([label, values, r["steps"], outcome, rungs, r.get("score"), r.get("kl_peak"), r.get("detail", "")])
     frame = pd.DataFrame(
         rows, columns=["trial", "setting", "steps run", "outcome", "score at rungs", "score", "KL peak", "why"]
     )

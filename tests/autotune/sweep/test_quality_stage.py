@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from pathlib import Path
 
 import optuna
@@ -112,6 +113,15 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
         value = row["params"][KL]
         assert f"kl_coef={value:.4g}" in page and (f"kl_coef={value}<" not in page or repr(value) == f"{value:.4g}")
     assert "Learning curves over seeds" in page and "The halving ladder" in page
+    # one legend entry per setting names its seeds ("baseline seed 1" stood for both lines), the search's margin is
+    # drawn, and a run it stopped under the bound reads kl_margin, not kl_bound (audit 27 F11)
+    assert '"name":"baseline (seeds 1, 2)"' in page and '"name":"baseline seed 1"' not in page
+    assert "search margin: 0.7 × the bound" in page
+    [base_row] = [r for r in result.ladder if r["baseline"]]
+    assert base_row["outcome"] == "kl_bound" and "search_margin" in base_row["detail"]  # as stored
+    assert re.search(r"<tr><td>baseline</td><td>[^<]*</td><td>\d+</td><td>kl_margin</td>", page), page[-3000:]
+    # the decision wraps at the section's edge, and the page links back to the sweep's report (audit 27 F16)
+    assert '<pre class="wrap">' in page and '<a href="index.html">' in page and '<pre class="wrap">' in index
     from autotune.report.browser import inspect
 
     seen = inspect(reports / "quality.html", tmp_path / "quality.png", height=1600)  # a real Chromium
