@@ -223,3 +223,15 @@ def test_the_pages_small_words(simulated, small_study, tmp_path):
     render.failures_section(chart, failures.head(3))
     axis = json.loads(chart.figures[0][1])["layout"]["yaxis"]
     assert axis["tickformat"] == "d" and axis["dtick"] == 1, axis
+
+
+def test_the_page_links_to_each_of_its_sections(simulated):
+    """Fifteen sections and no way to jump between them (audit 27 F16)."""
+    page = simulated[4].read_text()
+    anchors = re.findall(r'<section id="([\w-]+)">', page)
+    nav = page.split("<nav", 1)[1].split("</nav>")[0]
+    assert len(anchors) > 10 and re.findall(r'<a href="#([\w-]+)">', nav) == anchors, nav
+    assert (
+        '<a href="#summary">Summary</a>' in nav
+        and '<a href="#trials">All trials, as the cost model predicted them</a>' in nav
+    )
