@@ -37,7 +37,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         direction=space.objectives[0].direction,
         inert=data.inert_knobs(study, space, quality.shipped if quality is not None else None),
         phases=data.phase_breakdown(study, space, paths),
-        health=data.health_curves(study, space, paths=paths),
+        health=data.health_curves(study, space, paths=paths, winner=summary.winner),
         failures=data.failures(study),
         trials=trials,
         exported=data.exported_yaml(study, paths, space),

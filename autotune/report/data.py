@@ -430,15 +430,21 @@ def phase_names(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if c not in (*PHASE_FRAME, "comm", "step")]
 
 
-def health_curves(study: optuna.Study, space: Space, top: int = 3, paths: StudyPaths | None = None) -> pd.DataFrame:
-    """Per-step KL to the reference and score of the baseline and the top trials (long format)."""
+def health_curves(
+    study: optuna.Study, space: Space, top: int = 3, paths: StudyPaths | None = None, winner: int | None = None
+) -> pd.DataFrame:
+    """Per-step KL to the reference and score of the baseline, the `winner` and the top trials by sweep value
+    (long format): the top three by sweep value tied with the winner, which was left out (audit 27 F6)."""
     frame = trials_frame(study, paths)
     if frame.empty:
         return frame
     column = f"objective:{objective_names(study)[0]}"
     ascending = space.objectives[0].direction == "minimize"
     complete = frame[(frame["outcome"] == "complete") & ~frame["baseline"]].sort_values(column, ascending=ascending)
-    chosen = [*frame[frame["baseline"]]["number"].tolist()[:1], *complete["number"].head(top).tolist()]
+    chosen = frame[frame["baseline"]]["number"].tolist()[:1]
+    if winner is not None and winner not in chosen and winner in set(frame["number"]):
+        chosen.append(winner)
+    chosen += [n for n in complete["number"] if n not in chosen][:top]
     rows = []
     for number in chosen:
         trial = frame[frame["number"] == number].iloc[0]

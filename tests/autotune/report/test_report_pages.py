@@ -235,3 +235,18 @@ def test_the_page_links_to_each_of_its_sections(simulated):
         '<a href="#summary">Summary</a>' in nav
         and '<a href="#trials">All trials, as the cost model predicted them</a>' in nav
     )
+
+
+def test_the_health_curves_include_the_winner_whatever_its_sweep_value(small_study):
+    """The three top trials by sweep value tied with the winner, which was not among them (audit 27 F6)."""
+    runs, space_file, _ = small_study
+    paths = StudyPaths(runs, "small")
+    study = load_study(paths)
+    complete = [
+        t for t in study.trials if t.user_attrs.get("outcome") == "complete" and not t.user_attrs.get("baseline")
+    ]
+    slowest = min(complete, key=lambda t: t.values[0]).number  # by hand: the last of the sweep's ranking
+    assert len(complete) >= 2
+    frame = data.health_curves(study, load_space(str(space_file)), top=1, paths=paths, winner=slowest)
+    best = max(complete, key=lambda t: t.values[0]).number
+    assert list(dict.fromkeys(frame["trial"])) == ["#0 (baseline)", f"#{slowest}", f"#{best}"], frame
