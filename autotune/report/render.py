@@ -332,8 +332,9 @@ def phases_section(page: Page, frame: pd.DataFrame, summary: data.Summary) -> No
 
 
 def health_section(page: Page, frame: pd.DataFrame, predicted: bool = False) -> None:
-    """KL and score per step of the baseline and the top trials. A prediction has neither: its two plots drew blank
-    axes under a legend of four trials (audit 27 F6), so a simulated sweep gets one line instead."""
+    """KL and score per step of the baseline, the winner and the top trials. A prediction has neither: its two plots
+    drew blank axes under a legend of four trials (audit 27 F6), so a simulated sweep gets one line instead, and a
+    metric the trials did not log (verl without `use_kl_loss` logs no `actor/kl_loss`) is named, not drawn."""
     if predicted:
         note = (
             '<p class="note">A prediction has no learning curves: the cost model predicts times and memory, not KL '
@@ -344,8 +345,11 @@ def health_section(page: Page, frame: pd.DataFrame, predicted: bool = False) -> 
     if frame.empty:
         page.section("health", "Training health", '<p class="note">No steps recorded yet.</p>')
         return
-    body = ""
+    body, unlogged = "", []
     for metric, title in (("kl", "KL to the reference (actor/kl_loss)"), ("score", "task score (critic/score/mean)")):
+        if frame[metric].isna().all():  # drawn, it is blank axes, which `report --check` fails (audit 27 F6)
+            unlogged.append(title)
+            continue
         fig = go.Figure()
         for trial, group in frame.groupby("trial"):
             fig.add_trace(go.Scatter(x=group["step"], y=group[metric], mode="lines+markers", name=str(trial)))
@@ -356,7 +360,9 @@ def health_section(page: Page, frame: pd.DataFrame, predicted: bool = False) -> 
             '<p class="note">The curves coincide: every trial here has the baseline\'s KL and score at every step, to '
             "4 significant digits. Systems knobs do not change the math, so their lines lie on one another.</p>"
         )
-    page.section("health", "Training health: the baseline and the top trials", body)
+    if unlogged:
+        body += f'<p class="note">Not logged by these trials, so not drawn: {html.escape("; ".join(unlogged))}.</p>'
+    page.section("health", "Training health: the baseline, the winner and the top trials", body)
 
 
 def failures_section(page: Page, frame: pd.DataFrame) -> None:

@@ -9,6 +9,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import plotly.graph_objects as go
 import pytest
 
 from autotune.report import data, render, write_report
@@ -50,8 +51,12 @@ def test_a_simulated_report_draws_no_empty_health_plot_and_the_check_fails_one(s
     # the section as it was drawn before, from the same predicted trials: every KL and score is NaN
     frame = data.health_curves(study, space, paths=paths)
     assert not frame.empty and frame["kl"].isna().all() and frame["score"].isna().all()
-    old = render.Page()
-    render.health_section(old, frame)
+    old = render.Page()  # as health_section drew them: one line per trial, from these NaN values
+    body = ""
+    for metric in ("kl", "score"):
+        drawn = [go.Scatter(x=g["step"], y=g[metric], mode="lines+markers", name=t) for t, g in frame.groupby("trial")]
+        body += old.figure(go.Figure(drawn))
+    old.section("health", "Training health", body)
     path = tmp / "old.html"
     path.write_text(old.html("t", "t"))
     seen = inspect(path)
@@ -129,6 +134,11 @@ def test_the_health_plots_say_when_the_curves_coincide_and_only_then(small_study
     page = render.Page()
     render.health_section(page, other)
     assert "coincide" not in page.html("t", "t")
+    # a metric no trial logged (verl without use_kl_loss) is named, not drawn as blank axes (audit 27 F6)
+    page = render.Page()
+    render.health_section(page, frame.assign(kl=float("nan")))
+    said = section(page.html("t", "t"), "health")
+    assert said.count('class="plot"') == 1 and "Not logged by these trials, so not drawn: KL to the reference" in said
 
 
 def table(html_text: str) -> list[dict[str, str]]:
