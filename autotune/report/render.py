@@ -39,6 +39,12 @@ PHASE_COLORS = [
 """Colours of the phases, in the trainer's order (`data.phase_names`)."""
 
 
+def times(ratio: float) -> str:
+    """A ratio to the baseline as `best` prints it, two decimals ("1.00×": "1×" sat beside "1.000×" and `best`'s
+    "1.00×"; audit 27 F13); "–" when missing."""
+    return "–" if math.isnan(ratio) else f"{ratio:.2f}×"
+
+
 def summary_section(page: Page, s: data.Summary) -> None:
     if s.winner is None:  # why, and what to do (the YAML box's comment alone said it; audit 27 F9)
         page.section(
@@ -56,10 +62,10 @@ def summary_section(page: Page, s: data.Summary) -> None:
     sent_back = bool(s.baseline_ships) and s.winner != s.baseline  # the ablation sent every change back
     cards = [
         ("winner", f"#{s.winner} ({s.source})" + ("; the baseline's values ship" if sent_back else "")),
-        ("speedup vs baseline" + (" (what ships)" if s.whole else ""), f"{fmt(s.speedup, 3)}×{spread}"),
+        ("speedup vs baseline" + (" (what ships)" if s.whole else ""), f"{times(s.speedup)}{spread}"),
         (s.objective + whose, f"{fmt(s.winner_value)} vs {fmt(s.baseline_value)}"),
-        (f"memory vs baseline ({MEMORY_NAMES.get(s.memory_metric, s.memory_metric)})", f"{fmt(s.memory_ratio, 3)}×"),
-        ("peak RSS vs baseline", f"{fmt(s.rss_ratio, 3)}×"),
+        (f"memory vs baseline ({MEMORY_NAMES.get(s.memory_metric, s.memory_metric)})", times(s.memory_ratio)),
+        ("peak RSS vs baseline", times(s.rss_ratio)),
         ("KL to reference" + whose, fmt(s.kl)),
         ("comm share" + whose, percent(s.comm_share)),  # as the health checklist below says them (0.443 beside
         ("MFU" + whose, percent(s.mfu)),  # 44.3% on one page; audit 24 F8)
@@ -87,7 +93,7 @@ def summary_section(page: Page, s: data.Summary) -> None:
         if c.percent and not math.isnan(c.value):
             value = f"{c.value:.1%}"
         elif c.times and not math.isnan(c.value):
-            value = f"{fmt(c.value, 3)}×"
+            value = times(c.value)
         rows.append(
             f"<tr><td>{html.escape(c.name)}</td><td>{value}</td><td>{html.escape(c.rule)}</td><td>{verdict}</td></tr>"
         )

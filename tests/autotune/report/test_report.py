@@ -125,7 +125,7 @@ def test_section_data(mixed):
     page = render.Page()
     render.summary_section(page, summary)
     row = re.search(r"<td>memory vs baseline</td><td>([^<]*)</td>", page.html("t", "t"))
-    assert row and row.group(1) == f"{render.fmt(summary.memory_ratio, 3)}×", row  # "1" beside "< 1.2×" (audit 21 F17)
+    assert row and row.group(1) == f"{summary.memory_ratio:.2f}×", row  # "1" beside "< 1.2×" (audit 21 F17, 27 F13)
     # the cards say comm share and MFU as the checklist does: 0.443 above 44.3% on one page (audit 24 F8)
     for name, value in (("comm share", summary.comm_share), ("MFU", summary.mfu)):
         card = re.search(rf'<div class="label">{name}</div><div>([^<]*)</div>', page.html("t", "t"))
