@@ -36,3 +36,15 @@ METRIC_PREFIXES = ("timing_s/comm/", "rollout/")
 
 REASON_PREFIX = "trainer: FAILED "
 """Start of the one-line failure reason a failing rank prints on stderr (see trainer/failures.py)."""
+
+
+def killed_by(signum: int) -> str:
+    """How a rank killed by a signal is said (the warm run's leader; the controller reading torchrun's report)."""
+    import signal
+
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    oom = " (the kernel's OOM killer sends it when the machine runs out of memory)" if signum == signal.SIGKILL else ""
+    return f"killed by {name}{oom}"

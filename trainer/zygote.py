@@ -219,15 +219,10 @@ def _wait(ranks: list[int], conn: socket.socket, err: int | None = None) -> int:
 
 
 def _say_killed(err: int, rank: int, signum: int) -> None:
-    from trainer.metric_names import REASON_PREFIX
+    from trainer.metric_names import REASON_PREFIX, killed_by
 
-    try:
-        name = signal.Signals(signum).name
-    except ValueError:
-        name = f"signal {signum}"
-    why = " (the kernel's OOM killer sends it when the machine runs out of memory)" if signum == signal.SIGKILL else ""
     with contextlib.suppress(OSError):
-        os.write(err, f"{REASON_PREFIX}crash rank={rank} step=-1: killed by {name}{why}\n".encode())
+        os.write(err, f"{REASON_PREFIX}crash rank={rank} step=-1: {killed_by(signum)}\n".encode())
 
 
 def _exit_fds(pids: list[int]) -> dict[int, int]:

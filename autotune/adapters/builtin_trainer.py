@@ -29,12 +29,16 @@ from trainer.config.loader import (
     schema_keys,
     to_flat,
 )
-from trainer.metric_names import METRIC_NAMES, METRIC_PREFIXES, PHASES, REASON_PREFIX
+from trainer.metric_names import METRIC_NAMES, METRIC_PREFIXES, PHASES, REASON_PREFIX, killed_by
 from trainer.platform import knob_status
 from verl_keys.yaml_lines import Located
 
 _REASON_LINE = re.compile(re.escape(REASON_PREFIX) + r"(\w+) rank=(\d+) step=(-?\d+): (.*)")
 _REASON_PRIORITY = {"nan": 0, "oom": 1, "crash": 2, "peer_lost": 3}
+_TORCHRUN_KILLED = re.compile(
+    r"Root Cause \(first observed failure\):\s*\[\d+\]:[^\[]*?rank\s*:\s*(?P<rank>\d+)[^\[]*?exitcode\s*:\s*(?P<code>-\d+)"
+)
+"""torchrun's report of the first rank to fail, when a signal ended it (a cold run; the warm leader says it itself)."""
 VERL_REQUIRED = (
     "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
     "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
@@ -123,6 +127,9 @@ class BuiltinAdapter(TrainerAdapter):
         found = [m.groups() for m in _REASON_LINE.finditer(stderr)]
         if found:
             reason, rank, step, detail = min(found, key=lambda g: _REASON_PRIORITY.get(g[0], 9))
+            root = _TORCHRUN_KILLED.search(stderr) if reason == "peer_lost" else None
+            if root is not None:  # a cold run's rank killed outright: torchrun names it, the survivor names its peer
+                return "crash", f"rank {root['rank']}: {killed_by(-int(root['code']))}"  # (audit 28 F5)
             reason = "crash" if reason == "peer_lost" else reason
             when = f", step {step}" if int(step) >= 0 else ""  # -1: before its first step, or killed outright
             return reason, f"rank {rank}{when}: {detail.strip()}"

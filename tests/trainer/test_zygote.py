@@ -170,3 +170,48 @@ def test_a_rank_killed_by_a_signal_is_said_as_the_runs_failure():
     survivor = "trainer: FAILED peer_lost rank=0 step=3: RuntimeError: [gloo] Read error: Connection reset by peer\n"
     reason, detail = get_adapter("builtin", None).failure(137, survivor + said)
     assert reason == "crash" and detail.startswith("rank 1: killed by SIGKILL"), (reason, detail)
+
+
+COLD_KILLED = """trainer: FAILED peer_lost rank=1 step=4: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer [127.0.0.1]:15781. This is typically caused by a remote worker crashing.
+E1207 08:53:54.515000 19114 .venv/lib/python3.11/site-packages/torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -9) local_rank: 0 (pid: 19118) of binary: /work/main/.venv/bin/python
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+trainer FAILED
+------------------------------------------------------------
+Failures:
+[1]:
+  time      : 2026-12-07_08:53:54
+  host      : localhost
+  rank      : 1 (local_rank: 1)
+  exitcode  : 5 (pid: 19119)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-12-07_08:53:54
+  host      : localhost
+  rank      : 0 (local_rank: 0)
+  exitcode  : -9 (pid: 19118)  (SIGKILL)
+  error_file: <N/A>
+  traceback : Signal 9 (SIGKILL) received by PID 19118
+============================================================
+"""
+"""The end of a real cold run's stderr (torch 2.13's torchrun, 2 ranks) whose rank 0 was SIGKILLed at step 4."""
+
+
+def test_a_cold_runs_rank_killed_by_a_signal_is_named_from_torchruns_report():
+    """Without a warm parent (a Ray worker off the driver's machine runs its trials cold) the survivor's lost peer
+    was the trial's reason; torchrun's report names the rank and the signal (audit 28 F5). A rank that failed on
+    its own, with torchrun then stopping the other, keeps its own reason."""
+    from autotune.adapters import get_adapter
+
+    adapter = get_adapter("builtin", None)
+    reason, detail = adapter.failure(1, COLD_KILLED)
+    assert (reason, detail) == ("crash", "rank 0: killed by SIGKILL (the kernel's OOM killer sends it when the machine "
+                                         "runs out of memory)"), detail  # fmt: skip
+    own = COLD_KILLED.replace("peer_lost rank=1 step=4: RuntimeError", "crash rank=1 step=4: ValueError")
+    assert adapter.failure(1, own) == (
+        "crash",
+        "rank 1, step 4: ValueError" + own.split("ValueError", 1)[1].split("\n")[0],
+    )
