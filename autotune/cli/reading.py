@@ -231,11 +231,8 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> Summary 
     if quality is not None:
         for line in quality.lines():  # the broken bound's line among them
             console.print(f"  {line}", markup=False)
-        from autotune.space.stages import systems_values
-
-        other = quality.ran_on_other_systems(systems_values(space, winner.params))
-        if other:
-            console.print(f"  [yellow]{escape(other)}[/]")
+        if s.quality_other_systems:
+            console.print(f"  [yellow]{escape(s.quality_other_systems)}[/]")
         return s
     from autotune.study.results import unfinished_quality
 
@@ -273,22 +270,15 @@ def _say_why_not_confirmed(study: optuna.Study, paths: StudyPaths, winner: Winne
     """A sweep winner: no confirmation ran, or none of its candidates stayed inside the limits on its round
     averages. Say so, and what this trial's confirmation rounds measured. True when it said the baseline ran alone."""
     from autotune.study.confirmation_result import Confirmation
-    from autotune.study.results import (
-        BASELINE_ONLY,
-        NO_CANDIDATE_INSIDE,
-        ONLY_BASELINE,
-        ONLY_BASELINE_PICKED,
-        why_unconfirmed,
-    )
+    from autotune.study.results import BASELINE_ONLY, ONLY_BASELINE, ONLY_BASELINE_PICKED, winner_caveat
 
     if winner.source != "sweep":
         return False
+    why = winner_caveat(study, winner, paths)
+    err.print(f"[yellow]  {why}[/]")
     if Confirmation.read(paths) is None:
-        why = why_unconfirmed(study, winner, paths)
-        err.print(f"[yellow]  {why}[/]")
         return why in (BASELINE_ONLY, ONLY_BASELINE, ONLY_BASELINE_PICKED)
     row = winner.confirmed
-    err.print(f"[yellow]  {NO_CANDIDATE_INSIDE}[/]")
     if row is not None:
         over = {k: v for k, v in (row.violations_mean or {}).items() if v > 0}
         shown = ", ".join(f"{k} over by {v:.3g}" for k, v in over.items()) or "a failed round"

@@ -9,7 +9,7 @@ import optuna
 from autotune.report import data, render
 from autotune.space.schema import Space
 from autotune.study.quality_result import Quality
-from autotune.study.results import find_winner, unfinished_quality
+from autotune.study.results import unfinished_quality
 from autotune.study.storage import StudyPaths
 from autotune.trial.record import write_atomically
 
@@ -18,13 +18,6 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
     """Compute every section and write one self-contained HTML file; returns its path."""
     summary = data.summary(study, paths, space)
     quality = Quality.read(paths)
-    other = (
-        None  # the stage's runs used other systems values than ship: `best` said so, the page did not (audit 27 F10)
-    )
-    if quality is not None and summary.winner is not None:
-        from autotune.space.stages import systems_values
-
-        other = quality.ran_on_other_systems(systems_values(space, find_winner(study, paths, space).params))
     trials = data.trial_table(study)
     page = render.render(
         title=f"autotune · {paths.name}",
@@ -49,7 +42,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         study=paths.name,
         quality=quality,
         quality_pending=unfinished_quality(paths, space) if not summary.predicted else None,
-        quality_other_systems=other,
+        quality_other_systems=summary.quality_other_systems,
     )
     path = out_dir / "index.html"
     write_atomically(path, page)  # each writer its own temporary file: two workers may end together

@@ -99,6 +99,9 @@ class Summary(NamedTuple):
     """Why the baseline's systems values ship, when it does (`Winner.why_baseline`; the beaten candidate too)."""
     speedup_interval: tuple[float, float] = (math.nan, math.nan)
     """The `LEVEL` interval of `speedup` (a confirmed winner's, or what ships as the ablation measured it)."""
+    quality_other_systems: str = ""
+    """When the quality stage's runs used other systems values than the winner ships (`Quality.ran_on_other_systems`):
+    `best`, the report and the export say it (the report did not; audit 27 F10)."""
     caveat: str = ""
     """What to know of the winner before its figures (`results.winner_caveat`, as `best` says it), or why there is
     none (`NoWinner`'s message: the page said "No feasible trial yet." of a finished sweep whose baseline broke a
@@ -215,6 +218,7 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         **_equivalence(paths, winner),
         speedup_interval=winner.speedup_spread if winner and winner.source == "confirmed" and winner.speedup_spread
         else (math.nan, math.nan),
+        quality_other_systems=_quality_other_systems(paths, space, winner),
         caveat=winner_caveat(study, winner, paths) if winner else no_winner,
     )  # fmt: skip
 
@@ -228,6 +232,16 @@ def _equivalence(paths: StudyPaths, winner: Winner | None) -> dict[str, Any]:
         return {}
     said = kept.summary()[0] if kept.ok else f"NOT FOR SHIPPING: {kept.headline}"
     return {"equivalence": said, "equivalence_ok": kept.ok}
+
+
+def _quality_other_systems(paths: StudyPaths, space: Space, winner: Winner | None) -> str:
+    from autotune.space.stages import systems_values
+    from autotune.study.quality_result import Quality
+
+    quality = Quality.read(paths) if winner is not None else None
+    if quality is None or winner is None:
+        return ""
+    return quality.ran_on_other_systems(systems_values(space, winner.params)) or ""
 
 
 def _baseline_ships(study: optuna.Study, winner: Winner | None, paths: StudyPaths, space: Space) -> str:
