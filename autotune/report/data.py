@@ -17,14 +17,18 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import numpy as np
 import optuna
 import pandas as pd
 
 from autotune.adapters import get_adapter
 from autotune.export.winner import ExportError, exported, sweep_device
 from autotune.names import short_labels
-from autotune.report.health import Check, health_checks
+from autotune.report.health import (  # noqa: F401  (health_curves, curves_coincide: re-exported)
+    Check,
+    curves_coincide,
+    health_checks,
+    health_curves,
+)
 from autotune.report.importance import (  # noqa: F401  (re-exported: the report's data lives here)
     MIN_TRIALS_FOR_IMPORTANCE,
     importance_count,
@@ -442,54 +446,6 @@ def phase_breakdown(study: optuna.Study, space: Space, paths: StudyPaths | None 
 def phase_names(frame: pd.DataFrame) -> list[str]:
     """The phases a `phase_breakdown` frame holds, in the trainer's order."""
     return [c for c in frame.columns if c not in (*PHASE_FRAME, "comm", "step")]
-
-
-def health_curves(
-    study: optuna.Study, space: Space, top: int = 3, paths: StudyPaths | None = None, winner: int | None = None
-) -> pd.DataFrame:
-    """Per-step KL to the reference and score of the baseline, the `winner` and the top trials by sweep value
-    (long format): the top three by sweep value tied with the winner, which was left out (audit 27 F6)."""
-    frame = trials_frame(study, paths)
-    if frame.empty:
-        return frame
-    column = f"objective:{objective_names(study)[0]}"
-    ascending = space.objectives[0].direction == "minimize"
-    complete = frame[(frame["outcome"] == "complete") & ~frame["baseline"]].sort_values(column, ascending=ascending)
-    chosen = frame[frame["baseline"]]["number"].tolist()[:1]
-    if winner is not None and winner not in chosen and winner in set(frame["number"]):
-        chosen.append(winner)
-    chosen += [n for n in complete["number"] if n not in chosen][:top]
-    rows = []
-    for number in chosen:
-        trial = frame[frame["number"] == number].iloc[0]
-        steps = step_frame(trial["dir"]) if isinstance(trial["dir"], str) else pd.DataFrame()
-        label = f"#{number}" + (" (baseline)" if trial["baseline"] else "")
-        for step, metrics in steps.iterrows():
-            rows.append(
-                {
-                    "trial": label,
-                    "step": step,
-                    "kl": metrics.get("actor/kl_loss", math.nan),
-                    "score": metrics.get("critic/score/mean", math.nan),
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def curves_coincide(frame: pd.DataFrame) -> bool:
-    """Whether every trial of a `health_curves` frame has the baseline's KL and score at every step, to 4
-    significant digits (as the tables print them; summed in another order, the floats differ further down): systems
-    knobs keep the math, so the curves lie on one another, and four trials read as one line with no word of why
-    (audit 27 F12). False with fewer than two trials, or with no value to compare."""
-    if frame.empty or frame["trial"].nunique() < 2 or frame[["kl", "score"]].isna().all().all():
-        return False
-    curves = [group.set_index("step")[["kl", "score"]].sort_index() for _, group in frame.groupby("trial", sort=False)]
-    first = curves[0]
-    return all(
-        c.index.equals(first.index)
-        and np.allclose(c.to_numpy(float), first.to_numpy(float), rtol=1e-4, atol=1e-9, equal_nan=True)
-        for c in curves[1:]
-    )
 
 
 def failures(study: optuna.Study) -> pd.DataFrame:

@@ -1,6 +1,7 @@
 """The winner's health checklist in the report and `autotune best`: KL to the reference, comm share and memory
 against the space's own limits (a metric the space does not limit is shown, not judged: a made-up threshold
-failed winners the sweep rightly accepted), and MFU against a GPU's target (on a CPU, shown only)."""
+failed winners the sweep rightly accepted), and MFU against a GPU's target (on a CPU, shown only); and the training-
+health curves (KL and score per step of the baseline, the winner and the top trials)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ import math
 from collections.abc import Callable
 from typing import NamedTuple
 
+import numpy as np
+import optuna
+import pandas as pd
+
 from autotune.space.schema import Space
+from autotune.study.frames import objective_names, step_frame, trials_frame
+from autotune.study.storage import StudyPaths
 from autotune.trial.scoring import unit_of
 
 MFU_TARGET = 0.35
@@ -101,3 +108,51 @@ def health_checks(
               percent=True),
     ]  # fmt: skip
     return checks[1:] if predicted else checks  # a prediction has no KL: its row read "not measured" (audit 27 F14)
+
+
+def health_curves(
+    study: optuna.Study, space: Space, top: int = 3, paths: StudyPaths | None = None, winner: int | None = None
+) -> pd.DataFrame:
+    """Per-step KL to the reference and score of the baseline, the `winner` and the top trials by sweep value
+    (long format): the top three by sweep value tied with the winner, which was left out (audit 27 F6)."""
+    frame = trials_frame(study, paths)
+    if frame.empty:
+        return frame
+    column = f"objective:{objective_names(study)[0]}"
+    ascending = space.objectives[0].direction == "minimize"
+    complete = frame[(frame["outcome"] == "complete") & ~frame["baseline"]].sort_values(column, ascending=ascending)
+    chosen = frame[frame["baseline"]]["number"].tolist()[:1]
+    if winner is not None and winner not in chosen and winner in set(frame["number"]):
+        chosen.append(winner)
+    chosen += [n for n in complete["number"] if n not in chosen][:top]
+    rows = []
+    for number in chosen:
+        trial = frame[frame["number"] == number].iloc[0]
+        steps = step_frame(trial["dir"]) if isinstance(trial["dir"], str) else pd.DataFrame()
+        label = f"#{number}" + (" (baseline)" if trial["baseline"] else "")
+        for step, metrics in steps.iterrows():
+            rows.append(
+                {
+                    "trial": label,
+                    "step": step,
+                    "kl": metrics.get("actor/kl_loss", math.nan),
+                    "score": metrics.get("critic/score/mean", math.nan),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def curves_coincide(frame: pd.DataFrame) -> bool:
+    """Whether every trial of a `health_curves` frame has the baseline's KL and score at every step, to 4
+    significant digits (as the tables print them; summed in another order, the floats differ further down): systems
+    knobs keep the math, so the curves lie on one another, and four trials read as one line with no word of why
+    (audit 27 F12). False with fewer than two trials, or with no value to compare."""
+    if frame.empty or frame["trial"].nunique() < 2 or frame[["kl", "score"]].isna().all().all():
+        return False
+    curves = [group.set_index("step")[["kl", "score"]].sort_index() for _, group in frame.groupby("trial", sort=False)]
+    first = curves[0]
+    return all(
+        c.index.equals(first.index)
+        and np.allclose(c.to_numpy(float), first.to_numpy(float), rtol=1e-4, atol=1e-9, equal_nan=True)
+        for c in curves[1:]
+    )
