@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -165,8 +166,17 @@ def ablation_section(
             "baseline to the winner one knob at a time, re-measuring each step.</p>",
         )
         return
-    fig = go.Figure()
     steps = info.steps
+    if all(math.isnan(s.gain) for s in steps):  # a plot of NaN bars is an empty plot (report --check fails it)
+        page.section(
+            "ablation",
+            "Which knobs made the winner faster",
+            f'<p class="note">Not measured: every run of the path failed, so no step has a gain. '
+            f"<code>autotune explain {html.escape(study)} --rerun</code> measures it again.</p>"
+            + table_html(frame, False),
+        )
+        return
+    fig = go.Figure()
     labels = [s.label for s in steps]
     fig.add_trace(
         go.Bar(

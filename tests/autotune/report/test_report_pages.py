@@ -4,18 +4,22 @@ the training-health note, the trial table and the browser check's empty plots.""
 from __future__ import annotations
 
 import json
+import math
 import re
 import warnings
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
 from autotune.report import data, render, write_report
 from autotune.report.browser import inspect
 from autotune.space.loader import load_space
+from autotune.study.ablation_result import ExplainStep
 from autotune.study.storage import StudyPaths, load_study
+from autotune.sweep.explain import ExplainOptions, summarize_path
 from tests.autotune.conftest import simulated_study
 
 
@@ -260,3 +264,22 @@ def test_the_health_curves_include_the_winner_whatever_its_sweep_value(small_stu
     frame = data.health_curves(study, load_space(str(space_file)), top=1, paths=paths, winner=slowest)
     best = max(complete, key=lambda t: t.values[0]).number
     assert list(dict.fromkeys(frame["trial"])) == ["#0 (baseline)", f"#{slowest}", f"#{best}"], frame
+
+
+def test_an_explain_path_whose_runs_all_failed_draws_no_empty_plot():
+    """A plot of NaN bars is an empty plot, which `report --check` fails: the section says why it has none."""
+
+    def step(gain: float) -> ExplainStep:
+        return ExplainStep(
+            gain=gain, speedup_mean=gain, speedup_min=gain, speedup_max=gain, rounds=2, label="k", step=1
+        )
+
+    for gains, plots in (([math.nan, math.nan], 0), ([math.nan, 1.2], 1)):
+        info = summarize_path([step(g) for g in gains], 7, ExplainOptions())
+        frame = pd.DataFrame([s.table_row() for s in info.steps], columns=list(ExplainStep.TABLE))
+        page = render.Page()
+        render.ablation_section(page, frame, info, "small")
+        said = section(page.html("t", "t"), "ablation")
+        assert said.count('class="plot"') == plots
+        assert ("every run of the path failed" in said) == (plots == 0)
+        assert "not measured: its runs failed" in said  # the table names each step's verdict
