@@ -142,7 +142,7 @@ def load_tree(path: str | Path) -> tuple[Any, dict[tuple[str, ...], str]]:
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     raise YamlError(f"{_node_where(str(path), key_node)}: `<<` merge keys are not supported; "
                                     "write the keys out")  # fmt: skip
-                key = str(scalar(key_node))
+                key = key_node.value  # as written: an env variable `ON:` is named ON, not True (audit 29 F5)
                 if key in out:
                     raise YamlError(f"{_node_where(str(path), key_node)}: key {key!r} appears twice")
                 where[(*prefix, key)] = _node_where(str(path), key_node)

@@ -88,8 +88,14 @@ def _compose(overrides: tuple[str, ...]) -> Any:
         GlobalHydra.instance().clear()
 
 
+ENGINE_WORKER_RULE = "verl's actor worker asserts at start-up"
+"""How a refusal by a rule of verl's engine workers starts (verl 0.9 runs every job on them; `validate_config` does
+not hold it): a space predicting a run of a verl before them (`sim.verl_version`) is not held to it."""
+
+
 def validate(cfg: Any) -> None:
-    """verl's own start-up validation (`main_ppo` runs it before Ray starts); VerlRejected with its message."""
+    """verl's own start-up validation (`main_ppo` runs it before Ray starts) and its engine workers' start-up rules
+    that it leaves out; VerlRejected with the message."""
     from verl.trainer.ppo.utils import need_critic, need_reference_policy
     from verl.utils.config import validate_config
 
@@ -105,6 +111,13 @@ def validate(cfg: Any) -> None:
             raise
         message = " ".join(str(cause).split()) or type(cause).__name__
         raise VerlRejected(f"verl's validate_config rejects it: {message}") from None
+    actor, rollout = cfg.actor_rollout_ref.actor, cfg.actor_rollout_ref.rollout
+    if actor.use_dynamic_bsz != rollout.log_prob_use_dynamic_bsz:  # after Ray and the workers start (audit 29 F2)
+        raise VerlRejected(
+            f"{ENGINE_WORKER_RULE} that `actor_rollout_ref.actor.use_dynamic_bsz` "
+            f"({actor.use_dynamic_bsz}) equals `actor_rollout_ref.rollout.log_prob_use_dynamic_bsz` "
+            f"({rollout.log_prob_use_dynamic_bsz}); leave the rollout's unset (verl's default follows the actor's)"
+        )
 
 
 @contextlib.contextmanager
@@ -289,8 +302,13 @@ def flatten_tree(node: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix[:-1]: node}
 
 
+_COUNTS = re.compile(r"(micro_batch_size(_per_gpu)?|max_token_len(_per_gpu)?)$")
+"""Keys verl slices batches by: integers, whatever their default."""
+
+
 def check_types(cfg: Any, flat: dict[str, Any]) -> list[str]:
-    """Keys whose value's type differs from verl's default (bool vs number vs string vs list)."""
+    """Keys whose value's type differs from verl's default (bool vs number vs string vs list), and a float where
+    verl counts (micro-batches, token budgets) though its default is null."""
     from omegaconf import OmegaConf
 
     problems = []
@@ -299,6 +317,10 @@ def check_types(cfg: Any, flat: dict[str, Any]) -> list[str]:
             default = OmegaConf.select(cfg, key, throw_on_missing=False)
         except Exception:
             continue
+        if default is None and isinstance(value, float) and _COUNTS.search(key):  # null: no type to compare with
+            # (ints are coerced where verl's default is one); a float fails in verl's batching after Ray and the
+            # workers start: "'float' object cannot be interpreted as an integer" (audit 29 F1)
+            problems.append(f"`{key}`: verl counts with it, got {value!r}; write an integer")
         if default is None or value is None:
             continue
         if isinstance(default, bool) != isinstance(value, bool):
@@ -380,7 +402,19 @@ def render_yaml(flat: dict[str, Any], header: list[str]) -> str:
     body = {"hydra": {"searchpath": ["pkg://verl.trainer.config"]}, "defaults": ["ppo_trainer", "_self_"]}
     body.update(to_nested(flat))
     comments = "".join(f"# {line}\n" for line in header)
-    return comments + yaml.safe_dump(body, sort_keys=False)
+    return comments + yaml.dump(body, Dumper=_hydra_dumper(), sort_keys=False)
+
+
+@cache
+def _hydra_dumper() -> type[yaml.SafeDumper]:
+    """PyYAML's safe dumper quoting every string hydra would read as something else: OmegaConf's loader reads
+    `1e3` as a float where PyYAML's reads a string, so an env value `1e3` came back 1000.0 (audit 29 F4)."""
+    from omegaconf._utils import get_yaml_loader
+
+    class HydraDumper(yaml.SafeDumper):
+        yaml_implicit_resolvers = get_yaml_loader().yaml_implicit_resolvers
+
+    return HydraDumper
 
 
 SHELL_VAR = re.compile(r"\$(?:\{(\w+)(?::?-)?|(\w+)|([@*]))")

@@ -52,6 +52,12 @@ LOGPROB_MICRO = (
     "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
     "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
 )
+LOGPROB_DYNAMIC = (
+    "actor_rollout_ref.rollout.log_prob_use_dynamic_bsz",
+    "actor_rollout_ref.ref.log_prob_use_dynamic_bsz",
+)
+"""verl's defaults follow the actor's `use_dynamic_bsz`; its actor worker asserts the rollout's equals it."""
+CRITIC_MICRO = "critic.ppo_micro_batch_size_per_gpu"
 FSDP = "actor_rollout_ref.actor.fsdp_config."
 NCCL: dict[str, list[Any]] = {
     "NCCL_PROTO": [None, "Simple", "LL", "LL128"],
@@ -91,6 +97,8 @@ class Recipe:
     limits: list[tuple[dict[str, Any], str]]
     cpu: bool
     notes: list[str] = field(default_factory=list)
+    follow: list[str] = field(default_factory=list)
+    """Keys of the job left out of `base:` so that they follow a knob as verl's defaults derive them."""
 
 
 def _divisors(n: int) -> list[int]:
@@ -178,11 +186,25 @@ def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | No
         if any(k.name == "logprob_token_budget" for k in budgets)
         else {}
     )  # one budget for both log-prob passes
-    for key in LOGPROB_MICRO:  # without dynamic batching verl needs them: the job (dynamic) set none
-        if not any(k in job.flat for k in (key, key.removesuffix("_per_gpu"))):
+    for key in LOGPROB_MICRO:  # without dynamic batching verl needs them: the job (dynamic) set none. A job
+        # without dynamic batching that sets none runs without them: nothing is added to it (audit 29 F1)
+        if dynamic and not any(k in job.flat for k in (key, key.removesuffix("_per_gpu"))):
             derived[key] = {"when": {DYNAMIC: False}, "value": MICRO}
+    if dynamic and _critic_follows_actor(job, value):  # and the critic's (audit 29 F3)
+        derived[CRITIC_MICRO] = {"when": {DYNAMIC: False}, "value": MICRO}
+    follow = [k for k in LOGPROB_DYNAMIC if k in job.flat and bool(job.flat[k]) == dynamic]
+    if follow:  # pinned to the actor's value, they stayed when the knob turned it (verl asserts: audit 29 F2)
+        notes.append(
+            f"the job sets {', '.join(f'`{k}`' for k in follow)} to `{DYNAMIC}`'s value, as verl's defaults "
+            "derive them: left out of `base:` so that they follow the actor's when a trial turns dynamic batching "
+            f"{'off' if dynamic else 'on'} (verl's actor worker refuses a rollout that differs from the actor)"
+        )
 
     if not cpu:
+        sglang = value("actor_rollout_ref.rollout.name") == "sglang"
+        engine = "SGLang (mem_fraction_static)" if sglang else "vLLM"
+        if sglang:
+            notes.append("an SGLang rollout: the cost model (pre-screen, `--fidelity sim`) predicts it as vLLM's")
         util = float(value("actor_rollout_ref.rollout.gpu_memory_utilization"))
         low, high = min(0.3, util), max(0.9, util)
         knobs.append(
@@ -190,7 +212,7 @@ def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | No
                 "actor_rollout_ref.rollout.gpu_memory_utilization",
                 {"type": "float", "low": low, "high": high, "step": 0.05} if _on_grid(util, low, 0.05) and _on_grid(high, low, 0.05) else {"type": "float", "low": low, "high": high},
                 util,
-                "vLLM's share of each GPU (weights + KV cache); the trainer's state stays resident beside it",
+                f"{engine}'s share of each GPU (weights + KV cache); the trainer's state stays resident beside it",
             )
         )  # fmt: skip
         for name, choices in NCCL.items():
@@ -211,7 +233,19 @@ def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | No
     constraints: list[dict[str, Any]] = [] if cpu else [{"divides": [TP, "trial.world_size"]}]
     constraints.append({"at_least": [ACTOR_BUDGET, seq], "when": {DYNAMIC: True}})
     algorithm = [(k, value(k), role) for k, role in ALGORITHM_KEYS.items()]
-    return Recipe(knobs, derived, constraints, algorithm, _limits(value), cpu, notes)
+    return Recipe(knobs, derived, constraints, algorithm, _limits(value), cpu, notes, follow)
+
+
+def _critic_follows_actor(job: Job, value: Any) -> bool:
+    """The job has a critic (verl's `need_critic`) on the actor's dynamic batching (verl's default for
+    `critic.use_dynamic_bsz`) and sets no critic micro-batch: a trial turning dynamic batching off needs one."""
+    enabled = value("critic.enable")
+    critic = bool(enabled) if enabled is not None else str(value("algorithm.adv_estimator")) == "gae"
+    return (
+        critic
+        and "critic.use_dynamic_bsz" not in job.flat
+        and not any(k in job.flat for k in (CRITIC_MICRO, CRITIC_MICRO.removesuffix("_per_gpu")))
+    )
 
 
 def _rollout_tp(job: Job, value: Any, g: int, heads: int | None, heads_from: str) -> Knob:

@@ -37,9 +37,10 @@ def trial_settings(cluster: Cluster, cpu: bool) -> dict[str, Any]:
             "hang_timeout_s": 900, "startup_grace_s": grace}  # fmt: skip
 
 
-def _base(job: Job, cluster: Cluster) -> dict[str, Any]:
-    """The job's keys exactly, plus the cluster's shape where the job does not say it."""
-    base = dict(job.flat)
+def _base(job: Job, cluster: Cluster, rec: Recipe) -> dict[str, Any]:
+    """The job's keys exactly (but those left to follow a knob as verl derives them), plus the cluster's shape
+    where the job does not say it."""
+    base = {k: v for k, v in job.flat.items() if k not in rec.follow}
     for key, want in (("trainer.n_gpus_per_node", cluster.gpus_per_node), ("trainer.nnodes", cluster.nodes)):
         have = base.get(key)
         if have is None:
@@ -54,7 +55,7 @@ def baseline(job: Job, cluster: Cluster, rec: Recipe) -> dict[str, Any]:
     """The verl keys of the space's baseline trial (the job, the cluster's shape, the knobs' baselines: a
     micro-batch the job leaves unset): what `autotune validate` puts through verl's checks, checked first."""
     knobs = {k.name: k.baseline for k in rec.knobs if k.in_baseline and "." in k.name and not k.name.startswith("env.")}
-    return {**_base(job, cluster), **knobs}
+    return {**_base(job, cluster, rec), **knobs}
 
 
 _PLAIN_PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
@@ -87,12 +88,12 @@ def render_space(job: Job, cluster: Cluster, rec: Recipe, name: str, file: str |
         "",
         "base:",
     ]
-    out += [_line(k, v) for k, v in _base(job, cluster).items()]
+    out += [_line(k, v) for k, v in _base(job, cluster, rec).items()]
     tuned_env = {k.name[4:] for k in rec.knobs if k.name.startswith("env.")}
     env = {k: v for k, v in job.env.items() if k not in tuned_env}
     if env:
         out += ["", "env:                             # the job's environment (every trial's Ray workers get it)"]
-        out += [_line(k, str(v)) for k, v in env.items()]
+        out += [_line(_flow(k), str(v)) for k, v in env.items()]  # `ON:` would read as True (audit 29 F5)
     out += ["", "trial:"]
     out += [_line(k, v) for k, v in trial_settings(cluster, rec.cpu).items()]
     out += ["", "params:"]

@@ -253,10 +253,15 @@ class CostModelFidelity(Fidelity):
                 f"{response}'s {float(given):,.0f}, cut to data.max_response_length: its runs answered at lengths "
                 f"this config does not allow, so its fit may not carry to it"
             )
+        engine = (
+            "; its SGLang rollout predicted as vLLM's (the cost model has no SGLang terms)"
+            if flat.get("actor_rollout_ref.rollout.name") == "sglang"
+            else ""
+        )  # the same numbers as a vLLM job's, said nowhere (audit 29 F7)
         return (
             f"mean prompt {w.prompt_tokens:.0f} tokens ({source('prompt_tokens', '0.8 of data.max_prompt_length')}), "
             f"mean response {w.response_tokens:.0f} ({response}), "
-            f"the longest of {w.responses:,} responses a step {w.longest_response:,.0f}{capped} ({how})"
+            f"the longest of {w.responses:,} responses a step {w.longest_response:,.0f}{capped} ({how}){engine}"
         )
 
     def weights_note(self, space: Space) -> str | None:

@@ -13,12 +13,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-OPS: dict[str, Callable[[list[float]], float]] = {
-    "sum": lambda xs: float(sum(xs)),
-    "product": lambda xs: float(math.prod(xs)),
-    "max": lambda xs: float(max(xs)),
-    "min": lambda xs: float(min(xs)),
-}
+OPS: dict[str, Callable[[list[float]], float]] = {"sum": sum, "product": math.prod, "max": max, "min": min}
+"""Integers stay integers (a micro-batch derived from one is `2`, not `2.0`, which verl's batching cannot take)."""
 
 
 class ExprError(ValueError):
@@ -44,15 +40,16 @@ def names(term: Any) -> list[str]:
 
 
 def value_of(term: Any, values: Mapping[str, Any]) -> float:
+    """The term's value: an int when every number in it is one (int-valued ops keep them), else a float."""
     if isinstance(term, (int, float)) and not isinstance(term, bool):
-        return float(term)
+        return term
     if isinstance(term, str):
         if term not in values:
             raise ExprError(f"`{term}` has no value here")
         value = values[term]
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ExprError(f"`{term}` = {value!r} is not a number")
-        return float(value)
+        return value
     ((op, args),) = term.items()
     return OPS[op]([value_of(a, values) for a in args])
 

@@ -223,8 +223,19 @@ def _trial_problem(
         checker = adapter.quick_check if quick else adapter.check
         checker(space.base_config, config.flat, space.trial.world_size)
     except (ConstraintViolation, InvalidConfig) as exc:
-        return str(exc)
+        return None if older_verl_excuses(space, str(exc)) else str(exc)
     return None
+
+
+def older_verl_excuses(space: Space, problem: str) -> bool:
+    """Whether `problem` is a rule of verl's engine workers and the space predicts a run of a verl before them
+    (`sim.verl_version`): a published run of verl 0.1 ran its log-prob pass on dynamic batching beside an actor
+    without (benchmarks/published_runs/tenth.py), which the installed verl refuses."""
+    from autotune.adapters.verl_config import ENGINE_WORKER_RULE
+    from autotune.sim.workload import verl_engine_workers
+
+    stated = space.sim.verl_version if space.sim is not None else None
+    return problem.startswith(ENGINE_WORKER_RULE) and stated is not None and not verl_engine_workers(stated)
 
 
 def _check_feasible_choices(r: Reader, space: Space, adapter: TrainerAdapter) -> None:

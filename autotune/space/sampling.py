@@ -104,7 +104,7 @@ def materialize(
             raise ConstraintViolation(
                 f"{d.where}: derived `{d.key}`: {exc}; give it a `when` under which every name it uses has a value"
             ) from None
-        if not math.isfinite(number):
+        if (isinstance(number, int) and abs(number) > 2**63) or not math.isfinite(number):
             raise ConstraintViolation(
                 f"{d.where}: derived `{d.key}` is {number}: its terms overflow; narrow their ranges"
             )

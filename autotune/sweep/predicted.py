@@ -200,6 +200,10 @@ def _refused(space: Space, adapter: TrainerAdapter, params: dict[str, Any], defa
     try:
         adapter.check(space.base_config, trial_config(space, adapter, params, defaults).flat, space.trial.world_size)
     except InvalidConfig as exc:
+        from autotune.space.loader import older_verl_excuses
+
+        if older_verl_excuses(space, str(exc)):
+            return None
         return f"the trainer refuses what it would ship ({str(exc)[:300]})"
     except VerlNotInstalled:
         return None
