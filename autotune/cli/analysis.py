@@ -133,7 +133,7 @@ def explain_cmd(
         )
         if recompared:  # a re-confirmation or a new ablation since: the same path, compared with what stands now
             result.write(paths)
-            console.print(f"(compared again with the {result.compared_with.rstrip(',')} as it stands now)")
+            console.print(f"(compared again with {result.reference_words} as it stands now)")
     for line in result.lines():
         console.print(line, markup=False)
     unmeasured = [str(step.step) for step in result.steps if step.verdict == NOT_MEASURED]

@@ -387,7 +387,7 @@ def minimal_winner(
             "gain": k.gain,
             "low": k.low,
             "high": k.high,
-            "verdict": k.verdict,
+            "verdict": k.said,
             "ships": k.kept,
         }
         for k in result.knobs

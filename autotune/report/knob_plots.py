@@ -184,7 +184,12 @@ def ablation_section(
             y=[s.gain for s in steps],
             name="× the step before (step gain)",
             marker={
-                "color": [{"within noise": "#c8c8c8", "slower": "#e76f51"}.get(s.verdict, "#2a9d8f") for s in steps]
+                "color": [
+                    "#e9c46a"
+                    if s.outside
+                    else {"within noise": "#c8c8c8", "slower": "#e76f51"}.get(s.verdict, "#2a9d8f")
+                    for s in steps
+                ]
             },
             error_y={
                 "type": "data",
@@ -203,8 +208,8 @@ def ablation_section(
     if confirmed:
         verdict = {True: "agrees with", False: "does not agree with", None: "cannot be compared with"}
         compare = (
-            f" The product of the step gains, {info.product:.3f}×, {verdict[info.agrees]} the "
-            f"{info.compared_with.rstrip(',')} ×{confirmed.speedup_geomean:.3f} "
+            f" The product of the step gains, {info.product:.3f}×, {verdict[info.agrees]} "
+            f"{info.reference_words} ×{confirmed.speedup_geomean:.3f} "
             f"{interval(confirmed.speedup_low, confirmed.speedup_high)}."
         )
     skipped = [

@@ -39,6 +39,12 @@ class ExplainStep(Ratios):
     value: float = math.nan
     reference: float = math.nan
     feasible_rounds: int = 0
+    measured_rounds: int | None = None
+    """Rounds in which both this step's run and the one before it measured (None: a file from before it was
+    kept, whose `rounds` counted failed runs too)."""
+    outside: str = ""
+    """How this step's configuration broke a limit in rounds it ran (`outside limits: memory ... in 2 of 2
+    rounds`); empty when it stayed inside them."""
     tried: dict[str, float] = field(default_factory=dict)
     """The gain every candidate knob showed in the ordering round that chose this one."""
     runs: list[str] = field(default_factory=list)
@@ -48,7 +54,9 @@ class ExplainStep(Ratios):
     verdict: str = ""
     """matters | slower | within noise (its rounds straddle 1.0) | one run: no spread | not measured: its runs failed."""
 
-    TABLE: ClassVar[tuple[str, ...]] = ("step", "label", "gain", "speedup_min", "speedup_max", "cumulative", "verdict")
+    TABLE: ClassVar[tuple[str, ...]] = (
+        "step", "label", "gain", "speedup_min", "speedup_max", "cumulative", "verdict", "outside",
+    )  # fmt: skip
     """The fields the report's table of the path shows, in order."""
 
     def table_row(self) -> dict[str, Any]:
@@ -86,6 +94,13 @@ class Explanation(Conclusion):
     winner_params: dict[str, Any] = field(default_factory=dict)
     source: str = ""
 
+    @property
+    def reference_words(self) -> str:
+        """What the path is compared with, in a sentence: "the confirmed speedup", "what ships, measured by the
+        ablation" (not "the what ships")."""
+        label = self.compared_with.rstrip(",")
+        return label if label.startswith("what") else f"the {label}"
+
     def measured_with(self, repeats: int, max_rounds: int | None, select_repeats: int) -> bool:
         return (self.repeats, self.max_rounds, self.select_repeats) == (repeats, max_rounds, select_repeats)
 
@@ -102,8 +117,12 @@ class Explanation(Conclusion):
     def compared(self, reference: ConfirmedSpeedup | None, label: str) -> Explanation:
         """This path against `reference`: it agrees when the product of its gains lies in the reference's
         interval, the one `best` prints; one round has no interval, and is not compared."""
-        agrees = None
-        if reference is not None and self.steps and not math.isnan(reference.speedup_low + reference.speedup_high):
+        agrees = None  # a path with an unmeasured step has no product to compare (NaN read "does NOT agree")
+        if (
+            reference is not None
+            and self.steps
+            and not math.isnan(reference.speedup_low + reference.speedup_high + self.product)
+        ):
             agrees = bool(reference.speedup_low <= self.product <= reference.speedup_high)
         return dataclasses.replace(self, confirmed=reference, agrees=agrees, compared_with=label)
 
@@ -132,21 +151,26 @@ class Explanation(Conclusion):
     def lines(self) -> list[str]:
         """The path as plain text lines (the CLI, the benchmark and the notebook print these)."""
         target = f"what ships of winner #{self.winner}" if self.dropped else f"winner #{self.winner}"
-        out = [  # not the minimal winner's ablation (each change taken out of the winner): its own lines
-            f"explain: study `{self.study}`'s baseline #{self.baseline} → {target}, the knob that gains "
-            "most applied first, then the next"
-        ]
-        for s in self.steps:
+        how = "one knob" if len(self.steps) == 1 else "the knob that gains most applied first, then the next"
+        out = [f"explain: study `{self.study}`'s baseline #{self.baseline} → {target}, {how}"]
+        for s in self.steps:  # not the minimal winner's ablation (each change taken out of the winner): its own lines
+            if math.isnan(s.gain):
+                out.append(f"  {s.step}. {s.label}: [{s.verdict}]")
+                continue
+            measured = s.rounds if s.measured_rounds is None else s.measured_rounds
+            some = f", measured in {measured} of {s.rounds} rounds: the others failed" if measured < s.rounds else ""
             out.append(
-                f"  {s.step}. {s.label}: ×{s.gain:.3f} (rounds {s.speedup_min:.3f}–{s.speedup_max:.3f})"
-                f" → {s.cumulative:.3f}× the baseline  [{s.verdict}]"
+                f"  {s.step}. {s.label}: ×{s.gain:.3f} (rounds {s.speedup_min:.3f}–{s.speedup_max:.3f}{some})"
+                f" → {s.cumulative:.3f}× the baseline  [{s.verdict}]" + (f"  ({s.outside})" if s.outside else "")
             )
-        if self.steps:
+        if self.steps and not math.isnan(self.product):
             out.append(
                 f"product of step gains {self.product:.3f}× (range {self.product_min:.3f}–{self.product_max:.3f})"
             )
+        elif self.steps:
+            out.append("product of step gains: not known, a step's runs all failed (`--rerun` measures it again)")
         end = self.end_to_end
-        if end:
+        if end and not math.isnan(end.speedup_geomean):
             out.append(
                 f"winner over baseline in the same path rounds {end.speedup_geomean:.3f}× (geometric mean) "
                 f"(rounds {end.speedup_min:.3f}–{end.speedup_max:.3f})"
@@ -164,8 +188,11 @@ class Explanation(Conclusion):
                     else ""
                 )
             )
-        else:
-            out.append("no confirmation of the winner to compare with (run the sweep with --confirm 2)")
+        else:  # "run the sweep with --confirm 2" to a sweep that did, cut short (audit 30 F7)
+            out.append(
+                f"no confirmation of the winner to compare with: `autotune best {self.study}` says why (a sweep "
+                "cut short goes on with the same `autotune run` command; then explain again to compare)"
+            )
         for names, text in (
             (self.same_as_baseline, "not run, the winner keeps the baseline's value"),
             (self.dropped, "not run, the ablation sent them back to the baseline"),
@@ -176,10 +203,10 @@ class Explanation(Conclusion):
         return out
 
 
-AblationVerdict = Literal["kept", "within noise", "slower", "inert here", "not measured"]
-"""What the ablation concluded about one change: kept (its interval lies above 1.0), or back to
-baseline because its interval reaches 1.0, it lies below 1.0, the knob is inert on this platform
-(not run), or its runs failed."""
+AblationVerdict = Literal["kept", "needed", "within noise", "slower", "inert here", "not measured"]
+"""What the ablation concluded about one change: kept (its interval lies above 1.0), needed (the winner
+without it broke a limit: it ships whatever its speed), or back to baseline because its interval reaches
+1.0, it lies below 1.0, the knob is inert on this platform (not run), or its runs failed."""
 
 
 @dataclass(kw_only=True)
@@ -201,10 +228,17 @@ class AblatedKnob:
     high: float = math.nan
     """The `LEVEL` interval of `gain`."""
     verdict: AblationVerdict = "not measured"
+    without: str = ""
+    """When needed: how the winner without it broke a limit (`outside limits: memory ... in 3 of 3 rounds`)."""
 
     @property
     def kept(self) -> bool:
-        return self.verdict == "kept"
+        return self.verdict in ("kept", "needed")
+
+    @property
+    def said(self) -> str:
+        """The verdict in words, with the broken limit of a needed change."""
+        return f"needed: without it {self.without}" if self.verdict == "needed" else self.verdict
 
 
 @dataclass(kw_only=True)
@@ -284,7 +318,7 @@ class Ablation(Conclusion):
             spread = f"×{k.gain:.3f} {interval(k.low, k.high)}" if not math.isnan(k.gain) else "not run"
             if len(counts) > 1 and k.ratios:  # extra rounds went to the undecided changes
                 spread += f" in {len(k.ratios)} rounds"
-            out.append(f"  {'kept   ' if k.kept else 'dropped'} {k.label}: {spread}  ({k.verdict})")
+            out.append(f"  {'kept   ' if k.kept else 'dropped'} {k.label}: {spread}  ({k.said})")
         s, w = self.shipped_speedup, self.winner_speedup
         whole = f"whole winner ×{w.speedup_geomean:.3f} {interval(w.speedup_low, w.speedup_high)}"
         if not self.kept:  # not "ships ×1.000 [1.000, 1.000]": the baseline against itself (audit 27 F5)

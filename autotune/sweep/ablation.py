@@ -138,7 +138,17 @@ def run_ablation(
             w / v if v and not math.isnan(w) else math.nan
             for w, v in zip(winner_c.values, ref_of(c).values, strict=False)
         ]
-        return ratios, verdict(ratios, maximize, level)
+        gain, low, high, said = verdict(ratios, maximize, level)
+        return ratios, (gain, low, high, "needed" if broke(c) else said)
+
+    def broke(c: Candidate) -> str:
+        """How the winner without this change broke a limit in rounds it ran, or "": such a change is needed
+        whatever its speed (leaving out one that saves memory is faster: it was dropped, and what shipped broke
+        the memory limit in every round, audit 30 F1). The baseline itself is never blamed."""
+        if c.params == base_params:
+            return ""
+        bad = [d for d, ran, ok in zip(c.details, c.ran, c.feasible, strict=True) if ran and not ok]
+        return f"{bad[0]} in {len(bad)} of {sum(c.ran)} rounds" if bad else ""
 
     most = max(repeats, space.confirm.ablation_max_repeats or repeats)
     for extra in range(repeats, most):  # undecided changes that point to a gain get more rounds
@@ -167,6 +177,7 @@ def run_ablation(
                 low=low,
                 high=high,
                 verdict=said,
+                without=broke(c),
             )
         )
     for name in skipped:
@@ -196,6 +207,14 @@ def run_ablation(
         shipped_speedup = compare(measured, ref)
     else:
         shipped_speedup = compare(*_paired(measured, baseline_c)) if measured is not baseline_c else _unity()
+    outside = broke(measured) if measured is not winner_c else ""
+    if outside:  # every change it sent back was harmless alone, not together: the whole winner ships
+        progress.note(f"[yellow]what the ablation would ship broke a limit ({outside}): the whole winner ships[/]")
+        shipped, shipped_rounds = winner_params, "ablation"
+        shipped_speedup = compare(winner_c, baseline_c)
+        for k in ablated:
+            if k.verdict in ("within noise", "slower", "not measured"):
+                k.verdict, k.without = "needed", f"with the others sent back, {outside}"
     winner_speedup = compare(winner_c, baseline_c)
     confirmed = ConfirmedSpeedup.of(row)
     result = Ablation(
@@ -235,7 +254,7 @@ def _paired(c: Candidate, ref: Candidate) -> tuple[Candidate, Candidate]:
 
     def cut(x: Candidate) -> Candidate:
         return dataclasses.replace(x, values=x.values[:n], key_metrics=x.key_metrics[:n], feasible=x.feasible[:n],
-                                   ran=x.ran[:n], limits=x.limits[:n])  # fmt: skip
+                                   ran=x.ran[:n], limits=x.limits[:n], details=x.details[:n])  # fmt: skip
 
     return cut(c), cut(ref)
 

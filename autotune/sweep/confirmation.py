@@ -47,6 +47,8 @@ class Candidate:
     """Per round: the run finished its steps (complete or infeasible; not crashed, timed out or stopped)."""
     limits: list[dict[str, float]] = field(default_factory=list)
     """Per round: each limit's metric value (empty when the run produced none)."""
+    details: list[str] = field(default_factory=list)
+    """Per round: why the run was not feasible (`outside limits: memory ...`); empty when it was."""
     key_metrics: list[dict[str, float]] = field(default_factory=list)
     label: str = ""
     """Folder stem of its runs (default `t<number>`)."""
@@ -118,9 +120,10 @@ def measure_interleaved(
                 "ran": ev.outcome in ("complete", "infeasible"),
                 "limits": dict(ev.score.limits) if ev.score else {},
                 "key_metrics": dict(ev.score.key_metrics) if ev.score else {},
+                "detail": "" if ev.outcome == "complete" else ev.detail or ev.outcome,
             }
             _append(c, **result)
-            if keep:
+            if keep and result["ran"]:  # a failed run is run again next time, not read back as a round (audit 30 F3)
                 (run_dir / KEPT).write_text(json.dumps({"key": keep, "params": _canonical(c.params), **result}))
 
 
@@ -154,13 +157,20 @@ def finish_kept(folder: Path) -> None:
 
 
 def _append(
-    c: Candidate, value: float, feasible: bool, ran: bool, limits: dict[str, float], key_metrics: dict[str, float]
+    c: Candidate,
+    value: float,
+    feasible: bool,
+    ran: bool,
+    limits: dict[str, float],
+    key_metrics: dict[str, float],
+    detail: str = "",
 ) -> None:
     c.values.append(value)
     c.feasible.append(feasible)
     c.ran.append(ran)
     c.limits.append(limits)
     c.key_metrics.append(key_metrics)
+    c.details.append(detail)
 
 
 def _canonical(params: dict[str, Any]) -> str:
@@ -175,6 +185,8 @@ def _kept(run_dir: Path, c: Candidate, keep: str | None) -> dict[str, Any] | Non
         return None
     if not isinstance(data, dict) or data.get("key") != keep or data.get("params") != _canonical(c.params):
         return None
+    if not data.get("ran"):  # kept before failed runs were left out: not a measured round (audit 30 F3)
+        return None
     try:
         return {
             "value": float(data["value"]),
@@ -182,6 +194,7 @@ def _kept(run_dir: Path, c: Candidate, keep: str | None) -> dict[str, Any] | Non
             "ran": bool(data["ran"]),
             "limits": {str(k): float(v) for k, v in data["limits"].items()},
             "key_metrics": {str(k): float(v) for k, v in data["key_metrics"].items()},
+            "detail": str(data.get("detail", "")),
         }
     except (KeyError, TypeError, ValueError, AttributeError):
         return None

@@ -188,9 +188,11 @@ def explain(
     remaining, same, skipped = knobs(space, dict(base.params), winner.params, inert)
     # after an ablation `winner.params` are what ships: the whole winner's other changes were sent back
     same, dropped = sent_back(same, study.trials[winner.number].params, dict(base.params))
+    skipped += [n for n in dropped if n in inert]  # "sent back by the ablation": it sends inert ones back unrun
+    dropped = [n for n in dropped if n not in inert]
     if not remaining:
         if winner.ships_baseline:  # it won confirmation, or the ablation sent every change back
-            why, then = winner.why_baseline, "the sweep found nothing to ship"
+            why, then = f"the baseline ships: {winner.why_baseline}", "the sweep found nothing to ship"
         elif winner.number == base.number:
             why, then = "the winner is the baseline", "run more trials first"
         else:
@@ -239,6 +241,10 @@ def explain(
                 reference=_mean(ref.values),
                 feasible_rounds=sum(run.feasible),
                 rounds=len(run.values),
+                measured_rounds=sum(
+                    1 for v, b in zip(run.values, ref.values, strict=True) if b and not math.isnan(v + b)
+                ),
+                outside=_outside(run),
                 tried=tried[i - 1],
                 runs=[str(folder / f"r{r + 1}-{run.stem}") for r in range(options.repeats)],
                 reference_runs=[str(folder / f"r{r + 1}-{ref.stem}") for r in range(options.repeats)],
@@ -293,15 +299,30 @@ def choose_order(
                 ctx.progress, f"explain: order step {number}", keep=ctx.keep,
             )  # fmt: skip
             gains = {k.name: compare(c, reference).speedup_mean for k, c in zip(remaining, tries, strict=True)}
-            ranked = [i for i, k in enumerate(remaining) if not math.isnan(gains[k.name])]
-            if ranked:  # nothing measurable (every run failed): keep file order
+            # a candidate outside the limits is not applied first however fast (leaving memory savings for last
+            # walked through a configuration that broke the memory limit: audit 30 F1)
+            inside = [i for i, c in enumerate(tries) if not _outside(c)]
+            ranked = [i for i in inside if not math.isnan(gains[remaining[i].name])]
+            if ranked:
                 pick = (max if maximize else min)(ranked, key=lambda i: gains[remaining[i].name])
+            else:  # said: the header's "the knob that gains most applied first" is not what happened (audit 30 F3)
+                pick = inside[0] if inside else 0
+                ctx.progress.note(
+                    f"[yellow]explain: order step {number}: no candidate measured inside the limits; "
+                    f"{remaining[pick].label} goes first (the space's order)[/]"
+                )
         chosen = remaining[pick]
         order.append(chosen)
         tried.append(gains)
         current = configure(ctx.space, ctx.defaults, {**current, **chosen.params})
         remaining = [k for k in remaining if k is not chosen]
     return order, tried
+
+
+def _outside(c: Candidate) -> str:
+    """How a configuration broke a limit in rounds it ran, or "" (inside them, or never ran)."""
+    bad = [d or "outside its limits" for d, ran, ok in zip(c.details, c.ran, c.feasible, strict=True) if ran and not ok]
+    return f"{bad[0]} in {len(bad)} of {sum(c.ran)} rounds" if bad else ""
 
 
 def order_candidates(
@@ -337,9 +358,10 @@ def summarize_path(steps: list[ExplainStep], winner: int, options: ExplainOption
         low *= step.speedup_min
         high *= step.speedup_max
         step.cumulative = product
+        measured = step.rounds if step.measured_rounds is None else step.measured_rounds
         if math.isnan(step.gain):  # every comparison with NaN is False: it read "matters" (audit 19 F2)
             step.verdict = NOT_MEASURED
-        elif step.rounds <= 1:
+        elif measured <= 1:  # a failed round is no round: one measured read "matters" (audit 30 F2)
             step.verdict = "one run: no spread"
         elif step.speedup_min <= 1.0 <= step.speedup_max:
             step.verdict = "within noise"

@@ -408,3 +408,73 @@ def test_an_ablation_that_sends_every_change_back_ships_the_baseline_at_one(tmp_
     s = summary(study, paths, space)
     assert (s.winner, s.speedup, s.winner_value) == (1, 1.0, 1.0), s
     assert s.whole == "the baseline's, in confirmation" and s.baseline_ships, s
+
+
+def test_a_change_whose_leave_one_out_broke_a_limit_is_needed_and_what_ships_stays_inside_the_limits(tmp_path):
+    """Leaving out a change that saves memory is faster: the ablation dropped it, and what shipped broke the memory
+    limit in every round (audit 30 F1). The rounds are recorded (each run's kept result, the files an interrupted
+    ablation goes on from), so the real ablation reads them instead of running them; the study is a real one."""
+    from autotune.sweep.confirmation import KEPT, _canonical, kept_key
+    from autotune.trial.record import TrialRecord
+
+    space_path = write_space(
+        tmp_path, steps=2, extra_params=f"  {PREFETCH}: {{type: bool}}\n  {EPOCHS}: {{type: int, low: 1, high: 2, role: systems}}",
+        extra_baseline=f"  {PREFETCH}: false\n  {EPOCHS}: 2",
+    )  # fmt: skip
+    runs = tmp_path / "runs"
+    proc = autotune("run", "--space", str(space_path), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
+                    "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    space = throughput_stage(load_space(str(space_path)))
+    paths = StudyPaths(runs, "small")
+    study = load_study(paths)
+    adapter = get_adapter(space.trainer, space.command)
+    defaults = adapter.defaults(space.base_config)
+    base = dict(study.trials[0].params)
+    winner = configure(space, defaults, {**base, DYN: True, PREFETCH: True, EPOCHS: 1})
+    key = kept_key(space, dict(TrialRecord.of(study.trials[0]).limits))
+    breach = "outside limits: memory 0.0081 GiB > max 0.0079 GiB"
+
+    def record(folder, stem, params, value, feasible=True):
+        for r in (1, 2):
+            run = folder / f"r{r}-{stem}"
+            run.mkdir(parents=True, exist_ok=True)
+            result = {"value": value * (1 + r / 100), "feasible": feasible, "ran": True, "limits": {},
+                      "key_metrics": {}, "detail": "" if feasible else breach}  # fmt: skip
+            (run / KEPT).write_text(json.dumps({"key": key, "params": _canonical(params), **result}))
+
+    def ablate(loo_values):
+        folder = paths.root / "ablation"
+        record(folder, "base", base, 1.0)
+        record(folder, "winner", winner, 2.0)
+        for name, (value, feasible) in loo_values.items():
+            record(folder, f"without-{name.rsplit('.', 1)[-1]}", reset(space, defaults, base, winner, [name]), value,
+                   feasible)  # fmt: skip
+        rows = [
+            ConfirmedCandidate(number=0, params=base, values=[1.0], feasible_rounds=1, rounds=1, mean=1.0,
+                               is_baseline=True),
+            ConfirmedCandidate(number=1, params=winner, values=[2.0], feasible_rounds=1, rounds=1, mean=2.0,
+                               speedup_mean=2.0, speedup_geomean=2.0),
+        ]  # fmt: skip
+        confirmation = Confirmation.decide(rows, 0, maximize=True)
+        result = run_ablation(study, space, adapter, paths, confirmation, 2, SweepProgress(0, "perf/throughput"))
+        assert result is not None
+        return result, {k.knob: k for k in result.knobs}
+
+    # without ppo_epochs=1 (here a stand-in for a memory-saving knob) it runs faster (2.4 vs the winner's 2.0) but out of memory in both rounds: needed
+    result, by_knob = ablate({DYN: (1.0, True), PREFETCH: (2.0, True), EPOCHS: (2.4, False)})
+    assert by_knob[DYN].verdict == "kept" and by_knob[PREFETCH].verdict == "within noise"
+    assert by_knob[EPOCHS].verdict == "needed" and by_knob[EPOCHS].kept, result.lines()
+    assert f"(needed: without it {breach} in 2 of 2 rounds)" in "\n".join(result.lines())
+    assert result.shipped == configure(space, defaults, {**winner, PREFETCH: False})
+    assert result.shipped[EPOCHS] == 1
+    # every change left out alone stays inside the limits, but what ships (ppo_epochs and prefetch both back) breaks
+    # them in its own rounds: the whole winner ships, and the changes it would have sent back are needed
+    (paths.root / "ablation.json").unlink()
+    reduced = configure(space, defaults, {**winner, PREFETCH: False, EPOCHS: 2})
+    record(paths.root / "ablation" / "reduced", "base", base, 1.0)
+    record(paths.root / "ablation" / "reduced", "shipped", reduced, 2.1, feasible=False)
+    result, by_knob = ablate({DYN: (1.0, True), PREFETCH: (2.0, True), EPOCHS: (2.0, True)})
+    assert result.shipped == winner, result.lines()
+    assert [by_knob[k].verdict for k in (DYN, PREFETCH, EPOCHS)] == ["kept", "needed", "needed"]
+    assert by_knob[PREFETCH].without == f"with the others sent back, {breach} in 2 of 2 rounds"

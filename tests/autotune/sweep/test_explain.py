@@ -422,3 +422,41 @@ def test_a_second_explain_waits_for_the_first_and_a_rerun_cut_short_goes_on_from
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
     assert "measured earlier" not in again.stdout and "product of step gains" in again.stdout, again.stdout
     assert [k.stat().st_mtime for k in kept] == before, "the finished round of the cut-short --rerun ran again"
+
+
+def test_a_step_measured_in_one_round_of_two_and_an_unmeasured_path_are_said_as_such():
+    """One of two path rounds failed: the step read "matters" and "the path agrees", exit 0, nothing said; a path
+    whose step was never measured printed "nan×" and "does NOT agree (other jobs on the machine...)" (audit 30 F2,
+    F4)."""
+    ref = ConfirmedSpeedup(speedup_mean=1.5, speedup_min=1.4, speedup_max=1.6, speedup_std=0.1, rounds=2,
+                           speedup_geomean=1.5, speedup_low=1.2, speedup_high=1.8)  # fmt: skip
+    half = step([1.52])
+    half.rounds, half.measured_rounds = 2, 1
+    result = summarize_path([half], 7, ExplainOptions()).compared(ref, "what ships, measured by the ablation,")
+    assert half.verdict == "one run: no spread"
+    said = "\n".join(result.lines())
+    assert "(rounds 1.520–1.520, measured in 1 of 2 rounds: the others failed)" in said, said
+    assert "explain: study `` baseline" not in said and ", one knob" in said.splitlines()[0]
+    assert result.reference_words == "what ships, measured by the ablation"
+    unmeasured = ExplainStep(gain=math.nan, speedup_mean=math.nan, speedup_min=math.nan, speedup_max=math.nan,
+                             rounds=2, measured_rounds=0, label="k", step=1)  # fmt: skip
+    result = summarize_path([unmeasured], 7, ExplainOptions()).compared(ref, "confirmed speedup")
+    assert result.agrees is None and result.reference_words == "the confirmed speedup"
+    said = "\n".join(result.lines())
+    assert "nan" not in said and "does NOT agree" not in said, said
+    assert "product of step gains: not known, a step's runs all failed" in said
+
+
+def test_a_failed_run_is_not_kept_to_be_read_back_as_a_round(tmp_path):
+    """After an explain whose runs crashed, `--repeats 3` read the crashed rounds back as finished ones ("kept from
+    an earlier run") and measured 1 round of 3 (audit 30 F3). A kept file of a run that did not run (written before
+    failed runs were left out) is not read back either."""
+    from autotune.sweep.confirmation import KEPT, Candidate, _canonical, _kept
+
+    c = Candidate(1, {"k": 1})
+    result = {"value": math.nan, "feasible": False, "ran": False, "limits": {}, "key_metrics": {}}
+    (tmp_path / KEPT).write_text(json.dumps({"key": "K", "params": _canonical(c.params), **result}))
+    assert _kept(tmp_path, c, "K") is None
+    (tmp_path / KEPT).write_text(json.dumps({"key": "K", "params": _canonical(c.params), **result, "ran": True,
+                                             "value": 2.0, "detail": "outside limits: memory"}))  # fmt: skip
+    assert _kept(tmp_path, c, "K") == {**result, "ran": True, "value": 2.0, "detail": "outside limits: memory"}
