@@ -132,8 +132,9 @@ def export_cmd(
     check: Annotated[
         bool,
         typer.Option(
-            help="Compose the result with verl's own hydra config and fail on any key verl rejects; then run the "
-            "equivalence check (baseline and winner on a fixed batch: same log-probs, losses, gradient norms)."
+            help="Compose the result with verl's own hydra config and fail on any key verl rejects; then, for a "
+            "space on the built-in trainer, run the equivalence check (baseline and winner on a fixed batch: same "
+            "log-probs, losses, gradient norms; a verl space's trainer cannot run it here: said)."
         ),
     ] = False,
     predicted: Annotated[
