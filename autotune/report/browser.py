@@ -103,5 +103,14 @@ def inspect(report: Path, screenshot: Path | None = None, width: int = 1400, hei
         external=external,
         screenshot=screenshot if screenshot is not None and screenshot.exists() else None,
         label_overlaps=sum(int(n) for n in re.findall(r'data-label-overlaps="(\d+)"', text)),
-        empty=re.findall(r'<div id="(plot-\d+)" class="plot[^"]*"[^>]*data-points="0"', text),
+        empty=[
+            _in_section(text, m.start(), m.group(1))
+            for m in re.finditer(r'<div id="(plot-\d+)" class="plot[^"]*"[^>]*data-points="0"', text)
+        ],
     )
+
+
+def _in_section(text: str, at: int, plot: str) -> str:
+    """A plot named by its section (`plot-2 (section ablation)`): its DOM id alone named nothing to a reader."""
+    sections = re.findall(r'<section id="([\w-]+)"', text[:at])
+    return f"{plot} (section {sections[-1]})" if sections else plot

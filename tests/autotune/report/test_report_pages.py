@@ -64,7 +64,11 @@ def test_a_simulated_report_draws_no_empty_health_plot_and_the_check_fails_one(s
     path = tmp / "old.html"
     path.write_text(old.html("t", "t"))
     seen = inspect(path)
-    assert seen.rendered == seen.plots == 2 and seen.empty == ["plot-0", "plot-1"] and not seen.ok, seen
+    assert (
+        seen.rendered == seen.plots == 2
+        and seen.empty == ["plot-0 (section health)", "plot-1 (section health)"]
+        and not seen.ok
+    ), seen
     with pytest.raises(typer.Exit):  # what `autotune report --check` runs on each page
         _check_page(path, tmp / "old.png")
 
