@@ -1,0 +1,341 @@
+"""A run script or command line read as bash reads it, into the job verl runs (see `job.py`).
+
+Line continuations joined, comments dropped, `NAME=value` and `export NAME=value` lines remembered (exports
+are the job's environment) and substituted where the command uses them (`data.train_files="$train_files"`),
+`$HOME` written as `~` (the verl adapter expands it for each trial), `$@` dropped. A variable the script does
+not set is left as written and named in a note: its value is the user's to fill in. Overrides are parsed by
+hydra's own override parser, so values mean what they mean to verl (`1e-6` is a float, `'["console","wandb"]'`
+a list).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from autotune.adapters.verl_config import (
+    ENV_PREFIX,
+    SCRIPT_ARGUMENTS,
+    SHELL_VAR,
+    shell_chars,
+    substitute,
+    unquoted,
+    without_comment,
+)
+from autotune.scaffold.job import ENTRY, Job, JobError
+
+__all__ = ["from_script"]
+
+_ASSIGN = re.compile(r"^[A-Za-z_]\w*=")
+_HOME = "AUTOTUNE-HOME-b1f4"
+_SHELL_END = {"|", "||", "&&", ";", "&", ">", ">>", "2>&1", "1>&2", "<"}
+
+
+def _logical_lines(text: str) -> list[str]:
+    joined = re.sub(r"\\\r?\n", " ", text)
+    out = []
+    for line in joined.splitlines():
+        stripped = without_comment(line).strip()  # before `;` splits it: `x=1  # a; b=2` sets x only
+        if stripped:
+            out.append(stripped)
+    return out
+
+
+_TEXT_DOLLAR = "\x00"
+"""Stands for a `$` bash reads as text (`'run_$N'`, `\\$N`) while the line's variables are filled in."""
+
+
+def _text_dollars(line: str) -> str:
+    """The line with each `$` bash does not expand (inside single quotes, or escaped) as `_TEXT_DOLLAR`."""
+    out: list[str] = []
+    for _, ch, where in shell_chars(line):
+        if ch == "$" and where == "\\":
+            out[-1] = _TEXT_DOLLAR  # its backslash goes too, as in bash
+        else:
+            out.append(_TEXT_DOLLAR if ch == "$" and where == "'" else ch)
+    return "".join(out)
+
+
+def _tokens(line: str, source: str) -> list[str]:
+    try:
+        return shlex.split(line)
+    except ValueError as exc:
+        raise JobError(f"{source}: cannot read `{line[:80]}`: {exc} (an unclosed quote?)") from None
+
+
+def _joined_flags(tokens: list[str]) -> list[str]:
+    """`--config-name ppo_trainer` (hydra takes the value as the next word) as `--config-name=ppo_trainer`."""
+    out: list[str] = []
+    for token in tokens:
+        if out and out[-1] in ("--config-name", "-cn", "--config-path", "-cp") and not token.startswith("-"):
+            out[-1] += "=" + token
+        else:
+            out.append(token)
+    return out
+
+
+def _statements(line: str) -> list[str]:
+    """A line's commands, split at `;` and `&&` outside quotes and parentheses (`n=4; lr=1e-6` set only `n`:
+    the second was read as a word), each run in turn as bash does."""
+    out, depth, begin, skip = [], 0, 0, -1
+    for i, ch in unquoted(line):
+        if ch in "()":
+            depth += 1 if ch == "(" else -1
+        elif depth == 0 and i > skip and (ch == ";" or line.startswith("&&", i)):
+            out.append(line[begin:i])
+            begin = skip = i + (2 if ch == "&" else 1)
+    out.append(line[begin:])
+    return [part.strip() for part in out if part.strip() and part.strip() != "&"]
+
+
+def _arithmetic(line: str, variables: dict[str, str], source: str, strict: bool) -> str:
+    """The line with each `$((...))` worked out as bash does for integers (`$((1024 * 2))`, `$((max_prompt_length
+    + max_response_length))`: a sixth of verl's example scripts); one it cannot work out is refused, named, when
+    `strict`, else left as written."""
+    out, i = [], 0
+    while (start := line.find("$((", i)) >= 0:
+        depth, end = 0, None
+        for j in range(start + 1, len(line)):
+            depth += {"(": 1, ")": -1}.get(line[j], 0)
+            if depth == 0:
+                end = j
+                break
+        if end is None or line[end - 1] != ")":
+            raise JobError(f"{source}: cannot read the shell arithmetic in `{line[start : start + 60]}`")
+        expr = line[start + 3 : end - 1]
+        try:
+            out.append(line[i:start] + str(_integer(expr, variables, source)))
+        except JobError:
+            if strict:
+                raise
+            out.append(line[i : end + 1])
+        i = end + 1
+    return "".join(out) + line[i:]
+
+
+def _integer(expr: str, variables: dict[str, str], source: str) -> int:
+    import ast
+
+    def name(m: re.Match[str]) -> str:
+        key = m.group(1) or m.group(2) or m.group(3)
+        if key not in variables:
+            raise JobError(f"{source}: `$(({expr}))` uses `{key}`, which the script does not set; write the number")
+        return f"({variables[key]})"
+
+    text = re.sub(r"\$\{(\w+)\}|\$(\w+)|\b([A-Za-z_]\w*)\b", name, expr)
+
+    def divided(a: int, b: int) -> int:  # bash divides as C does, toward zero: $((-7 / 2)) is -3, not -4
+        return abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+
+    def remainder(a: int, b: int) -> int:  # and its remainder takes the dividend's sign: $((-7 % 2)) is -1
+        return a - b * divided(a, b)
+
+    ops = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__, ast.Div: divided,
+           ast.FloorDiv: divided, ast.Mod: remainder}  # fmt: skip
+
+    def value(node: ast.AST) -> int:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return -value(node.operand) if isinstance(node.op, ast.USub) else value(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            return ops[type(node.op)](value(node.left), value(node.right))
+        raise ValueError(ast.dump(node))
+
+    try:
+        return value(ast.parse(text.strip(), mode="eval").body)
+    except ZeroDivisionError:
+        raise JobError(f"{source}: `$(({expr}))` divides by zero (bash refuses it too); write the number") from None
+    except (SyntaxError, ValueError):
+        raise JobError(
+            f"{source}: `$(({expr}))` is not integer arithmetic init can work out (+ - * / %); write the number"
+        ) from None
+
+
+def _substitute(value: str, variables: dict[str, str], unset: set[str]) -> str:
+    # `~` after hydra has read the value (hydra's grammar refuses a bare `~`): HOME's stand-in, put back later
+    return substitute(value, variables, unset, special={"HOME": _HOME})
+
+
+def from_script(text: str, source: str) -> Job:
+    variables: dict[str, str] = {}
+    env: dict[str, str] = {}
+    unset: set[str] = set()
+    notes: list[str] = []
+    command_line: list[str] | None = None
+    computed: set[str] = set()
+    conditional: list[str] = []  # set inside an `if`, `case` or loop: read as if it ran
+    depth = 0
+    for statement in (part for logical in _logical_lines(text) for part in _statements(logical)):  # `a=1; b=2`
+        line = _text_dollars(statement)
+        # worked out on the command's line (refused there when it cannot be); elsewhere a variable it cannot
+        # work out is left to be named if the command uses it
+        tokens = _tokens(_arithmetic(line, variables, source, strict=ENTRY in line), source)
+        if ENTRY in line and any(t.endswith(ENTRY) or t == ENTRY for t in tokens):
+            if command_line is not None:
+                raise JobError(f"{source}: runs {ENTRY} twice; give one job (one command)")
+            command_line = tokens
+            continue
+        if command_line is not None:  # the job runs with the variables as they are at its command, not later ones
+            continue
+        if tokens[:1] and tokens[0] in ("if", "case", "for", "while", "until"):
+            depth += 1
+        elif tokens[:1] and tokens[0] in ("fi", "esac", "done"):
+            depth = max(depth - 1, 0)
+        if tokens[:1] and (tokens[0] in ("then", "else", "do") or (depth and tokens[0].endswith(")"))):
+            tokens = tokens[1:]  # `then export X=1`, a case branch's `vllm) TP=2`: the assignment after it
+        exported = tokens[:1] == ["export"]
+        for token in tokens[1:] if exported else tokens:
+            if exported and token in variables:  # `NAME=value` then `export NAME`: the job has it too
+                env[token] = variables[token]
+                continue
+            if not _ASSIGN.match(token):
+                break  # `set -x`, `cd dir`, `ray start ...`: not an assignment
+            if depth and token.partition("=")[0] not in conditional:
+                conditional.append(token.partition("=")[0])
+            name, _, value = token.partition("=")
+            if "$(" in value or "`" in value:  # the output of a command: not known without running it
+                variables.pop(name, None)
+                computed.add(name)
+                continue
+            computed.discard(name)
+            variables[name] = _substitute(value, variables, unset)
+            if exported:
+                env[name] = variables[name]
+    if command_line is None:
+        raise JobError(f"{source}: no `python3 -m {ENTRY} key=value ...` command found")
+    at = next(i for i, t in enumerate(command_line) if t == ENTRY or t.endswith(ENTRY))
+    prefix = command_line[: at + 1]
+    while prefix and _ASSIGN.match(prefix[0]):  # NAME=value python3 -m ...: the command's environment
+        name, _, value = prefix.pop(0).partition("=")
+        env[name] = _substitute(value, variables, unset)
+    if prefix[:1] == ["env"]:
+        prefix.pop(0)
+    words = []
+    rest = _joined_flags(command_line[at + 1 :])
+    for token in rest:
+        if token in _SHELL_END or token.startswith((">", "2>", "1>")):
+            break
+        if token in ("--config-name=ppo_trainer", "--config-name=ppo_trainer.yaml", "-cn=ppo_trainer"):
+            continue  # verl's own default, written out
+        if token.startswith(("--config-name", "-cn")) and "megatron" in token:
+            raise JobError(
+                f"{source}: `{token}`: a Megatron job; autotune init reads FSDP jobs on verl's ppo_trainer config only"
+            )
+        if token.startswith("--"):
+            raise JobError(
+                f"{source}: `{token}`: autotune init reads jobs on verl's own ppo_trainer config; "
+                "for a job on a config file of yours, give that YAML to `autotune init` instead"
+            )
+        if SCRIPT_ARGUMENTS.fullmatch(token):
+            notes.append(f"`{token}` (the script's arguments) left out")
+            continue
+        if "$(" in token or "`" in token:
+            raise JobError(
+                f"{source}: `{token} ...` runs a command (`$(...)`) for its value, which init does not run; write "
+                "the value in the command instead"
+            )
+        words.append(_substitute(token, variables, unset))
+    # the variables the command's values still name (an export's own, such as `$PATH`, are said below)
+    unset = {m.group(1) or m.group(2) for word in words for m in SHELL_VAR.finditer(word) if m.group(3) is None}
+    if conditional:
+        notes.append(
+            f"set inside an `if`, `case` or loop, read as if it ran: {', '.join(conditional)} (init does not run the "
+            "script's conditions: check these are the values your job runs with)"
+        )
+    by_command = unset & computed
+    if unset - by_command:
+        names = ", ".join(f"${n}" for n in sorted(unset - by_command))
+        notes.append(f"not set in the script, left as written: {names} (put their values in `base:` before a sweep)")
+    if by_command:
+        names = ", ".join(f"${n}" for n in sorted(by_command))
+        notes.append(
+            f"set by a command the script runs (`$(...)`), which init does not run, left as written: {names} "
+            "(put their values in `base:` before a sweep)"
+        )
+    for name in [n for n, v in env.items() if "$" in v]:  # `export PATH=$PATH:/x`: the machine's value, extended
+        value = env.pop(name)
+        what = "extends the value the machine has" if re.search(rf"\$\{{?{name}\b", value) else (
+            "takes a variable from the machine's environment (the script does not set it)")  # fmt: skip
+        notes.append(
+            f"`{name}={value}` {what}, which a trial's environment (or the export's) cannot: left out of `env:`; set "
+            "it on the machines the trials run on, or write the whole value"
+        )
+    words = [w.replace(_TEXT_DOLLAR, "$") for w in words]
+    env = {k: v.replace(_TEXT_DOLLAR, "$") for k, v in env.items()}
+    flat, more_env = _parse_overrides(words, source, notes)
+    env = {k: _home(v) for k, v in {**env, **more_env}.items()}
+    return Job(flat, env, prefix, source, notes, tuple(sorted(unset)), _script_lines(text, flat))
+
+
+def _script_lines(text: str, keys: dict[str, Any]) -> dict[str, int]:
+    """The physical line of each key's override (its last, as hydra's last wins): the script is read with its
+    `\\`-continued lines joined, so the line to show is found again in the text as written."""
+    physical = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if not ln.lstrip().startswith("#")]
+    found = {}
+    for key in keys:
+        setting = re.compile(rf"(?:^|[\s'\"]){re.escape(key)}=")
+        hits = [n for n, ln in physical if setting.search(ln)]
+        if hits:
+            found[key] = hits[-1]
+    return found
+
+
+def _home(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_home(v) for v in value]
+    return value.replace(_HOME, "~") if isinstance(value, str) else value
+
+
+def _parse_overrides(words: list[str], source: str, notes: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import OverrideParseException
+
+    flat: dict[str, Any] = {}
+    env: dict[str, str] = {}
+    parser = OverridesParser.create()
+    for word in words:
+        if word.startswith("~"):
+            raise JobError(
+                f"{source}: `{word}` deletes `{word[1:].partition('=')[0]}` from verl's config; autotune spaces only "
+                "set keys: leave it out, or set the key's value"
+            )
+        if "=" not in word:
+            raise JobError(f"{source}: `{word}` is not a `key=value` override; remove it or write it as one")
+        try:
+            [override] = parser.parse_overrides([word])
+        except OverrideParseException as exc:
+            first = str(exc).strip().splitlines()[0]
+            fix = ""
+            if "#" in word.partition("=")[2]:  # verl's hydra refuses it the same way
+                name, _, text = word.partition("=")
+                fix = (
+                    f"; hydra reads `#` only inside quotes: write {name}='{text}' (in the script: \"{name}='{text}'\")"
+                )
+            raise JobError(f"{source}: hydra cannot read `{word}`: {first}{fix}") from None
+        key = override.key_or_group
+        if override.is_sweep_override():
+            raise JobError(f"{source}: `{word}` is a hydra sweep; give `{key}` one value")
+        if override.is_delete():
+            raise JobError(f"{source}: `{word}` deletes `{key}` from verl's config; autotune spaces only set keys")
+        value: Any = _home(override.value())
+        if key.startswith("hydra."):  # the launcher's own settings, not verl's: each trial sets its own
+            notes.append(f"`{word}` is hydra's own setting, not verl's: left out (each trial sets its own)")
+            continue
+        if key == "trainer.logger" and isinstance(value, str):  # verl's tracking takes one name as a list of it
+            notes.append(f"`{word}` is written as a list, `{key}: [{value}]`, as verl reads it")
+            value = [value]
+        if key.startswith(ENV_PREFIX):
+            env[key[len(ENV_PREFIX) :]] = str(value)
+            continue
+        if override.is_add():  # `+key=value`: a key verl's config does not declare, which a space cannot hold
+            raise JobError(
+                f"{source}: `{word}` adds a key verl's ppo_trainer config does not declare; a space's `base:` holds "
+                "only declared keys, so neither init nor a sweep's trials can carry it: a sweep of the job without "
+                "it measures another job (a vLLM engine setting, a model override or a reward setting changes speed, "
+                "memory or what is learned). Tune without it only if it changes none of these, adding it to the "
+                "exported `.overrides` yourself; otherwise this job cannot be tuned by autotune as it stands"
+            )
+        flat[key] = value
+    return flat, env
