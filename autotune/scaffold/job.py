@@ -60,6 +60,7 @@ class Job:
 def read_job(text: str, source: str) -> Job:
     """A job from a command line, a run script or a verl YAML (told apart by their text: a script runs verl
     on a line that is not a comment; an exported YAML names the command in its header comment)."""
+    _not_a_space(text, source)
     if any(ENTRY in without_comment(line) for line in text.splitlines()):
         from autotune.scaffold.script import from_script
 
@@ -68,6 +69,21 @@ def read_job(text: str, source: str) -> Job:
         job = _from_yaml(text, source)
     check_keys(job)
     return job
+
+
+def _not_a_space(text: str, source: str) -> None:
+    """Refused when `text` is an autotune search space: before the script test, as a space's `command:` names
+    `verl.trainer.main_ppo` on a line that is no comment (such a space was read as a script, audit 29 F13)."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return
+    if isinstance(raw, dict) and isinstance(raw.get("base"), dict) and {"params", "baseline", "trainer"} & set(raw):
+        raise JobError(  # one line per key of the space verl has not: 96 lines (audit 25 F6)
+            f"{source}: an autotune search space, not a verl job; init writes a space from your job: give it the "
+            f"run's script, its `python3 -m {ENTRY} ...` command, or its verl YAML (`autotune run --space {source}` "
+            "runs this one)"
+        )
 
 
 def _from_yaml(text: str, source: str) -> Job:
@@ -81,12 +97,6 @@ def _from_yaml(text: str, source: str) -> Job:
         raise JobError(said) from None
     if not isinstance(raw, dict):
         raise JobError(f"{source}: a verl config is a YAML mapping, or give the `python3 -m {ENTRY} ...` command")
-    if isinstance(raw.get("base"), dict) and {"params", "baseline", "trainer"} & set(raw):
-        raise JobError(  # one line per key of the space verl has not: 96 lines (audit 25 F6)
-            f"{source}: an autotune search space, not a verl job; init writes a space from your job: give it the "
-            f"run's script, its `python3 -m {ENTRY} ...` command, or its verl YAML (`autotune run --space {source}` "
-            "runs this one)"
-        )
     notes = []
     defaults = raw.pop("defaults", None)
     raw.pop("hydra", None)
