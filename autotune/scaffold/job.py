@@ -71,6 +71,28 @@ def read_job(text: str, source: str) -> Job:
     return job
 
 
+ENGINES = ("megatron", "torchtitan", "veomni", "automodel")
+"""verl's engines other than FSDP, as a role's `strategy` names them."""
+
+
+def engine_of(key: str, value: Any) -> str | None:
+    """The engine other than FSDP a job's key chooses: verl's `model_engine=megatron` (what its
+    `ppo_megatron_trainer.yaml` overrides), or a role's `strategy: megatron` (a dumped Megatron config)."""
+    if key.lstrip("+") == "model_engine" and str(value) not in ("dp", "fsdp"):
+        return str(value)
+    if key.rsplit(".", 1)[-1] == "strategy" and str(value) in ENGINES:  # not `fsdp`, `fsdp2` or a `${...}`
+        return str(value)
+    return None
+
+
+def engine_refused(at: str, said: str, engine: str) -> JobError:
+    what = "a Megatron job" if engine == "megatron" else f"a job on verl's `{engine}` engine"
+    return JobError(
+        f"{at}: `{said}`: {what}; autotune init reads FSDP jobs on verl's ppo_trainer config only (`model_engine=dp`, "
+        "verl's default: its knobs are FSDP's), so this job cannot be tuned by init as it stands"
+    )
+
+
 def _not_a_space(text: str, source: str) -> None:
     """Refused when `text` is an autotune search space: before the script test, as a space's `command:` names
     `verl.trainer.main_ppo` on a line that is no comment (such a space was read as a script, audit 29 F13)."""
@@ -98,14 +120,21 @@ def _from_yaml(text: str, source: str) -> Job:
     if not isinstance(raw, dict):
         raise JobError(f"{source}: a verl config is a YAML mapping, or give the `python3 -m {ENTRY} ...` command")
     notes = []
+    lines = _yaml_lines(text)
     defaults = raw.pop("defaults", None)
     raw.pop("hydra", None)
+    at = f"{source}:{lines['defaults']}" if "defaults" in lines else source
+    if defaults is not None and "megatron" in str(defaults):  # verl's ppo_megatron_trainer.yaml itself
+        raise engine_refused(at, f"defaults: {defaults}", "megatron")
+    flat = to_flat_dict(raw)
+    for key, value in flat.items():  # a dumped Megatron config: its `strategy: megatron`, not 182 unknown keys
+        if (engine := engine_of(key, value)) is not None:
+            raise engine_refused(f"{source}:{lines[key]}" if key in lines else source, f"{key}: {value}", engine)
     if defaults is not None and defaults not in (["ppo_trainer", "_self_"], ["ppo_trainer"]):
         raise JobError(
-            f"{source}: `defaults: {defaults}`: autotune init reads jobs on verl's ppo_trainer config only "
+            f"{at}: `defaults: {defaults}`: autotune init reads jobs on verl's ppo_trainer config only "
             "(`defaults: [ppo_trainer, _self_]`)"
         )
-    flat = to_flat_dict(raw)
     env = {k[len(ENV_PREFIX) :]: str(v) for k, v in flat.items() if k.startswith(ENV_PREFIX)}
     flat = {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)}
     if defaults is None and any(k.endswith("._target_") for k in flat):  # a whole config dumped by verl
@@ -120,7 +149,7 @@ def _from_yaml(text: str, source: str) -> Job:
         same += _derived_as_verl_derives({k: v for k, v in flat.items() if k not in same}, raw_defaults)
         notes.append(f"a dumped verl config: its {len(same)} keys equal to verl's defaults are left out of `base:`")
         flat = {k: v for k, v in flat.items() if k not in same}
-    return Job(flat, env, ["python3", "-m", ENTRY], source, notes, lines=_yaml_lines(text))
+    return Job(flat, env, ["python3", "-m", ENTRY], source, notes, lines=lines)
 
 
 def _yaml_lines(text: str) -> dict[str, int]:

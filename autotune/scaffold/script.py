@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from autotune.adapters.verl_config import (
@@ -23,7 +24,7 @@ from autotune.adapters.verl_config import (
     unquoted,
     without_comment,
 )
-from autotune.scaffold.job import ENTRY, Job, JobError
+from autotune.scaffold.job import ENTRY, Job, JobError, engine_of, engine_refused
 
 __all__ = ["from_script"]
 
@@ -214,18 +215,19 @@ def from_script(text: str, source: str) -> Job:
         prefix.pop(0)
     words = []
     rest = _joined_flags(command_line[at + 1 :])
+    ends = [i for i, t in enumerate(rest) if t in _SHELL_END or t.startswith((">", "2>", "1>"))]
+    rest = rest[: ends[0]] if ends else rest
+
+    def where(word: str) -> str:
+        return _word_at(text, source, word)
+
+    own = _own_config(rest, where, lambda token: _substitute(token, variables, set()))
     for token in rest:
-        if token in _SHELL_END or token.startswith((">", "2>", "1>")):
-            break
-        if token in ("--config-name=ppo_trainer", "--config-name=ppo_trainer.yaml", "-cn=ppo_trainer"):
-            continue  # verl's own default, written out
-        if token.startswith(("--config-name", "-cn")) and "megatron" in token:
+        if token in own:
+            continue  # verl's own config, written out
+        if token.startswith("-"):
             raise JobError(
-                f"{source}: `{token}`: a Megatron job; autotune init reads FSDP jobs on verl's ppo_trainer config only"
-            )
-        if token.startswith("--"):
-            raise JobError(
-                f"{source}: `{token}`: autotune init reads jobs on verl's own ppo_trainer config; "
+                f"{where(token)}: `{token}`: autotune init reads jobs on verl's own ppo_trainer config; "
                 "for a job on a config file of yours, give that YAML to `autotune init` instead"
             )
         if SCRIPT_ARGUMENTS.fullmatch(token):
@@ -267,6 +269,43 @@ def from_script(text: str, source: str) -> Job:
     flat, more_env = _parse_overrides(words, source, notes)
     env = {k: _home(v) for k, v in {**env, **more_env}.items()}
     return Job(flat, env, prefix, source, notes, tuple(sorted(unset)), _script_lines(text, flat))
+
+
+_OWN_CONFIG_PATHS = ("config", "config/", "./config", "./config/")
+"""`--config-path` values naming verl's own config folder: hydra reads them beside main_ppo.py, verl/trainer/config."""
+
+
+def _own_config(args: list[str], where: Callable[[str], str], filled: Callable[[str], str]) -> set[str]:
+    """The command's `--config-path`/`--config-name` flags when they name verl's own ppo_trainer config (its default,
+    written out: `--config-path=config --config-name=ppo_trainer`), to be left out. A Megatron job is refused
+    first, whatever else it passes: `--config-name=ppo_megatron_trainer` (every Megatron example of verl, after a
+    `--config-path=config`), `model_engine=megatron`, a role's `strategy=megatron` (audit 29 F6)."""
+    flags = {t.partition("=")[0]: t for t in args if t.startswith("-")}
+    name_flag = flags.get("--config-name") or flags.get("-cn")
+    path_flag = flags.get("--config-path") or flags.get("-cp")
+    name = name_flag.partition("=")[2].removesuffix(".yaml") if name_flag else "ppo_trainer"
+    if "megatron" in name and name_flag:
+        raise engine_refused(where(name_flag), name_flag, "megatron")
+    for token in args:
+        key, _, value = filled(token).partition("=")
+        if (engine := engine_of(key, value)) is not None:
+            raise engine_refused(where(token), token, engine)
+    own = name == "ppo_trainer" and (path_flag is None or path_flag.partition("=")[2] in _OWN_CONFIG_PATHS)
+    return {flag for flag in (name_flag, path_flag) if flag is not None} if own else set()
+
+
+def _word_at(text: str, source: str, word: str) -> str:
+    """`source:line` of a word of the command as the script writes it (its key, quoted or not), the first line from
+    the command's on where it is found; the source alone where it is not."""
+    lines = [without_comment(line) for line in text.splitlines()]
+    start = next((n for n, line in enumerate(lines) if ENTRY in line), 0)
+    key = word.partition("=")[0]
+    for needle in (word, key):
+        pattern = re.compile(rf"(?:^|[\s'\"]){re.escape(needle)}(?=$|[\s'\"=])")
+        found = next((n + 1 for n in range(start, len(lines)) if pattern.search(lines[n])), None)
+        if found:
+            return f"{source}:{found}"
+    return source
 
 
 def _script_lines(text: str, keys: dict[str, Any]) -> dict[str, int]:

@@ -36,3 +36,38 @@ def test_a_space_with_a_command_is_refused_as_a_space(tmp_path: Path) -> None:
     for path in (space, SPACE_DIR / "fsdp3d-8gpu.yaml"):
         with pytest.raises(JobError, match=rf"^{path}: an autotune search space, not a verl job; .*--space {path}`"):
             read_job(path.read_text(), str(path))
+
+
+def test_a_megatron_job_is_said_to_be_one_however_it_is_written_and_verls_own_config_path_is_read(
+    tmp_path: Path,
+) -> None:
+    """Every Megatron example of verl passes `--config-path=config` before its `--config-name=ppo_megatron_trainer`:
+    it got "give that YAML", and verl's own config named in full (`--config-path=config --config-name=ppo_trainer`)
+    was refused the same way; `model_engine=megatron` (verl 0.9's way) and a dumped Megatron config got misleading
+    refusals that never said Megatron (audit 29 F6)."""
+    from autotune.adapters.verl_config import config_dir
+
+    megatron = "a Megatron job; autotune init reads FSDP jobs on verl's ppo_trainer config only"
+    cases = {
+        "--config-path=config --config-name='ppo_megatron_trainer.yaml'": (
+            2,
+            "--config-name=ppo_megatron_trainer.yaml",
+        ),
+        "model_engine=megatron": (2, "model_engine=megatron"),
+        "actor_rollout_ref.actor.strategy=megatron": (2, "actor_rollout_ref.actor.strategy=megatron"),
+    }
+    for flags, (line, said) in cases.items():
+        text = COMMAND.replace("main_ppo \\\n", f"main_ppo \\\n    {flags} \\\n")  # on line 2
+        with pytest.raises(JobError, match=rf"^run.sh:{line}: `{said}`: {megatron}"):
+            read_job(text, "run.sh")
+    dumped = "trainer:\n  nnodes: 1\nactor_rollout_ref:\n  actor:\n    strategy: megatron\n"
+    with pytest.raises(JobError, match=rf"^dump.yaml:5: `actor_rollout_ref.actor.strategy: megatron`: {megatron}"):
+        read_job(dumped, "dump.yaml")
+    verls = config_dir() / "ppo_megatron_trainer.yaml"
+    with pytest.raises(JobError, match=rf"^{verls}:\d+: `defaults: .*megatron.*`: {megatron}"):
+        read_job(verls.read_text(), str(verls))
+    own = read_job(COMMAND.replace("main_ppo", "main_ppo --config-path=config --config-name=ppo_trainer"), "run.sh")
+    assert own.flat == read_job(COMMAND, "run.sh").flat
+    mine = COMMAND.replace("main_ppo", "main_ppo --config-path=/my/configs --config-name=ppo_trainer")
+    with pytest.raises(JobError, match=r"^run.sh:1: `--config-path=/my/configs`: .* give that YAML"):
+        read_job(mine, "run.sh")
