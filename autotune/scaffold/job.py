@@ -66,6 +66,7 @@ def read_job(text: str, source: str) -> Job:
 
         job = from_script(text, source)
     else:
+        _other_entry(text, source)
         job = _from_yaml(text, source)
     check_keys(job)
     return job
@@ -91,6 +92,26 @@ def engine_refused(at: str, said: str, engine: str) -> JobError:
         f"{at}: `{said}`: {what}; autotune init reads FSDP jobs on verl's ppo_trainer config only (`model_engine=dp`, "
         "verl's default: its knobs are FSDP's), so this job cannot be tuned by init as it stands"
     )
+
+
+_OTHER_ENTRY = re.compile(
+    r"(?:^|\s)(?:-m\s+((?:verl|recipe)\.[\w.]+|[\w.]*main\w*)|python[\d.]*\s+(\S*main_\w+\.py))(?=\s|$)"
+)
+"""A trainer other than main_ppo a script runs: `-m recipe.dapo.main_dapo`, `-m verl.experimental.fully_async_policy.
+fully_async_main`, `python3 recipe/x/main_x.py`."""
+
+
+def _other_entry(text: str, source: str) -> None:
+    """Refused, at its line, when a script runs another trainer than main_ppo (it was read as YAML, and refused
+    at an unrelated line as "not valid YAML", audit 29 F10)."""
+    runs = [(n, m.group(1) or m.group(2)) for n, line in enumerate(text.splitlines(), 1)
+            if (m := _OTHER_ENTRY.search(without_comment(line)))]  # fmt: skip
+    if runs:
+        (line, module), more = runs[0], f" (and on {len(runs) - 1} more line(s))" if len(runs) > 1 else ""
+        raise JobError(
+            f"{source}:{line}: runs `{module}`{more}, not `{ENTRY}`; autotune init reads `python3 -m {ENTRY} "
+            "key=value ...` jobs only (verl's PPO trainer), so this job cannot be tuned by init as it stands"
+        )
 
 
 def _not_a_space(text: str, source: str) -> None:

@@ -71,3 +71,16 @@ def test_a_megatron_job_is_said_to_be_one_however_it_is_written_and_verls_own_co
     mine = COMMAND.replace("main_ppo", "main_ppo --config-path=/my/configs --config-name=ppo_trainer")
     with pytest.raises(JobError, match=r"^run.sh:1: `--config-path=/my/configs`: .* give that YAML"):
         read_job(mine, "run.sh")
+
+
+def test_a_script_running_another_trainer_is_refused_at_that_line() -> None:
+    """verl's DAPO recipe and its one-step-off-policy trainer were read as YAML and refused at an unrelated line
+    ("neither a `verl.trainer.main_ppo` command nor valid YAML", audit 29 F10)."""
+    dapo = "set -x\nNGPUS=${NGPUS:-8}\nMODEL=x\n\npython3 -m recipe.dapo.main_dapo \\\n    data.train_batch_size=64\n"
+    with pytest.raises(JobError, match=r"^dapo.sh:5: runs `recipe.dapo.main_dapo`, not `verl.trainer.main_ppo`; "):
+        read_job(dapo, "dapo.sh")
+    off = "A=1\n# python3 -m verl.trainer.main_ppo (an old run)\nif x; then\n  python3 recipe/off/main_off.py a=1\nfi\n"
+    with pytest.raises(JobError, match=r"^off.sh:4: runs `recipe/off/main_off.py`, not `verl.trainer.main_ppo`; "):
+        read_job(off, "off.sh")
+    yaml_job = "custom_reward_function:\n  path: recipe/main_reward.py\ndata:\n  train_batch_size: 64\n"
+    assert read_job(yaml_job, "job.yaml").flat["custom_reward_function.path"] == "recipe/main_reward.py"
