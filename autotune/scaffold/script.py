@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from autotune.adapters.verl_config import (
     ENV_PREFIX,
@@ -33,14 +33,58 @@ _HOME = "AUTOTUNE-HOME-b1f4"
 _SHELL_END = {"|", "||", "&&", ";", "&", ">", ">>", "2>&1", "1>&2", "<"}
 
 
-def _logical_lines(text: str) -> list[str]:
-    joined = re.sub(r"\\\r?\n", " ", text)
-    out = []
-    for line in joined.splitlines():
-        stripped = without_comment(line).strip()  # before `;` splits it: `x=1  # a; b=2` sets x only
-        if stripped:
-            out.append(stripped)
+class _Logical(NamedTuple):
+    start: int
+    """The physical line it starts on (from 1)."""
+    end: int
+    text: str
+    comment: int | None
+    """The line of the comment that ended it (bash ends a command at a comment, a `\\` in the comment or not)."""
+
+
+def _logical_lines(text: str, source: str) -> list[_Logical]:
+    """The script's commands as bash reads them: `\\`-continued lines joined, each comment cut off, a comment ending
+    its line whatever came before (a `\\` before it, or a comment line inside the continuation, does not carry the
+    command on past it: what follows is another command)."""
+    out: list[_Logical] = []
+    current, start = "", 0
+    for n, raw in enumerate(text.splitlines(), 1):
+        joined = current + raw.removesuffix("\r")
+        kept = without_comment(joined)  # before `;` splits it: `x=1  # a; b=2` sets x only
+        trailing = len(kept.rstrip()) - len(kept.rstrip().rstrip("\\"))
+        if trailing % 2 and kept.rstrip() != kept:  # `value \  # note`: `\ ` is an escaped space, not a continuation
+            raise JobError(
+                f"{source}:{n}: a `\\` followed by a space{' and a comment' if kept != joined else ''} ends the command "
+                "on this line (bash reads `\\ ` as an escaped space, not as a line continuation), and runs the lines "
+                "after it as another command; delete what follows the `\\` (a comment goes on its own line, above "
+                "the command)"
+            )
+        if kept == joined and trailing % 2:
+            current, start = kept[:-1] + " ", start or n
+            continue
+        if kept.strip():
+            out.append(_Logical(start or n, n, kept.strip(), n if kept != joined else None))
+        current, start = "", 0
+    if current.strip():
+        out.append(_Logical(start, start, current.strip(), None))
     return out
+
+
+def _orphan(tokens: list[str], at: _Logical, command: _Logical, source: str) -> None:
+    """Refused: a line of overrides after the command's end, which bash runs as a command of its own (`trainer.save_freq=20:
+    command not found`) while the job runs without them (a comment inside the continuation cut it, audit 29 F8)."""
+    if not tokens or not re.match(r"[+~]?[A-Za-z_][\w-]*(\.[\w-]+)+=", tokens[0]):
+        return
+    why = (
+        f"the comment on line {command.comment} ends the command there (bash ends a command at a comment, inside its "
+        "`\\`-continued lines too); move the comment out of the command (above it)"
+        if command.comment
+        else f"line {command.end}, the command's last, does not end in `\\`; add it"
+    )
+    raise JobError(
+        f"{source}:{at.start}: `{' '.join(tokens)[:60]}` is not part of the command: {why} and rerun init (bash runs "
+        "this line as a command of its own, which fails, and the job without it)"
+    )
 
 
 _TEXT_DOLLAR = "\x00"
@@ -168,7 +212,8 @@ def from_script(text: str, source: str) -> Job:
     computed: set[str] = set()
     conditional: list[str] = []  # set inside an `if`, `case` or loop: read as if it ran
     depth = 0
-    for statement in (part for logical in _logical_lines(text) for part in _statements(logical)):  # `a=1; b=2`
+    command: _Logical | None = None
+    for logical, statement in ((lg, part) for lg in _logical_lines(text, source) for part in _statements(lg.text)):
         line = _text_dollars(statement)
         # worked out on the command's line (refused there when it cannot be); elsewhere a variable it cannot
         # work out is left to be named if the command uses it
@@ -176,9 +221,10 @@ def from_script(text: str, source: str) -> Job:
         if ENTRY in line and any(t.endswith(ENTRY) or t == ENTRY for t in tokens):
             if command_line is not None:
                 raise JobError(f"{source}: runs {ENTRY} twice; give one job (one command)")
-            command_line = tokens
+            command_line, command = tokens, logical
             continue
-        if command_line is not None:  # the job runs with the variables as they are at its command, not later ones
+        if command is not None:  # the job runs with the variables as they are at its command, not later ones
+            _orphan(tokens, logical, command, source)
             continue
         if tokens[:1] and tokens[0] in ("if", "case", "for", "while", "until"):
             depth += 1

@@ -84,3 +84,25 @@ def test_a_script_running_another_trainer_is_refused_at_that_line() -> None:
         read_job(off, "off.sh")
     yaml_job = "custom_reward_function:\n  path: recipe/main_reward.py\ndata:\n  train_batch_size: 64\n"
     assert read_job(yaml_job, "job.yaml").flat["custom_reward_function.path"] == "recipe/main_reward.py"
+
+
+def test_a_comment_ends_the_command_as_in_bash_and_the_lines_it_cuts_off_are_refused_at_their_line() -> None:
+    """A comment line inside the command's continuation cut the rest of the job off without a word (bash runs the
+    rest as a command of its own, `trainer.save_freq=20: command not found`); verl's own pfppo example's
+    `reweight_method=pow \\  # [...]` got "No escaped character (an unclosed quote?)" with no line (audit 29 F8)."""
+    lines = COMMAND.splitlines(keepends=True)
+    mid = "".join([*lines[:3], "    # the model\n", *lines[3:]])
+    with pytest.raises(
+        JobError,
+        match=r"^run.sh:5: `actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct .*` is not part of the command: the "
+        r"comment on line 4 ends the command there .*; move the comment out of the command \(above it\) and rerun init",
+    ):
+        read_job(mid, "run.sh")
+    escaped = COMMAND.replace("grpo \\\n", 'grpo \\  # ["grpo", "gae"]\n')
+    with pytest.raises(JobError, match=r"^run.sh:2: a `\\` followed by a space and a comment ends the command on this"):
+        read_job(escaped, "run.sh")
+    unended = COMMAND.replace("batch_size=64 \\\n", "batch_size=64\n")
+    with pytest.raises(JobError, match=r"^run.sh:4: `actor_rollout_ref.*` is not part of the command: line 3, the "):
+        read_job(unended, "run.sh")
+    commented = "# an older run: \\\n" + COMMAND  # a `\` in a comment continues nothing: the command is read
+    assert read_job(commented, "run.sh").flat == read_job(COMMAND, "run.sh").flat
