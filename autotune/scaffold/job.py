@@ -8,6 +8,7 @@ key verl has. `check_starts` then puts the job through verl's start-up checks be
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -232,9 +233,19 @@ def check_keys(job: Job) -> None:
         raise JobError("\n".join(_unknown_key(job, key) for key in unknown)) from None
     problems = check_types(defaults_config(), job.flat)
     if problems:
-        unset = ", ".join(f"${n}" for n in job.unset)
-        hint = f" ({unset}: not set in the script; write the value instead)" if unset else ""
+        hint = f" ({unset_said(job.unset)}; write the value instead)" if job.unset else ""
         raise JobError(f"{job.source}: {'; '.join(problems)}{hint}")
+
+
+def unset_said(names: Iterable[str], only_arguments: bool = False) -> str:
+    """The variables a command uses that the script does not set, a positional one (`$1`) said to be the script's
+    argument (it was "not set in the script", audit 29 F12)."""
+    plain = [f"${n}" for n in sorted(names) if not n.isdigit()]
+    arguments = [f"${n}" for n in sorted(names) if n.isdigit()]
+    said = [] if only_arguments or not plain else [f"{', '.join(plain)}: not set in the script"]
+    if arguments:
+        said.append(f"{', '.join(arguments)}: the script's own argument(s), which init is not given")
+    return "; ".join(said)
 
 
 def _unknown_key(job: Job, key: str) -> str:

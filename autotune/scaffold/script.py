@@ -24,7 +24,7 @@ from autotune.adapters.verl_config import (
     unquoted,
     without_comment,
 )
-from autotune.scaffold.job import ENTRY, Job, JobError, engine_of, engine_refused
+from autotune.scaffold.job import ENTRY, Job, JobError, engine_of, engine_refused, unset_said
 
 __all__ = ["from_script"]
 
@@ -68,6 +68,43 @@ def _logical_lines(text: str, source: str) -> list[_Logical]:
     if current.strip():
         out.append(_Logical(start, start, current.strip(), None))
     return out
+
+
+_FUNCTION = re.compile(r"(?:function\s+([A-Za-z_][\w-]*)\s*(?:\(\s*\))?|([A-Za-z_][\w-]*)\s*\(\s*\))\s*\{?\s*")
+"""A function's definition, `train() {` or `function train {`, up to its body."""
+
+
+class Outer(NamedTuple):
+    """What the command runs inside: its loops (their first words, their line), its function (name, line) and
+    that function's calls after it (line, arguments)."""
+
+    loops: list[tuple[list[str], int]]
+    function: tuple[str, int] | None
+    calls: list[tuple[int, list[str]]]
+
+
+def _outer_refused(outer: Outer, unset: set[str], command: _Logical | None, source: str, notes: list[str]) -> None:
+    """Refused: a command run for each value of a loop's variable, or taking a function's arguments, named for what
+    they are (they were "not set in the script", audit 29 F12); a loop that does not change the job is said."""
+    at = command.start if command else 0
+    for words, line in outer.loops:
+        name, values = (words[1], words[3:]) if len(words) > 2 and words[0] == "for" and words[2] == "in" else ("", [])
+        if name in unset:
+            raise JobError(
+                f"{source}:{line}: the command (line {at}) runs inside a `for` loop over `{name}` ({' '.join(values)}: "
+                f"{len(values)} jobs) and uses `${name}`; init tunes one job: write one value in place of `${name}` "
+                f"(or set `{name}=...` before the command, without the loop) and rerun init"
+            )
+        notes.append(f"the command runs inside a loop (line {line}): read as one job, as each pass runs it")
+    arguments = sorted(n for n in unset if n.isdigit())
+    if outer.function and arguments:
+        fname, line = outer.function
+        calls = "; ".join(f"line {n}: `{' '.join([fname, *args])}`" for n, args in outer.calls) or "none"
+        raise JobError(
+            f"{source}:{at}: {', '.join(f'`${n}`' for n in arguments)} in the command: the function `{fname}`'s "
+            f"argument(s) (the function is defined at line {line}; its calls: {calls}); init does not run functions: "
+            "write the value in the command (or set a variable before it) and rerun init"
+        )
 
 
 def _orphan(tokens: list[str], at: _Logical, command: _Logical, source: str) -> None:
@@ -213,23 +250,37 @@ def from_script(text: str, source: str) -> Job:
     conditional: list[str] = []  # set inside an `if`, `case` or loop: read as if it ran
     depth = 0
     command: _Logical | None = None
+    blocks: list[tuple[list[str], int]] = []  # the `if`, `case` and loops open here: their first words, their line
+    function: tuple[str, int] | None = None  # the function whose body this is: its name, its line
+    outer = Outer([], None, [])
     for logical, statement in ((lg, part) for lg in _logical_lines(text, source) for part in _statements(lg.text)):
         line = _text_dollars(statement)
+        if defined := _FUNCTION.match(line):  # `train() {`, `function train {`: its body follows
+            function, line = (defined.group(1) or defined.group(2), logical.start), line[defined.end() :]
         # worked out on the command's line (refused there when it cannot be); elsewhere a variable it cannot
         # work out is left to be named if the command uses it
         tokens = _tokens(_arithmetic(line, variables, source, strict=ENTRY in line), source)
+        if tokens[:1] and tokens[0] in ("then", "else", "do"):
+            tokens = tokens[1:]  # `do python3 -m ...`: the command after the keyword
         if ENTRY in line and any(t.endswith(ENTRY) or t == ENTRY for t in tokens):
             if command_line is not None:
                 raise JobError(f"{source}: runs {ENTRY} twice; give one job (one command)")
             command_line, command = tokens, logical
+            outer = Outer([b for b in blocks if b[0][0] in ("for", "while", "until")], function, [])
             continue
         if command is not None:  # the job runs with the variables as they are at its command, not later ones
             _orphan(tokens, logical, command, source)
+            if outer.function and tokens[:1] == [outer.function[0]]:
+                outer.calls.append((logical.start, tokens[1:]))
             continue
+        if tokens[:1] == ["}"]:
+            function = None
         if tokens[:1] and tokens[0] in ("if", "case", "for", "while", "until"):
             depth += 1
+            blocks.append((tokens, logical.start))
         elif tokens[:1] and tokens[0] in ("fi", "esac", "done"):
             depth = max(depth - 1, 0)
+            blocks = blocks[:-1]
         if tokens[:1] and (tokens[0] in ("then", "else", "do") or (depth and tokens[0].endswith(")"))):
             tokens = tokens[1:]  # `then export X=1`, a case branch's `vllm) TP=2`: the assignment after it
         exported = tokens[:1] == ["export"]
@@ -287,15 +338,20 @@ def from_script(text: str, source: str) -> Job:
         words.append(_substitute(token, variables, unset))
     # the variables the command's values still name (an export's own, such as `$PATH`, are said below)
     unset = {m.group(1) or m.group(2) for word in words for m in SHELL_VAR.finditer(word) if m.group(3) is None}
+    _outer_refused(outer, unset, command, source, notes)
     if conditional:
         notes.append(
             f"set inside an `if`, `case` or loop, read as if it ran: {', '.join(conditional)} (init does not run the "
             "script's conditions: check these are the values your job runs with)"
         )
     by_command = unset & computed
-    if unset - by_command:
-        names = ", ".join(f"${n}" for n in sorted(unset - by_command))
+    if {n for n in unset - by_command if not n.isdigit()}:
+        names = ", ".join(f"${n}" for n in sorted(unset - by_command) if not n.isdigit())
         notes.append(f"not set in the script, left as written: {names} (put their values in `base:` before a sweep)")
+    if {n for n in unset if n.isdigit()}:
+        notes.append(
+            f"{unset_said(unset, only_arguments=True)}, left as written (put their values in `base:` before a sweep)"
+        )
     if by_command:
         names = ", ".join(f"${n}" for n in sorted(by_command))
         notes.append(

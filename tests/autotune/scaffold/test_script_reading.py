@@ -106,3 +106,23 @@ def test_a_comment_ends_the_command_as_in_bash_and_the_lines_it_cuts_off_are_ref
         read_job(unended, "run.sh")
     commented = "# an older run: \\\n" + COMMAND  # a `\` in a comment continues nothing: the command is read
     assert read_job(commented, "run.sh").flat == read_job(COMMAND, "run.sh").flat
+
+
+def test_a_loops_variable_and_a_functions_argument_are_said_for_what_they_are() -> None:
+    """`for lr in 1e-6 2e-6; do ... optim.lr=$lr` and `train() { ... optim.lr=$1; }; train 2e-6` were refused as
+    "$lr: not set in the script" (audit 29 F12)."""
+    body = COMMAND.replace("algorithm.adv_estimator=grpo", "actor_rollout_ref.actor.optim.lr=$lr")
+    with pytest.raises(
+        JobError, match=r"^loop.sh:2: the command \(line 3\) runs inside a `for` loop over `lr` \(1e-6 2e-6: 2 jobs\) "
+    ):
+        read_job(f"set -x\nfor lr in 1e-6 2e-6; do\n{body}done\n", "loop.sh")
+    same = read_job(f"for i in 1 2; do\n{COMMAND}done\n", "loop.sh")  # each pass the same job: read, and said
+    assert any("inside a loop (line 1)" in note for note in same.notes), same.notes
+    function = "train() {\n" + body.replace("$lr", "$1") + "}\n\ntrain 2e-6\n"
+    with pytest.raises(
+        JobError, match=r"^f.sh:2: `\$1` in the command: the function `train`'s argument\(s\) \(the function is defined "
+        r"at line 1; its calls: line 12: `train 2e-6`\); init does not run functions"
+    ):  # fmt: skip
+        read_job(function, "f.sh")
+    with pytest.raises(JobError, match=r"got '\$1' \(\$1: the script's own argument\(s\), which init is not given; "):
+        read_job(body.replace("$lr", "$1"), "run.sh")
