@@ -107,6 +107,54 @@ def _outer_refused(outer: Outer, unset: set[str], command: _Logical | None, sour
         )
 
 
+_ARRAY = re.compile(r"([A-Za-z_]\w*)=\(")
+_ARRAY_USE = re.compile(r"\$\{([A-Za-z_]\w*)\[")
+
+
+def _array_part(
+    array: tuple[str, int, str] | None,
+    line: str,
+    at: int,
+    variables: dict[str, str],
+    unset: set[str],
+    arrays: dict[str, tuple[list[str], int]],
+    source: str,
+) -> tuple[str, int, str] | None:
+    """A statement of a bash array's definition (verl's NPU recipes: `DATA_CONFIG=(` with one override a line, then
+    `)`): its elements, filled in with the variables as bash does where it is set, once its `)` closes it."""
+    if array is None:
+        start = _ARRAY.match(line)
+        assert start is not None
+        array, line = (start.group(1), at, ""), line[start.end() :]
+    name, first, so_far = array
+    line = _arithmetic(line, variables, source, strict=False)
+    depth = 1
+    for i, ch in unquoted(line):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0:
+            words = _tokens(f"{so_far} {line[:i]}", f"{source}:{first}")
+            arrays[name] = ([_substitute(word, variables, unset) for word in words], first)
+            return None
+    return name, first, f"{so_far} {line}"
+
+
+def _expanded(token: str, arrays: dict[str, tuple[list[str], int]], at: str, read: list[str]) -> list[str]:
+    """The command's word, or the elements of the array it hands on (`"${DATA_CONFIG[@]}"`); another use of an array
+    is refused at its line (it was "not a `key=value` override; remove it", audit 29 F11)."""
+    use = _ARRAY_USE.search(token)
+    if use is None:
+        return [token]
+    name = use.group(1)
+    if name in arrays and token in (f"${{{name}[@]}}", f"${{{name}[*]}}"):
+        elements, line = arrays[name]
+        read.append(f"`{name}` (line {line}, {len(elements)} elements)")
+        return elements
+    raise JobError(
+        f'{at}: `{token}`: init reads a bash array only whole, `"${{{name}[@]}}"`, of an array the script sets as '
+        f"`{name}=(...)` before the command; write these overrides on the command line (or the array so) and rerun init"
+    )
+
+
 def _orphan(tokens: list[str], at: _Logical, command: _Logical, source: str) -> None:
     """Refused: a line of overrides after the command's end, which bash runs as a command of its own (`trainer.save_freq=20:
     command not found`) while the job runs without them (a comment inside the continuation cut it, audit 29 F8)."""
@@ -253,8 +301,13 @@ def from_script(text: str, source: str) -> Job:
     blocks: list[tuple[list[str], int]] = []  # the `if`, `case` and loops open here: their first words, their line
     function: tuple[str, int] | None = None  # the function whose body this is: its name, its line
     outer = Outer([], None, [])
+    arrays: dict[str, tuple[list[str], int]] = {}  # each bash array's elements (filled in) and line
+    array: tuple[str, int, str] | None = None  # the array being read: name, line, text so far
     for logical, statement in ((lg, part) for lg in _logical_lines(text, source) for part in _statements(lg.text)):
         line = _text_dollars(statement)
+        if array is not None or _ARRAY.match(line):  # `NAME=(` ... `)`: a bash array's elements, over lines
+            array = _array_part(array, line, logical.start, variables, unset, arrays, source)
+            continue
         if defined := _FUNCTION.match(line):  # `train() {`, `function train {`: its body follows
             function, line = (defined.group(1) or defined.group(2), logical.start), line[defined.end() :]
         # worked out on the command's line (refused there when it cannot be); elsewhere a variable it cannot
@@ -317,6 +370,11 @@ def from_script(text: str, source: str) -> Job:
 
     def where(word: str) -> str:
         return _word_at(text, source, word)
+
+    read: list[str] = []
+    rest = [word for token in rest for word in _expanded(token, arrays, where(token), read)]
+    if read:
+        notes.append(f"bash arrays the command hands on, each element read as an override: {', '.join(read)}")
 
     own = _own_config(rest, where, lambda token: _substitute(token, variables, set()))
     for token in rest:

@@ -126,3 +126,29 @@ def test_a_loops_variable_and_a_functions_argument_are_said_for_what_they_are() 
         read_job(function, "f.sh")
     with pytest.raises(JobError, match=r"got '\$1' \(\$1: the script's own argument\(s\), which init is not given; "):
         read_job(body.replace("$lr", "$1"), "run.sh")
+
+
+def test_a_bash_array_of_overrides_is_read_and_another_use_of_an_array_is_refused_at_its_line() -> None:
+    """verl's NPU recipes hand arrays of overrides on, `"${DATA_CONFIG[@]}"`: they were refused as "not a
+    `key=value` override; remove it or write it as one", which would drop the job's data section (audit 29 F11)."""
+    script = """\
+batch=64
+DATA_CONFIG=(
+    # the data
+    data.train_batch_size=${batch}
+    data.max_response_length=$((512 * 2))
+)
+MODEL=( actor_rollout_ref.model.path="Qwen/Qwen2.5-7B-Instruct" )
+python3 -m verl.trainer.main_ppo \\
+    "${DATA_CONFIG[@]}" \\
+    "${MODEL[@]}" \\
+    trainer.n_gpus_per_node=8
+"""
+    job = read_job(script, "arr.sh")
+    assert job.flat == {"data.train_batch_size": 64, "data.max_response_length": 1024,
+                        "actor_rollout_ref.model.path": "Qwen/Qwen2.5-7B-Instruct", "trainer.n_gpus_per_node": 8}  # fmt: skip
+    assert job.lines["data.train_batch_size"] == 4 and job.lines["actor_rollout_ref.model.path"] == 7
+    assert any("`DATA_CONFIG` (line 2, 2 elements)" in note for note in job.notes), job.notes
+    for use in ('"${MODEL[0]}"', '"${OTHER[@]}"'):
+        with pytest.raises(JobError, match=r"^arr.sh:10: `\$\{\w+\[.\]\}`: init reads a bash array only whole"):
+            read_job(script.replace('"${MODEL[@]}"', use), "arr.sh")
