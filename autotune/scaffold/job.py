@@ -271,6 +271,12 @@ def check_starts(job: Job, flat: dict[str, Any], world: int) -> None:
         get_adapter("verl", job.command).check([], flat, world)
     except InvalidConfig as exc:
         reason = str(exc).removeprefix("verl's validate_config rejects it: ").rstrip(".")
+        if _ENGINE_MISSING.search(reason):  # verl imports the rollout engine's LoRA support, absent here
+            raise JobError(
+                f"{job.source}: verl's check of this job needs vLLM or SGLang installed here, and neither is (verl: "
+                f"{reason}); the job is not at fault: run init where its rollout engine is installed, or install it "
+                "here (`pip install vllm`), and rerun init; nothing was written"
+            ) from None
         involved = "; ".join(_origin(job, key, flat) for key in _keys_named(reason, flat))
         raise JobError(
             f"{job.source}: verl refuses the job: {reason}"
@@ -278,6 +284,9 @@ def check_starts(job: Job, flat: dict[str, Any], world: int) -> None:
             + f"; fix it in {job.source} (a key it does not set: add `key=value`) and rerun init; nothing was written"
         ) from None
 
+
+_ENGINE_MISSING = re.compile(r"vllm version None|SGLang also not Found|No module named '(vllm|sglang)", re.I)
+"""verl's check failing because neither rollout engine is installed where init runs (verl[verl-core] has neither)."""
 
 VERL_WORDS = {
     "n_gpus": ("trainer.n_gpus_per_node", "trainer.nnodes"),

@@ -152,3 +152,21 @@ python3 -m verl.trainer.main_ppo \\
     for use in ('"${MODEL[0]}"', '"${OTHER[@]}"'):
         with pytest.raises(JobError, match=r"^arr.sh:10: `\$\{\w+\[.\]\}`: init reads a bash array only whole"):
             read_job(script.replace('"${MODEL[@]}"', use), "arr.sh")
+
+
+def test_a_lora_job_on_a_machine_without_vllm_or_sglang_is_not_blamed_on_the_script() -> None:
+    """verl's check of a LoRA job imports vLLM's LoRA support; without vLLM or SGLang (the `verl` extra installs
+    neither) init said "fix it in the script (a key it does not set: add `key=value`)" (audit 29 F9)."""
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") or importlib.util.find_spec("sglang"):
+        pytest.skip("vLLM or SGLang is installed here: verl's check runs")
+    from autotune.scaffold import check_starts
+
+    lora = "actor_rollout_ref.model.lora_rank=8 actor_rollout_ref.rollout.name=vllm " + " ".join(
+        f"actor_rollout_ref.{role}.log_prob_micro_batch_size_per_gpu=4" for role in ("rollout", "ref")
+    )
+    job = read_job(COMMAND.replace("trainer.nnodes=1", f"trainer.nnodes=1 {lora}"), "lora.sh")
+    with pytest.raises(JobError, match=r"^lora.sh: verl's check of this job needs vLLM or SGLang installed here") as e:
+        check_starts(job, dict(job.flat), 8)
+    assert "add `key=value`" not in str(e.value) and "`pip install vllm`" in str(e.value)
