@@ -234,7 +234,11 @@ def check_keys(job: Job) -> None:
     problems = check_types(defaults_config(), job.flat)
     if problems:
         hint = f" ({unset_said(job.unset)}; write the value instead)" if job.unset else ""
-        raise JobError(f"{job.source}: {'; '.join(problems)}{hint}")
+        keys = [re.match(r"`([^`]+)`", problem) for problem in problems]  # each at its line (audit 29 F14)
+        said = [
+            f"{job.at(k.group(1)) if k else job.source}: {problem}" for k, problem in zip(keys, problems, strict=True)
+        ]
+        raise JobError("\n".join(said) + hint)
 
 
 def unset_said(names: Iterable[str], only_arguments: bool = False) -> str:

@@ -312,7 +312,7 @@ def from_script(text: str, source: str) -> Job:
             function, line = (defined.group(1) or defined.group(2), logical.start), line[defined.end() :]
         # worked out on the command's line (refused there when it cannot be); elsewhere a variable it cannot
         # work out is left to be named if the command uses it
-        tokens = _tokens(_arithmetic(line, variables, source, strict=ENTRY in line), source)
+        tokens = _tokens(_arithmetic(line, variables, source, strict=ENTRY in line), f"{source}:{logical.start}")
         if tokens[:1] and tokens[0] in ("then", "else", "do"):
             tokens = tokens[1:]  # `do python3 -m ...`: the command after the keyword
         if ENTRY in line and any(t.endswith(ENTRY) or t == ENTRY for t in tokens):
@@ -390,7 +390,7 @@ def from_script(text: str, source: str) -> Job:
             continue
         if "$(" in token or "`" in token:
             raise JobError(
-                f"{source}: `{token} ...` runs a command (`$(...)`) for its value, which init does not run; write "
+                f"{where(token)}: `{token} ...` runs a command (`$(...)`) for its value, which init does not run; write "
                 "the value in the command instead"
             )
         words.append(_substitute(token, variables, unset))
@@ -426,7 +426,7 @@ def from_script(text: str, source: str) -> Job:
         )
     words = [w.replace(_TEXT_DOLLAR, "$") for w in words]
     env = {k: v.replace(_TEXT_DOLLAR, "$") for k, v in env.items()}
-    flat, more_env = _parse_overrides(words, source, notes)
+    flat, more_env = _parse_overrides(words, where, notes)
     env = {k: _home(v) for k, v in {**env, **more_env}.items()}
     return Job(flat, env, prefix, source, notes, tuple(sorted(unset)), _script_lines(text, flat))
 
@@ -462,7 +462,7 @@ def _word_at(text: str, source: str, word: str) -> str:
     key = word.partition("=")[0]
     for needle in (word, key):
         pattern = re.compile(rf"(?:^|[\s'\"]){re.escape(needle)}(?=$|[\s'\"=])")
-        found = next((n + 1 for n in range(start, len(lines)) if pattern.search(lines[n])), None)
+        found = next((n + 1 for n in [*range(start, len(lines)), *range(start)] if pattern.search(lines[n])), None)
         if found:
             return f"{source}:{found}"
     return source
@@ -487,7 +487,9 @@ def _home(value: Any) -> Any:
     return value.replace(_HOME, "~") if isinstance(value, str) else value
 
 
-def _parse_overrides(words: list[str], source: str, notes: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+def _parse_overrides(
+    words: list[str], where: Callable[[str], str], notes: list[str]
+) -> tuple[dict[str, Any], dict[str, str]]:
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import OverrideParseException
 
@@ -497,11 +499,11 @@ def _parse_overrides(words: list[str], source: str, notes: list[str]) -> tuple[d
     for word in words:
         if word.startswith("~"):
             raise JobError(
-                f"{source}: `{word}` deletes `{word[1:].partition('=')[0]}` from verl's config; autotune spaces only "
+                f"{where(word)}: `{word}` deletes `{word[1:].partition('=')[0]}` from verl's config; autotune spaces only "
                 "set keys: leave it out, or set the key's value"
             )
         if "=" not in word:
-            raise JobError(f"{source}: `{word}` is not a `key=value` override; remove it or write it as one")
+            raise JobError(f"{where(word)}: `{word}` is not a `key=value` override; remove it or write it as one")
         try:
             [override] = parser.parse_overrides([word])
         except OverrideParseException as exc:
@@ -512,12 +514,14 @@ def _parse_overrides(words: list[str], source: str, notes: list[str]) -> tuple[d
                 fix = (
                     f"; hydra reads `#` only inside quotes: write {name}='{text}' (in the script: \"{name}='{text}'\")"
                 )
-            raise JobError(f"{source}: hydra cannot read `{word}`: {first}{fix}") from None
+            if word.partition("=")[2].startswith("~"):  # bash leaves `key=~/x` as written: hydra refuses the `~`
+                fix = "; write `$HOME` for `~` (bash fills it in; init reads it as `~`)"
+            raise JobError(f"{where(word)}: hydra cannot read `{word}`: {first}{fix}") from None
         key = override.key_or_group
         if override.is_sweep_override():
-            raise JobError(f"{source}: `{word}` is a hydra sweep; give `{key}` one value")
+            raise JobError(f"{where(word)}: `{word}` is a hydra sweep; give `{key}` one value")
         if override.is_delete():
-            raise JobError(f"{source}: `{word}` deletes `{key}` from verl's config; autotune spaces only set keys")
+            raise JobError(f"{where(word)}: `{word}` deletes `{key}` from verl's config; autotune spaces only set keys")
         value: Any = _home(override.value())
         if key.startswith("hydra."):  # the launcher's own settings, not verl's: each trial sets its own
             notes.append(f"`{word}` is hydra's own setting, not verl's: left out (each trial sets its own)")
@@ -530,7 +534,7 @@ def _parse_overrides(words: list[str], source: str, notes: list[str]) -> tuple[d
             continue
         if override.is_add():  # `+key=value`: a key verl's config does not declare, which a space cannot hold
             raise JobError(
-                f"{source}: `{word}` adds a key verl's ppo_trainer config does not declare; a space's `base:` holds "
+                f"{where(word)}: `{word}` adds a key verl's ppo_trainer config does not declare; a space's `base:` holds "
                 "only declared keys, so neither init nor a sweep's trials can carry it: a sweep of the job without "
                 "it measures another job (a vLLM engine setting, a model override or a reward setting changes speed, "
                 "memory or what is learned). Tune without it only if it changes none of these, adding it to the "

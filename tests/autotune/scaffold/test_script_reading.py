@@ -170,3 +170,21 @@ def test_a_lora_job_on_a_machine_without_vllm_or_sglang_is_not_blamed_on_the_scr
     with pytest.raises(JobError, match=r"^lora.sh: verl's check of this job needs vLLM or SGLang installed here") as e:
         check_starts(job, dict(job.flat), 8)
     assert "add `key=value`" not in str(e.value) and "`pip install vllm`" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ("+actor_rollout_ref.model.override_config.x=1", r"^run.sh:3: `\+actor_rollout_ref.model.override_config.x=1` adds a key"),
+        ("trainer.experiment_name=run}", r"^run.sh:3: hydra cannot read `trainer.experiment_name=run}`"),
+        ("actor_rollout_ref.model.path=~/models/x", r"^run.sh:3: hydra cannot read .*; write `\$HOME` for `~`"),
+        ("actor_rollout_ref.actor.optim.lr=fast", r"^run.sh:3: `actor_rollout_ref.actor.optim.lr`: verl expects a number"),
+        ("trainer.project_name='open", r"^run.sh:1: cannot read `python3 -m"),
+        ("data.train_batch_size=8,16", r"^run.sh:3: `data.train_batch_size=8,16` is a hydra sweep"),
+    ],
+)  # fmt: skip
+def test_a_refusal_of_a_word_of_the_command_names_its_line(line: str, error: str) -> None:
+    """`+key=value`, hydra's refusals, a wrong type, an unclosed quote named the file only (audit 29 F14)."""
+    lines = COMMAND.splitlines(keepends=True)
+    with pytest.raises(JobError, match=error):
+        read_job("".join([*lines[:2], f"    {line} \\\n", *lines[2:]]), "run.sh")
