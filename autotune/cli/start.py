@@ -203,8 +203,14 @@ def _int_or_none(value: object) -> int | None:
 def _study_name(job: Job, source: str) -> str:
     named = job.flat.get("trainer.experiment_name")
     candidate = str(named) if named else Path(source).stem
-    candidate = re.sub(r"[^A-Za-z0-9._-]+", "-", candidate).strip("-.") or "my-job"
-    return candidate if study_name_problem(candidate) is None else "my-job"
+    written = re.sub(r"[^A-Za-z0-9._-]+", "-", candidate).strip("-.") or "my-job"
+    written = written if study_name_problem(written) is None else "my-job"
+    if named and written != str(named):  # said, not silent (audit 29 F16)
+        job.notes.append(
+            f"study `{written}`: trainer.experiment_name `{named}` rewritten (a study name is letters, digits, `.`, `_`, "
+            "`-`); `--name` gives another"
+        )
+    return written
 
 
 def _prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None) -> None:

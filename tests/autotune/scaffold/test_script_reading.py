@@ -188,3 +188,14 @@ def test_a_refusal_of_a_word_of_the_command_names_its_line(line: str, error: str
     lines = COMMAND.splitlines(keepends=True)
     with pytest.raises(JobError, match=error):
         read_job("".join([*lines[:2], f"    {line} \\\n", *lines[2:]]), "run.sh")
+
+
+def test_a_study_name_rewritten_from_the_experiment_name_is_said() -> None:
+    """`trainer.experiment_name=qwen/7b-run` became study `qwen-7b-run` without a word (audit 29 F16)."""
+    from autotune.cli.start import _study_name
+
+    job = read_job(COMMAND.replace("trainer.nnodes=1", "trainer.nnodes=1 trainer.experiment_name=qwen/7b-run"), "r.sh")
+    assert _study_name(job, "r.sh") == "qwen-7b-run"
+    assert any("study `qwen-7b-run`: trainer.experiment_name `qwen/7b-run` rewritten" in n for n in job.notes)
+    kept = read_job(COMMAND.replace("trainer.nnodes=1", "trainer.nnodes=1 trainer.experiment_name=qwen_7b"), "r.sh")
+    assert _study_name(kept, "r.sh") == "qwen_7b" and not any("rewritten" in n for n in kept.notes)
