@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections import Counter
 
 import nbformat
@@ -57,3 +58,41 @@ def test_the_notebook_on_a_simulated_study_labels_predictions_and_draws_no_steps
     assert "KL nan" not in text and "peak RSS nan" not in text and "throughput per step" not in text
     assert "median seconds per step, by phase (predicted by the cost model)" in text
     assert "a simulated study: each trial is one prediction of the cost model" in text
+    # why it has no explain path, as the report says (it said "not measured yet: autotune explain", which refuses it)
+    assert "a simulated study is not explained by running its configurations" in text and "not measured yet" not in text
+
+
+def text_of(outputs: list) -> str:  # type: ignore[type-arg]
+    """What the executed cells printed and showed, figures' JSON included."""
+    return "".join(o.get("text", "") for o in outputs) + json.dumps([o.get("data", {}) for o in outputs])
+
+
+def test_the_explain_cell_reads_the_path_as_the_report_does(small_study, tmp_path, monkeypatch):
+    """It printed explain.json as stored: a path measured before confirmation read "no confirmation of the winner to
+    compare with" after the sweep had confirmed it, and a path to an earlier winner was shown as this one's
+    (audit 30 F5)."""
+    from autotune.study.ablation_result import ExplainStep, Explanation
+    from autotune.study.results import current_explanation, find_winner
+    from autotune.study.storage import stored_space
+
+    runs = tmp_path / "runs"
+    shutil.copytree(small_study[0], runs)  # a copy: explain.json is written into it
+    paths = StudyPaths(runs, "small")
+    study, space = load_study(paths), stored_space(paths)
+    winner = find_winner(study, paths, space)
+    step = ExplainStep(step=1, label="k", gain=1.5, speedup_mean=1.5, speedup_min=1.4, speedup_max=1.6, rounds=2,
+                       cumulative=1.5, verdict="matters")  # fmt: skip
+    # measured before the sweep's confirmation finished: nothing to compare with then
+    Explanation(study="small", baseline=0, winner=winner.number, repeats=2, steps=[step], product=1.5,
+                product_min=1.4, product_max=1.6, winner_params=winner.params).write(paths)  # fmt: skip
+    current, changed = current_explanation(study, paths, space)
+    assert current is not None and changed  # compared with the confirmation now
+    text = text_of(executed(runs, "small", monkeypatch))
+    assert "\n".join(current.lines()) in text, text[:3000]
+    assert "no confirmation of the winner to compare with" not in text
+    # measured for another configuration than the one that ships now: not this winner's path
+    Explanation(study="small", baseline=0, winner=winner.number, repeats=2, steps=[step], product=1.5,
+                product_min=1.4, product_max=1.6, winner_params={**winner.params, "x": 1}).write(paths)  # fmt: skip
+    text = text_of(executed(runs, "small", monkeypatch))
+    assert "explain: study" not in text
+    assert f"not measured yet: `autotune explain small --runs-dir {runs.resolve()}` walks from the baseline to" in text
