@@ -11,6 +11,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from autotune.study.storage import StudyPaths, counted, load_study
+from tests.autotune.conftest import autotune, write_space
 from tests.conftest import ROOT
 
 
@@ -96,3 +97,42 @@ def test_the_explain_cell_reads_the_path_as_the_report_does(small_study, tmp_pat
     text = text_of(executed(runs, "small", monkeypatch))
     assert "explain: study" not in text
     assert f"not measured yet: `autotune explain small --runs-dir {runs.resolve()}` walks from the baseline to" in text
+
+
+def test_the_notebook_on_a_study_with_no_feasible_trial_says_what_best_says(tmp_path, monkeypatch):
+    """It printed "winner #None (none): nanx the baseline", then px.bar raised a ValueError on the empty phase
+    frame and the comparison never ran (audit 30 F6). Its one trial crashes at its first step: no metric at all."""
+    space = write_space(tmp_path, steps=3)
+    space.write_text(
+        space.read_text().replace("  builtin.warm_start.steps: 15\n", "  builtin.warm_start.steps: 15\n"
+                                  "  builtin.fault.kind: crash\n  builtin.fault.at_step: 1\n")
+    )  # fmt: skip
+    runs = tmp_path / "runs"
+    swept = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
+                     "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert swept.returncode == 1, swept.stdout[-2000:] + swept.stderr[-2000:]
+    best = autotune("best", "small", "--runs-dir", str(runs))
+    said = best.stderr.strip().splitlines()[0]
+    assert best.returncode == 1 and "has no feasible trial" in said, best.stderr
+    text = text_of(executed(runs, "small", monkeypatch))  # every cell ran
+    assert said in text
+    assert "#None" not in text and "nan" not in text.replace("NaN", "")
+    assert "no winner to explain (the summary above says why)" in text and "not measured yet" not in text
+    assert "no phases to draw: no trial of this study ran a step" in text
+    assert "no winner: nothing to compare with the baseline" in text and "throughput per step" not in text
+
+
+def test_the_notebook_does_not_compare_a_baseline_winner_with_itself(tmp_path, monkeypatch):
+    """A table of `ratio 1.0` columns and two identical lines, "baseline #0" and "winner #0", and "not measured yet:
+    autotune explain", which refuses it (audit 30 F5, F8): it says why the baseline's values ship instead."""
+    space = write_space(tmp_path, steps=3)
+    runs = tmp_path / "runs"
+    swept = autotune("run", "--space", str(space), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
+                     "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert swept.returncode == 0, swept.stdout[-2000:] + swept.stderr[-2000:]
+    text = text_of(executed(runs, "small", monkeypatch))
+    ships = "the winner is the baseline trial: only the baseline ran: nothing was compared with it"
+    assert "winner #0 (sweep): 1.00x the baseline" in text and ships in text
+    assert f"nothing to explain: {ships}" in text and "not measured yet" not in text
+    assert "the winner is the baseline #0: nothing to compare (its values ship" in text
+    assert "ratio" not in text and "winner #0" not in text.replace("winner #0 (sweep)", "")
