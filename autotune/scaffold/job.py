@@ -66,11 +66,34 @@ def read_job(text: str, source: str) -> Job:
         from autotune.scaffold.script import from_script
 
         job = from_script(text, source)
+        job.notes.extend(_silent_readings(text, source))
     else:
         _other_entry(text, source)
         job = _from_yaml(text, source)
     check_keys(job)
     return job
+
+
+_POSITIONAL_DEFAULT = re.compile(r"\$\{(\d+):?-([^}]*)\}")
+
+
+def _silent_readings(text: str, source: str) -> list[str]:
+    """What init reads otherwise than bash runs it, said (audit 29 F18): Windows line ends, which bash reads as part
+    of each line (the command gets none of its overrides), and the script's arguments' defaults, taken."""
+    notes = []
+    if "\r\n" in text:
+        notes.append(
+            f"{source} has Windows (CRLF) line ends: bash runs it with a stray carriage return in every line (the "
+            f"command gets none of its overrides); init read it as if they were plain ones: convert it "
+            f"(`sed -i 's/\\r$//' {source}`) before running it"
+        )
+    for n, line in enumerate(text.splitlines(), 1):
+        for m in _POSITIONAL_DEFAULT.finditer(without_comment(line)):
+            notes.append(
+                f"{source}:{n}: `{m.group(0)}` takes its default `{m.group(2)}`, as the script run without arguments "
+                f"does; its argument ${m.group(1)} would change it"
+            )
+    return notes
 
 
 ENGINES = ("megatron", "torchtitan", "veomni", "automodel")

@@ -199,3 +199,18 @@ def test_a_study_name_rewritten_from_the_experiment_name_is_said() -> None:
     assert any("study `qwen-7b-run`: trainer.experiment_name `qwen/7b-run` rewritten" in n for n in job.notes)
     kept = read_job(COMMAND.replace("trainer.nnodes=1", "trainer.nnodes=1 trainer.experiment_name=qwen_7b"), "r.sh")
     assert _study_name(kept, "r.sh") == "qwen_7b" and not any("rewritten" in n for n in kept.notes)
+
+
+def test_windows_line_ends_and_a_positional_default_taken_are_said() -> None:
+    """A CRLF script was read as the whole job, silently, where bash runs its command with none of its overrides;
+    `ENGINE=${1:-vllm}` took `vllm` with no word that the script's first argument changes it (audit 29 F18)."""
+    crlf = read_job(COMMAND.replace("\n", "\r\n"), "win.sh")
+    assert crlf.flat["data.train_batch_size"] == 64
+    assert any(n.startswith("win.sh has Windows (CRLF) line ends") and "sed -i 's/\\r$//' win.sh" in n
+               for n in crlf.notes), crlf.notes  # fmt: skip
+    job = read_job("ENGINE=${1:-vllm}\n" + COMMAND.replace("trainer.nnodes=1", "actor_rollout_ref.rollout.name=$ENGINE"),
+                   "eng.sh")  # fmt: skip
+    assert job.flat["actor_rollout_ref.rollout.name"] == "vllm"
+    said = "eng.sh:1: `${1:-vllm}` takes its default `vllm`, as the script run without arguments does"
+    assert any(n.startswith(said) for n in job.notes), job.notes
+    assert not any("CRLF" in n or "takes its default" in n for n in read_job(COMMAND, "plain.sh").notes)
