@@ -366,22 +366,26 @@ def test_a_winner_whose_ablation_sent_every_change_back_ships_the_baseline_not_o
     assert one.one_round
 
 
+def baseline_study(tmp_path, steps, extra_params, extra_baseline):
+    """A real study of the small space with these params that ran its baseline only: (its throughput stage,
+    paths, study)."""
+    space_path = write_space(tmp_path, steps=steps, extra_params=extra_params, extra_baseline=extra_baseline)
+    runs = tmp_path / "runs"
+    proc = autotune("run", "--space", str(space_path), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
+                    "--report-dir", str(tmp_path / "report"))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    paths = StudyPaths(runs, "small")
+    return throughput_stage(load_space(str(space_path))), paths, load_study(paths)
+
+
 def test_an_ablation_that_sends_every_change_back_ships_the_baseline_at_one(tmp_path):
     """A winner whose one change is inert here (an NCCL variable on a CPU) is, with it at baseline, the baseline
     itself: what ships was read from the winner's runs against the baseline's, and said ×0.94 [0.59, 1.50] of the
     baseline it is (audit 12 F2). Two interleaved rounds of real world-1 runs."""
     proto = "env.NCCL_PROTO"
-    space_path = write_space(
-        tmp_path, steps=3, extra_params=f"  {proto}: {{type: categorical, choices: [null, LL128]}}",
-        extra_baseline=f"  {proto}: null",
-    )  # fmt: skip
-    runs = tmp_path / "runs"
-    proc = autotune("run", "--space", str(space_path), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
-                    "--report-dir", str(tmp_path / "report"))  # fmt: skip
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    space = throughput_stage(load_space(str(space_path)))
-    paths = StudyPaths(runs, "small")
-    study = load_study(paths)
+    space, paths, study = baseline_study(
+        tmp_path, 3, f"  {proto}: {{type: categorical, choices: [null, LL128]}}", f"  {proto}: null"
+    )
     base = dict(study.trials[0].params)
     rows = [
         ConfirmedCandidate(number=0, params=base, values=[1.0], feasible_rounds=1, rounds=1, mean=1.0,
@@ -417,17 +421,10 @@ def test_a_change_whose_leave_one_out_broke_a_limit_is_needed_and_what_ships_sta
     from autotune.sweep.confirmation import KEPT, _canonical, kept_key
     from autotune.trial.record import TrialRecord
 
-    space_path = write_space(
-        tmp_path, steps=2, extra_params=f"  {PREFETCH}: {{type: bool}}\n  {EPOCHS}: {{type: int, low: 1, high: 2, role: systems}}",
-        extra_baseline=f"  {PREFETCH}: false\n  {EPOCHS}: 2",
+    space, paths, study = baseline_study(
+        tmp_path, 2, f"  {PREFETCH}: {{type: bool}}\n  {EPOCHS}: {{type: int, low: 1, high: 2, role: systems}}",
+        f"  {PREFETCH}: false\n  {EPOCHS}: 2",
     )  # fmt: skip
-    runs = tmp_path / "runs"
-    proc = autotune("run", "--space", str(space_path), "--runs-dir", str(runs), "--trials", "1", "--confirm", "0",
-                    "--report-dir", str(tmp_path / "report"))  # fmt: skip
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    space = throughput_stage(load_space(str(space_path)))
-    paths = StudyPaths(runs, "small")
-    study = load_study(paths)
     adapter = get_adapter(space.trainer, space.command)
     defaults = adapter.defaults(space.base_config)
     base = dict(study.trials[0].params)
