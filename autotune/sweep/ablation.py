@@ -56,7 +56,15 @@ from autotune.study.confirmation_result import Confirmation, ConfirmedSpeedup
 from autotune.study.progress import SweepProgress
 from autotune.study.ratios import LEVEL, Ratios, gain_interval, intervals_overlap
 from autotune.study.storage import StudyPaths, baseline_trial
-from autotune.sweep.confirmation import Candidate, compare, finish_kept, kept_key, measure_interleaved, start_kept
+from autotune.sweep.confirmation import (
+    Candidate,
+    compare,
+    finish_kept,
+    kept_key,
+    measure_interleaved,
+    outside_limits,
+    start_kept,
+)
 from autotune.sweep.explain import Knob, configure, knobs
 from autotune.trial.record import TrialRecord
 
@@ -145,10 +153,7 @@ def run_ablation(
         """How the winner without this change broke a limit in rounds it ran, or "": such a change is needed
         whatever its speed (leaving out one that saves memory is faster: it was dropped, and what shipped broke
         the memory limit in every round, audit 30 F1). The baseline itself is never blamed."""
-        if c.params == base_params:
-            return ""
-        bad = [d for d, ran, ok in zip(c.details, c.ran, c.feasible, strict=True) if ran and not ok]
-        return f"{bad[0]} in {len(bad)} of {sum(c.ran)} rounds" if bad else ""
+        return "" if c.params == base_params else outside_limits(c)
 
     most = max(repeats, space.confirm.ablation_max_repeats or repeats)
     for extra in range(repeats, most):  # undecided changes that point to a gain get more rounds

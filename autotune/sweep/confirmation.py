@@ -156,6 +156,13 @@ def finish_kept(folder: Path) -> None:
         path.unlink()
 
 
+def outside_limits(c: Candidate) -> str:
+    """How a configuration broke a limit in rounds it ran (`outside limits: memory ... in 2 of 3 rounds`), or ""
+    (inside them, or it never ran)."""
+    bad = [d or "outside its limits" for d, ran, ok in zip(c.details, c.ran, c.feasible, strict=True) if ran and not ok]
+    return f"{bad[0]} in {len(bad)} of {sum(c.ran)} rounds" if bad else ""
+
+
 def _append(
     c: Candidate,
     value: float,

@@ -54,7 +54,7 @@ from autotune.study.progress import SweepProgress
 from autotune.study.ratios import short_value
 from autotune.study.results import NoWinner, find_winner
 from autotune.study.storage import StudyPaths, baseline_trial
-from autotune.sweep.confirmation import Candidate, compare, kept_key, measure_interleaved
+from autotune.sweep.confirmation import Candidate, compare, kept_key, measure_interleaved, outside_limits
 from autotune.trial.record import TrialRecord
 
 NOT_MEASURED = "not measured: its runs failed"
@@ -244,7 +244,7 @@ def explain(
                 measured_rounds=sum(
                     1 for v, b in zip(run.values, ref.values, strict=True) if b and not math.isnan(v + b)
                 ),
-                outside=_outside(run),
+                outside=outside_limits(run),
                 tried=tried[i - 1],
                 runs=[str(folder / f"r{r + 1}-{run.stem}") for r in range(options.repeats)],
                 reference_runs=[str(folder / f"r{r + 1}-{ref.stem}") for r in range(options.repeats)],
@@ -301,7 +301,7 @@ def choose_order(
             gains = {k.name: compare(c, reference).speedup_mean for k, c in zip(remaining, tries, strict=True)}
             # a candidate outside the limits is not applied first however fast (leaving memory savings for last
             # walked through a configuration that broke the memory limit: audit 30 F1)
-            inside = [i for i, c in enumerate(tries) if not _outside(c)]
+            inside = [i for i, c in enumerate(tries) if not outside_limits(c)]
             ranked = [i for i in inside if not math.isnan(gains[remaining[i].name])]
             if ranked:
                 pick = (max if maximize else min)(ranked, key=lambda i: gains[remaining[i].name])
@@ -317,12 +317,6 @@ def choose_order(
         current = configure(ctx.space, ctx.defaults, {**current, **chosen.params})
         remaining = [k for k in remaining if k is not chosen]
     return order, tried
-
-
-def _outside(c: Candidate) -> str:
-    """How a configuration broke a limit in rounds it ran, or "" (inside them, or never ran)."""
-    bad = [d or "outside its limits" for d, ran, ok in zip(c.details, c.ran, c.feasible, strict=True) if ran and not ok]
-    return f"{bad[0]} in {len(bad)} of {sum(c.ran)} rounds" if bad else ""
 
 
 def order_candidates(
