@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from autotune.space.sim_section import older_than, verl_engine_workers
 
 
 @dataclass(frozen=True)
@@ -284,21 +285,9 @@ def spread_from_longest(mean: float, longest: float, count: int) -> float:
     return max(0.0, (longest - mean) / math.sqrt(2 * math.log(count)))
 
 
-def _older_than(version: str, release: tuple[int, ...], what: str, example: str) -> bool:
-    parts = version.strip().split(".")
-    try:
-        numbers = [int(parts[0]), int(parts[1]) if len(parts) > 1 else 0]
-    except ValueError:
-        raise ValueError(f"{what} {version!r}: expected a version like {example}") from None
-    for part in parts[2 : len(release)]:  # a patch level ("0.7.1", "0.9.0.dev0"); "0.8.5.post1"'s tail is ignored
-        digits = re.match(r"\d+", part)
-        numbers.append(int(digits.group()) if digits else 0)
-    return tuple(numbers) < release
-
-
 def legacy_vllm(version: str) -> bool:
     """Whether a vLLM version string ("0.5.4", "0.6.3", "0.8.5.post1") is older than 0.6."""
-    return _older_than(version, (0, 6), "vllm_version", "'0.5.4' or '0.8.5'")
+    return older_than(version, (0, 6), "vllm_version", "'0.5.4' or '0.8.5'")
 
 
 def v0_only_vllm(version: str | None) -> bool:
@@ -308,25 +297,19 @@ def v0_only_vllm(version: str | None) -> bool:
     responses, come out -31% to +31% in generation with V0's step (median |error| 17%); with V1's, the five of them
     without the xformers backend (V0 whatever the version) -69% to -27% (benchmarks/sim_published.py's runs set
     VLLM_USE_V1=0 themselves, so none of its figures moved; tests/autotune/sim/test_sim_vllm_engine.py)."""
-    return version is not None and _older_than(version, (0, 8), "vllm_version", "'0.5.4' or '0.8.5'")
+    return version is not None and older_than(version, (0, 8), "vllm_version", "'0.5.4' or '0.8.5'")
 
 
 def async_vllm(version: str | None) -> bool:
     """Whether vLLM of this version (None = a current one) schedules asynchronously by default: 0.14 (January 2026)
     and later ("Async scheduling is now enabled by default", vLLM 0.14.0's release notes)."""
-    return version is None or not _older_than(version, (0, 14), "vllm_version", "'0.5.4' or '0.8.5'")
-
-
-def verl_engine_workers(version: str | None) -> bool:
-    """Whether verl of this version ("0.5.0", "0.7.1"; None = a current one) runs its training calls through the
-    engine workers of verl 0.7 (January 2026) and later."""
-    return version is None or not _older_than(version, (0, 7), "verl_version", "'0.5.0' or '0.7.1'")
+    return version is None or not older_than(version, (0, 14), "vllm_version", "'0.5.4' or '0.8.5'")
 
 
 def verl_rollout_ipc(version: str | None) -> bool:
     """Whether verl of this version (None = a current one) runs the colocated vLLM in processes of its own and
     syncs weights into it over CUDA IPC: verl PR 4280, merged 2026-01-24, first released in 0.7.1."""
-    return version is None or not _older_than(version, (0, 7, 1), "verl_version", "'0.5.0' or '0.7.1'")
+    return version is None or not older_than(version, (0, 7, 1), "verl_version", "'0.5.0' or '0.7.1'")
 
 
 class _Recorder(dict):  # type: ignore[type-arg]

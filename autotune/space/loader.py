@@ -232,7 +232,7 @@ def older_verl_excuses(space: Space, problem: str) -> bool:
     (`sim.verl_version`): a published run of verl 0.1 ran its log-prob pass on dynamic batching beside an actor
     without (benchmarks/published_runs/tenth.py), which the installed verl refuses."""
     from autotune.adapters.verl_config import ENGINE_WORKER_RULE
-    from autotune.sim.workload import verl_engine_workers
+    from autotune.space.sim_section import verl_engine_workers
 
     stated = space.sim.verl_version if space.sim is not None else None
     return problem.startswith(ENGINE_WORKER_RULE) and stated is not None and not verl_engine_workers(stated)

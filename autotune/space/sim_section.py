@@ -126,3 +126,23 @@ def parse_sim_section(raw: Any) -> SimSettings:
     if unknown:
         raise ValueError(f"unknown setting(s) `sim.{'`, `sim.'.join(unknown)}` (known: {', '.join(sorted(known))})")
     return SimSettings(**raw)
+
+
+def older_than(version: str, release: tuple[int, ...], what: str, example: str) -> bool:
+    """Whether a version string (`sim.vllm_version`, `sim.verl_version`) is before `release`; ValueError naming
+    `what` and an `example` when it is not a version."""
+    parts = version.strip().split(".")
+    try:
+        numbers = [int(parts[0]), int(parts[1]) if len(parts) > 1 else 0]
+    except ValueError:
+        raise ValueError(f"{what} {version!r}: expected a version like {example}") from None
+    for part in parts[2 : len(release)]:  # a patch level ("0.7.1", "0.9.0.dev0"); "0.8.5.post1"'s tail is ignored
+        digits = re.match(r"\d+", part)
+        numbers.append(int(digits.group()) if digits else 0)
+    return tuple(numbers) < release
+
+
+def verl_engine_workers(version: str | None) -> bool:
+    """Whether verl of this version ("0.5.0", "0.7.1"; None = a current one) runs its training calls through the
+    engine workers of verl 0.7 (January 2026) and later."""
+    return version is None or not older_than(version, (0, 7), "verl_version", "'0.5.0' or '0.7.1'")
