@@ -257,6 +257,17 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     assert why_not_ablated(one_round, paths).startswith("its confirmation ran 1 round: the ablation needs 2 or more")
 
 
+def one_round_confirmation(base, winner):
+    """A confirmation of one round in which trial #1 (`winner`) ran twice the baseline #0 (`base`)."""
+    rows = [
+        ConfirmedCandidate(number=0, params=base, values=[1.0], feasible_rounds=1, rounds=1, mean=1.0,
+                           is_baseline=True),
+        ConfirmedCandidate(number=1, params=winner, values=[2.0], feasible_rounds=1, rounds=1, mean=2.0,
+                           speedup_mean=2.0, speedup_geomean=2.0),
+    ]  # fmt: skip
+    return Confirmation.decide(rows, 0, maximize=True)
+
+
 @pytest.mark.slow  # 35-55 s of real runs; the verdict rule is tested above on recorded rounds (make test-slow)
 def test_real_ablation_keeps_a_real_gain_and_drops_a_knob_without_effect(tmp_path):
     """ppo_epochs 4 → 1 cuts the update passes (a large real gain; marked `systems` in this space only
@@ -284,13 +295,7 @@ def test_real_ablation_keeps_a_real_gain_and_drops_a_knob_without_effect(tmp_pat
     assert len(study.trials) == 2  # the baseline and one sampled trial, whose number the winner's row takes
     base = {DYN: False, MICRO: 4, EPOCHS: 4, PREFETCH: False}
     winner = {**base, PREFETCH: True, EPOCHS: 1}
-    rows = [
-        ConfirmedCandidate(number=0, params=base, values=[1.0], feasible_rounds=1, rounds=1, mean=1.0,
-                           is_baseline=True),
-        ConfirmedCandidate(number=1, params=winner, values=[2.0], feasible_rounds=1, rounds=1, mean=2.0,
-                           speedup_mean=2.0, speedup_geomean=2.0),
-    ]  # fmt: skip
-    confirmation = Confirmation.decide(rows, 0, maximize=True)
+    confirmation = one_round_confirmation(base, winner)
     confirmation.write(paths)
     progress = SweepProgress(0, "perf/throughput")
     adapter = get_adapter(space.trainer, space.command)
@@ -447,13 +452,7 @@ def test_a_change_whose_leave_one_out_broke_a_limit_is_needed_and_what_ships_sta
         for name, (value, feasible) in loo_values.items():
             record(folder, f"without-{name.rsplit('.', 1)[-1]}", reset(space, defaults, base, winner, [name]), value,
                    feasible)  # fmt: skip
-        rows = [
-            ConfirmedCandidate(number=0, params=base, values=[1.0], feasible_rounds=1, rounds=1, mean=1.0,
-                               is_baseline=True),
-            ConfirmedCandidate(number=1, params=winner, values=[2.0], feasible_rounds=1, rounds=1, mean=2.0,
-                               speedup_mean=2.0, speedup_geomean=2.0),
-        ]  # fmt: skip
-        confirmation = Confirmation.decide(rows, 0, maximize=True)
+        confirmation = one_round_confirmation(base, winner)
         result = run_ablation(study, space, adapter, paths, confirmation, 2, SweepProgress(0, "perf/throughput"))
         assert result is not None
         return result, {k.knob: k for k in result.knobs}
