@@ -343,9 +343,21 @@ def run(
         progress.note(summary)
     if whole.quality is not None and stage != "throughput" and not simulated:
         _write_quality_report(paths, whole, reports)
-    if study_run is None:  # the quality stage alone, without a throughput study
-        return
-    _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
+    if study_run is not None:  # None: the quality stage alone, without a throughput study
+        _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
+    if whole.quality is not None and stage != "throughput" and not simulated:
+        _exit_if_undecided(paths)
+
+
+def _exit_if_undecided(paths: StudyPaths) -> None:
+    """Exit 1 when the quality stage's runs ended early (a crash, a timeout) and left it deciding nothing: it exited
+    0 with "run the same command again", so `autotune run ... && autotune export ...` went on (audit 32 F1)."""
+    from autotune.study.quality_result import Quality
+
+    quality = Quality.read(paths)
+    if quality is not None and quality.undecided:
+        err.print(f"[red]the quality stage decided nothing: {escape(quality.verdict)}[/]")
+        raise typer.Exit(1)
 
 
 def _ablation_rounds(space: Space, confirm: int | None, ablate: int | None) -> int:

@@ -237,7 +237,9 @@ def exported(
         header.extend(winner.credited.lines())
     if quality is not None:  # the algorithm knobs' decision, with its evidence over seeds
         header.extend(quality.lines())
-        other = quality.ran_on_other_systems(systems_values(space, winner.params))
+        other = quality.ran_on_other_systems(
+            systems_values(space, shipped_params(space, adapter, winner.params, device))
+        )
         header.extend([other] if other else [])
     return winner, render_yaml(flat, header), flat
 

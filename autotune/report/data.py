@@ -222,7 +222,7 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         **_equivalence(paths, winner),
         speedup_interval=winner.speedup_spread if winner and winner.source == "confirmed" and winner.speedup_spread
         else (math.nan, math.nan),
-        quality_other_systems=_quality_other_systems(paths, space, winner),
+        quality_other_systems=_quality_other_systems(study, paths, space, winner),
         caveat=winner_caveat(study, winner, paths) if winner else no_winner,
     )  # fmt: skip
 
@@ -238,14 +238,19 @@ def _equivalence(paths: StudyPaths, winner: Winner | None) -> dict[str, Any]:
     return {"equivalence": said, "equivalence_ok": kept.ok}
 
 
-def _quality_other_systems(paths: StudyPaths, space: Space, winner: Winner | None) -> str:
+def _quality_other_systems(study: optuna.Study, paths: StudyPaths, space: Space, winner: Winner | None) -> str:
+    from autotune.export.winner import shipped_params
     from autotune.space.stages import systems_values
     from autotune.study.quality_result import Quality
 
     quality = Quality.read(paths) if winner is not None else None
     if quality is None or winner is None:
         return ""
-    return quality.ran_on_other_systems(systems_values(space, winner.params)) or ""
+    # the values as they ship: knobs inert on the sweep's device at their baseline (it said NCCL_ALGO ran None but
+    # shipped Ring, where the export writes None, audit 32 F3)
+    adapter = get_adapter(space.trainer, space.command)
+    ships = shipped_params(space, adapter, winner.params, sweep_device(study))
+    return quality.ran_on_other_systems(systems_values(space, ships)) or ""
 
 
 def _baseline_ships(study: optuna.Study, winner: Winner | None, paths: StudyPaths, space: Space) -> str:

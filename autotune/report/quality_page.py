@@ -105,6 +105,8 @@ def ladder(result: Quality) -> str:
         label = "baseline" if r.get("baseline") else f"#{r['number']}"
         if r.get("rerun_of") is not None:  # the numbers between read as missing runs (audit 24 F10)
             label += f" (#{r['rerun_of']} cut short, run again)"
+        if r.get("retry_of") is not None:
+            label += f" (#{r['retry_of']} failed, run again)"
         outcome = r["outcome"]
         if outcome == "kl_bound" and "search_margin" in r.get("detail", ""):  # stopped under the bound, at the
             outcome = "kl_margin"  # search's margin: "kl_bound" beside a KL peak under it read wrong (audit 27 F11)

@@ -260,12 +260,16 @@ def _check_feasible_choices(r: Reader, space: Space, adapter: TrainerAdapter) ->
         return
     context = {**defaults, **space.base, **space.baseline}
     for p in space.params:
-        if p.type != "categorical" or not holds(p.when, context):
+        if not holds(p.when, context):
             continue
-        for choice in p.choices or ():
-            trouble = problem({**space.baseline, p.name: choice})
+        if p.type == "categorical":
+            tried = [("choice", choice) for choice in p.choices or ()]
+        else:  # a range's ends: a negative kl_coef's runs failed `invalid`, validate said ok (audit 32 F4)
+            tried = [(end, getattr(p, end)) for end in ("low", "high") if getattr(p, end) is not None]
+        for what, value in tried:
+            trouble = problem({**space.baseline, p.name: value})
             if trouble:
-                r.error(p.where, f"param `{p.name}`: choice {choice!r} can never run here: {trouble}")
+                r.error(p.where, f"param `{p.name}`: {what} {value!r} can never run here: {trouble}")
 
 
 def _add_warnings(space: Space, adapter: TrainerAdapter, device: DeviceKind) -> None:
@@ -273,6 +277,12 @@ def _add_warnings(space: Space, adapter: TrainerAdapter, device: DeviceKind) -> 
     for metric in space.unmeasured:
         space.warnings.append(f"{space.path}: the {adapter.name} trainer does not log `{metric}`: its limit is skipped")
     t = space.trial
+    if space.quality is not None and space.quality.steps <= t.steps:  # passed without a word (audit 32 F10)
+        space.warnings.append(
+            f"{space.path}: `quality.steps` {space.quality.steps} is not above `trial.steps` {t.steps}: the quality "
+            "stage judges the algorithm knobs on learning over a horizon a throughput trial cannot see; set it well "
+            "above (the shipped spaces use 150)"
+        )
     if t.hang_timeout_s >= t.timeout_s:  # accepted without a word (audit 25 F11)
         space.warnings.append(
             f"{space.path}: `trial.hang_timeout_s` {t.hang_timeout_s:g} is not below `trial.timeout_s` {t.timeout_s:g}: "

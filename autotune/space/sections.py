@@ -252,6 +252,12 @@ def parse_quality(
             base[key] = coerce(located.value, keys[key].type)
         except TypeError as exc:
             r.error(located.where, f"`{key}` {exc}, got {located.value!r}")
+    if not any(p.role == "algorithm" for p in params):  # the run skipped the stage, and `best` said to run it
+        r.error(
+            r.at("quality"),
+            "`quality:` judges the algorithm params, and the space searches none: add one under `params:` (e.g. "
+            "`algorithm.kl_ctrl.kl_coef: {type: float, low: 1.0e-4, high: 1.0, log: true}`), or remove the section",
+        )
     given_keys = settings.seed_keys
     seed_keys = (given_keys,) if isinstance(given_keys, str) else tuple(given_keys or adapter.seed_keys)
     for key in seed_keys:

@@ -121,6 +121,9 @@ class Quality(Conclusion):
     gain: tuple[float, float, float] | None = None
     """(mean, low, high) of the winner's per-seed score gain over the baseline, when both keep the bound."""
     verdict: str = ""
+    not_measured: list[str] = field(default_factory=list)
+    """Searched settings whose run failed before breaking a rule (`#N (why)`: a crash, a timeout), not yet run
+    again: the next run of the stage runs them again."""
 
     def decide(self) -> None:
         """Apply the rule (class docstring) to the candidates' runs."""
@@ -132,6 +135,14 @@ class Quality(Conclusion):
             self.verdict = (
                 f"the baseline was not measured in every seed ({base.ended_early}: it ended early without breaking a "
                 "rule; a rerun runs it again): nothing is decided; run the same command again"
+            )
+            return
+        if best is None and self.not_measured:  # it said "widen the search" of a search whose keeper crashed
+            n = len(self.not_measured)
+            self.verdict = (
+                f"no setting measured keeps the KL bound in every seed, and {n} searched setting{'s' if n > 1 else ''} "
+                f"ended early without breaking a rule ({'; '.join(self.not_measured)}): nothing is decided; run the "
+                "same command again (it runs them again)"
             )
             return
         if best is None and base.keeps_bound:
@@ -166,6 +177,12 @@ class Quality(Conclusion):
                 f"the baseline keeps the KL bound and {best.label}'s gain {mean:+.4f} cannot be tested with one seed "
                 "(a paired interval needs 2 or more: `quality.seeds`): the baseline's values stay"
             )
+        elif high < 0:  # "does not hold across seeds" read as noise of a setting measurably worse (audit 32 F9)
+            self.verdict = (
+                f"the baseline keeps the KL bound and learns more than {best.label}, the best other setting that "
+                f"keeps it ({best.label}'s gain {mean:+.4f}, its interval [{low:+.4f}, {high:+.4f}] below zero): the "
+                "baseline's values stay"
+            )
         else:
             self.verdict = (
                 f"the baseline keeps the KL bound and {best.label}'s gain {mean:+.4f} "
@@ -177,10 +194,17 @@ class Quality(Conclusion):
         return self.candidates[0]
 
     @property
-    def exports_a_broken_bound(self) -> bool:
-        """Nothing ships and the baseline's values, which the export keeps, broke the KL bound."""
+    def undecided(self) -> bool:
+        """Runs that ended early without breaking a rule (a crash, a timeout) left the decision open: the baseline
+        unmeasured, or no setting keeping the bound while a searched one was never measured. A rerun decides."""
         base = self.baseline if self.candidates else None
-        return self.winner is None and base is not None and base.measured and not base.keeps_bound
+        return base is not None and (not base.measured or (self.winner is None and bool(self.not_measured)))
+
+    @property
+    def exports_a_broken_bound(self) -> bool:
+        """Nothing ships and the baseline's values, which the export keeps, broke the KL bound (the search done)."""
+        base = self.baseline if self.candidates else None
+        return self.winner is None and base is not None and not self.undecided and not base.keeps_bound
 
     def ran_on_other_systems(self, shipped: dict[str, Any]) -> str | None:
         """A line when the stage's runs used other systems values than `shipped` (the winner that ships, its
@@ -206,9 +230,13 @@ class Quality(Conclusion):
             values = ", ".join(f"{k.rsplit('.', 1)[-1]}={short_value(v)}" for k, v in c.params.items())
             scores = " ".join(f"{r.score:.3f}" for r in c.runs)
             kls = " ".join(f"{r.kl_peak:.3f}" for r in c.runs)
+            # a run that stopped early has no KL at the horizon: its last step's is said as such
+            last = " ".join(
+                f"{r.kl_last:.3f}" + (f" (step {r.steps})" if r.steps < self.horizon else "") for r in c.runs
+            )
             out.append(
                 f"  {c.label:<9} {values}: score {c.mean_score:.4f} (seeds {scores}); KL peak {kls}, "
-                f"at the horizon {' '.join(f'{r.kl_last:.3f}' for r in c.runs)}: {c.status}"
+                f"at the horizon {last}: {c.status}"
             )
         out.append(f"  decision: {self.verdict}")
         if self.exports_a_broken_bound:  # in the export's header and the report too: it was said on a terminal only

@@ -37,7 +37,7 @@ from autotune.space.stages import algorithm_values, quality_stage, systems_value
 from autotune.study.progress import SweepProgress, short_params
 from autotune.study.quality_result import Quality, QualityCandidate, QualityRun
 from autotune.study.storage import StudyPaths
-from autotune.sweep.quality_study import NOT_RUN, STARTUP, open_quality_study
+from autotune.sweep.quality_study import NOT_RUN, STARTUP, failed_to_retry, open_quality_study
 from autotune.trial.evaluation import evaluate
 from autotune.trial.learning import Curve, CurveSummary, CurveWatch, summarize
 from autotune.trial.record import QualityRecord, read_rows, write_json
@@ -451,6 +451,7 @@ class QualityStage:
             ],
             steps_trained=sum(QualityRecord.of(t).steps for t in study.get_trials(deepcopy=False))
             + sum(r.steps for c in candidates for r in c.runs if "/seeds/" in r.dir),
+            not_measured=[f"#{t.number} ({QualityRecord.of(t).detail})" for t in failed_to_retry(study)],
         )
         result.decide()
         result.write(self.paths)
@@ -511,4 +512,5 @@ def _rung_row(t: FrozenTrial, searched: list[str]) -> dict[str, Any]:
         "kl_peak": record.kl_peak,
         "rungs": {str(k): v for k, v in sorted(t.intermediate_values.items())},
         "rerun_of": record.rerun_of,
+        "retry_of": record.retry_of,
     }

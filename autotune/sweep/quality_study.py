@@ -8,7 +8,7 @@ import dataclasses
 from typing import Any
 
 import optuna
-from optuna.trial import TrialState
+from optuna.trial import FrozenTrial, TrialState
 
 from autotune.space.schema import Space
 from autotune.study.progress import SweepProgress
@@ -101,20 +101,52 @@ def open_quality_study(
         StudyInfo(quality_rules=space.quality.rules()).save(study, "quality_rules")  # a rerun's are compared with it
     again = []
     cut = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))  # a stopped controller's runs
+    failed = failed_to_retry(study)
     # the settings queued behind them go behind their reruns: Optuna asks the lowest-numbered waiting trial
     # first, so the search spent its budget on the queued Sobol settings and the reruns, the baseline's among
     # them, never ran while the line below said they would (found by the ladder naming reruns, audit 24 F10)
-    queued = study.get_trials(deepcopy=False, states=(TrialState.WAITING,)) if cut else []
+    queued = study.get_trials(deepcopy=False, states=(TrialState.WAITING,)) if cut or failed else []
     for t, outcome in [*((t, "interrupted") for t in cut), *((t, REQUEUED) for t in queued)]:
         ident = trial_id(storage, study.study_name, t.number)
         QualityRecord(outcome=outcome).save_by_id(storage, ident, ("outcome",))
         storage.set_trial_state_values(ident, TrialState.FAIL)
     for t in cut:
         again_as = dataclasses.replace(QualityRecord.of(t), rerun_of=t.number)
-        study.enqueue_trial(t.params, user_attrs=again_as.attrs(QualityRecord.IDENTITY))
+        study.enqueue_trial(_setting(t), user_attrs=again_as.attrs(QualityRecord.IDENTITY))
         again.append(f"#{t.number} as #{len(study.get_trials(deepcopy=False)) - 1}")
+    retried = []
+    for t in failed:  # once per run of the stage: a setting that crashes every time costs one run a rerun
+        again_as = dataclasses.replace(QualityRecord.of(t), rerun_of=None, retry_of=t.number)
+        study.enqueue_trial(_setting(t), user_attrs=again_as.attrs(QualityRecord.IDENTITY))
+        retried.append(f"#{t.number} as #{len(study.get_trials(deepcopy=False)) - 1}")
     for t in queued:  # under new numbers, after the reruns; none had run, so nothing is said of them
-        study.enqueue_trial(t.params, user_attrs=QualityRecord.of(t).attrs(QualityRecord.IDENTITY))
+        study.enqueue_trial(_setting(t), user_attrs=QualityRecord.of(t).attrs(QualityRecord.IDENTITY))
     if again:  # under new numbers, which it did not say: the decision named #4 for the run a clean stage's #2
         progress.note(f"quality stage: runs cut short (a stopped or killed worker) run again: {', '.join(again)}")
+    if retried:
+        progress.note(
+            f"quality stage: runs that failed before breaking a rule (a crash, a timeout) run again: {', '.join(retried)}"
+        )
     return study
+
+
+def _setting(t: FrozenTrial) -> dict[str, Any]:
+    """The setting a trial runs: a queued one that never started has no params yet, only the ones it was queued
+    with (a Ctrl-C's rerun of a queued Sobol setting ran a TPE draw in its place, audit 32 F2)."""
+    return {**t.system_attrs.get("fixed_params", {}), **t.params}
+
+
+def failed_to_retry(study: optuna.Study) -> list[FrozenTrial]:
+    """Search runs that failed before breaking a rule (a crash, an OOM, a timeout; not an `invalid` setting, which
+    never runs) and that no later run retried: nothing was learnt of them. A new draw took their place, so the only
+    setting that kept the bound could go unconfirmed while the decision said to widen the search (audit 32 F1)."""
+    trials = study.get_trials(deepcopy=False)
+    retried = {QualityRecord.of(t).retry_of for t in trials}
+    return [
+        t
+        for t in trials
+        if t.state == TrialState.FAIL
+        and (r := QualityRecord.of(t)).outcome == "failed"
+        and not r.detail.startswith("invalid")
+        and t.number not in retried
+    ]

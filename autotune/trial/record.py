@@ -162,9 +162,12 @@ class QualityRecord:
     """The score's standard error at each rung it reached ({step: se}), for the pruner's noise veto."""
     rerun_of: int | None = None
     """The run a stopped or killed worker cut short, which this one runs again (the ladder named neither)."""
+    retry_of: int | None = None
+    """The run that failed (a crash, a timeout) before breaking a rule, which the next run of the stage runs again:
+    nothing was learnt of it, and a new draw in its place left the only setting that kept the bound unconfirmed."""
 
-    IDENTITY = ("baseline", "polish", "rerun_of")
-    """What a retry of an interrupted run, or a setting queued again behind it, keeps."""
+    IDENTITY = ("baseline", "polish", "rerun_of", "retry_of")
+    """What a retry of an interrupted or failed run, or a setting queued again behind it, keeps."""
 
     @classmethod
     def of(cls, trial: FrozenTrial | Trial) -> QualityRecord:

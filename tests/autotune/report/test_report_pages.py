@@ -287,3 +287,27 @@ def test_an_explain_path_whose_runs_all_failed_draws_no_empty_plot():
         assert said.count('class="plot"') == plots
         assert ("every run of the path failed" in said) == (plots == 0)
         assert "not measured: its runs failed" in said  # the table names each step's verdict
+
+
+def test_the_quality_stages_other_systems_line_compares_what_ships_not_what_was_sampled(tmp_path):
+    """The winner sampled NCCL_ALGO Ring, inert on the CPU sweep, so exported at its baseline (None), as the quality
+    runs ran it; the line said "NCCL_ALGO: None -> Ring: ran -> ships" beside the header's "left at baseline (inert)"
+    (audit 32 F3). Only a knob that ships otherwise than it ran is named (the export's header reads the same call)."""
+    import optuna
+
+    from autotune.space.stages import systems_values
+    from autotune.study.quality_result import Quality
+    from autotune.study.results import Winner
+
+    space = load_space("fsdp3d")
+    paths = StudyPaths(tmp_path, "q")
+    paths.root.mkdir()
+    ran = systems_values(space, space.baseline)
+    Quality(horizon=30, seeds=[1], score_metric="critic/score/mean", score_last=5, kl_metric="actor/kl_loss",
+            kl_window=5, kl_max=0.05, systems=ran).write(paths)  # fmt: skip
+    study = optuna.create_study()  # no device recorded: a CPU sweep's
+    dyn = "actor_rollout_ref.actor.use_dynamic_bsz"
+    sampled = {**space.baseline, "env.NCCL_ALGO": "Ring", "env.NCCL_PROTO": "LL", dyn: not space.baseline[dyn]}
+    winner = Winner(number=3, params=sampled, source="sweep", value=1.0, speedup=1.2, speedup_spread=None)
+    line = data._quality_other_systems(study, paths, space, winner)
+    assert "NCCL" not in line and f"use_dynamic_bsz: {space.baseline[dyn]} -> {sampled[dyn]}" in line, line

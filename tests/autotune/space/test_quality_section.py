@@ -165,3 +165,28 @@ def test_a_quality_layout_that_breaks_a_constraint_is_refused_by_validate(tmp_pa
     with pytest.raises(SpaceError, match=r"the quality stage's runs .* are not valid trials: .*constraint violated"):
         load_space(str(path))
     load_space(str(ROOT / "search_spaces" / "fsdp3d.yaml"))  # the shipped layout passes
+
+
+def test_a_quality_section_with_no_algorithm_param_is_refused_and_a_short_horizon_warned_of(tmp_path):
+    """No algorithm param: validate said ok, the run skipped the stage and `best` said to run it (audit 32 F5). A
+    horizon no longer than a throughput trial passed without a word (audit 32 F10)."""
+    path = space_with(tmp_path, QUALITY)
+    text = path.read_text()
+    param = "  algorithm.kl_ctrl.kl_coef: {type: float, low: 1.0e-4, high: 1.0e-1, log: true}\n"
+    path.write_text(text.replace(param, "").replace("  algorithm.kl_ctrl.kl_coef: 0.001\n", ""))
+    with pytest.raises(SpaceError) as exc:
+        load_space(str(path))
+    assert f"{path}:" in str(
+        exc.value
+    ) and "`quality:` judges the algorithm params, and the space searches none" in str(exc.value), exc.value
+    short_horizon = {
+        "  steps: 30\n": "  steps: 3\n  kl_window: 2\n",
+        "min_steps: 5": "min_steps: 2",
+        "last: 10": "last: 2",
+    }
+    for old, new in short_horizon.items():
+        text = text.replace(old, new)
+    path.write_text(text)
+    short = load_space(str(path))
+    assert any("`quality.steps` 3 is not above `trial.steps` 3" in w for w in short.warnings), short.warnings
+    assert not any("quality.steps" in w for w in load_space(str(space_with(tmp_path, QUALITY))).warnings)

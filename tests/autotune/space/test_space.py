@@ -86,6 +86,11 @@ BAD = {
         "baseline:\n  actor_rollout_ref.rollout.tensor_model_parallel_size: 1\n",
         r"small.yaml:\d+: param `actor_rollout_ref.rollout.tensor_model_parallel_size`: choice 2 can never run here: .*must divide trial.world_size \(2 vs 1\)",
     ),
+    # a range's end the trainer refuses: validate said ok, and the quality search wasted a run on it (audit 32 F4)
+    "range end the trainer refuses": (
+        "params:\n  algorithm.kl_ctrl.kl_coef: {type: float, low: -0.1, high: 1.0}\n",
+        r"small.yaml:\d+: param `algorithm.kl_ctrl.kl_coef`: low -0.1 can never run here: .*must be >= 0, got -0.1",
+    ),
     "log range with zero": (
         "params:\n  algorithm.kl_ctrl.kl_coef: {type: float, low: 0, high: 1, log: true}\n",
         r"a log-scale range needs low > 0",

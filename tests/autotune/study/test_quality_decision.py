@@ -3,6 +3,7 @@ baseline that keeps it too ships only when its paired gain holds across seeds.""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -130,3 +131,31 @@ def test_one_seed_cannot_test_a_gain_and_says_so():
     """With `seeds: 1` the verdict printed `[+nan, +nan]`."""
     q = decided(cand("baseline", 0.5, [0.45], [0.02]), cand("#2", 0.3, [0.47], [0.03]))
     assert q.winner is None and "cannot be tested with one seed" in q.verdict and "nan" not in q.verdict, q.verdict
+
+
+def test_a_worse_setting_is_called_worse_not_noise():
+    """A candidate below the baseline in every seed (its whole interval under zero) read "does not hold across
+    seeds", as if noise (audit 32 F9)."""
+    q = decided(cand("baseline", 0.5, [0.45, 0.47, 0.46], [0.02] * 3), cand("#1", 1.0, [0.41, 0.44, 0.42], [0.01] * 3))
+    assert q.gain is not None and q.gain[2] < 0 and q.winner is None, q.gain  # -0.04, -0.03, -0.04
+    assert "learns more than #1" in q.verdict and "below zero" in q.verdict, q.verdict
+    assert "does not hold" not in q.verdict
+
+
+def test_a_searched_setting_that_crashed_leaves_the_decision_open_not_the_search_too_narrow():
+    """The only setting that kept the bound crashed in the search: the decision said "no setting keeps the KL bound
+    ... widen the quality search" and the run exited 0 (audit 32 F1). A rerun runs it again, so nothing is decided."""
+    base = cand("baseline", 0.001, [0.56, 0.55], [0.07, 0.08])  # breaks the bound
+    base.runs[1] = dataclasses.replace(base.runs[1], steps=14)  # a seed that broke the bound by step 14
+    q = Quality(horizon=150, seeds=[1, 2], score_metric="critic/score/mean", score_last=20, kl_metric="actor/kl_loss",
+                kl_window=10, kl_max=0.05, candidates=[base],
+                not_measured=["#1 (crash: rank 0, step 15: InjectedFault)"])  # fmt: skip
+    q.decide()
+    assert q.winner is None and q.undecided and not q.exports_a_broken_bound, q.verdict
+    assert "1 searched setting ended early without breaking a rule (#1 (crash: rank 0" in q.verdict, q.verdict
+    assert "run the same command again" in q.verdict and "widen" not in "\n".join(q.lines())
+    # a run that stopped before the horizon has no KL there: its last step's is said as such
+    assert "at the horizon 0.070 0.080 (step 14)" in "\n".join(q.lines()), q.lines()
+    q.not_measured = []  # the rerun measured it, and it broke the bound too: the search is what is too narrow
+    q.decide()
+    assert not q.undecided and q.exports_a_broken_bound and f"  {BROKEN_BOUND}" in q.lines()

@@ -369,3 +369,39 @@ def test_a_throughput_study_named_like_the_quality_search_is_not_resumed_as_one(
         and "is a throughput study, not study `small`'s quality" in proc.stderr
     )
     assert " started" not in proc.stdout.split("quality stage on")[-1]  # no quality run began
+
+
+def test_a_resumed_search_runs_again_what_it_queued_cut_short_or_saw_crash_with_the_same_settings(tmp_path):
+    """Opened again after a stop, the search study queues again (no run here: the study as the stage leaves it).
+    A queued setting that had not started was queued again with no params, so its rerun was a TPE draw (audit 32 F2);
+    a search run that crashed before breaking a rule was never run again: a new draw took its place, and the only
+    setting that kept the bound went unconfirmed (audit 32 F1). An invalid setting never runs: not retried."""
+    from rich.console import Console
+
+    from autotune.study.progress import SweepProgress
+    from autotune.sweep.quality_study import open_quality_study
+    from autotune.trial.record import QualityRecord
+
+    space = write_space(tmp_path)
+    space.write_text(space.read_text() + QUALITY)
+    loaded = load_space(space)
+    paths = StudyPaths(tmp_path / "runs", "small")
+    url = f"sqlite:///{paths.root / 'study.db'}"
+    progress = SweepProgress(1, "perf/throughput", console=Console(file=open(tmp_path / "log.txt", "w")))  # noqa: SIM115
+    study = open_quality_study(loaded, paths, url, {}, progress)
+    for kl in (0.3, 0.2, 0.25, 0.15):
+        study.enqueue_trial({KL: kl})
+    for detail in ("crash: rank 0, step 15: InjectedFault", "invalid: trial config: kl_coef must be >= 0"):
+        trial = study.ask()  # kl 0.3, then 0.2: the queue's order
+        QualityRecord(outcome="failed", detail=detail).save(trial, ("outcome", "detail"))
+        study.tell(trial, state=optuna.trial.TrialState.FAIL)
+    study.ask()  # kl 0.25: running when the worker was stopped; kl 0.15 still queued
+    again = open_quality_study(loaded, paths, url, {}, progress)
+    queued = [t for t in again.get_trials(deepcopy=False) if t.state == optuna.trial.TrialState.WAITING]
+    got = [(t.system_attrs["fixed_params"][KL], QualityRecord.of(t).rerun_of, QualityRecord.of(t).retry_of)
+           for t in queued]  # fmt: skip
+    assert got == [(0.25, 2, None), (0.3, None, 0), (0.15, None, None)], got  # the cut one, the crash, the queued one
+    said = " ".join((tmp_path / "log.txt").read_text().split())
+    assert "runs that failed before breaking a rule (a crash, a timeout) run again: #0 as #5" in said, said
+    third = open_quality_study(loaded, paths, url, {}, progress)  # each failed run is retried once per run
+    assert len(third.get_trials(deepcopy=False)) == len(again.get_trials(deepcopy=False))
