@@ -107,6 +107,8 @@ def ladder(result: Quality) -> str:
             label += f" (#{r['rerun_of']} cut short, run again)"
         if r.get("retry_of") is not None:
             label += f" (#{r['retry_of']} failed, run again)"
+        if r.get("copy_of") is not None:  # the search drew a setting it had run: that run's result, not a new run
+            label += f" (= #{r['copy_of']}, reused)"
         outcome = r["outcome"]
         if outcome == "kl_bound" and "search_margin" in r.get("detail", ""):  # stopped under the bound, at the
             outcome = "kl_margin"  # search's margin: "kl_bound" beside a KL peak under it read wrong (audit 27 F11)

@@ -202,6 +202,10 @@ class QualityStage:
     def _search_one(self, study: optuna.Study, job: _Job) -> None:
         trial = job.trial
         assert trial is not None
+        source = self._same_setting(study, trial.number, job.params)
+        if source is not None:
+            self._reuse(study, trial, source)
+            return
 
         def at_rung(step: int, s: CurveSummary) -> bool:
             with self.lock:
@@ -233,6 +237,43 @@ class QualityStage:
             else:  # complete, or stopped for breaking a rule (infeasible through its constraints)
                 study.tell(trial, s.score)
             self.done += 1
+
+    def _same_setting(self, study: optuna.Study, number: int, params: dict[str, Any]) -> FrozenTrial | None:
+        """An earlier search run of `params`, which ran at the same seed: its run is this one's (TPE drew the
+        baseline's setting again, and two copies of one setting side by side, each run, audit 32 F8). One still
+        running is waited for. None: no such run measured it (a failed one is not reused)."""
+        said = False
+        while not self.stopping:
+            same = [t for t in study.get_trials(deepcopy=False) if t.number < number and t.params == params]
+            done = [t for t in same if QualityRecord.of(t).outcome not in (None, "failed", *NOT_RUN)]
+            if done:
+                return done[0]
+            if not any(t.state == TrialState.RUNNING for t in same):
+                return None
+            if not said:
+                self.progress.note(f"  #{number}: the setting trial #{same[0].number} runs; waiting for its result")
+                said = True
+            time.sleep(1.0)
+        return None
+
+    def _reuse(self, study: optuna.Study, trial: Trial, source: FrozenTrial) -> None:
+        """Tell `trial` what `source` measured: its record, rungs, constraints and outcome."""
+        record = dataclasses.replace(QualityRecord.of(source), copy_of=source.number, baseline=False, polish=False)
+        with self.lock:
+            record.save(trial, ("outcome", "detail", "steps", "score", "kl_peak", "dir", "seed", "feasible", "se"))
+            record.save(trial, ("copy_of",))
+            for step, value in sorted(source.intermediate_values.items()):
+                trial.report(value, step)
+            for key, value in source.system_attrs.items():
+                if key.startswith("constraints:"):  # Optuna's key for `set_constraint`
+                    trial.set_constraint(key.partition(":")[2], value)
+            if source.state == TrialState.COMPLETE:
+                study.tell(trial, source.value)
+            else:
+                study.tell(trial, state=source.state)
+            self.done += 1
+        label = "baseline" if QualityRecord.of(source).baseline else f"#{source.number}"
+        self.progress.note(f"  #{trial.number}: {label}'s setting again: its run is reused ({record.outcome})")
 
     # -- confirmation over seeds ----------------------------------------------------------------
     def confirm(self, study: optuna.Study) -> list[QualityCandidate]:
@@ -449,7 +490,11 @@ class QualityStage:
                 for t in study.get_trials(deepcopy=False)
                 if t.state.is_finished() and QualityRecord.of(t).outcome not in NOT_RUN
             ],
-            steps_trained=sum(QualityRecord.of(t).steps for t in study.get_trials(deepcopy=False))
+            steps_trained=sum(
+                QualityRecord.of(t).steps
+                for t in study.get_trials(deepcopy=False)
+                if QualityRecord.of(t).copy_of is None
+            )
             + sum(r.steps for c in candidates for r in c.runs if "/seeds/" in r.dir),
             not_measured=[f"#{t.number} ({QualityRecord.of(t).detail})" for t in failed_to_retry(study)],
         )
@@ -513,4 +558,5 @@ def _rung_row(t: FrozenTrial, searched: list[str]) -> dict[str, Any]:
         "rungs": {str(k): v for k, v in sorted(t.intermediate_values.items())},
         "rerun_of": record.rerun_of,
         "retry_of": record.retry_of,
+        "copy_of": record.copy_of,
     }

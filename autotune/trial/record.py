@@ -165,6 +165,8 @@ class QualityRecord:
     retry_of: int | None = None
     """The run that failed (a crash, a timeout) before breaking a rule, which the next run of the stage runs again:
     nothing was learnt of it, and a new draw in its place left the only setting that kept the bound unconfirmed."""
+    copy_of: int | None = None
+    """An earlier search run of the same setting (at the same seed: the same run), whose result this one took."""
 
     IDENTITY = ("baseline", "polish", "rerun_of", "retry_of")
     """What a retry of an interrupted or failed run, or a setting queued again behind it, keeps."""

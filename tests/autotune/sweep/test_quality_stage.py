@@ -405,3 +405,45 @@ def test_a_resumed_search_runs_again_what_it_queued_cut_short_or_saw_crash_with_
     assert "runs that failed before breaking a rule (a crash, a timeout) run again: #0 as #5" in said, said
     third = open_quality_study(loaded, paths, url, {}, progress)  # each failed run is retried once per run
     assert len(third.get_trials(deepcopy=False)) == len(again.get_trials(deepcopy=False))
+
+
+def test_the_search_reuses_the_run_of_a_setting_it_drew_again(tmp_path):
+    """TPE drew the baseline's setting again, and one setting twice side by side, and each ran: the same setting at
+    the same seed is the same run (audit 32 F8). The second draw takes the first's result, rungs and constraints,
+    and runs nothing (the old code ran it: an 8-step run of the trainer, its own score)."""
+    from rich.console import Console
+
+    from autotune.adapters import get_adapter
+    from autotune.space.sampling import suggest
+    from autotune.study.progress import SweepProgress
+    from autotune.sweep.quality import QualityStage, _Job
+    from autotune.sweep.quality_study import open_quality_study
+    from autotune.trial.record import QualityRecord
+
+    space = write_space(tmp_path)
+    space.write_text(space.read_text() + QUALITY)
+    loaded = load_space(space)
+    paths = StudyPaths(tmp_path / "runs", "small")
+    log = tmp_path / "log.txt"
+    progress = SweepProgress(1, "perf/throughput", console=Console(file=open(log, "w")))  # noqa: SIM115
+    stage = QualityStage(loaded, get_adapter("builtin"), paths, progress)
+    study = open_quality_study(loaded, paths, f"sqlite:///{paths.db}", {}, progress)
+    study.enqueue_trial(stage.baseline_params(), user_attrs=QualityRecord(baseline=True).attrs(("baseline",)))
+    study.enqueue_trial(stage.baseline_params())  # as TPE drew it again
+    first = study.ask()  # the baseline, measured: it broke the bound at step 6
+    params = suggest(first, stage.stage, stage.defaults)
+    measured = QualityRecord(outcome="kl_bound", steps=6, score=0.4, kl_peak=0.0009, seed=1, feasible=False)
+    measured.save(first, ("outcome", "steps", "score", "kl_peak", "seed", "feasible"))
+    first.report(0.35, 4)
+    first.set_constraint("kl_bound", 0.375)
+    study.tell(first, 0.4)
+    again = study.ask()
+    assert suggest(again, stage.stage, stage.defaults) == params
+    job = _Job(params, 1, paths.root / "quality" / "search" / f"{again.number:04d}", search=True, trial=again)
+    stage._search_one(study, job)
+    copy = study.trials[again.number]
+    assert copy.state == optuna.trial.TrialState.COMPLETE and copy.value == 0.4, copy
+    assert QualityRecord.of(copy).copy_of == 0 and QualityRecord.of(copy).outcome == "kl_bound"
+    assert copy.intermediate_values == {4: 0.35} and copy.system_attrs["constraints:kl_bound"] == 0.375
+    assert not job.trial_dir.exists() and stage.done == 1
+    assert "baseline's setting again: its run is reused (kl_bound)" in " ".join(log.read_text().split())
