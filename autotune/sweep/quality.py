@@ -251,7 +251,8 @@ class QualityStage:
             if not any(t.state == TrialState.RUNNING for t in same):
                 return None
             if not said:
-                self.progress.note(f"  #{number}: the setting trial #{same[0].number} runs; waiting for its result")
+                running = "the baseline" if QualityRecord.of(same[0]).baseline else f"#{same[0].number}"
+                self.progress.note(f"  #{number}: the setting {running} runs; waiting for its result")
                 said = True
             time.sleep(1.0)
         return None
