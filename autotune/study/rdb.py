@@ -197,5 +197,11 @@ for _name in (
     "get_trial_system_attrs",
     "record_heartbeat",
     "_get_stale_trial_ids",
+    # Optuna's _CachedStorage, which every study wraps its RDBStorage in, calls these private ones: study.trials,
+    # ask() and suggest_* failed at once in an outage, ending a worker that waited for the baseline (audit 31 F1)
+    "_get_trials",
+    "_create_new_trial",
+    "_set_trial_param",
+    "_get_best_trial_id",
 ):
     setattr(ServerStorage, _name, _patient(_name))

@@ -24,6 +24,13 @@ def storage_problem(url: str, exc: BaseException) -> str:
         return f"--storage {shown}: its database driver `{module}` is not installed{extra}"
     name = type(exc).__name__
     if name in ("ArgumentError", "NoSuchModuleError"):
+        scheme, _, rest = url.partition("://")
+        if scheme.split("+")[0] == "postgres":  # psql and hosted databases hand out this spelling
+            fixed = redact(f"postgresql{scheme[len('postgres') :]}://{rest}")
+            return (
+                f"--storage {shown}: SQLAlchemy reads PostgreSQL URLs as `postgresql://` (it dropped the "
+                f"`postgres://` alias): write --storage {fixed}"
+            )
         return f"--storage {shown}: not a database URL Optuna can use; give one like {_EXAMPLES}"
     cause = str(getattr(exc, "orig", None) or exc).splitlines()[0]
     if url.startswith("sqlite"):
@@ -32,6 +39,12 @@ def storage_problem(url: str, exc: BaseException) -> str:
         what = "database" if 'database "' in cause else "role"
         make = "createdb NAME (as a user allowed to)" if what == "database" else "createuser NAME (as a superuser)"
         return f"--storage {shown}: the server answered ({cause}): create the {what} ({make}), or name one it has"
+    refused = ("password authentication failed", "no password supplied", "pg_hba.conf")
+    if url.startswith("postgres") and any(r in cause for r in refused):  # the server answered: not one to install
+        return (
+            f"--storage {shown}: the server refused the login ({cause}): check USER:PASSWORD in the URL (or the "
+            "server's pg_hba.conf)"
+        )
     server = (
         "; is a PostgreSQL server running there? (Debian: apt-get install postgresql)"
         if url.startswith("postgres")

@@ -182,6 +182,11 @@ def test_study_names_stay_inside_the_runs_folder(tmp_path):
         ("foo://", r"not a database URL Optuna can use"),
         ("sqlite:////nonexistent-dir/sub/x.db", r"cannot open the SQLite file .* folder exists and is writable"),
         ("postgresql://u:secret@127.0.0.1:1/db", r"postgresql://u:\*\*\*@127.0.0.1:1/db: cannot connect"),
+        # psql's spelling, which hosted databases hand out: "not a database URL" left the one-word fix to spot
+        (
+            "postgres://u:secret@127.0.0.1:1/db",
+            r"dropped the `postgres://` alias\): write --storage postgresql://u:\*\*\*@",
+        ),
         # the postgres extra installs psycopg 3: installing it again leaves psycopg2 missing (audit 17 F10)
         (
             "postgresql+psycopg2://u:secret@127.0.0.1:1/db",
@@ -193,6 +198,17 @@ def test_bad_storage_urls_say_why(url, expected):
     with pytest.raises(StorageError, match=expected) as info:
         open_storage(url)
     assert "secret" not in str(info.value)
+
+
+def test_a_refused_login_is_not_blamed_on_a_missing_server_simulated():
+    """Simulated: the tests' PostgreSQL trusts every login, so the driver's refusal is given as its text. A wrong
+    password was answered "is a PostgreSQL server running there? (Debian: apt-get install postgresql)" (audit 31 F5)."""
+    from autotune.study.storage_errors import storage_problem
+
+    refused = 'connection failed: connection to server at "127.0.0.1", port 5432 failed: FATAL:  password authentication failed for user "u"'
+    line = storage_problem("postgresql://u:secret@127.0.0.1/db", Exception(refused))
+    assert "the server refused the login (" in line and "check USER:PASSWORD in the URL" in line, line
+    assert "apt-get" not in line and "secret" not in line
 
 
 def test_cli_refuses_bad_input_with_exit_2_and_writes_nothing(tmp_path):

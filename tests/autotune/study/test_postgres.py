@@ -128,12 +128,26 @@ def test_a_worker_waits_out_the_server_restarting_and_says_so(postgres_server, c
         study.tell(trial, 1.0)
     finally:
         back.join()
+    # what a waiting worker calls: study.trials, ask(), suggest_*, best (through Optuna's cache, which calls the
+    # storage's private methods; they failed at once, audit 31 F1)
+    postgres_server.stop()
+    back = threading.Timer(3.0, postgres_server.start)
+    back.start()
+    try:
+        assert len(study.get_trials(deepcopy=False)) == 1
+        second = study.ask()
+        second.suggest_float("x", 0.0, 1.0)
+        assert study.best_trial.number == 0
+    finally:
+        back.join()
+    study.tell(second, 2.0)
     said = capsys.readouterr().err.splitlines()
-    assert len(said) == 2, said
+    assert len(said) == 4, said  # each outage said once, and its end
     assert said[0].startswith("the study's database is not answering (") and "trying again for up to 120 s" in said[0]
     assert said[1].startswith("the study's database answers again (after "), said
     stored = optuna.load_study(study_name="outage", storage=postgres_server.url).trials[0]
     assert stored.user_attrs["written"] == "during the outage" and stored.state == optuna.trial.TrialState.COMPLETE
+    assert said[2].startswith("the study's database is not answering (") and said[3].startswith("the study's data")
 
     # an outage longer than the wait ends the command as before: one line, what finished kept
     storage.outage_s = 1.0
