@@ -244,12 +244,46 @@ def calibration_problem(data: Any) -> str | None:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
                 return f"`weights.{phase}.{name}` = {value!r:.40} is not a number >= 0"
     for key in ("prompt_tokens", "response_tokens", "response_spread", "peak_flops"):
-        value = data.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
-            return f"`{key}` = {value!r:.40} is not a number >= 0"
+        if (problem := _not_a_length(data, key)) is not None:
+            return problem
+    runs = data.get("runs") or []
+    if not isinstance(runs, list):
+        return f"`runs` lists the logged runs, got {runs!r:.40}"
+    for i, run in enumerate(runs):
+        if not isinstance(run, dict):
+            return f"`runs[{i}]` describes a logged run, got {run!r:.40}"
+        for key in LENGTH_KEYS:
+            if (problem := _not_a_length(run, key, f"runs[{i}].")) is not None:
+                return problem
     if data.get("device") == "cpu" and not data.get("peak_flops"):  # it is the device the weights predict
         return "a CPU study's calibration without its CPU's `peak_flops`"
     return None
+
+
+def _not_a_length(data: dict[str, Any], key: str, where: str = "") -> str | None:
+    value = data.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+        return f"`{where}{key}` = {value!r:.40} is not a number >= 0"
+    return None
+
+
+LENGTH_KEYS = ("prompt_tokens", "response_tokens", "response_spread")
+"""A calibration's lengths (its runs' mean, and each logged run's own): what a sweep with it predicts at."""
+
+JOB_KEYS = (
+    "actor_rollout_ref.model.path", "data.train_files", "data.max_prompt_length", "data.max_response_length",
+    "data.train_batch_size", "actor_rollout_ref.rollout.n", "actor_rollout_ref.rollout.temperature",
+    "algorithm.adv_estimator",
+)  # fmt: skip
+"""The keys that make a run's job, and so its lengths: the model, the data, the length limits, the batch, the
+sampling and the algorithm; none is a knob a throughput sweep turns. A space whose baseline has a logged run's
+values of them is that run's job, and a sweep of it predicts at that run's lengths: a sweep of one of several
+logged runs predicted at their mean, its generation 27-30% off the fit's own prediction (audit 32 F6)."""
+
+
+def job_of(flat: dict[str, Any]) -> dict[str, Any]:
+    """A config's values of `JOB_KEYS` (resolved as verl runs them), as a calibration's JSON keeps them."""
+    return {key: json.loads(json.dumps(flat.get(key), default=str)) for key in JOB_KEYS}
 
 
 @dataclass(frozen=True)
@@ -261,6 +295,22 @@ class CalibratedRun:
     """The model's shape in words (`workload.shape_words`)."""
     critic: bool
     gpus: int | None
+    job: dict[str, Any] | None = None
+    """Its values of `JOB_KEYS` (`job_of`); None in files of earlier versions."""
+    prompt_tokens: float | None = None
+    """Its own mean lengths and spread (the calibration's are the mean over its runs); None in earlier files."""
+    response_tokens: float | None = None
+    response_spread: float | None = None
+
+    @classmethod
+    def from_json(cls, run: dict[str, Any]) -> CalibratedRun:
+        def number(key: str) -> float | None:
+            return None if run.get(key) is None else float(run[key])
+
+        job = run.get("job")
+        return cls(str(run.get("name")), run.get("model"), bool(run.get("critic")), run.get("gpus"),
+                   job if isinstance(job, dict) else None, number("prompt_tokens"), number("response_tokens"),
+                   number("response_spread"))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -334,10 +384,7 @@ class Calibration:
             held_error=number("holdout_error_median"),
             held_count=len(held or ()),
             phase_errors=dict(g("phase_errors") or {}),
-            runs=tuple(
-                CalibratedRun(str(r.get("name")), r.get("model"), bool(r.get("critic")), r.get("gpus"))
-                for r in g("runs") or ()
-            ),
+            runs=tuple(CalibratedRun.from_json(r) for r in g("runs") or ()),
         )
 
     def named(self) -> str:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import statistics
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autotune.adapters.base import DeviceKind, InvalidConfig, TrainerAdapter
 from autotune.sim.fit import POOR_FIT, too_few_trials
 from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
-from autotune.sim.model import Calibration, CostModel
+from autotune.sim.model import LENGTH_KEYS, CalibratedRun, Calibration, CostModel, job_of
 from autotune.sim.workload import find_shape, has_critic, modelled_keys, rollout_tp_problem, shape_words
 from autotune.space.freeze import fixed_at_baseline, inert_params
 from autotune.trial.fidelity import Fidelity, FidelitySettings, TrialJob
@@ -89,6 +90,8 @@ class CostModelFidelity(Fidelity):
         self.model_words: str | None = None
         """The model's shape in words (`model_key`): `--model Qwen2.5-7B` and the space's `Qwen/Qwen2.5-7B-Instruct`
         are one model (a resume naming it was refused as another)."""
+        self.job_runs: tuple[CalibratedRun, ...] = ()
+        """The calibration's runs of the space's job (`job_runs`): the sweep predicts at their lengths."""
 
     @classmethod
     def for_sweep(cls, space: Space, settings: FidelitySettings) -> CostModelFidelity:
@@ -106,6 +109,7 @@ class CostModelFidelity(Fidelity):
             hardware = cluster(calibrated_device(settings.gpu or space.sim.gpu, cal.device if cal else None), world)
         fidelity = cls(hardware, cal, settings.model, space.sim)
         fidelity.model_words = _model_words(settings.model, space)
+        fidelity.job_runs = job_runs(cal, space, fidelity.model_words) if cal is not None else ()
         return fidelity
 
     def error_note(self, space: Space) -> str | None:
@@ -191,7 +195,7 @@ class CostModelFidelity(Fidelity):
         cal = self.calibration
         stated = self.sim.lengths() if self.sim is not None else {}
 
-        def length(key: str) -> float | None:  # the space's `sim:` section, else the calibration runs' means
+        def length(key: str) -> float | None:  # the space's `sim:` section, else the calibration's (`_calibrated`)
             value = stated.get(key)
             return value if value is not None else self._calibrated(key)
 
@@ -219,8 +223,45 @@ class CostModelFidelity(Fidelity):
         return stated if stated is not None else self._calibrated(key)
 
     def _calibrated(self, key: str) -> Any:
-        """What the calibration's runs had for `key` (a mean length, the vLLM or verl version), or None."""
-        return getattr(self.calibration, key) if self.calibration is not None else None
+        """What the calibration's runs had for `key` (a mean length, the vLLM or verl version), or None; a length
+        from its runs of the space's job where it has some (`job_runs`), else the mean over all its runs."""
+        if self.calibration is None:
+            return None
+        if key in LENGTH_KEYS and self.job_runs:
+            values = [v for r in self.job_runs if (v := getattr(r, key)) is not None]
+            return statistics.fmean(values) if values else None
+        return getattr(self.calibration, key)
+
+    def _calibration_words(self) -> str:
+        """Where the calibration's lengths come from: its run (or runs) of the space's job, else all its runs."""
+        names = [r.name for r in self.job_runs]
+        if len(names) > 1:
+            return f"the calibration's runs {', '.join(names)} of this job (their mean)"
+        return f"the calibration's run {names[0]}" if names else "the calibration"
+
+    def _pooled_note(self, stated: dict[str, Any]) -> str:
+        """That the calibration's lengths the sweep takes are a mean over runs none of which is the space's job, and
+        what to do: a sweep of one of four logged runs predicted at their mean, said as "(the calibration)"."""
+        cal = self.calibration
+        if cal is None or self.job_runs or len(cal.runs) < 2:
+            return ""
+        if stated.get("prompt_tokens") is not None and stated.get("response_tokens") is not None:
+            return ""
+        responses = [r.response_tokens for r in cal.runs if r.response_tokens is not None]
+        differing = (
+            f" of differing lengths (mean response {min(responses):,.0f} to {max(responses):,.0f})"
+            if responses and max(responses) - min(responses) >= 1
+            else ""
+        )
+        why = (
+            "none of them this space's job (model, data, length limits, batch, rollout.n, temperature, estimator)"
+            if any(r.job is not None for r in cal.runs)
+            else "a file of an earlier autotune keeps no run's own"
+        )
+        return (
+            f"; the calibration's lengths are a mean over its {len(cal.runs)} runs{differing}, {why}: set sim: from "
+            "your run's log (prompt_length/mean, response_length/mean, response_length/max)"
+        )
 
     def lengths_note(self, space: Space, adapter: TrainerAdapter) -> str:
         """The response lengths the cost model assumes at the space's baseline, and where each comes from: the
@@ -235,14 +276,14 @@ class CostModelFidelity(Fidelity):
         def source(key: str, otherwise: str) -> str:
             if stated.get(key) is not None:
                 return f"sim.{key}"
-            return "the calibration" if self._calibrated(key) is not None else otherwise
+            return self._calibration_words() if self._calibrated(key) is not None else otherwise
 
         if stated.get("response_max") is not None:
             how = "sim.response_max"
         elif stated.get("response_spread") is not None:
             how = "from the spread of sim.response_spread"
         elif self._calibrated("response_spread") is not None and stated.get("response_tokens") is None:
-            how = "from the spread of the calibration's runs"
+            how = "from the spread of " + (self._calibration_words() if self.job_runs else "the calibration's runs")
         else:
             how = "a guess: geometric lengths of the mean; set sim.response_max to a run's response_length/max"
         capped = " (the length limit)" if w.longest_response >= w.max_response else ""
@@ -262,6 +303,7 @@ class CostModelFidelity(Fidelity):
             f"mean prompt {w.prompt_tokens:.0f} tokens ({source('prompt_tokens', '0.8 of data.max_prompt_length')}), "
             f"mean response {w.response_tokens:.0f} ({response}), "
             f"the longest of {w.responses:,} responses a step {w.longest_response:,.0f}{capped} ({how}){engine}"
+            + self._pooled_note(stated)
         )
 
     def weights_note(self, space: Space) -> str | None:
@@ -361,3 +403,17 @@ def freeze_unmodelled(space: Space) -> tuple[Space, list[str]]:
     """The space with the knobs the cost model does not read fixed at their baseline values, and their names."""
     names = sorted(inert_params(space, modelled_status, "cuda"))
     return fixed_at_baseline(space, names), names
+
+
+def job_runs(cal: Calibration, space: Space, model: str | None) -> tuple[CalibratedRun, ...]:
+    """The calibration's logged runs of the space's job: their values of `model.JOB_KEYS` are those of the space's
+    baseline as verl resolves it, and their model the one the sweep predicts (`--model` may name another). None in
+    a file of an earlier version, which keeps no run's job."""
+    if not any(r.job is not None for r in cal.runs):
+        return ()
+    from autotune.adapters import get_adapter
+    from autotune.space.sampling import trial_config
+
+    adapter = get_adapter(space.trainer, space.command)
+    job = job_of(adapter.resolved(space.base_config, trial_config(space, adapter, dict(space.baseline)).flat))
+    return tuple(r for r in cal.runs if r.job == job and (model is None or r.model == model))

@@ -6,7 +6,8 @@ where newer ones say `timing_s/`, and wrap numbers as `np.float64(...)`), takes 
 after the first (warm-up) step, and pairs it with the run's config: a YAML file (nested or dotted keys,
 as verl's own config) or a text file of Hydra overrides (`key=value`, one or more per line, `+` prefixes
 and `\\` continuations allowed), layered on verl's defaults. The mean prompt and response lengths come
-from the log itself. The fit keeps the run's own GPU, so the calibrated sweep predicts for that device.
+from the log itself, kept for each run with its job (`model.JOB_KEYS`: a sweep of that job predicts at them) and
+as their mean. The fit keeps the run's own GPU, so the calibrated sweep predicts for that device.
 
 A log without `timing_s/update_weights` timed the weight sync inside `timing_s/gen` (verl ≤ 0.4), and one
 without `timing_s/old_log_prob` also the old log-prob pass (verl of 2024); the fit accounts for both.
@@ -46,7 +47,7 @@ from autotune.sim.fit import (
     relative_errors,
 )
 from autotune.sim.hardware import Device, cluster, device_to_json
-from autotune.sim.model import PHASE_METRICS, CostModel, default_weights
+from autotune.sim.model import PHASE_METRICS, CostModel, default_weights, job_of
 from autotune.sim.workload import PRESETS, find_shape, has_critic, shape_words, spread_from_longest
 from verl_keys.keys import suggest_key
 
@@ -443,7 +444,7 @@ def calibrate_from_logs(
         # (it predicted a calibrated job's own generation other than its fit does, with a later vLLM and a guessed
         # longest response); a version only when every run logged the same one
         "response_spread": statistics.fmean(spreads) if spreads else None,
-        "runs": [_run_words(r, model) for r in runs],  # what each run was: a sweep says where it predicts another
+        "runs": [_run_words(r, model) for r in runs],  # what each run was, with its own lengths
         "vllm_version": _one({r.vllm_version for r in runs}),
         "verl_version": _one({r.verl_version for r in runs}),
     }
@@ -457,8 +458,12 @@ def calibrate_from_logs(
 
 
 def _run_words(run: LoggedRun, model: str | None) -> dict[str, Any]:
+    """What the run was (`model.CalibratedRun`): a sweep says where it predicts another, and predicts a space of
+    the run's job (`model.JOB_KEYS`) at the run's own lengths, not at the mean over the runs (audit 32 F6)."""
     shape = find_shape(model or run.flat.get(MODEL_KEY), run.flat)
-    return {"name": run.name, "model": shape_words(shape), "critic": has_critic(run.flat), "gpus": run.world}
+    return {"name": run.name, "model": shape_words(shape), "critic": has_critic(run.flat), "gpus": run.world,
+            "job": job_of(run.flat), "prompt_tokens": run.prompt_tokens, "response_tokens": run.response_tokens,
+            "response_spread": run.response_spread}  # fmt: skip
 
 
 def _one(values: set[str | None]) -> str | None:

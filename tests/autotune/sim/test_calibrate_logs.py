@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from autotune.sim.verl_log import calibrate_logs_to_file
 
 GRPO = {
@@ -118,3 +120,91 @@ def test_each_run_left_out_is_printed_and_one_missed_by_more_than_30_percent_is_
     # two runs have no leave-one-out: nothing per run
     _, lines = calibrate_logs_to_file(logs[:2], configs[:2], "H100", None, tmp_path / "two.json")
     assert not any("left out" in line or line.startswith("  h") for line in lines), lines
+
+
+def test_a_sweep_of_one_logged_runs_job_predicts_at_that_runs_lengths_and_of_none_says_the_mean(tmp_path):
+    """Fitted on four runs of differing lengths, a sweep of the space of one of them predicted at the four runs'
+    mean lengths (a prompt of 99 and a response of 187 for the tp2 run's 94 and 183), its generation 27% below
+    the fit's own prediction of that run, and said "(the calibration)" (audit 32 F6). The calibration now keeps
+    each run's lengths and job; a space of none of them is predicted at the mean, and the lengths line says so."""
+    import statistics
+
+    from autotune.adapters import get_adapter
+    from autotune.sim.fit import published_prediction
+    from autotune.sim.model import calibration_problem
+    from autotune.sim.predict import predict_trial, sim_fidelity
+    from autotune.sim.verl_log import log_observation, logged_run
+    from autotune.space.loader import load_space
+    from tests.autotune.conftest import import_benchmark
+
+    logs, configs = published_logs(tmp_path, *H100_RUNS)
+    out, _ = calibrate_logs_to_file(logs, configs, "H100", None, tmp_path / "cal.json")
+    data = json.loads(out.read_text())
+    published = {r["name"]: r for r in import_benchmark("published_runs").RUNS}
+    verl = get_adapter("verl")
+    for name, log, config in zip(H100_RUNS[:2], logs, configs, strict=False):  # the two 7B runs: one model, two jobs
+        run = published[name]
+        space = load_space(str(space_of(tmp_path, run)))
+        trial = predict_trial(space, sim_fidelity(space, calibration=data))
+        observation, _ = log_observation(logged_run(log, config, lambda keys: verl.resolved([], keys)), "H100")
+        fitted = published_prediction(data["weights"], observation)  # the fit's own prediction of the run
+        for phase, seconds in fitted.items():
+            swept = sum(trial.prediction.phases[p] for p in observation.parts(phase))
+            assert swept == pytest.approx(seconds, rel=1e-9), (name, phase, swept, seconds)
+        said = sim_fidelity(space, calibration=data).lengths_note(space, verl)
+        assert said.startswith(
+            f"mean prompt {run['prompt_tokens']:.0f} tokens (the calibration's run {name}), "
+            f"mean response {run['response_tokens']:.0f} (the calibration's run {name}), "
+        ), said
+        assert said.endswith(f"(from the spread of the calibration's run {name})"), said
+    # another job (the batch doubled): the mean over the four runs, and the line says what that mean is
+    run = {
+        **published[H100_RUNS[0]],
+        "overrides": {**published[H100_RUNS[0]]["overrides"], "data.train_batch_size": 2048},
+    }
+    space = load_space(str(space_of(tmp_path, run)))
+    said = sim_fidelity(space, calibration=data).lengths_note(space, verl)
+    prompt = statistics.fmean(published[n]["prompt_tokens"] for n in H100_RUNS)
+    responses = [published[n]["response_tokens"] for n in H100_RUNS]
+    assert said.startswith(
+        f"mean prompt {prompt:.0f} tokens (the calibration), mean response {statistics.fmean(responses):.0f} "
+        "(the calibration), "
+    ), said
+    assert said.endswith(
+        f"(from the spread of the calibration's runs); the calibration's lengths are a mean over its 4 runs of "
+        f"differing lengths (mean response {min(responses):,.0f} to {max(responses):,.0f}), none of them this "
+        "space's job (model, data, length limits, batch, rollout.n, temperature, estimator): set sim: from your "
+        "run's log (prompt_length/mean, response_length/mean, response_length/max)"
+    ), said
+    # a file of an earlier version (no run's own lengths or job) is read as before, and said to be a mean
+    earlier = {**data, "runs": [{k: r[k] for k in ("name", "model", "critic", "gpus")} for r in data["runs"]]}
+    space = load_space(str(space_of(tmp_path, published[H100_RUNS[0]])))
+    said = sim_fidelity(space, calibration=earlier).lengths_note(space, verl)
+    assert f"mean prompt {prompt:.0f} tokens (the calibration)" in said, said
+    assert "a mean over its 4 runs, a file of an earlier autotune keeps no run's own: set sim: from your" in said
+    bad = {**data, "runs": [{**data["runs"][0], "response_tokens": "183"}]}  # a hand-edited run's length
+    assert calibration_problem(bad) == "`runs[0].response_tokens` = '183' is not a number >= 0"
+    # two logged runs of one job (another rollout TP): their mean, both named
+    again = tmp_path / "again.log"
+    again.write_text(logs[0].read_text().replace(f"response_length/mean:{published[H100_RUNS[0]]['response_tokens']}",
+                                                 "response_length/mean:201.347"))  # fmt: skip
+    tp1 = tmp_path / "again.sh"
+    tp1.write_text(configs[0].read_text().replace("tensor_model_parallel_size=2", "tensor_model_parallel_size=1"))
+    out, _ = calibrate_logs_to_file([*logs, again], [*configs, tp1], "H100", None, tmp_path / "cal5.json")
+    said = sim_fidelity(space, calibration=json.loads(out.read_text())).lengths_note(space, verl)
+    mean = (published[H100_RUNS[0]]["response_tokens"] + 201.347) / 2
+    assert f"mean response {mean:.0f} (the calibration's runs {H100_RUNS[0]}, again of this job (their mean))" in said
+
+
+def space_of(folder: Path, run: dict) -> Path:
+    """A space of a published run's job, as `autotune init` writes one from its script: its config as `base:`, its
+    GPU under `sim:`, no lengths (one NCCL knob swept: verl checks no choice of it, which keeps the test quick)."""
+    keys = {**run["overrides"], "actor_rollout_ref.model.path": run["model"], "trainer.n_gpus_per_node": 8}
+    path = folder / f"{run['name']}-{keys['data.train_batch_size']}.yaml"
+    path.write_text(
+        "name: job\ntrainer: verl\nbase:\n" + "".join(f"  {k}: {v}\n" for k, v in keys.items())
+        + "trial: {steps: 3, warmup_steps: 1, world_size: 8}\n"
+        + "params:\n  env.NCCL_ALGO: {type: categorical, choices: [null, Ring]}\nbaseline:\n  env.NCCL_ALGO: null\n"
+        + "sim: {gpu: H100}\n"
+    )  # fmt: skip
+    return path

@@ -590,7 +590,8 @@ def test_a_sweep_with_a_log_calibration_predicts_the_logged_job_as_the_fit_does(
     assert note == (
         f"fitted on 1 verl log(s): run; predicting vLLM 0.11.0 as its runs logged (sim.vllm_version names another){poor}"
     )
-    assert "from the spread of the calibration's runs" in fidelity.lengths_note(space, adapter_of(space))
+    # the space is the logged run's job: predicted at its lengths, and said so (audit 32 F6)
+    assert "from the spread of the calibration's run run)" in fidelity.lengths_note(space, adapter_of(space))
     # a space that names another version is predicted at it, and the note says the weights were fitted elsewhere
     space_file.write_text(
         space_file.read_text().replace("sim: {gpu: H100}", "sim: {gpu: H100, vllm_version: '0.14.0'}")
