@@ -11,6 +11,7 @@ import yaml
 
 from autotune.space.schema import Space
 from autotune.study.storage import StudyInfo, StudyNotFound, StudyPaths, find_study, stored_space
+from autotune.study.storage_errors import redact
 
 
 class SpaceChanged(ValueError):
@@ -100,14 +101,17 @@ def space_changes(stored: dict[str, Any], new: dict[str, Any]) -> list[str]:
     ]
 
 
-def check_same_space(paths: StudyPaths, space: Space) -> None:
+def check_same_space(paths: StudyPaths, space: Space, stored_text: str | None = None, url: str | None = None) -> None:
     """Refuse to resume a study with an edited space file: old and new trials would be ranked together
-    though they measured different jobs. The file is compared with the study's copy of it (space.yaml);
-    a study without the copy is not checked."""
-    if not paths.space_copy.exists():
+    though they measured different jobs. The file is compared with the study's copy of it (space.yaml), else
+    with the text its storage keeps (`stored_text`: a study in a database server outlives its folder); a study
+    with neither is not checked. `url`: the study's database when it is not the folder's own SQLite file, which
+    deleting the folder does not delete."""
+    in_folder = paths.space_copy.exists()
+    if not in_folder and stored_text is None:
         return
     try:
-        stored = yaml.safe_load(paths.space_copy.read_text())
+        stored = yaml.safe_load(paths.space_copy.read_text() if in_folder else stored_text or "")
         new = yaml.safe_load(space.text)
     except (yaml.YAMLError, ValueError):
         return  # a copy that no longer parses: stored_space names it when the study is read
@@ -115,11 +119,17 @@ def check_same_space(paths: StudyPaths, space: Space) -> None:
     if not changes:
         return
     shown = changes[:8] + ([f"... and {len(changes) - 8} more"] if len(changes) > 8 else [])
+    copy = f"the study's copy: {paths.space_copy}" if in_folder else "the study's storage keeps the file it ran"
+    over = f"delete {paths.root}/ to start the study over"
+    if url is not None:  # its trials are in the database: deleting the folder resumed them (audit 31 F4)
+        over = (
+            f"delete the study from its storage (optuna delete-study --study-name {paths.name} --storage "
+            f"{redact(url)}) and {paths.root}/ to start it over"
+        )
     raise SpaceChanged(
         f"{space.path}: study `{paths.name}` in {paths.root}/ ran another version of this file, and its trials "
         "would be ranked with the new ones:\n  " + "\n  ".join(shown) + f"\nRun the changed space as a new study "
-        f"(`--study {paths.name}-2`), undo the change to resume (the study's copy: {paths.space_copy}), or delete "
-        f"{paths.root}/ to start the study over."
+        f"(`--study {paths.name}-2`), undo the change to resume ({copy}), or {over}."
     )
 
 

@@ -294,6 +294,9 @@ class StudyInfo:
     quality_rules: dict[str, Any] | None = None
     """A quality study's: the `quality:` settings its runs were measured and judged by (a rerun with others is
     refused: its finished runs would be read under rules they did not run with)."""
+    space_text: str | None = None
+    """The space file's text the study was created with, kept in the storage too: with the study's folder deleted
+    (its trials in PostgreSQL), an edited space resumed the old trials (`check_same_space`, audit 31 F4)."""
 
     @classmethod
     def of(cls, study: optuna.Study) -> StudyInfo:
@@ -331,6 +334,13 @@ def check_one_folder(study: optuna.Study, paths: StudyPaths) -> None:
                 study, "folder_id", "folder"
             )
         return
+    if info.folder == f"{socket.gethostname()}:{paths.root.resolve()}":  # it said "another" of this same folder
+        raise StorageError(
+            f"study `{paths.name}` in this storage keeps its folder at {info.folder}, this worker's, but the folder "
+            f"no longer holds the study's id (deleted or made again since): the study's trials are still in the "
+            f"storage. To go on with them: echo {info.folder_id} > {mine}; to start the study over, delete it from "
+            f"the storage too (optuna delete-study --study-name {paths.name} --storage URL)"
+        )
     raise StorageError(
         f"study `{paths.name}` in this storage keeps its folder at {info.folder}; this worker's is "
         f"{socket.gethostname()}:{paths.root.resolve()}, another: workers of one study need one runs folder they all "

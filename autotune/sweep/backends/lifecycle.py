@@ -38,10 +38,12 @@ from autotune.study.storage import (
     MAX_RETRIES,
     StudyInfo,
     StudyPaths,
+    absolute_url,
     baseline_trial,
     open_storage,
     running_trials,
     save_space,
+    storage_url,
 )
 from autotune.sweep.backends.pruning import make_pruner, pruning_monitor
 from autotune.sweep.backends.samplers import make_sampler, told_penalty
@@ -85,6 +87,11 @@ def create_or_load(
             pruner=make_pruner(space),
             load_if_exists=True,
         )
+        url = storage if isinstance(storage, str) else getattr(storage, "url", None)
+        elsewhere = url if url is not None and absolute_url(url) != storage_url(paths, None) else None
+        check_same_space(
+            paths, space, StudyInfo.of(study).space_text, elsewhere
+        )  # the folder's copy, else the storage's
         check_same_model(paths, study, model)  # first: another model also searches other knobs (a CPU calibration
         check_same_knobs(paths, space)  # holds the NCCL ones), and the refusal guessed `--freeze-inert` (audit 28 F17)
         if model is not None and StudyInfo.of(study).sim_model is None:  # from the start, as the fidelity
@@ -98,7 +105,10 @@ def create_or_load(
                 world_size=space.trial.world_size,
                 baseline_enqueued=True,
                 fidelity=fidelity,  # from the start: a sweep cut short still says which kind its trials are
-            ).save(study, "baseline_enqueued", "objectives", "trainer", "device", "world_size", "fidelity")
+                space_text=space.text,
+            ).save(
+                study, "baseline_enqueued", "objectives", "trainer", "device", "world_size", "fidelity", "space_text"
+            )
         StudyInfo(workers=worker + 1).save(study, "workers")
         save_space(paths, space)
     return study

@@ -102,3 +102,32 @@ def test_whole_float_token_budgets_are_exported_as_ints_with_or_without_verl(ver
         "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu",
         "data.train_batch_size",
     ]
+
+
+def test_a_study_in_a_database_outliving_its_folder_is_still_held_to_its_space(tmp_path):
+    """The refusal of an edited space said "delete runs/<study>/ to start the study over"; with the study in a
+    database outside the folder, that resumed the old trials under the edited space, whose winner held a value
+    outside its new range, and the folder's next refusal called this same folder "another" (audit 31 F4)."""
+    import shutil
+
+    from autotune.study.resume_checks import SpaceChanged
+    from autotune.study.storage import StorageError, check_one_folder
+
+    shipped = load_space("fsdp3d")
+    edited_file = tmp_path / "fsdp3d.yaml"
+    edited_file.write_text(shipped.text.replace("    low: 2.0\n    high: 6.0\n", "    low: 2.0\n    high: 5.0\n", 1))
+    assert edited_file.read_text() != shipped.text
+    edited = load_space(str(edited_file))
+    paths = StudyPaths(tmp_path / "runs", "fsdp3d")
+    url = f"sqlite:///{tmp_path / 'shared.db'}"  # as a PostgreSQL server's: not the folder's own file
+    check_one_folder(create_or_load(shipped, paths, url), paths)
+    shutil.rmtree(paths.root)
+    with pytest.raises(SpaceChanged) as refused:
+        create_or_load(edited, paths, url)
+    said = str(refused.value)
+    assert "params.actor_token_mult.high: 6.0 -> 5.0" in said.replace("→", "->"), said
+    assert f"optuna delete-study --study-name fsdp3d --storage {url}" in said, said
+    assert not paths.space_copy.exists()  # refused before the edited copy was written in the new folder
+    study = create_or_load(shipped, paths, url)  # the file it ran: it may go on, once the folder is the study's
+    with pytest.raises(StorageError, match=r"this worker's, but the folder no longer holds the study's id"):
+        check_one_folder(study, paths)
