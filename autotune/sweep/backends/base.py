@@ -6,10 +6,11 @@ skipped) trials, or when `timeout_s` has passed. `trials`, `report`, `export`, c
 resume read only the study storage and the trial folders, so they never know which backend ran a
 sweep. For that, every backend must:
 
-1. Open the study through `Backend.open_study()`: the shared set-up (`lifecycle.create_or_load`: the
-   baseline enqueued once as trial 0, this worker's sampler seed, the study's `StudyInfo`) and the
-   recovery of trials a dead driver left running (`lifecycle.recover_interrupted`: killed, failed
-   `interrupted`, retried once).
+1. Open the study through `Backend.open_study()`: the shared set-up (`lifecycle.join_study`: the
+   baseline enqueued once as trial 0, this worker's sampler seed offset, kept as `Backend.worker` for a
+   sampler made later, the study's `StudyInfo`) and the recovery of trials a dead driver left running
+   (`lifecycle.recover_interrupted`: killed, failed `interrupted`, retried once; a backend that counts or
+   asks again later recovers again first, so a dead worker's trial is neither counted as running nor lost).
 2. Run the baseline first and let it finish before any other trial starts: relative limits compare
    with its values (`lifecycle.baseline_limits`).
 3. Evaluate every trial with `autotune.trial.evaluation.evaluate` in `paths.trial_dir(number)`, with
@@ -65,7 +66,7 @@ from autotune.study.storage import (
     storage_url,
 )
 from autotune.study.storage_errors import redact
-from autotune.sweep.backends.lifecycle import TrialHook, create_or_load, recover_interrupted, whose
+from autotune.sweep.backends.lifecycle import TrialHook, join_study, recover_interrupted, whose
 from autotune.trial.fidelity import Fidelity, RealRun
 from autotune.trial.record import is_baseline
 
@@ -131,6 +132,9 @@ class Backend(ABC):
         self.progress = opts.progress or SweepProgress(opts.n_trials, first.metric, first.direction == "maximize")
         self.storage: BaseStorage | None = None
         """The storage `open_study` opened: pass it on, never read it back from a study."""
+        self.worker = 0
+        """This worker's index among the study's workers, assigned as `open_study` joined it (its sampler's seed
+        offset): a sampler made later takes it from here, not from the study's worker count then."""
 
     def open_study(self) -> optuna.Study:
         """Join the study (created with the baseline enqueued on first use) and recover its interrupted trials."""
@@ -138,7 +142,7 @@ class Backend(ABC):
         with opts.paths.lock():  # creates the study folder, where the default SQLite file lives
             # under the lock: two workers creating one new database would both write its schema
             self.storage = open_storage(opts.storage_url)
-        study = create_or_load(
+        study, self.worker = join_study(
             opts.space, opts.paths, self.storage, opts.device, opts.fidelity.name, opts.fidelity.model_key()
         )
         check_one_folder(study, opts.paths)

@@ -65,9 +65,27 @@ def create_or_load(
     fidelity: str = "real",
     model: str | None = None,
 ) -> optuna.Study:
-    """The study, created on first use with the baseline enqueued as trial 0 (once, under a lock).
+    """The study, created on first use with the baseline enqueued as trial 0 (once, under a lock): `join_study`
+    without the worker's index."""
+    return join_study(space, paths, storage, device, fidelity, model)[0]
 
-    Each call joins the study as one more worker: its sampler's seed is offset by the workers before it.
+
+def join_study(
+    space: Space,
+    paths: StudyPaths,
+    storage: str | BaseStorage,
+    device: str | None = None,
+    fidelity: str = "real",
+    model: str | None = None,
+) -> tuple[optuna.Study, int]:
+    """The study, created on first use with the baseline enqueued as trial 0 (once, under a lock), and this
+    worker's index among its workers (0 for the first).
+
+    Each call joins the study as one more worker: its sampler's seed is offset by the workers before it (the
+    index). A sampler made later for this worker (the Ray searcher's) takes this index: the study's worker count
+    read later also counts the workers that joined since, and a Ray driver whose searcher was made after waiting
+    for the baseline got a local worker's index, and its seed, and ran that worker's configurations beside it
+    (audit 31 F2).
     A predicted study keeps the `model` (`Fidelity.model_key`) its trials were predicted by; joining it with
     another is refused (`check_same_model`): its trials would be ranked against another model's baseline.
     """
@@ -111,12 +129,7 @@ def create_or_load(
             )
         StudyInfo(workers=worker + 1).save(study, "workers")
         save_space(paths, space)
-    return study
-
-
-def worker_index(study: optuna.Study) -> int:
-    """This process's place among the study's workers (0 for the first), after `create_or_load`."""
-    return max(StudyInfo.of(study).workers - 1, 0)
+    return study, worker
 
 
 def trial_id(storage: BaseStorage, study_name: str, number: int) -> int:

@@ -57,17 +57,20 @@ from autotune.sweep.backends.lifecycle import (
     this_worker,
     trial_id,
     trial_monitor,
-    worker_index,
+    whose,
 )
 from autotune.sweep.backends.pruning import make_pruner
 from autotune.sweep.backends.samplers import make_sampler
 from autotune.trial.evaluation import Evaluation
 from autotune.trial.fidelity import Fidelity
-from autotune.trial.record import TrialRecord, fail, is_baseline, read_rows, set_worker
+from autotune.trial.record import TrialRecord, fail, is_baseline, read_rows, set_worker, skip
 from autotune.trial.scoring import key_metrics
 
 NUMBER = "__autotune_trial_number"
 """The Optuna trial number, passed to the trainable in its Tune config beside the params."""
+POLL_S = 1.0
+"""How often a searcher that waits for a running trial with the same params reads the study again: Tune asks it
+for a trial every tenth of a second while trials run."""
 
 
 class StudySearch(Searcher):  # type: ignore[misc]
@@ -87,6 +90,7 @@ class StudySearch(Searcher):  # type: ignore[misc]
         hooks: list[Callable[[optuna.Study, int], None]] | None = None,
         timeout_s: float | None = None,
         started: float | None = None,
+        note: Callable[[str], None] | None = None,
     ) -> None:
         modes = ["max" if o.direction == "maximize" else "min" for o in space.objectives]
         # one name and mode per objective; Searcher documents lists though it annotates str
@@ -109,16 +113,33 @@ class StudySearch(Searcher):  # type: ignore[misc]
         """The sweep's hooks (the live report, wandb), called as each trial this driver asked is told: called after
         `fit()` returned, a Ctrl-C, SIGTERM or SIGKILL of the driver lost every finished trial's wandb run, the
         winner's too, and the resume never logged them (audit 28 F1)."""
+        self.note = note
+        """Prints the searcher's notes: whom it waits for."""
         self.study = optuna.load_study(study_name=paths.name, storage=storage, sampler=make_sampler(space, worker))
+        """`worker` is the driver's index as it joined the study (`Backend.worker`), so its sampler's stream is its
+        own: the study's worker count read when the fit started also counted a local worker that joined meanwhile,
+        and the two sampled the same configurations and ran them at once (audit 31 F2)."""
         self.asked: dict[str, Trial] = {}
         """The Optuna trial behind each Tune trial id."""
         self.told: set[str] = set()
+        self.waiting: tuple[Trial, dict[str, Any]] | None = None
+        """A trial asked with the params of a trial still running (another worker's, or this driver's own): it
+        takes that trial's result once it finishes, and runs the params itself if that trial is cut off."""
+        self.look_at = 0.0
+        """`time.monotonic()` before which a waiting searcher answers Tune without reading the study (POLL_S)."""
+        self.said: set[str] = set()
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        state["report"] = state["on_reused"] = None  # the console printer stays with the driver
+        state["report"] = state["on_reused"] = state["note"] = None  # the console printer stays with the driver
         state["hooks"] = []  # and so do the report and wandb
         return state
+
+    def say(self, line: str) -> None:
+        """A note, printed once."""
+        if line not in self.said and self.note is not None:
+            self.note(line)
+        self.said.add(line)
 
     def save_to_dir(self, *args: Any, **kwargs: Any) -> None:
         return None
@@ -128,13 +149,34 @@ class StudySearch(Searcher):  # type: ignore[misc]
 
     def suggest(self, trial_id: str) -> dict[str, Any] | None:
         """The next configuration to run, as the local backend's workers take it: a repeat of a finished trial's
-        reuses its result (Ray ran it again, audit 17 F5) and the next is asked; none past --trials, counting
-        every driver's trials (two drivers ran 8 of 4, F4). Each repeat counts, so the loop ends."""
+        reuses its result (Ray ran it again, audit 17 F5) and the next is asked; a repeat of a running one waits for
+        it, said once, and takes its result (a local worker and a driver ran one configuration at once, audit 31
+        F2); none past --trials, counting every driver's and worker's trials (two drivers ran 8 of 4, F4). Waiting
+        answers None (Tune asks again: blocking here would also hold up the telling of this driver's own trials) and
+        reads the study every POLL_S. Each repeat counts, so the loop ends."""
         while True:
             if self.timeout_s and self.started is not None and time.monotonic() >= self.started + self.timeout_s:
+                if self.waiting is not None:  # given back: it neither counts nor is left running
+                    skip(self.waiting[0])
+                    self.study.tell(self.waiting[0], state=TrialState.FAIL)
+                    self.waiting = None
                 return Searcher.FINISHED  # type: ignore[return-value]
+            if time.monotonic() < self.look_at:
+                return None
+            self.look_at = 0.0
             trials = self.study.get_trials(deepcopy=False)
             done = sum(1 for t in trials if counted(t))
+            if self.waiting is not None:
+                trial, params = self.waiting
+                copy_of = self.same_as(trial, params, trials)
+                if copy_of is not None and not counted(copy_of):
+                    self.wait()
+                    return None
+                self.waiting = None
+                if copy_of is None:  # cut off (failed and queued again): this one runs the configuration
+                    break
+                self.reuse(trial, copy_of, done)
+                continue
             running = sum(1 for t in trials if t.state == TrialState.RUNNING)
             if self.n_trials is not None and done + running >= self.n_trials:
                 return Searcher.FINISHED  # type: ignore[return-value]  # Tune's end-of-search marker, a str
@@ -142,16 +184,41 @@ class StudySearch(Searcher):  # type: ignore[misc]
             params = suggest(trial, self.space, self.defaults)
             set_worker(trial, this_worker())
             TrialRecord(driver=this_worker()).save(trial, ("driver",))  # its Ray worker records itself as `worker`
-            copy_of = next((t for t in trials if t.params == params and counted(t)), None)
+            copy_of = self.same_as(trial, params, trials)
             if copy_of is None:
                 break
-            tell_reused(self.study, trial, self.space, copy_of)
-            if self.on_reused is not None:
-                self.on_reused(done + 1, trial.number, copy_of.number)
+            if not counted(copy_of):  # running: its result is taken once it has finished
+                self.say(
+                    f"waiting for trial #{copy_of.number}{whose(copy_of)}: the same configuration as trial "
+                    f"#{trial.number}, whose result it takes"
+                )
+                self.waiting = (trial, params)
+                self.wait()
+                return None
+            self.reuse(trial, copy_of, done)
         TrialRecord(dir=str(self.paths.trial_dir(trial.number))).save(trial, ("dir",))
         self.asked[trial_id] = trial
         self.started = self.started or time.monotonic()
         return {**params, NUMBER: trial.number}
+
+    def wait(self) -> None:
+        """Tune is answered "nothing yet" (it asks again); the study is read again after POLL_S."""
+        self.look_at = time.monotonic() + POLL_S
+
+    @staticmethod
+    def same_as(trial: Trial, params: dict[str, Any], trials: list[FrozenTrial]) -> FrozenTrial | None:
+        """An earlier trial with these params, finished (counted) first, else one still running; None when there is
+        neither (a cut-off one does not count: it is queued again, or its configuration given up)."""
+        same = [t for t in trials if t.number < trial.number and t.params == params]
+        return next((t for t in same if counted(t)), None) or next(
+            (t for t in same if t.state == TrialState.RUNNING), None
+        )
+
+    def reuse(self, trial: Trial, copy_of: FrozenTrial, done: int) -> None:
+        """Tell a repeat the result of the finished trial it repeats, and say so."""
+        tell_reused(self.study, trial, self.space, copy_of)
+        if self.on_reused is not None:
+            self.on_reused(done + 1, trial.number, copy_of.number)
 
     def on_trial_complete(self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False) -> None:
         if trial_id in self.told or trial_id not in self.asked:
@@ -374,13 +441,14 @@ class RayBackend(Backend):
             defaults,
             self.storage,
             opts.paths,
-            worker_index(study),
+            self.worker,  # as it joined the study: the count now also holds workers that joined since (audit 31 F2)
             self.progress.finished_trial,
             n_trials=opts.n_trials,
             reused=self.progress.reused,
             hooks=opts.hooks,
             timeout_s=opts.timeout_s,
             started=self.started,
+            note=self.progress.note,
         )
         trainable = tune.with_parameters(
             run_trial,

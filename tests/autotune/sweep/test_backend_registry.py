@@ -4,7 +4,9 @@ controller's backends keep: Optuna's public API only, trial results through the 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -361,3 +363,169 @@ def test_the_ray_searcher_reuses_a_repeat_and_asks_nothing_past_the_studys_trial
     assert len(ran) == 4 and all(ran.count(c) == 1 for c in ran), ran  # every configuration run once
     assert len(repeats) == 2 and all(copy < number for _, number, copy in repeats), repeats
     assert all(drivers[k].suggest("late") == Searcher.FINISHED for k in (0, 1))
+
+
+class _FakeTuner:
+    """Tune's part of `RayBackend._fit` without a Ray cluster: the searcher asked for configurations the way Tune's
+    SearchGenerator asks (up to `num_samples` configurations; None is "nothing yet", asked again; FINISHED ends),
+    each Tune trial finished at once as `run_trial` would report it (complete, throughput 100 + its number).
+    `on_wait` runs when the searcher answers None."""
+
+    fits: ClassVar[list[dict]] = []
+    on_wait: Callable[[], None] = staticmethod(lambda: None)
+
+    def __init__(self, trainable: object, tune_config: object, run_config: object) -> None:
+        self.config = tune_config
+
+    def fit(self) -> None:
+        import json
+
+        from ray.tune.search import Searcher
+
+        from autotune.sweep.backends.ray_backend import NUMBER
+
+        searcher, budget = self.config.search_alg, self.config.num_samples  # type: ignore[attr-defined]
+        fit: dict = {"num_samples": budget, "configs": []}
+        _FakeTuner.fits.append(fit)
+        for k in range(200):  # a searcher that never ends fails the test, not hangs it
+            if len(fit["configs"]) >= budget:
+                return
+            config = searcher.suggest(f"t{k}")
+            if config == Searcher.FINISHED:
+                return
+            if config is None:
+                _FakeTuner.on_wait()
+                continue
+            fit["configs"].append(config)
+            value = 100.0 + config[NUMBER]
+            record = TrialRecord(outcome="complete", key_metrics={"perf/throughput": value})
+            result = {"autotune_record": json.dumps(record.attrs()), "autotune_objectives": json.dumps([value])}
+            searcher.on_trial_complete(f"t{k}", result)
+        raise AssertionError("the searcher never ended the fit")
+
+
+@pytest.fixture
+def fake_tune(monkeypatch):
+    """`RayBackend.run` with Tune faked (`_FakeTuner`) and no Ray started: a 2-CPU cluster, one trial at a time."""
+    import ray
+    from ray import tune
+
+    from autotune.sweep.backends import ray_backend
+
+    _FakeTuner.fits = []
+    _FakeTuner.on_wait = staticmethod(lambda: None)
+    monkeypatch.setattr(tune, "Tuner", _FakeTuner)
+    monkeypatch.setattr(tune, "with_parameters", lambda trainable, **kwargs: trainable)
+    monkeypatch.setattr(tune, "with_resources", lambda trainable, resources: trainable)
+    monkeypatch.setattr(ray, "cluster_resources", lambda: {"CPU": 2.0})
+    monkeypatch.setattr(ray, "shutdown", lambda: None)
+    monkeypatch.setattr(ray_backend.RayBackend, "start_ray", lambda self: None)
+    monkeypatch.setattr(ray_backend.RayBackend, "warm", lambda self: False)
+    monkeypatch.setattr(ray_backend, "POLL_S", 0.0, raising=False)  # a waiting searcher reads the study at each ask
+    return _FakeTuner
+
+
+def _ray_driver(space, paths: StudyPaths, n_trials: int, notes: list[str]) -> Backend:
+    from autotune.adapters import get_adapter
+    from autotune.study.progress import SweepProgress
+    from autotune.study.storage import storage_url
+    from autotune.sweep.backends.ray_backend import RayBackend
+
+    progress = SweepProgress(n_trials, "perf/throughput")
+    progress.note = notes.append  # type: ignore[method-assign]
+    adapter = get_adapter(space.trainer, space.command)
+    return RayBackend(BackendOptions(space, adapter, paths, storage_url(paths, None), n_trials, progress=progress))
+
+
+def _local_trial(study, space, worker: Worker | None = None, value: float | None = None):
+    """A local worker's trial: asked and sampled; told complete with `value`, else left running by `worker`."""
+    from autotune.adapters import get_adapter
+    from autotune.space.sampling import suggest
+    from autotune.sweep.backends.lifecycle import tell_outcome, this_worker
+
+    trial = study.ask()
+    suggest(trial, space, get_adapter(space.trainer, space.command).defaults(space.base_config))
+    TrialRecord(worker=worker or this_worker()).save(trial, ("worker",))
+    if value is not None:
+        tell_outcome(study, trial, space, TrialRecord(outcome="complete"), [value])
+    return trial
+
+
+def test_a_ray_driver_samples_with_the_index_it_joined_with_not_that_of_a_worker_joining_later(
+    space, tmp_path, fake_tune, monkeypatch
+):
+    """A Ray driver joined the study, then a local worker (index 1) ran the baseline while the driver waited for it;
+    the driver's searcher, made then, read the study's worker count (2), took index 1 too, and its sampler (the same
+    seed) drew the local worker's configurations: #1 (local) = #2 (Ray), run at the same time (audit 31 F2). The
+    searcher takes the index the driver joined with (0): its first configuration is not the local worker's."""
+    import optuna
+
+    from autotune.study.storage import storage_url
+    from autotune.sweep.backends import ray_backend
+    from autotune.sweep.backends.lifecycle import create_or_load, tell_outcome
+
+    paths = StudyPaths(tmp_path / "runs", "mixed")
+    notes: list[str] = []
+    driver = _ray_driver(space, paths, 3, notes)
+    local: dict = {}
+
+    def local_joins_and_runs_the_baseline(self) -> None:  # while the driver starts Ray (it then finds the baseline)
+        local["study"] = create_or_load(space, paths, storage_url(paths, None))
+        _local_trial(local["study"], space, value=100.0)
+        local["trial"] = _local_trial(local["study"], space)  # its next trial: running as the driver samples
+
+    def local_trial_ends() -> None:  # the driver, its own trial done, waits for it (3 trials)
+        if local["study"].trials[local["trial"].number].state == optuna.trial.TrialState.RUNNING:
+            tell_outcome(local["study"], local["trial"], space, TrialRecord(outcome="complete"), [90.0])
+
+    monkeypatch.setattr(ray_backend.RayBackend, "start_ray", local_joins_and_runs_the_baseline)
+    fake_tune.on_wait = staticmethod(local_trial_ends)
+    study = driver.run()
+    assert StudyInfo.of(study).workers == 2  # the local worker joined second: index 1
+    # with the local worker's index the driver drew #1's params as #2: it waited for #1 and took its result
+    assert [c[ray_backend.NUMBER] for c in fake_tune.fits[0]["configs"]] == [2], notes
+    assert study.trials[2].params != local["trial"].params, notes
+    assert driver.worker == 0  # as it joined
+
+
+def test_the_ray_searcher_waits_for_a_running_trial_with_the_same_params_and_takes_its_result(space, tmp_path):
+    """A configuration another worker is running was run again by the Ray driver at the same time (audit 31 F2):
+    the searcher only looked for finished repeats. Now the repeat waits (Tune is answered None and asks again),
+    says whose trial it waits for as the local backend does, and once that trial has finished takes its result and
+    asks the next configuration."""
+    import optuna
+    from ray.tune.search import Searcher
+
+    from autotune.adapters import get_adapter
+    from autotune.study.storage import open_storage, storage_url
+    from autotune.sweep.backends import ray_backend
+    from autotune.sweep.backends.lifecycle import create_or_load, tell_outcome, this_worker
+
+    paths = StudyPaths(tmp_path / "runs", "twice")
+    paths.root.mkdir(parents=True)
+    storage = open_storage(storage_url(paths, None))
+    study = create_or_load(space, paths, storage)
+    _local_trial(study, space, value=100.0)  # the baseline
+    running = _local_trial(study, space)  # #1, run by this process (alive)
+    study.enqueue_trial(running.params)  # what the driver's sampler draws next
+    defaults = get_adapter(space.trainer, space.command).defaults(space.base_config)
+    repeats: list[tuple[int, int, int]] = []
+    searcher = ray_backend.StudySearch(
+        space, defaults, storage, paths, 1, n_trials=4, reused=lambda *a: repeats.append(a)
+    )
+    notes: list[str] = []
+    searcher.note = notes.append
+    assert searcher.suggest("t0") is None  # not run beside #1
+    me = this_worker()
+    said = f"waiting for trial #1, run by worker pid {me.pid} on {me.host}: the same configuration as trial #2, whose"
+    assert notes == [f"{said} result it takes"], notes
+    assert not searcher.asked and study.trials[2].state == optuna.trial.TrialState.RUNNING
+    searcher.look_at = 0.0  # past POLL_S: the study is read again
+    assert searcher.suggest("t1") is None and len(notes) == 1  # still running; said once
+    tell_outcome(study, running, space, TrialRecord(outcome="complete"), [150.0])  # #1 finishes
+    searcher.look_at = 0.0
+    config = searcher.suggest("t2")  # #2 takes #1's result; the next configuration is asked
+    assert config not in (None, Searcher.FINISHED) and config[ray_backend.NUMBER] == 3, config
+    repeat = study.trials[2]
+    assert repeat.state == optuna.trial.TrialState.COMPLETE and repeat.values == [150.0]
+    assert TrialRecord.of(repeat).duplicate_of == 1 and repeats == [(3, 2, 1)]
