@@ -47,11 +47,20 @@ from autotune.adapters import warm
 from autotune.adapters.base import device_kind
 from autotune.space.sampling import suggest
 from autotune.space.schema import Space
-from autotune.study.storage import StudyPaths, baseline_trial, counted, open_storage, running_trials
+from autotune.study.storage import (
+    GRACE_S,
+    MAX_RETRIES,
+    StudyPaths,
+    baseline_trial,
+    counted,
+    open_storage,
+    running_trials,
+)
 from autotune.sweep.backends.base import Backend, RayUnreachable, register
 from autotune.sweep.backends.lifecycle import (
     Heartbeat,
     baseline_limits,
+    recover_interrupted,
     tell_outcome,
     tell_reused,
     this_worker,
@@ -69,8 +78,8 @@ from autotune.trial.scoring import key_metrics
 NUMBER = "__autotune_trial_number"
 """The Optuna trial number, passed to the trainable in its Tune config beside the params."""
 POLL_S = 1.0
-"""How often a searcher that waits for a running trial with the same params reads the study again: Tune asks it
-for a trial every tenth of a second while trials run."""
+"""How often a searcher that waits (for a running trial with the same params, or for other workers' last trials)
+reads the study again: Tune asks it for a trial every tenth of a second while trials run."""
 
 
 class StudySearch(Searcher):  # type: ignore[misc]
@@ -114,7 +123,8 @@ class StudySearch(Searcher):  # type: ignore[misc]
         `fit()` returned, a Ctrl-C, SIGTERM or SIGKILL of the driver lost every finished trial's wandb run, the
         winner's too, and the resume never logged them (audit 28 F1)."""
         self.note = note
-        """Prints the searcher's notes: whom it waits for."""
+        """Prints the searcher's notes: whom it waits for, a dead worker's trial queued again."""
+        self.storage = storage
         self.study = optuna.load_study(study_name=paths.name, storage=storage, sampler=make_sampler(space, worker))
         """`worker` is the driver's index as it joined the study (`Backend.worker`), so its sampler's stream is its
         own: the study's worker count read when the fit started also counted a local worker that joined meanwhile,
@@ -151,9 +161,12 @@ class StudySearch(Searcher):  # type: ignore[misc]
         """The next configuration to run, as the local backend's workers take it: a repeat of a finished trial's
         reuses its result (Ray ran it again, audit 17 F5) and the next is asked; a repeat of a running one waits for
         it, said once, and takes its result (a local worker and a driver ran one configuration at once, audit 31
-        F2); none past --trials, counting every driver's and worker's trials (two drivers ran 8 of 4, F4). Waiting
-        answers None (Tune asks again: blocking here would also hold up the telling of this driver's own trials) and
-        reads the study every POLL_S. Each repeat counts, so the loop ends."""
+        F2); none past --trials, counting every driver's and worker's trials (two drivers ran 8 of 4, F4). A dead
+        worker's trial on this host is failed and queued again before counting (a driver counted a killed local
+        worker's trial as running and stopped one short, audit 31 F3), and while the rest run elsewhere the searcher
+        waits for them rather than ending, so one whose worker dies is run here. Waiting answers None (Tune asks
+        again: blocking here would also hold up the telling of this driver's own trials) and reads the study every
+        POLL_S. Each repeat counts, so the loop ends."""
         while True:
             if self.timeout_s and self.started is not None and time.monotonic() >= self.started + self.timeout_s:
                 if self.waiting is not None:  # given back: it neither counts nor is left running
@@ -164,6 +177,7 @@ class StudySearch(Searcher):  # type: ignore[misc]
             if time.monotonic() < self.look_at:
                 return None
             self.look_at = 0.0
+            recover_interrupted(self.study, self.storage, self.say)
             trials = self.study.get_trials(deepcopy=False)
             done = sum(1 for t in trials if counted(t))
             if self.waiting is not None:
@@ -177,9 +191,16 @@ class StudySearch(Searcher):  # type: ignore[misc]
                     break
                 self.reuse(trial, copy_of, done)
                 continue
-            running = sum(1 for t in trials if t.state == TrialState.RUNNING)
-            if self.n_trials is not None and done + running >= self.n_trials:
+            running = [t for t in trials if t.state == TrialState.RUNNING]
+            if self.n_trials is not None and done >= self.n_trials:
                 return Searcher.FINISHED  # type: ignore[return-value]  # Tune's end-of-search marker, a str
+            if self.n_trials is not None and done + len(running) >= self.n_trials:
+                mine = {t.number for t in self.asked.values()}
+                others = ", ".join(f"#{t.number}" for t in running if t.number not in mine)
+                if others:
+                    self.say(f"waiting for trial {others} of another worker: one whose worker dies is run again here")
+                self.wait()
+                return None
             trial = self.study.ask()
             params = suggest(trial, self.space, self.defaults)
             set_worker(trial, this_worker())
@@ -225,15 +246,27 @@ class StudySearch(Searcher):  # type: ignore[misc]
             return
         trial, result = self.asked[trial_id], result or {}
         raw = result.get("autotune_record")
-        if raw is not None:
-            objectives = json.loads(result.get("autotune_objectives") or "null")
-            tell_outcome(self.study, trial, self.space, TrialRecord.from_attrs(json.loads(raw)), objectives)
-        elif error:
-            fail(trial, "crash", "the Ray trial raised an error (see the Ray logs)")
-            self.study.tell(trial, state=TrialState.FAIL)
-        else:
-            self.stopped(trial, result.get("step"))
+        try:
+            if raw is not None:
+                objectives = json.loads(result.get("autotune_objectives") or "null")
+                told = tell_outcome(self.study, trial, self.space, TrialRecord.from_attrs(json.loads(raw)), objectives)
+            elif error:
+                fail(trial, "crash", "the Ray trial raised an error (see the Ray logs)")
+                self.study.tell(trial, state=TrialState.FAIL)
+                told = True
+            else:
+                self.stopped(trial, result.get("step"))
+                told = True
+        except optuna.exceptions.UpdateFinishedTrialError:
+            told = False
         self.told.add(trial_id)
+        if not told:  # failed and queued again meanwhile: its Ray worker died (found by `suggest`), or no heartbeat
+            if self.note is not None:
+                self.note(
+                    f"[yellow]trial #{trial.number} was ended while it ran (its Ray worker died, or no heartbeat from "
+                    f"it for {GRACE_S} s) and queued again: its result here is dropped, and the retry runs it again[/]"
+                )
+            return
         if self.report is not None:
             trials = self.study.get_trials(deepcopy=False)
             self.report(trials[trial.number], sum(1 for t in trials if counted(t)))
@@ -402,7 +435,8 @@ class RayBackend(Backend):
         if remaining > 0:
             fits = None if self.opts.max_concurrent else self.fits()
             why = " (what the cluster holds; --max-concurrent N)" if fits else ""
-            self._fit(study, remaining, self.opts.max_concurrent or fits, why)
+            budget = sample_budget(remaining, self.opts.n_trials)
+            self._fit(study, remaining, self.opts.max_concurrent or fits, why, budget)
         study = optuna.load_study(study_name=self.opts.paths.name, storage=self.storage)
         if self.opts.timeout_s and self.started is not None and time.monotonic() >= self.started + self.opts.timeout_s:
             self.say_timeout(study)
@@ -429,7 +463,10 @@ class RayBackend(Backend):
         path = warm.socket_path() if self.warm() else None
         return str(path) if path is not None else None
 
-    def _fit(self, study: optuna.Study, samples: int, concurrent: int | None, why: str = "") -> None:
+    def _fit(
+        self, study: optuna.Study, samples: int, concurrent: int | None, why: str = "", budget: int | None = None
+    ) -> None:
+        """Run `samples` trials on Tune (said), asking Tune for up to `budget` (default: `samples`)."""
         from ray import tune
         from ray.tune.schedulers import FIFOScheduler
 
@@ -467,7 +504,7 @@ class RayBackend(Backend):
             tune_config=tune.TuneConfig(
                 search_alg=searcher,
                 scheduler=FIFOScheduler(),  # pruning happens inside the trainable, as in the local backend
-                num_samples=samples,
+                num_samples=budget or samples,  # the searcher says when --trials is reached (Searcher.FINISHED)
                 max_concurrent_trials=concurrent,
                 metric="objective",
                 mode="max" if opts.space.objectives[0].direction == "maximize" else "min",
@@ -484,6 +521,15 @@ class RayBackend(Backend):
         )
         tuner.fit()
         self.started = searcher.started  # the next fit's --timeout counts from this one's first trial
+
+
+def sample_budget(remaining: int, n_trials: int) -> int:
+    """Tune's `num_samples` for a fit planned to run the `remaining` trials of a study of `n_trials`: room beside
+    them for a retry of every trial of the study (a trial cut off is queued again, MAX_RETRIES times: one of a local
+    worker killed beside the fit, or the fit's own whose Ray worker died) and for a trial sampled anew after each
+    retry cut off again. The searcher ends the fit at --trials (`Searcher.FINISHED`), not this number: with the
+    remaining trials as Tune's budget, a retry queued mid-fit found no sample left (audit 31 F3)."""
+    return remaining + n_trials * (MAX_RETRIES + 1)
 
 
 def _held(total: dict[str, float], resource: str) -> float:

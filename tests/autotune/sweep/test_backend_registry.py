@@ -486,6 +486,7 @@ def test_a_ray_driver_samples_with_the_index_it_joined_with_not_that_of_a_worker
     assert [c[ray_backend.NUMBER] for c in fake_tune.fits[0]["configs"]] == [2], notes
     assert study.trials[2].params != local["trial"].params, notes
     assert driver.worker == 0  # as it joined
+    assert len([t for t in study.get_trials() if counted(t)]) == 3
 
 
 def test_the_ray_searcher_waits_for_a_running_trial_with_the_same_params_and_takes_its_result(space, tmp_path):
@@ -529,3 +530,85 @@ def test_the_ray_searcher_waits_for_a_running_trial_with_the_same_params_and_tak
     repeat = study.trials[2]
     assert repeat.state == optuna.trial.TrialState.COMPLETE and repeat.values == [150.0]
     assert TrialRecord.of(repeat).duplicate_of == 1 and repeats == [(3, 2, 1)]
+
+
+def test_a_ray_driver_retries_a_dead_local_workers_trial_instead_of_stopping_short(space, tmp_path, fake_tune):
+    """A local worker killed mid-trial beside a Ray driver: the driver counted its trial as running, stopped with 4
+    of 5 finished and left it running (audit 31 F3). Here (Tune faked) the driver plans 2 trials beside the local
+    worker's running #1 and runs them; it then waits for #1 instead of ending, says so, and when the local worker
+    dies fails #1, queues it again and runs the retry, though Tune's planned 2 samples are spent: 4 of 4 finished."""
+    import socket
+    import subprocess
+    import sys
+
+    from autotune.study.storage import storage_url
+    from autotune.sweep.backends.lifecycle import create_or_load
+
+    paths = StudyPaths(tmp_path / "runs", "dies")
+    study = create_or_load(space, paths, storage_url(paths, None))
+    _local_trial(study, space, value=100.0)  # the baseline
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lost = _local_trial(study, space, Worker(host=socket.gethostname(), pid=alive.pid))  # #1, running
+
+        def local_worker_dies() -> None:  # once the driver waits for it
+            alive.kill()
+            alive.wait()
+
+        fake_tune.on_wait = staticmethod(local_worker_dies)
+        notes: list[str] = []
+        study = _ray_driver(space, paths, 4, notes).run()
+    finally:
+        alive.kill()
+        alive.wait()
+    said = "\n".join(notes)
+    assert "ray: 2 trial(s), 1 at a time" in said, said
+    assert "waiting for trial #1 of another worker: one whose worker dies is run again here" in said, said
+    assert f"trial #1 was interrupted (worker pid {alive.pid} is gone): retrying it" in said, said
+    trials = study.get_trials()
+    assert len([t for t in trials if counted(t)]) == 4, [(t.number, t.state) for t in trials]
+    assert TrialRecord.of(trials[1]).reason == "interrupted"
+    retry = [t for t in trials if t.system_attrs.get("failed_trial") == 1]
+    assert len(retry) == 1 and counted(retry[0]) and retry[0].params == lost.params
+    assert [c["__autotune_trial_number"] for c in fake_tune.fits[0]["configs"]] == [2, 3, 4]
+    assert "ray: the study holds 4 finished trials" in said, said
+
+
+def test_a_ray_trial_whose_worker_died_is_queued_again_and_its_late_result_dropped_with_a_note(space, tmp_path):
+    """The searcher now recovers dead workers' trials before it counts (audit 31 F3), its own Ray trials too: one
+    whose Ray worker died is failed and queued again at the next ask, before Tune reports it. Tune's late report of
+    that trial must not raise Optuna's UpdateFinishedTrialError out of the searcher: it is dropped, said."""
+    import json
+
+    from autotune.adapters import get_adapter
+    from autotune.study.storage import open_storage, storage_url
+    from autotune.sweep.backends.lifecycle import create_or_load
+    from autotune.sweep.backends.ray_backend import NUMBER, StudySearch
+
+    paths = StudyPaths(tmp_path / "runs", "late")
+    paths.root.mkdir(parents=True)
+    storage = open_storage(storage_url(paths, None))
+    study = create_or_load(space, paths, storage)
+    _local_trial(study, space, value=100.0)  # the baseline
+    defaults = get_adapter(space.trainer, space.command).defaults(space.base_config)
+    notes: list[str] = []
+    searcher = StudySearch(space, defaults, storage, paths, 0, n_trials=4)
+    searcher.note = notes.append
+    first = searcher.suggest("t0")
+    assert first is not None and first[NUMBER] == 1
+    TrialRecord(worker=_dead_worker()).save(searcher.asked["t0"], ("worker",))  # its Ray worker died
+    retry = searcher.suggest("t1")
+    assert (
+        retry is not None
+        and retry[NUMBER] == 2
+        and {k: v for k, v in retry.items() if k != NUMBER} == {k: v for k, v in first.items() if k != NUMBER}
+    )
+    record = TrialRecord(outcome="complete", key_metrics={"perf/throughput": 120.0})
+    searcher.on_trial_complete("t0", {"autotune_record": json.dumps(record.attrs()), "autotune_objectives": "[120.0]"})
+    assert any("trial #1 was ended while it ran" in n and "queued again" in n for n in notes), notes
+    assert TrialRecord.of(study.trials[1]).reason == "interrupted" and not counted(study.trials[1])
+    TrialRecord(worker=_dead_worker()).save(searcher.asked["t1"], ("worker",))  # the retry's Ray worker died too
+    assert searcher.suggest("t2") is not None  # #2 failed (not retried again), another configuration asked
+    searcher.on_trial_complete("t1", error=True)  # Tune's report of the dead actor: failing #2 again raised
+    assert any("trial #2 was ended while it ran" in n for n in notes), notes
+    assert TrialRecord.of(study.trials[2]).reason == "interrupted"
