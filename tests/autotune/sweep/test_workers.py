@@ -319,3 +319,54 @@ def test_a_sweep_worker_waits_to_start_a_trial_while_another_on_this_host_measur
     ), proc.stdout[-2000:]
     start = load_study(paths).trials[0].datetime_start
     assert start is not None and start.timestamp() >= float(released.read_text()) - 0.5, "it ran beside the hold"
+
+
+@pytest.mark.slow  # a Ray driver (its own local Ray) and a local worker, one killed (make test-slow)
+def test_a_ray_driver_beside_a_local_worker_runs_its_own_configurations_and_retries_the_killed_workers_trial(
+    tmp_path,
+):
+    """A Ray driver and a local worker on one study (audit 31): the driver sampled the local worker's configurations
+    and ran them at the same time (F2), and when the local worker was killed mid-trial the driver counted its trial
+    as running, stopped one short of --trials and never retried it (F3)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from autotune.trial.record import TrialRecord
+
+    space = write_space(tmp_path, steps=12)  # trials long enough to kill the local worker in one
+    runs = tmp_path / "runs"
+    args = [sys.executable, "-m", "autotune.cli", "run", "--space", str(space), "--runs-dir", str(runs),
+            "--trials", "5", "--confirm", "0", "--ablate", "0", "--stage", "throughput",
+            "--report-dir", str(tmp_path / "reports")]  # fmt: skip
+    driver = subprocess.Popen([*args, "--backend", "ray"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, env=trainer_env(), cwd=ROOT)  # fmt: skip
+    time.sleep(1)
+    local = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=trainer_env(),
+                             cwd=ROOT, start_new_session=True)  # fmt: skip
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(local.stdout), daemon=True)  # type: ignore[arg-type]
+    reader.start()
+    deadline, killed = time.monotonic() + 300, None
+    try:
+        while killed is None and local.poll() is None and time.monotonic() < deadline:
+            started = [m for line in lines if (m := re.match(r"trial \d+/5 \(#(\d+)\) (?!\(baseline)", line))]
+            if started:
+                os.killpg(local.pid, signal.SIGKILL)  # the worker only: its trainer's group is the driver's to end
+                killed = int(started[0].group(1))
+            time.sleep(0.1)
+        out, _ = driver.communicate(timeout=400)
+    finally:
+        for proc in (driver, local):
+            proc.kill()
+            proc.wait()
+    assert killed is not None, "".join(lines)[-3000:]
+    assert driver.returncode == 0, out[-4000:]
+    assert f"trial #{killed} was interrupted (worker pid {local.pid} is gone): retrying it" in out, out[-4000:]
+    trials = load_study(StudyPaths(runs, "small")).get_trials()
+    done = [t for t in trials if counted(t)]
+    assert len(done) == 5, [(t.number, t.state, t.user_attrs) for t in trials]
+    assert any(t.system_attrs.get("failed_trial") == killed for t in done), [(t.number, t.state) for t in trials]
+    ran = [t.params for t in done if TrialRecord.of(t).duplicate_of is None]
+    assert all(ran.count(p) == 1 for p in ran), ran  # no configuration run twice
