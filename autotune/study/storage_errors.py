@@ -55,10 +55,16 @@ def storage_problem(url: str, exc: BaseException) -> str:
     )
 
 
+class StorageLost(Exception):
+    """A database failure met in another process (a Ray trial's), re-raised by the driver with its line."""
+
+
 def storage_failure(exc: BaseException) -> str | None:
     """One line for a database error in the middle of a command (a PostgreSQL restart, a lost connection, a locked
     file), or None for any other error. Every worker died with a 312-line traceback whose last line blamed "invalid
     data in the commit, e.g. exceeding max length" (Optuna's wording for any failed commit, audit 17 F6)."""
+    if isinstance(exc, StorageLost):
+        return str(exc)
     seen: list[BaseException] = []
     link: BaseException | None = exc
     while link is not None and link not in seen:

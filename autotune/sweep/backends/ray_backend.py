@@ -25,6 +25,7 @@ Departures from a plain Tune setup, on purpose:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -56,10 +57,12 @@ from autotune.study.storage import (
     open_storage,
     running_trials,
 )
+from autotune.study.storage_errors import StorageLost, storage_failure
 from autotune.sweep.backends.base import Backend, RayUnreachable, register
 from autotune.sweep.backends.lifecycle import (
     Heartbeat,
     baseline_limits,
+    fail_interrupted,
     recover_interrupted,
     tell_outcome,
     tell_reused,
@@ -68,6 +71,7 @@ from autotune.sweep.backends.lifecycle import (
     trial_monitor,
     whose,
 )
+from autotune.sweep.backends.lifecycle import trial_id as lifecycle_trial_id
 from autotune.sweep.backends.pruning import make_pruner
 from autotune.sweep.backends.samplers import make_sampler
 from autotune.trial.evaluation import Evaluation
@@ -76,6 +80,8 @@ from autotune.trial.record import TrialRecord, fail, is_baseline, read_rows, set
 from autotune.trial.scoring import key_metrics
 
 NUMBER = "__autotune_trial_number"
+STORAGE_LOST = "autotune_storage_lost"
+"""A trainable's result when the database failed under it past its wait: `storage_failure`'s line."""
 """The Optuna trial number, passed to the trainable in its Tune config beside the params."""
 POLL_S = 1.0
 """How often a searcher that waits (for a running trial with the same params, or for other workers' last trials)
@@ -137,6 +143,9 @@ class StudySearch(Searcher):  # type: ignore[misc]
         takes that trial's result once it finishes, and runs the params itself if that trial is cut off."""
         self.look_at = 0.0
         """`time.monotonic()` before which a waiting searcher answers Tune without reading the study (POLL_S)."""
+        self.lost: str | None = None
+        """The database failed under one of this fit's trials for longer than its wait (`storage_failure`'s line):
+        no more trials are asked, and the driver ends as the local backend does, exit 1, the trial queued again."""
         self.said: set[str] = set()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -168,6 +177,8 @@ class StudySearch(Searcher):  # type: ignore[misc]
         again: blocking here would also hold up the telling of this driver's own trials) and reads the study every
         POLL_S. Each repeat counts, so the loop ends."""
         while True:
+            if self.lost is not None:
+                return Searcher.FINISHED  # type: ignore[return-value]
             if self.timeout_s and self.started is not None and time.monotonic() >= self.started + self.timeout_s:
                 if self.waiting is not None:  # given back: it neither counts nor is left running
                     skip(self.waiting[0])
@@ -246,6 +257,14 @@ class StudySearch(Searcher):  # type: ignore[misc]
             return
         trial, result = self.asked[trial_id], result or {}
         raw = result.get("autotune_record")
+        if result.get(STORAGE_LOST):  # not the configuration's crash: its measurement was lost, so it runs again
+            self.told.add(trial_id)
+            self.lost = str(result[STORAGE_LOST])
+            with contextlib.suppress(Exception):  # the database may still be away: a rerun recovers it then
+                fail_interrupted(
+                    self.study, self.storage, lifecycle_trial_id(self.storage, self.study.study_name, trial.number)
+                )
+            return
         try:
             if raw is not None:
                 objectives = json.loads(result.get("autotune_objectives") or "null")
@@ -338,18 +357,25 @@ def run_trial(
     trial = Trial(study, tid)  # the driver's trial, seen from this worker: its pruner reports and worker record
     report = TuneReport(space)
     set_worker(trial, this_worker())
-    with Heartbeat(storage, tid):
-        ev = evaluate(
-            space,
-            get_adapter(space.trainer, space.command),
-            params,
-            StudyPaths(Path(runs_dir), study_name).trial_dir(number),
-            baseline_limits(study),
-            monitor=trial_monitor(space, trial, also=report),
-            on_start=lambda pgid: set_worker(trial, this_worker(pgid)),
-            is_baseline=is_baseline(trial),
-            fidelity=fidelity,
-        )
+    try:
+        with Heartbeat(storage, tid):
+            ev = evaluate(
+                space,
+                get_adapter(space.trainer, space.command),
+                params,
+                StudyPaths(Path(runs_dir), study_name).trial_dir(number),
+                baseline_limits(study),
+                monitor=trial_monitor(space, trial, also=report),
+                on_start=lambda pgid: set_worker(trial, this_worker(pgid)),
+                is_baseline=is_baseline(trial),
+                fidelity=fidelity,
+            )
+    except Exception as exc:  # the database lost past its wait: told as such, not as the configuration's crash
+        lost = storage_failure(exc)  # (it was recorded `failed crash`, never run again, and Tune printed a
+        if lost is None:  # 200-line traceback; the sweep went on to exit 0, audit 31 F4)
+            raise
+        tune.report({STORAGE_LOST: lost, "step": 0})
+        return
     tune.report(final_result(ev, space, report.seen))
 
 
@@ -521,6 +547,11 @@ class RayBackend(Backend):
         )
         tuner.fit()
         self.started = searcher.started  # the next fit's --timeout counts from this one's first trial
+        if searcher.lost is not None:  # ends the command in one line, exit 1, as the local backend does
+            import ray
+
+            ray.shutdown()
+            raise StorageLost(searcher.lost)
 
 
 def sample_budget(remaining: int, n_trials: int) -> int:

@@ -612,3 +612,36 @@ def test_a_ray_trial_whose_worker_died_is_queued_again_and_its_late_result_dropp
     searcher.on_trial_complete("t1", error=True)  # Tune's report of the dead actor: failing #2 again raised
     assert any("trial #2 was ended while it ran" in n for n in notes), notes
     assert TrialRecord.of(study.trials[2]).reason == "interrupted"
+
+
+def test_a_ray_trial_whose_database_was_lost_is_queued_again_and_ends_the_fit_not_told_as_a_crash(space, tmp_path):
+    """A database outage past its wait under a Ray trial was told `failed crash` (never run again, counted towards
+    --trials) after a 200-line Tune traceback, and the sweep went on to exit 0 (audit 31 F4). The trainable reports
+    the lost database as a result (`STORAGE_LOST`, `storage_failure`'s line): the searcher queues the trial again,
+    asks nothing more, and the driver raises `StorageLost`, which the CLI prints as its one line, exit 1."""
+    from optuna.trial import TrialState
+
+    from autotune.adapters import get_adapter
+    from autotune.study.storage import open_storage, storage_url
+    from autotune.study.storage_errors import StorageLost, storage_failure
+    from autotune.sweep.backends.lifecycle import create_or_load
+    from autotune.sweep.backends.ray_backend import NUMBER, STORAGE_LOST, StudySearch
+
+    paths = StudyPaths(tmp_path / "runs", "lost")
+    paths.root.mkdir(parents=True)
+    storage = open_storage(storage_url(paths, None))
+    study = create_or_load(space, paths, storage)
+    _local_trial(study, space, value=100.0)  # the baseline
+    defaults = get_adapter(space.trainer, space.command).defaults(space.base_config)
+    searcher = StudySearch(space, defaults, storage, paths, 0, n_trials=4)
+    asked = searcher.suggest("t0")
+    assert asked is not None and asked[NUMBER] == 1
+    line = "the study's database failed mid-command (connection failed: ...): what finished is kept; ..."
+    searcher.on_trial_complete("t0", {STORAGE_LOST: line, "step": 0})
+    trials = study.get_trials(deepcopy=False)
+    assert TrialRecord.of(trials[1]).reason == "interrupted" and not counted(trials[1]), trials[1]
+    assert TrialRecord.of(trials[1]).outcome != "failed"  # not the configuration's crash
+    retry = [t for t in trials if t.state == TrialState.WAITING]
+    assert len(retry) == 1 and retry[0].params == {k: v for k, v in asked.items() if k != NUMBER}, retry
+    assert searcher.lost == line and searcher.suggest("t1") == "FINISHED"
+    assert storage_failure(StorageLost(line)) == line
