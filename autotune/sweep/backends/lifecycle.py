@@ -107,9 +107,8 @@ def join_study(
         )
         url = storage if isinstance(storage, str) else getattr(storage, "url", None)
         elsewhere = url if url is not None and absolute_url(url) != storage_url(paths, None) else None
-        check_same_space(
-            paths, space, StudyInfo.of(study).space_text, elsewhere
-        )  # the folder's copy, else the storage's
+        # the folder's copy, else the storage's: a study in a database server outlives its folder (audit 31 F4)
+        check_same_space(paths, space, StudyInfo.of(study).space_text, elsewhere)
         check_same_model(paths, study, model)  # first: another model also searches other knobs (a CPU calibration
         check_same_knobs(paths, space)  # holds the NCCL ones), and the refusal guessed `--freeze-inert` (audit 28 F17)
         if model is not None and StudyInfo.of(study).sim_model is None:  # from the start, as the fidelity

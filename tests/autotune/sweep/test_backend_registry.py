@@ -580,19 +580,10 @@ def test_a_ray_trial_whose_worker_died_is_queued_again_and_its_late_result_dropp
     that trial must not raise Optuna's UpdateFinishedTrialError out of the searcher: it is dropped, said."""
     import json
 
-    from autotune.adapters import get_adapter
-    from autotune.study.storage import open_storage, storage_url
-    from autotune.sweep.backends.lifecycle import create_or_load
-    from autotune.sweep.backends.ray_backend import NUMBER, StudySearch
+    from autotune.sweep.backends.ray_backend import NUMBER
 
-    paths = StudyPaths(tmp_path / "runs", "late")
-    paths.root.mkdir(parents=True)
-    storage = open_storage(storage_url(paths, None))
-    study = create_or_load(space, paths, storage)
-    _local_trial(study, space, value=100.0)  # the baseline
-    defaults = get_adapter(space.trainer, space.command).defaults(space.base_config)
+    study, searcher = _searcher_beside_a_baseline(space, tmp_path, "late")
     notes: list[str] = []
-    searcher = StudySearch(space, defaults, storage, paths, 0, n_trials=4)
     searcher.note = notes.append
     first = searcher.suggest("t0")
     assert first is not None and first[NUMBER] == 1
@@ -621,19 +612,10 @@ def test_a_ray_trial_whose_database_was_lost_is_queued_again_and_ends_the_fit_no
     asks nothing more, and the driver raises `StorageLost`, which the CLI prints as its one line, exit 1."""
     from optuna.trial import TrialState
 
-    from autotune.adapters import get_adapter
-    from autotune.study.storage import open_storage, storage_url
     from autotune.study.storage_errors import StorageLost, storage_failure
-    from autotune.sweep.backends.lifecycle import create_or_load
-    from autotune.sweep.backends.ray_backend import NUMBER, STORAGE_LOST, StudySearch
+    from autotune.sweep.backends.ray_backend import NUMBER, STORAGE_LOST
 
-    paths = StudyPaths(tmp_path / "runs", "lost")
-    paths.root.mkdir(parents=True)
-    storage = open_storage(storage_url(paths, None))
-    study = create_or_load(space, paths, storage)
-    _local_trial(study, space, value=100.0)  # the baseline
-    defaults = get_adapter(space.trainer, space.command).defaults(space.base_config)
-    searcher = StudySearch(space, defaults, storage, paths, 0, n_trials=4)
+    study, searcher = _searcher_beside_a_baseline(space, tmp_path, "lost")
     asked = searcher.suggest("t0")
     assert asked is not None and asked[NUMBER] == 1
     line = "the study's database failed mid-command (connection failed: ...): what finished is kept; ..."
@@ -645,3 +627,20 @@ def test_a_ray_trial_whose_database_was_lost_is_queued_again_and_ends_the_fit_no
     assert len(retry) == 1 and retry[0].params == {k: v for k, v in asked.items() if k != NUMBER}, retry
     assert searcher.lost == line and searcher.suggest("t1") == "FINISHED"
     assert storage_failure(StorageLost(line)) == line
+
+
+def _searcher_beside_a_baseline(space, tmp_path, name: str):
+    """A Ray driver's searcher (no Ray: it is called as Tune calls it) on a new SQLite study whose baseline a local
+    worker finished: (the study, the searcher, planning 4 trials)."""
+    from autotune.adapters import get_adapter
+    from autotune.study.storage import open_storage, storage_url
+    from autotune.sweep.backends.lifecycle import create_or_load
+    from autotune.sweep.backends.ray_backend import StudySearch
+
+    paths = StudyPaths(tmp_path / "runs", name)
+    paths.root.mkdir(parents=True)
+    storage = open_storage(storage_url(paths, None))
+    study = create_or_load(space, paths, storage)
+    _local_trial(study, space, value=100.0)  # the baseline
+    defaults = get_adapter(space.trainer, space.command).defaults(space.base_config)
+    return study, StudySearch(space, defaults, storage, paths, 0, n_trials=4)
