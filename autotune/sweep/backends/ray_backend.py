@@ -374,7 +374,10 @@ def run_trial(
         lost = storage_failure(exc)  # (it was recorded `failed crash`, never run again, and Tune printed a
         if lost is None:  # 200-line traceback; the sweep went on to exit 0, audit 31 F4)
             raise
-        tune.report({STORAGE_LOST: lost, "step": 0})
+        # with the objective Tune requires of every result (it raised on this one without it)
+        tune.report(
+            {STORAGE_LOST: lost, "step": space.trial.steps + 1, "objective": report.seen[-1] if report.seen else 0.0}
+        )
         return
     tune.report(final_result(ev, space, report.seen))
 
