@@ -126,7 +126,12 @@ class QualityStage:
         self.done = sum(
             1 for t in study.get_trials(deepcopy=False) if t.state.is_finished() and t.state != TrialState.FAIL
         )
-        left = self.n_trials - self.done
+        retries = sum(  # a failed run's retry runs even when the budget is spent (a smaller --trials on the rerun)
+            1
+            for t in study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
+            if QualityRecord.of(t).retry_of is not None
+        )
+        left = max(self.n_trials - self.done, retries)
         searched = ", ".join(self.searched)
         if self.done:
             rest = f"{left} to run" if left > 0 else "nothing left to search (quality.trials in the space runs more)"
@@ -143,7 +148,7 @@ class QualityStage:
                 f"(rungs {self.q.rungs()}), {self.q.parallel} at a time{held}"
             )
         polish = POLISH if self.n_trials >= STARTUP + 1 + POLISH + 2 else 0
-        self._search_until(study, self.n_trials - polish)
+        self._search_until(study, max(self.n_trials - polish, self.done + retries))
         while self.done < self.n_trials and not self.stopping:  # the polish, a round at a time
             points = self.boundary_points(study, min(self.q.parallel, self.n_trials - self.done))
             if points:
