@@ -159,3 +159,24 @@ def test_a_searched_setting_that_crashed_leaves_the_decision_open_not_the_search
     q.not_measured = []  # the rerun measured it, and it broke the bound too: the search is what is too narrow
     q.decide()
     assert not q.undecided and q.exports_a_broken_bound and f"  {BROKEN_BOUND}" in q.lines()
+
+
+def test_a_run_whose_quality_stage_decided_nothing_exits_1(tmp_path, capsys):
+    """It exited 0 beside "nothing is decided; run the same command again", so `autotune run ... && autotune
+    export ...` went on to export the baseline's algorithm values (audit 32 F1)."""
+    import typer
+
+    from autotune.cli.run import _exit_if_undecided
+
+    paths = StudyPaths(tmp_path, "s")
+    paths.root.mkdir()
+    q = decided(cand("baseline", 0.001, [0.56, 0.55, 0.57], [0.21, 0.19, 0.23]))
+    q.write(paths)
+    _exit_if_undecided(paths)  # decided: nothing keeps the bound, the search done
+    q.not_measured = ["#1 (crash: rank 0, step 15)"]
+    q.decide()
+    q.write(paths)
+    with pytest.raises(typer.Exit) as ended:
+        _exit_if_undecided(paths)
+    assert ended.value.exit_code == 1
+    assert "the quality stage decided nothing" in " ".join(capsys.readouterr().err.split())
