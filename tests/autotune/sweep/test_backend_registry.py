@@ -334,7 +334,7 @@ def test_the_ray_searcher_reuses_a_repeat_and_asks_nothing_past_the_studys_trial
     from autotune.space.stages import throughput_stage
     from autotune.study.storage import open_storage, storage_url
     from autotune.sweep.backends.lifecycle import create_or_load, tell_outcome
-    from autotune.sweep.backends.ray_backend import NUMBER, StudySearch
+    from autotune.sweep.backends.ray_search import NUMBER, StudySearch
     from tests.autotune.conftest import write_space
 
     space = throughput_stage(load_space(str(write_space(tmp_path))))
@@ -382,7 +382,7 @@ class _FakeTuner:
 
         from ray.tune.search import Searcher
 
-        from autotune.sweep.backends.ray_backend import NUMBER
+        from autotune.sweep.backends.ray_search import NUMBER
 
         searcher, budget = self.config.search_alg, self.config.num_samples  # type: ignore[attr-defined]
         fit: dict = {"num_samples": budget, "configs": []}
@@ -580,7 +580,7 @@ def test_a_ray_trial_whose_worker_died_is_queued_again_and_its_late_result_dropp
     that trial must not raise Optuna's UpdateFinishedTrialError out of the searcher: it is dropped, said."""
     import json
 
-    from autotune.sweep.backends.ray_backend import NUMBER
+    from autotune.sweep.backends.ray_search import NUMBER
 
     study, searcher = _searcher_beside_a_baseline(space, tmp_path, "late")
     notes: list[str] = []
@@ -613,7 +613,7 @@ def test_a_ray_trial_whose_database_was_lost_is_queued_again_and_ends_the_fit_no
     from optuna.trial import TrialState
 
     from autotune.study.storage_errors import StorageLost, storage_failure
-    from autotune.sweep.backends.ray_backend import NUMBER, STORAGE_LOST
+    from autotune.sweep.backends.ray_search import NUMBER, STORAGE_LOST
 
     study, searcher = _searcher_beside_a_baseline(space, tmp_path, "lost")
     asked = searcher.suggest("t0")
@@ -635,7 +635,7 @@ def _searcher_beside_a_baseline(space, tmp_path, name: str):
     from autotune.adapters import get_adapter
     from autotune.study.storage import open_storage, storage_url
     from autotune.sweep.backends.lifecycle import create_or_load
-    from autotune.sweep.backends.ray_backend import StudySearch
+    from autotune.sweep.backends.ray_search import StudySearch
 
     paths = StudyPaths(tmp_path / "runs", name)
     paths.root.mkdir(parents=True)
