@@ -410,7 +410,7 @@ def fake_tune(monkeypatch):
     import ray
     from ray import tune
 
-    from autotune.sweep.backends import ray_backend
+    from autotune.sweep.backends import ray_backend, ray_search
 
     _FakeTuner.fits = []
     _FakeTuner.on_wait = staticmethod(lambda: None)
@@ -421,7 +421,7 @@ def fake_tune(monkeypatch):
     monkeypatch.setattr(ray, "shutdown", lambda: None)
     monkeypatch.setattr(ray_backend.RayBackend, "start_ray", lambda self: None)
     monkeypatch.setattr(ray_backend.RayBackend, "warm", lambda self: False)
-    monkeypatch.setattr(ray_backend, "POLL_S", 0.0, raising=False)  # a waiting searcher reads the study at each ask
+    monkeypatch.setattr(ray_search, "POLL_S", 0.0)  # a waiting searcher reads the study at each ask
     return _FakeTuner
 
 
