@@ -131,7 +131,7 @@ def test_a_worker_waits_out_the_server_restarting_and_says_so(postgres_server, c
     # what a waiting worker calls: study.trials, ask(), suggest_*, best (through Optuna's cache, which calls the
     # storage's private methods; they failed at once, audit 31 F1)
     postgres_server.stop()
-    back = threading.Timer(3.0, postgres_server.start)
+    back = threading.Timer(1.5, postgres_server.start)
     back.start()
     try:
         assert len(study.get_trials(deepcopy=False)) == 1
