@@ -538,6 +538,7 @@ def test_flags_a_simulated_or_measured_sweep_would_ignore_are_refused(tmp_path):
     assert not runs.exists()
 
 
+@pytest.mark.slow  # 8 s: the default suite ran over its 8-minute budget (README row 132)
 def test_help_at_80_columns_cuts_nothing():
     """Rich's help tables cut option texts at 80 columns with "…" (`runs/<study>/st…`): the plain help wraps."""
     commands = ("validate", "run", "trials", "best", "export", "report", "explain", "calibrate", "spaces", "init")

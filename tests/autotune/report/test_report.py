@@ -372,6 +372,7 @@ def wide_frame(knobs: int = 16) -> pd.DataFrame:
     return pd.DataFrame({"number": range(12), **columns, "objective": rng.random(12)})
 
 
+@pytest.mark.slow  # 9 s: the default suite ran over its 8-minute budget (README row 132)
 def test_parallel_coordinates_stay_readable_at_16_knobs(tmp_path):
     """The browser measures the axis titles' boxes: none overlap with short angled labels, while the same
     16 axes titled with full keys, level, do overlap (so the check can fail)."""
