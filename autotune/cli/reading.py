@@ -318,10 +318,9 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
     pending = unfinished_quality(paths, space) if quality is None and winner.source != "predicted" else None
     if quality is not None and quality.undecided:  # a crash left it open: a rerun's decision replaces these values
         pending = f"the quality stage decided nothing: {quality.verdict}"
-    if pending and (
-        quality is not None or quality_deciding(paths, space)
-    ):  # the algorithm values it carries are about to change: the
-        # overrides file (no comment can say so) carried the baseline's KL coefficient unsaid (audit 22 F8)
+    # the algorithm values it carries are about to change: the overrides file (no comment can say so) carried the
+    # baseline's KL coefficient unsaid (audit 22 F8)
+    if pending and (quality is not None or quality_deciding(paths, space)):
         yaml_path.write_text(f"# NOT FINAL: {pending}\n" + yaml_path.read_text())
         overrides_path.unlink(missing_ok=True)
         err.print(f"[red]{yaml_path} marked NOT FINAL and {overrides_path} removed: {escape(pending)}[/]")

@@ -341,11 +341,12 @@ def run(
     summary = _time_summary(study_run, started) if not simulated and study_run is not None else None
     if summary:
         progress.note(summary)
-    if whole.quality is not None and stage != "throughput" and not simulated:
+    quality_ran = whole.quality is not None and stage != "throughput" and not simulated
+    if quality_ran:
         _write_quality_report(paths, whole, reports)
     if study_run is not None:  # None: the quality stage alone, without a throughput study
         _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
-    if whole.quality is not None and stage != "throughput" and not simulated:
+    if quality_ran:
         _exit_if_undecided(paths)
 
 
