@@ -124,6 +124,10 @@ class Quality(Conclusion):
     not_measured: list[str] = field(default_factory=list)
     """Searched settings whose run failed before breaking a rule (`#N (why)`: a crash, a timeout), not yet run
     again: the next run of the stage runs them again."""
+    failed_twice: list[str] = field(default_factory=list)
+    """Searched settings whose run failed, and whose run again failed too (`#N (as #M: why)`): not run a third time
+    (a setting that crashes every time left every run of the stage undecided, exit 1), counted as not keeping the
+    bound, and said beside the decision."""
 
     def decide(self) -> None:
         """Apply the rule (class docstring) to the candidates' runs."""
@@ -239,6 +243,8 @@ class Quality(Conclusion):
                 f"at the horizon {last}: {c.status}"
             )
         out.append(f"  decision: {self.verdict}")
+        if self.failed_twice:
+            out.append(f"  failed twice, not run again: {'; '.join(self.failed_twice)}")
         if self.exports_a_broken_bound:  # in the export's header and the report too: it was said on a terminal only
             out.append(f"  {BROKEN_BOUND}")
         if self.shipped:  # exactly the value that ran: the export writes it so

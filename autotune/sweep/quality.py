@@ -37,7 +37,7 @@ from autotune.space.stages import algorithm_values, quality_stage, systems_value
 from autotune.study.progress import SweepProgress, short_params
 from autotune.study.quality_result import Quality, QualityCandidate, QualityRun
 from autotune.study.storage import StudyPaths
-from autotune.sweep.quality_study import NOT_RUN, STARTUP, failed_to_retry, open_quality_study
+from autotune.sweep.quality_study import NOT_RUN, STARTUP, failed_to_retry, failed_twice, open_quality_study
 from autotune.trial.evaluation import evaluate
 from autotune.trial.learning import Curve, CurveSummary, CurveWatch, summarize
 from autotune.trial.record import QualityRecord, read_rows, write_json
@@ -503,6 +503,11 @@ class QualityStage:
             )
             + sum(r.steps for c in candidates for r in c.runs if "/seeds/" in r.dir),
             not_measured=[f"#{t.number} ({QualityRecord.of(t).detail})" for t in failed_to_retry(study)],
+            failed_twice=[
+                f"#{r.retry_of} (as #{t.number}: {r.detail})"
+                for t in failed_twice(study)
+                if (r := QualityRecord.of(t)).retry_of is not None
+            ],
         )
         result.decide()
         result.write(self.paths)

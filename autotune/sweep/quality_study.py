@@ -139,14 +139,24 @@ def _setting(t: FrozenTrial) -> dict[str, Any]:
 def failed_to_retry(study: optuna.Study) -> list[FrozenTrial]:
     """Search runs that failed before breaking a rule (a crash, an OOM, a timeout; not an `invalid` setting, which
     never runs) and that no later run retried: nothing was learnt of them. A new draw took their place, so the only
-    setting that kept the bound could go unconfirmed while the decision said to widen the search (audit 32 F1)."""
+    setting that kept the bound could go unconfirmed while the decision said to widen the search (audit 32 F1).
+    A retry that failed again is not retried (`failed_twice`): a setting that crashes every time was run again at
+    every run of the stage, each undecided and exiting 1."""
     trials = study.get_trials(deepcopy=False)
     retried = {QualityRecord.of(t).retry_of for t in trials}
+    return [t for t in _failed(trials) if t.number not in retried and QualityRecord.of(t).retry_of is None]
+
+
+def failed_twice(study: optuna.Study) -> list[FrozenTrial]:
+    """Retries of a failed search run (`failed_to_retry`) that failed again: their setting is not run a third time."""
+    return [t for t in _failed(study.get_trials(deepcopy=False)) if QualityRecord.of(t).retry_of is not None]
+
+
+def _failed(trials: list[FrozenTrial]) -> list[FrozenTrial]:
     return [
         t
         for t in trials
         if t.state == TrialState.FAIL
         and (r := QualityRecord.of(t)).outcome == "failed"
         and not r.detail.startswith("invalid")
-        and t.number not in retried
     ]

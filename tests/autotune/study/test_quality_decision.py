@@ -159,6 +159,10 @@ def test_a_searched_setting_that_crashed_leaves_the_decision_open_not_the_search
     q.not_measured = []  # the rerun measured it, and it broke the bound too: the search is what is too narrow
     q.decide()
     assert not q.undecided and q.exports_a_broken_bound and f"  {BROKEN_BOUND}" in q.lines()
+    q.not_measured, q.failed_twice = [], ["#1 (as #4: crash: rank 0, step 15)"]  # or crashed again: decided, said
+    q.decide()
+    assert not q.undecided and "  failed twice, not run again: #1 (as #4: crash: rank 0, step 15)" in q.lines()
+    assert Quality.from_json(q.to_json()).failed_twice == q.failed_twice
 
 
 def test_a_run_whose_quality_stage_decided_nothing_exits_1(tmp_path, capsys):

@@ -379,7 +379,7 @@ def test_a_resumed_search_runs_again_what_it_queued_cut_short_or_saw_crash_with_
     from rich.console import Console
 
     from autotune.study.progress import SweepProgress
-    from autotune.sweep.quality_study import open_quality_study
+    from autotune.sweep.quality_study import failed_to_retry, failed_twice, open_quality_study
     from autotune.trial.record import QualityRecord
 
     space = write_space(tmp_path)
@@ -405,6 +405,15 @@ def test_a_resumed_search_runs_again_what_it_queued_cut_short_or_saw_crash_with_
     assert "runs that failed before breaking a rule (a crash, a timeout) run again: #0 as #5" in said, said
     third = open_quality_study(loaded, paths, url, {}, progress)  # each failed run is retried once per run
     assert len(third.get_trials(deepcopy=False)) == len(again.get_trials(deepcopy=False))
+    # the retry crashes too: that setting is not run a third time (each run of the stage retried it, exit 1 each)
+    while (trial := third.ask()).number != 5:
+        third.tell(trial, 0.1)
+    QualityRecord(outcome="failed", detail="crash: rank 0, step 15: InjectedFault").save(trial, ("outcome", "detail"))
+    third.tell(trial, state=optuna.trial.TrialState.FAIL)
+    fourth = open_quality_study(loaded, paths, url, {}, progress)
+    assert [t.number for t in failed_to_retry(fourth)] == [] and [t.number for t in failed_twice(fourth)] == [5]
+    waiting = fourth.get_trials(deepcopy=False, states=(optuna.trial.TrialState.WAITING,))
+    assert [t.number for t in waiting] == [6], waiting  # kl 0.15, queued since the start; no retry of #5
 
 
 def test_the_search_reuses_the_run_of_a_setting_it_drew_again(tmp_path):
