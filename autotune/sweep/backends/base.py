@@ -40,6 +40,7 @@ optuna backend with the cost model's fidelity.
 from __future__ import annotations
 
 import importlib
+import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -180,6 +181,30 @@ class Backend(ABC):
                 )
                 said = True
             self.pause(study)
+
+    def wait_for_others(self, study: optuna.Study, deadline: float = math.inf) -> bool:
+        """Out of trials to ask while other workers run the last ones: wait for them, so that one whose worker dies
+        (on this host at once, elsewhere after the heartbeat grace) is queued again and run here. A survivor counted
+        a killed colleague's trial as running, stopped one short of --trials and confirmed without it, exit 0
+        (audit 17 F2). True when one of them ended (finished, or failed and queued again): count again. False when
+        none runs, or at `deadline` (`time.monotonic()`)."""
+        assert self.storage is not None  # opened by run()
+        said = False
+        while time.monotonic() < deadline:
+            before = running_trials(study)
+            if not before:
+                return False
+            recover_interrupted(study, self.storage, self.progress.note)  # a dead worker's: at once
+            if {t.number for t in before} - {t.number for t in running_trials(study)}:
+                return True
+            if not said:
+                numbers = ", ".join(f"#{t.number}" for t in before)
+                self.progress.note(
+                    f"waiting for trial {numbers} of another worker: one whose worker dies is run again here"
+                )
+                said = True
+            time.sleep(1.0)
+        return False
 
     def say_timeout(self, study: optuna.Study) -> None:
         """--timeout, not the budget, ended the sweep (no trial starts after it, counted from the first trial: start-up

@@ -40,6 +40,7 @@ from autotune.study.storage import (
     StudyPaths,
     absolute_url,
     baseline_trial,
+    counted,
     open_storage,
     running_trials,
     save_space,
@@ -245,6 +246,22 @@ def recover_interrupted(study: optuna.Study, storage: BaseStorage, note: Callabl
                     "samples another)[/]"
                 )
     optuna.storages.fail_stale_trials(study)
+
+
+def place(study: optuna.Study, trial: Trial, n_trials: int, done: int = 0) -> int | None:
+    """How many of the study's trials come before `trial`, just asked (its progress line's `trial k/N` is one more),
+    or None when another worker asked at the same moment and running it would take the study past `n_trials`: the
+    caller gives it back (`skip`, told FAIL). Finished and running trials are read again, after the ask and in one
+    snapshot (`done`: a count from before the ask, never more than now): a count from before the ask can be stale,
+    and with it two workers each took the last place (7 trials of 6, once in a loaded test run). The place counts
+    the trials asked before this one (finished or running): each worker counting its own numbered its lines `2/6`
+    twice and never `6/6`."""
+    snapshot = study.get_trials(deepcopy=False)
+    done = max(done, sum(1 for t in snapshot if counted(t)))
+    running = sorted(t.number for t in snapshot if t.state == TrialState.RUNNING)
+    if done + running.index(trial.number) + 1 > n_trials:
+        return None
+    return sum(1 for t in snapshot if t.number < trial.number and (counted(t) or t.state == TrialState.RUNNING))
 
 
 def baseline_limits(study: optuna.Study) -> dict[str, float] | None:

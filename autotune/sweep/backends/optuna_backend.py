@@ -20,13 +20,13 @@ import optuna
 from optuna.trial import FrozenTrial, Trial, TrialState
 
 from autotune.space.sampling import suggest
-from autotune.study.storage import GRACE_S, counted, running_trials
+from autotune.study.storage import GRACE_S, counted
 from autotune.sweep.backends.base import Backend, BackendOptions, register
 from autotune.sweep.backends.lifecycle import (
     Heartbeat,
     baseline_limits,
     failed_on_error,
-    recover_interrupted,
+    place,
     tell_outcome,
     tell_reused,
     this_worker,
@@ -63,7 +63,7 @@ class OptunaBackend(Backend):
             if done >= n_trials:
                 break
             if done + running >= n_trials:  # the rest run in other workers: until they end, one whose worker
-                if self.wait_for_others(study):  # dies is queued again, to be run here
+                if self.wait_for_others(study, self.deadline):  # dies is queued again, to be run here
                     continue
                 break
             self.wait_for_measurements()
@@ -77,45 +77,12 @@ class OptunaBackend(Backend):
         return study
 
     def place(self, study: optuna.Study, trial: Trial, done: int) -> int | None:
-        """How many of the study's trials come before this one (its progress line's `trial k/N` is one more), or
-        None when another worker asked at the same moment and the study would exceed --trials: given back.
-
-        Finished and running trials are read again, after the ask and in one snapshot: the loop's count
-        from before the ask can be stale (another worker's trial finished and it asked again meanwhile),
-        and with it two workers each took the last place (7 trials of 6, once in a loaded test run). The
-        place counts the trials asked before this one (finished or running): each worker counting its own
-        numbered its lines `2/6` twice and never `6/6`."""
-        snapshot = study.get_trials(deepcopy=False)
-        done = max(done, sum(1 for t in snapshot if counted(t)))
-        running = sorted(t.number for t in snapshot if t.state == TrialState.RUNNING)
-        if done + running.index(trial.number) + 1 <= self.opts.n_trials:
-            return sum(1 for t in snapshot if t.number < trial.number and (counted(t) or t.state == TrialState.RUNNING))
-        skip(trial)
-        study.tell(trial, state=TrialState.FAIL)
-        return None
-
-    def wait_for_others(self, study: optuna.Study) -> bool:
-        """Out of trials to ask while other workers run the last ones: wait for them, so that one whose worker dies
-        (on this host at once, elsewhere after the heartbeat grace) is queued again and run here. A survivor counted
-        a killed colleague's trial as running, stopped one short of --trials and confirmed without it, exit 0
-        (audit 17 F2). True when one of them ended (finished, or failed and queued again): count again."""
-        assert self.storage is not None  # opened by run()
-        said = False
-        while time.monotonic() < self.deadline:
-            before = running_trials(study)
-            if not before:
-                return False
-            recover_interrupted(study, self.storage, self.progress.note)  # a dead worker's: at once
-            if {t.number for t in before} - {t.number for t in running_trials(study)}:
-                return True
-            if not said:
-                numbers = ", ".join(f"#{t.number}" for t in before)
-                self.progress.note(
-                    f"waiting for trial {numbers} of another worker: one whose worker dies is run again here"
-                )
-                said = True
-            time.sleep(1.0)
-        return False
+        """`lifecycle.place`; a trial with no place is given back (told FAIL, never counted)."""
+        where = place(study, trial, self.opts.n_trials, done)
+        if where is None:
+            skip(trial)
+            study.tell(trial, state=TrialState.FAIL)
+        return where
 
     def wait_for_measurements(self) -> None:
         """Another worker on this host measuring on the study's winner (confirmation, the quality stage, `autotune

@@ -206,10 +206,11 @@ class RayBackend(Backend):
     def run(self) -> optuna.Study:
         study = self.open_study()
         assert self.storage is not None
-        remaining = self.opts.n_trials - sum(1 for t in study.get_trials(deepcopy=False) if counted(t))
-        remaining -= len(running_trials(study))
-        if remaining <= 0:
-            return study
+        while (remaining := self._to_run(study)) <= 0:
+            # the rest run in other workers: waited for without Ray, so that one whose worker dies is run here (it
+            # returned at once, and the study ended one short of --trials when that worker died, audit 31)
+            if not self.wait_for_others(study, self._deadline()):
+                return study
         if self.warm():
             warm.start()  # the trainables' warm parent imports while Ray starts
         self.start_ray()
@@ -237,6 +238,17 @@ class RayBackend(Backend):
         after = f"disconnected from {self.opts.address}" if self.opts.address else "the local Ray is stopped"
         self.progress.note(f"ray: the study holds {len(done)} finished trials; {after}")
         return study
+
+    def _to_run(self, study: optuna.Study) -> int:
+        """The trials left for this driver to start: --trials less the study's finished and running ones."""
+        done = sum(1 for t in study.get_trials(deepcopy=False) if counted(t))
+        return self.opts.n_trials - done - len(running_trials(study))
+
+    def _deadline(self) -> float:
+        """--timeout's end (`time.monotonic()`), counted from this driver's first trial: none before it."""
+        if not self.opts.timeout_s or self.started is None:
+            return math.inf
+        return self.started + self.opts.timeout_s
 
     def fits(self) -> int | None:
         """Trials the Ray cluster holds at once (its resources over a trial's), None when it lists none of them.

@@ -25,6 +25,7 @@ from autotune.study.storage import (
 )
 from autotune.sweep.backends.lifecycle import (
     fail_interrupted,
+    place,
     recover_interrupted,
     tell_outcome,
     tell_reused,
@@ -170,6 +171,11 @@ class StudySearch(Searcher):  # type: ignore[misc]
                 self.wait()
                 return None
             trial = self.study.ask()
+            if self.n_trials is not None and place(self.study, trial, self.n_trials, done) is None:
+                skip(trial)  # another driver or worker took the last place as this one asked (two ran 5 of 4)
+                self.study.tell(trial, state=TrialState.FAIL)
+                self.wait()
+                return None
             params = suggest(trial, self.space, self.defaults)
             set_worker(trial, this_worker())
             TrialRecord(driver=this_worker()).save(trial, ("driver",))  # its Ray worker records itself as `worker`

@@ -574,6 +574,43 @@ def test_a_ray_driver_retries_a_dead_local_workers_trial_instead_of_stopping_sho
     assert "ray: the study holds 4 finished trials" in said, said
 
 
+def test_a_ray_driver_whose_trials_other_workers_run_waits_and_runs_the_one_whose_worker_died(
+    space, tmp_path, fake_tune
+):
+    """--trials already filled by a local worker's running trial as a Ray driver starts: the driver returned at once
+    (no Ray started), and when that worker died the study ended one short of --trials (audit 31, left in stop 64).
+    It now waits without Ray, and when the worker dies runs its trial again (Tune faked: no Ray here)."""
+    import socket
+    import subprocess
+    import sys
+    import threading
+
+    from autotune.study.storage import storage_url
+    from autotune.sweep.backends.lifecycle import create_or_load
+
+    paths = StudyPaths(tmp_path / "runs", "full")
+    study = create_or_load(space, paths, storage_url(paths, None))
+    _local_trial(study, space, value=100.0)  # the baseline
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    killer = threading.Timer(1.5, alive.kill)  # the local worker dies while the driver waits
+    try:
+        lost = _local_trial(study, space, Worker(host=socket.gethostname(), pid=alive.pid))  # #1, the last place
+        killer.start()
+        notes: list[str] = []
+        study = _ray_driver(space, paths, 2, notes).run()
+    finally:
+        killer.cancel()
+        alive.kill()
+        alive.wait()
+    said = "\n".join(notes)
+    assert "waiting for trial #1 of another worker: one whose worker dies is run again here" in said, said
+    trials = study.get_trials()
+    assert len([t for t in trials if counted(t)]) == 2, [(t.number, t.state) for t in trials]
+    retry = [t for t in trials if t.system_attrs.get("failed_trial") == 1]
+    assert len(retry) == 1 and counted(retry[0]) and retry[0].params == lost.params
+    assert [c["__autotune_trial_number"] for c in fake_tune.fits[0]["configs"]] == [2]
+
+
 def test_a_ray_trial_whose_worker_died_is_queued_again_and_its_late_result_dropped_with_a_note(space, tmp_path):
     """The searcher now recovers dead workers' trials before it counts (audit 31 F3), its own Ray trials too: one
     whose Ray worker died is failed and queued again at the next ask, before Tune reports it. Tune's late report of
@@ -644,3 +681,26 @@ def _searcher_beside_a_baseline(space, tmp_path, name: str):
     _local_trial(study, space, value=100.0)  # the baseline
     defaults = get_adapter(space.trainer, space.command).defaults(space.base_config)
     return study, StudySearch(space, defaults, storage, paths, 0, n_trials=4)
+
+
+def test_a_ray_searcher_gives_back_a_trial_asked_as_another_worker_took_the_last_place(space, tmp_path):
+    """Two drivers (or a driver and a local worker) that both counted a free place before asking could both run a
+    trial in it, one past --trials (the local backend checks its place after the ask; the searcher did not). Here
+    a local worker asks #3, the last of 4 places, between the searcher's count and its ask: #4 is given back."""
+    from optuna.trial import TrialState
+
+    study, searcher = _searcher_beside_a_baseline(space, tmp_path, "race")
+    _local_trial(study, space)  # #1 and #2, running in a live local worker (this process)
+    _local_trial(study, space)
+    ask = searcher.study.ask
+
+    def another_worker_asks_first() -> object:
+        searcher.study.ask = ask  # once
+        _local_trial(study, space)  # #3
+        return ask()
+
+    searcher.study.ask = another_worker_asks_first  # type: ignore[method-assign]
+    assert searcher.suggest("t0") is None  # nothing to run: the study is full, the searcher waits
+    given_back = study.get_trials(deepcopy=False)[4]
+    assert given_back.state == TrialState.FAIL and not counted(given_back) and "t0" not in searcher.asked
+    assert len([t for t in study.get_trials(deepcopy=False) if t.state == TrialState.RUNNING]) == 3
