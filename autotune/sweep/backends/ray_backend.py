@@ -221,6 +221,7 @@ class RayBackend(Backend):
             self.progress.note(f"ray: {short}; the trials wait until it grows (an autoscaler adds nodes; Ctrl-C stops)")
         if baseline_trial(study) is None:  # another driver's, running: waited for, not run beside (audit 28 F2)
             self.wait_for_baseline(study)
+            self.progress.know_baseline(study)  # its lines' ×N vs baseline, and the best so far
         if baseline_trial(study) is None:
             self.progress.note("ray: the baseline first, alone (every limit compares with it)")
             self._fit(study, 1, 1)

@@ -88,3 +88,22 @@ def test_a_ray_trials_line_gives_the_time_it_ran_not_the_time_it_waited_in_tunes
     progress.finished_trial(copy, 2)
     first, second = out.getvalue().splitlines()
     assert " in 3.9 s" in first and " in 0.2 s" in second, out.getvalue()
+
+
+def test_a_line_s_best_is_never_below_the_baseline_it_compares_with():
+    """A second worker whose snapshot missed the baseline another worker had just finished printed "×0.84 vs
+    baseline ..., best 363.2", its own value, beside the baseline's 431.9 (audit 31 F8)."""
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from autotune.study.progress import SweepProgress
+    from autotune.trial.evaluation import Evaluation
+    from autotune.trial.scoring import Score
+
+    console = Console(record=True, width=200)
+    progress = SweepProgress(4, "perf/throughput", console=console)
+    progress.baseline = 431.9  # as `know_baseline` sets it from another worker's finished baseline
+    slower = Evaluation("complete", None, "", None, Path("."), Score([363.2], {}, {}, {}))  # type: ignore[arg-type]
+    progress.finished(2, 1, slower, 7.2, is_baseline=False)
+    assert "×0.84 vs baseline in 7.2 s, best 431.9 |" in console.export_text(), console.export_text()
