@@ -342,8 +342,8 @@ def run(
     if summary:
         progress.note(summary)
     quality_ran = whole.quality is not None and stage != "throughput" and not simulated
-    if quality_ran:
-        _write_quality_report(paths, whole, reports)
+    if whole.quality is not None and not simulated:  # after `--stage throughput` too: the report links to it, and
+        _write_quality_report(paths, whole, reports)  # a new --report-dir had no quality.html (a dead link)
     if study_run is not None:  # None: the quality stage alone, without a throughput study
         _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
     if quality_ran:

@@ -126,6 +126,19 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
 
     seen = inspect(reports / "quality.html", tmp_path / "quality.png", height=1600)  # a real Chromium
     assert seen.ok and seen.plots == seen.rendered == 1, seen
+    # a `--stage throughput` run's report links to the quality page too: written beside it (a new folder had none)
+    throughput = [
+        *args[:4],
+        "throughput",
+        "--trials",
+        "1",
+        "--runs-dir",
+        str(runs),
+        "--report-dir",
+        str(tmp_path / "t"),
+    ]
+    assert autotune(*throughput).returncode == 0 and (tmp_path / "t" / "quality.html").exists()
+    assert '<a href="quality.html">' in (tmp_path / "t" / "index.html").read_text()
 
     # a confirmed setting's search run at seed 1 reached the horizon: it is that seed's confirmation run
     assert Path(result.candidates[1].runs[0].dir).parent.name == "search"
