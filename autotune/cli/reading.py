@@ -164,6 +164,11 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> Summary 
     from autotune.study.results import NoWinner, find_winner, winner_caveat
 
     study = load_or_exit(paths, storage)
+    from autotune.study.live import AS_IT_STANDS, in_progress
+
+    running = in_progress(paths)
+    if running:  # the earlier decision of a resumed study read as final while a worker re-decided it (audit 34 F5)
+        err.print(f"[yellow]{escape(running)}: {AS_IT_STANDS}[/]")
     try:
         winner = find_winner(study, paths, space)
     except NoWinner as exc:
@@ -307,6 +312,11 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
         err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(1) from None
     console.print(f"wrote {yaml_path} and {overrides_path} (trial #{winner.number}, {winner.source})")
+    from autotune.study.live import in_progress
+
+    running = in_progress(paths)
+    if running:  # mid-sweep it wrote a x2.14 winner, later x1.51, with its overrides, exit 0 (audit 34 F1, F3, F5)
+        not_final(yaml_path, overrides_path, f"{running}; export again when it finishes")
     from autotune.study.quality_result import BROKEN_BOUND, Quality
 
     quality = Quality.read(paths)
@@ -321,10 +331,7 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
     # the algorithm values it carries are about to change: the overrides file (no comment can say so) carried the
     # baseline's KL coefficient unsaid (audit 22 F8)
     if pending and (quality is not None or quality_deciding(paths, space)):
-        yaml_path.write_text(f"# NOT FINAL: {pending}\n" + yaml_path.read_text())
-        overrides_path.unlink(missing_ok=True)
-        err.print(f"[red]{yaml_path} marked NOT FINAL and {overrides_path} removed: {escape(pending)}[/]")
-        raise typer.Exit(1)
+        not_final(yaml_path, overrides_path, pending)
     if pending:
         err.print(f"[yellow]  {escape(pending)}[/]")
     if winner.source == "predicted":
@@ -352,6 +359,15 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
                              "autotune export --check")  # fmt: skip
 
 
+def not_final(yaml_path: Path, overrides_path: Path, why: str) -> None:
+    """The export is not the study's decision yet (a worker still at it, or a quality stage to decide): marked NOT
+    FINAL, the overrides (no comment can mark them) removed, said; exit 1 (`run && export` stops there)."""
+    yaml_path.write_text(f"# NOT FINAL: {why}\n" + yaml_path.read_text())
+    overrides_path.unlink(missing_ok=True)
+    err.print(f"[red]{yaml_path} marked NOT FINAL and {overrides_path} removed: {escape(why)}[/]")
+    raise typer.Exit(1)
+
+
 def not_for_shipping(yaml_path: Path, overrides_path: Path, why: str, source: str) -> None:
     """The export must not read as shippable (`mark_not_for_shipping`), said; exit 1."""
     from autotune.export.winner import mark_not_for_shipping
@@ -360,13 +376,20 @@ def not_for_shipping(yaml_path: Path, overrides_path: Path, why: str, source: st
     raise typer.Exit(1)
 
 
+CHECKS = "runs `autotune export --check`'s equivalence check"
+"""What an `export --check` holding `.finishing` does (`StudyPaths.finishing`)."""
+
+
 def check_equivalence(paths: StudyPaths, space: Space, params: dict[str, Any]) -> EquivalenceResult:
     """The exported systems changes against the baseline on a fixed batch, kept in runs/<study>/equivalence.json
     (a check that could not run too), and said."""
     from autotune.adapters import device_kind
     from autotune.sweep.equivalence import checked_winner
 
-    result = checked_winner(space, get_adapter(space.trainer, space.command), paths, params, device_kind())
+    # measured alone, as `explain` does: beside a worker's timed rounds (and into its equivalence/ folder) it slowed
+    # them 1.5-2x, and its result for a winner about to change was read by `best` (audit 34 F4)
+    with paths.finishing(lambda line: err.print(f"[yellow]{escape(line)}[/]"), CHECKS, "this check then runs"):
+        result = checked_winner(space, get_adapter(space.trainer, space.command), paths, params, device_kind())
     out = console if result.ok else err
     for line in result.summary():
         out.print(("[green]" if result.outcome == "equivalent" else "[red]" if not result.ok else "") + escape(line))
@@ -384,11 +407,18 @@ def write_report_file(paths: StudyPaths, space: Space, out_dir: Path, storage: s
 
 
 def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Space) -> None:  # type: ignore[no-untyped-def]
+    study = load_or_exit(paths, storage)
+    logger.log_summary(study, summary_fields(study, paths, space))
+
+
+def summary_fields(study: optuna.Study, paths: StudyPaths, space: Space) -> dict[str, Any]:
+    """The wandb summary run's fields: the winner, what ships (as the export writes it), the quality stage's decision,
+    and whether it is final (`final`; `not_final` says why, where the export writes NOT FINAL)."""
     from autotune.export.winner import export_settings, sweep_device
     from autotune.study.quality_result import BROKEN_BOUND, Quality
-    from autotune.study.results import NoWinner, find_winner, unfinished_quality
+    from autotune.study.results import NoWinner, find_winner, quality_deciding, unfinished_quality
 
-    study = load_or_exit(paths, storage)
+    winner: dict[str, Any]
     quality = Quality.read(paths)
     algorithm = quality.shipped if quality is not None else {}
     adapter = get_adapter(space.trainer, space.command)
@@ -430,7 +460,21 @@ def log_wandb_summary(logger, paths: StudyPaths, storage: str | None, space: Spa
         winner["quality_decision"] = "a simulated sweep runs no quality stage: algorithm knobs are judged on learning"
     else:
         winner["quality_decision"] = unfinished_quality(paths, space) or "the space has no quality stage"
-    logger.log_summary(study, winner)
+    # `ships` read as the study's decision where the export writes NOT FINAL (a quality stage that decided nothing
+    # shipped the baseline's KL coefficient unmarked; audit 34 F2)
+    from autotune.study.live import in_progress
+
+    pending = in_progress(paths) or (
+        f"the quality stage decided nothing: {quality.verdict}"
+        if quality is not None and quality.undecided
+        else unfinished_quality(paths, space)
+        if quality is None and winner.get("source") not in (None, "predicted") and quality_deciding(paths, space)
+        else None
+    )
+    winner["final"] = pending is None
+    if pending is not None:
+        winner["not_final"] = pending
+    return winner
 
 
 @app.command(short_help="Write the sweep's HTML report.")

@@ -318,36 +318,41 @@ def run(
         calibration=fitted.raw if fitted else None, fidelity=levels, sim_trials=sim_trials or 200, hooks=hooks,
         refresh=refresh,
     )  # fmt: skip
-    started = datetime.datetime.now()
-    from autotune.sweep.backends.base import RayUnreachable
+    from autotune.study.live import working
 
-    try:
-        study_run = run_stages(options, progress)
-    except RayUnreachable as exc:
-        err.print(
-            f"[red]{escape(str(exc))}.[/] Check the host and port (`ray status` on the head prints the address), or "
-            "leave --address out to start a local Ray; the study's finished trials are kept."
-        )
-        raise typer.Exit(2) from None
-    except KeyboardInterrupt:  # the running trial's processes were killed on the way out
-        how = "interrupted" if STOPPED_BY[0] == signal.SIGINT else f"stopped by {signal.Signals(STOPPED_BY[0]).name}"
-        rewrite = f"autotune report {paths.name}{paths.flags(storage)}" + (f" -o {reports}" if report_dir else "")
-        err.print(
-            f"\n[yellow]{how}[/]; run the same command again to resume (finished trials, and the finished rounds of "
-            f"confirmation, the ablation and the quality stage, are kept in {paths.root}/); the report in {reports}/ "
-            f"is as it was last written (`{rewrite}` rewrites it)"
-        )
-        raise typer.Exit(128 + STOPPED_BY[0]) from None
-    summary = _time_summary(study_run, started) if not simulated and study_run is not None else None
-    if summary:
-        progress.note(summary)
-    quality_ran = whole.quality is not None and stage != "throughput" and not simulated
-    if whole.quality is not None and not simulated:  # after `--stage throughput` too: the report links to it, and
-        _write_quality_report(paths, whole, reports)  # a new --report-dir had no quality.html (a dead link)
-    if study_run is not None:  # None: the quality stage alone, without a throughput study
-        _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
-    if quality_ran:
-        _exit_if_undecided(paths)
+    with working(paths):  # `best`, `export` and the report say the study is still running while this lives
+        started = datetime.datetime.now()
+        from autotune.sweep.backends.base import RayUnreachable
+
+        try:
+            study_run = run_stages(options, progress)
+        except RayUnreachable as exc:
+            err.print(
+                f"[red]{escape(str(exc))}.[/] Check the host and port (`ray status` on the head prints the address), or "
+                "leave --address out to start a local Ray; the study's finished trials are kept."
+            )
+            raise typer.Exit(2) from None
+        except KeyboardInterrupt:  # the running trial's processes were killed on the way out
+            how = (
+                "interrupted" if STOPPED_BY[0] == signal.SIGINT else f"stopped by {signal.Signals(STOPPED_BY[0]).name}"
+            )
+            rewrite = f"autotune report {paths.name}{paths.flags(storage)}" + (f" -o {reports}" if report_dir else "")
+            err.print(
+                f"\n[yellow]{how}[/]; run the same command again to resume (finished trials, and the finished rounds of "
+                f"confirmation, the ablation and the quality stage, are kept in {paths.root}/); the report in {reports}/ "
+                f"is as it was last written (`{rewrite}` rewrites it)"
+            )
+            raise typer.Exit(128 + STOPPED_BY[0]) from None
+        summary = _time_summary(study_run, started) if not simulated and study_run is not None else None
+        if summary:
+            progress.note(summary)
+        quality_ran = whole.quality is not None and stage != "throughput" and not simulated
+        if whole.quality is not None and not simulated:  # after `--stage throughput` too: the report links to it, and
+            _write_quality_report(paths, whole, reports)  # a new --report-dir had no quality.html (a dead link)
+        if study_run is not None:  # None: the quality stage alone, without a throughput study
+            _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
+        if quality_ran:
+            _exit_if_undecided(paths)
 
 
 def _exit_if_undecided(paths: StudyPaths) -> None:

@@ -223,8 +223,17 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         speedup_interval=winner.speedup_spread if winner and winner.source == "confirmed" and winner.speedup_spread
         else (math.nan, math.nan),
         quality_other_systems=_quality_other_systems(study, paths, space, winner),
-        caveat=winner_caveat(study, winner, paths) if winner else no_winner,
+        caveat="; ".join(x for x in (_running(paths), winner_caveat(study, winner, paths) if winner else no_winner) if x),
     )  # fmt: skip
+
+
+def _running(paths: StudyPaths) -> str:
+    """The worker still at the study (`live.in_progress`), said first: a resumed study's report showed its earlier
+    decision as the result while a worker re-decided it (audit 34 F5)."""
+    from autotune.study.live import AS_IT_STANDS, in_progress
+
+    running = in_progress(paths)
+    return f"{running}: {AS_IT_STANDS}" if running else ""
 
 
 def _equivalence(paths: StudyPaths, winner: Winner | None) -> dict[str, Any]:

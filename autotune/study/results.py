@@ -179,9 +179,9 @@ def why_not_ablated(winner: Winner, paths: StudyPaths) -> str:
     """Why a confirmed winner was not ablated, the reason that held (`best`): both were said as advice before, and
     "the ablation was off: --ablate 0" of an `--ablate 2` stopped by Ctrl-C (audit 16 F4, F11)."""
     rounds = winner.confirmed.rounds if winner.confirmed else 0
-    holder = paths.finishing_now()
-    if holder is not None and not quality_started(paths):  # running, not cut short (audit 27 F1: "cut short?" and
-        return f"the stages after the sweep are running in {holder}: ask again when they finish"  # "run it again")
+    holder = _before_quality(paths)
+    if holder is not None:  # running, not cut short (audit 27 F1: "cut short?" and "run it again")
+        return f"the stages after the sweep are running in {holder}: ask again when they finish"
     if confirmation_cut(paths):  # a new confirmation cut short: "ran 1 round ... (`--confirm 2`)" of a --confirm 2
         return (
             "a new confirmation did not finish (cut short?): the same `autotune run` command finishes it, keeping "
@@ -202,6 +202,18 @@ NO_CANDIDATE_INSIDE = "confirmation found no candidate inside the limits; this i
 """Said of a sweep winner when confirmation ran and none of its candidates stayed inside the limits."""
 
 
+def _before_quality(paths: StudyPaths) -> str | None:
+    """Who runs the stages after the sweep, while they are before the quality stage (confirmation, the ablation,
+    the equivalence check); None otherwise. A resumed study's `quality/` folder from its earlier run read as "in the
+    quality stage", so a running ablation was said to be "cut short?" (audit 34 F5)."""
+    from autotune.study.live import QUALITY, STAGES_AFTER, stage_now
+
+    stage = stage_now(paths)
+    if stage is None or stage == QUALITY or (stage == STAGES_AFTER and quality_started(paths)):
+        return None  # STAGES_AFTER: a worker of an older version, which names no stage: judged by the folder
+    return paths.finishing_now()
+
+
 def winner_caveat(study: optuna.Study, winner: Winner, paths: StudyPaths) -> str:
     """What a reader must know of the winner before its figures, as `best` says it: why a sweep's winner is its best
     single run (no confirmation, one running now or cut short, or none inside the limits), why a confirmed one was
@@ -218,11 +230,19 @@ def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> s
     """What `best` and the export's header say of a winner no confirmation measured."""
     from autotune.study.quality_result import Quality
 
-    holder = paths.finishing_now()
-    if holder is not None and not quality_started(paths):  # in the quality stage, confirmation is over or was off
+    holder = _before_quality(paths)
+    if holder is not None:  # in the quality stage, confirmation is over or was off
         return (
             f"the stages after the sweep (confirmation first) are running in {holder}: this is the sweep's best "
             "single run so far; ask again when they finish"
+        )
+    from autotune.study.live import live_workers
+
+    sweeping = live_workers(paths)
+    if sweeping and Confirmation.read(paths) is None:  # it listed "--confirm 0, or the sweep was cut short" (34 F1)
+        return (
+            f"the sweep is still running in {' and '.join(sweeping)}: this is its best single run so far; ask again "
+            "when it finishes"
         )
     if Confirmation.read(paths) is None and confirmation_cut(paths):
         return CONFIRMATION_CUT

@@ -162,6 +162,8 @@ class StudyPaths:
             f.truncate(0)
             f.write(f"worker pid {os.getpid()} on {socket.gethostname()}\n{doing}")
             f.flush()
+            if doing == RUNS_STAGES:  # the stage an earlier holder was in (`live.set_stage`) is not this one's
+                (self.root / ".stage").unlink(missing_ok=True)
             try:
                 yield
             finally:

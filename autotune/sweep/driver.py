@@ -21,6 +21,7 @@ import optuna
 from autotune.adapters import get_adapter
 from autotune.adapters.base import TrainerAdapter, device_kind
 from autotune.space.schema import Space
+from autotune.study.live import ABLATION, CONFIRMATION, EQUIVALENCE, QUALITY, set_stage
 from autotune.study.progress import SweepProgress
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, check_one_folder, storage_url
 from autotune.study.storage_errors import redact
@@ -261,6 +262,8 @@ def _confirm_ablate_check(
         except ResultsFileError:  # a file cut short: measured again, and rewritten
             return None
 
+    set_stage(opts.paths, CONFIRMATION)  # what `best`, `export` and the report say this worker runs now
+
     requested = opts.paths.root / "ablation" / "requested"  # asked for before confirmation: a kill between the two
     if opts.ablate > 0 and opts.confirm >= 2:  # read as "the ablation was off: --ablate 0" (audit 18 F5)
         requested.parent.mkdir(parents=True, exist_ok=True)
@@ -294,6 +297,7 @@ def _confirm_ablate_check(
             f"({escape(beaten_line(confirmation.best_candidate(opts.space.objectives[0].direction == 'maximize')))})[/]"
         )
     elif opts.ablate > 0:
+        set_stage(opts.paths, ABLATION)
         ablation = kept(Ablation.read) if reused else None
         if ablation is not None and ablation.measured_on(confirmation) and ablation.rounds >= opts.ablate:
             progress.note(f"ablation measured already, kept (delete {Ablation.file(opts.paths)} to measure again)")
@@ -302,6 +306,7 @@ def _confirm_ablate_check(
     if reused and result_file(opts.paths).exists():
         progress.note(f"equivalence check run already, kept (delete {result_file(opts.paths)} to run it again)")
     else:
+        set_stage(opts.paths, EQUIVALENCE)
         run_equivalence(study, opts.space, adapter, opts.paths, device, progress)
 
 
@@ -361,6 +366,7 @@ def run_quality_stage(opts: SweepOptions, progress: SweepProgress, study: optuna
     if not any(p.role == "algorithm" for p in opts.space.params):
         progress.note("quality stage: the space has no algorithm params to judge; skipped")
         return
+    set_stage(opts.paths, QUALITY)
     if study is not None:  # in the hold of `.finishing`: a trial another worker asked just before it, then it waits
         wait_for_other_workers(study, opts.space.trial.timeout_s, progress, "the quality stage measures alone")
     systems: dict[str, Any] = {}

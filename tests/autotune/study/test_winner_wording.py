@@ -232,3 +232,78 @@ def test_the_limit_most_trials_broke_counts_measured_breaches_only(tmp_path):
     tell_reused(study, study.ask(), space, study.trials[1])
     said = why_unconfirmed(study, find_winner(study, paths, space), paths)
     assert "2 broke the `memory` limit" in said, said
+
+
+def test_a_study_a_live_worker_still_runs_is_said_so_and_its_export_is_not_final(tmp_path, capsys):
+    """Mid-sweep, `export` wrote the sweep's best single run (x2.14, later x1.51 shipped) with its overrides, exit 0,
+    and `best` said "no confirmation ran: --confirm 0, the sweep was cut short, ..." and to run the `autotune run`
+    that was running; a resumed study's readers showed the earlier decision as final while a worker re-decided it
+    (audit 34 F1, F3, F5). A real process holds the study as an `autotune run` does; killed, it holds nothing."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    import pytest
+    import typer
+
+    from autotune.cli.reading import export_winner, summary_fields
+    from autotune.study.live import in_progress
+    from autotune.study.storage import save_space
+
+    space = load_space("fsdp3d", device="cpu")
+    study, paths = _study(tmp_path, [("complete", 1000.0)])
+    save_space(paths, space)
+    worker = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from autotune.study.storage import "
+         "StudyPaths; from autotune.study.live import working\n"
+         f"with working(StudyPaths(Path({str(paths.runs_dir)!r}), 'w')):\n    print('in', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert worker.stdout is not None and worker.stdout.readline() == "in\n"
+        running = f"study `w` is still running: worker pid {worker.pid} on {socket.gethostname()} sweeps it"
+        assert in_progress(paths) == running
+        said = why_unconfirmed(study, find_winner(study, paths, space), paths)
+        assert said.startswith(f"the sweep is still running in worker pid {worker.pid}") and "--confirm 0" not in said
+        out = tmp_path / "mid.yaml"
+        with pytest.raises(typer.Exit) as ended:
+            export_winner(paths, None, out, check=False)
+        assert ended.value.exit_code == 1 and out.read_text().startswith(f"# NOT FINAL: {running}; export again")
+        assert not out.with_suffix(".overrides").exists()
+        fields = summary_fields(study, paths, space)  # the wandb summary: not `ships` read as the decision
+        assert fields["final"] is False and fields["not_final"] == running, fields
+        from autotune.report import write_report
+
+        page = write_report(study, paths, space, tmp_path / "r").read_text()  # the report's summary says it first
+        assert f"{running}: what follows is the study as it stands now" in _section(page, "summary")
+    finally:
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.wait()
+    assert in_progress(paths) is None  # its file is left behind, unlocked
+    export_winner(paths, None, tmp_path / "after.yaml", check=False)
+    assert "NOT FINAL" not in (tmp_path / "after.yaml").read_text() and (tmp_path / "after.overrides").exists()
+    assert summary_fields(study, paths, space)["final"] is True
+
+
+def test_a_running_ablation_of_a_resumed_study_is_not_called_cut_short_beside_the_earlier_quality_runs(tmp_path):
+    """A resumed study keeps its earlier run's `quality/` folder: a worker ablating the new winner was read as being
+    in the quality stage, so `best` said "the ablation did not finish (cut short?)" of the ablation it ran (audit 34
+    F5). The worker names its stage (`set_stage`)."""
+    from autotune.study.confirmation_result import ConfirmedCandidate
+    from autotune.study.live import ABLATION, QUALITY, set_stage
+    from autotune.study.results import Winner, why_not_ablated
+
+    _, paths = _study(tmp_path, [("complete", 1000.0)])
+    confirmed = ConfirmedCandidate(number=1, params={}, values=[1.0, 1.0], feasible_rounds=2, rounds=2, mean=1.0)
+    winner = Winner(1, {}, "confirmed", 1.0, 1.5, (1.4, 1.6), confirmed=confirmed)
+    (paths.root / "ablation" / "r1-t0001").mkdir(parents=True)
+    (paths.root / "quality" / "search" / "0000").mkdir(parents=True)  # the earlier run's quality stage
+    with paths.finishing(print):
+        set_stage(paths, ABLATION)
+        running = why_not_ablated(winner, paths)
+        set_stage(paths, QUALITY)  # in the quality stage, the ablation is over: its own reason
+        over = why_not_ablated(winner, paths)
+    assert running.startswith("the stages after the sweep are running in worker pid ") and "cut short" not in running
+    assert "cut short" in over

@@ -106,6 +106,7 @@ def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_wi
     said = wandb_summary(paths.root, "small")
     assert said["quality_decision"] == result.verdict and said["quality_ships"] == {KL: best.params[KL]}, said
     assert said["ships"][KL] == best.params[KL] and "quality_warning" not in said, said
+    assert said["final"] is True and "not_final" not in said, said  # the stage decided: what ships is the decision
     index = (reports / "index.html").read_text()  # the held kl_coef's row says what ships, not "baseline" alone
     assert f"held at its baseline value 0.001; the quality stage ships {best.params[KL]!r}, which the export" in index
     page = (reports / "quality.html").read_text()

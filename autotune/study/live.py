@@ -1,0 +1,103 @@
+"""Whether a study is being worked on right now, for the commands that read it (`best`, `report`, `export`, the
+wandb summary): a worker still sweeping, or running the stages after the sweep, may change what they show. Mid-sweep
+`export` wrote a winner two minutes later replaced (x2.14 read, x1.51 shipped) with its overrides file, exit 0, and a
+resumed study's readers showed the earlier decision as final while a worker re-decided it (audit 34 F1, F3, F5).
+
+    runs/<study>/.workers/<host>-<pid>   one per live `autotune run` of the study, locked by it for its life (the
+                                         lock goes with the process, killed or not: a dead worker's file is stale)
+    runs/<study>/.stage                  what the worker holding `.finishing` runs now (`StudyPaths.finishing`)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import socket
+from collections.abc import Iterator
+
+from autotune.study.storage import StudyPaths
+
+CONFIRMATION = "confirmation"
+ABLATION = "the ablation"
+EQUIVALENCE = "the equivalence check"
+QUALITY = "the quality stage"
+STAGES_AFTER = "the stages after the sweep"
+"""What `.stage` says before the holder names one (and what an older worker, which writes none, runs)."""
+AS_IT_STANDS = "what follows is the study as it stands now, not its decision; ask again when it finishes"
+
+
+def _me() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+@contextlib.contextmanager
+def working(paths: StudyPaths) -> Iterator[None]:
+    """Held by an `autotune run` worker for its whole life on the study (`live_workers` sees it from any process
+    that sees the runs folder)."""
+    folder = paths.root / ".workers"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / _me()
+    with path.open("w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            path.unlink(missing_ok=True)
+
+
+def live_workers(paths: StudyPaths) -> list[str]:
+    """ "worker pid N on HOST" of each live `autotune run` of the study but this process."""
+    folder = paths.root / ".workers"
+    if not folder.is_dir():
+        return []
+    out = []
+    for path in sorted(folder.iterdir()):
+        if path.name == _me():
+            continue
+        try:
+            f = path.open("r")
+        except OSError:  # gone meanwhile: it ended
+            continue
+        with f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:  # its worker holds it: alive
+                host, _, pid = path.name.rpartition("-")
+                out.append(f"worker pid {pid} on {host}")
+                continue
+            fcntl.flock(f, fcntl.LOCK_UN)  # a killed worker's, left behind: not alive
+    return out
+
+
+def set_stage(paths: StudyPaths, stage: str) -> None:
+    """Said by the worker holding `.finishing` as it starts each stage after the sweep."""
+    tmp = paths.root / f".stage.{os.getpid()}"
+    tmp.write_text(stage + "\n")
+    tmp.replace(paths.root / ".stage")
+
+
+def stage_now(paths: StudyPaths) -> str | None:
+    """The stage after the sweep a worker runs right now (CONFIRMATION, ABLATION, EQUIVALENCE, QUALITY, or
+    STAGES_AFTER before it names one); None when no worker runs them."""
+    if paths.finishing_now() is None:
+        return None
+    try:
+        return (paths.root / ".stage").read_text().strip() or STAGES_AFTER
+    except OSError:
+        return STAGES_AFTER
+
+
+def in_progress(paths: StudyPaths) -> str | None:
+    """A line saying which worker is still at work on the study and on what, or None when none is (this process
+    aside: a worker's own `--export` at its end)."""
+    holder = paths.finishing_now()
+    me = f"worker pid {os.getpid()} on {socket.gethostname()}"
+    if holder is not None and holder != me:
+        return f"study `{paths.name}` is still running: {holder} runs {stage_now(paths) or STAGES_AFTER}"
+    others = live_workers(paths)
+    if not others:
+        return None
+    return (
+        f"study `{paths.name}` is still running: {' and '.join(others)} {'sweeps' if len(others) == 1 else 'sweep'} it"
+    )
