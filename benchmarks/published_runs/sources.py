@@ -467,6 +467,52 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
         "no logs committed, not verl RL, or LoRA; every string hit a parser, a test or a source already listed; "
         "the notes give one step, no GPU, a modified trainer or no generation timer",
     ),
+    # the sixteenth search (one helper, 2026-12-07, for an eleventh round; the model for verl jobs as at
+    # NINTH_FROZEN_REV, which today's model still reproduces on the ninth and tenth rounds): nothing usable
+    (
+        "file-index strings not tried before (`'timing_s/gen': np.float64(`, `timing_s/update_actor': `, "
+        "`- timing_s/gen:`, `timing_s/stop_profile:`, `- timing_s/reward:`, `timing_s/update_actor:3`, "
+        "`| timing_s/old_log_prob |`, `old_log_prob (s)`, a box-drawn table column) and the ~25 files they hit",
+        "every hit a source already listed (the AutoDL quickstart note, RLDecisionAgent's char-count log, the MetaX "
+        "C550 note, the retool Cursor chat, the Ascend image guide, llm-d's py-inference-scheduler step 1, verl's "
+        "examples/tuning README, the DAS speculative-decoding note), Ascend 910B tables, agent or multi-turn notes, "
+        "parsers and tests; `timing_s/update_actor:3` has 8 hits in the whole index: the console lines that text "
+        "search can reach are exhausted",
+    ),
+    (
+        "the early search's TinyZero reproduction note (file-index id 4406744086: Qwen2.5-0.5B countdown PPO on "
+        "one RTX 5090, then one RTX 4090 on AutoDL; TinyZero's verl 0.1, vLLM 0.6.3), found again by "
+        "`- timing_s/gen:`",
+        "rejected before for want of a 4090 preset, which benchmarks/devices/rtx4090.yaml (the second round) now "
+        "supplies; not used in this search: its brief was not to re-check listed sources, it is the second round's "
+        "shape again (a TinyZero 0.5B PPO with a critic on one 4090), and it pastes four single step lines (steps 2, "
+        "52, 92, 122: batch 32, a 256-token cap, mean responses 58-181) of a command whose "
+        "ppo_mini_batch_size (128) exceeds the batch; left for a decision",
+    ),
+    (
+        "issue, page and documentation searches (about 12 look-ups: pasted multi-step logs, H800 and 14B runs, "
+        "per-phase tables, W&B reports, GitHub discussions): verl issues 2278, 3742, 4104, 3250, 1109, 2652, 249 "
+        "and PR 7519 (MXFP8 arms), Search-R1 152, R-Search 2, YoungZ365/SOD 19, RL-Align/RL-Kernel PR 377, "
+        "GuanxingLu/vlarl 2, StarsfieldAI/R1-V 141, VisualThinker-R1-Zero 11, Vision-SR1 12; NVIDIA's NeMo RL "
+        "performance page, Tjh-UKN/vime's train.metrics, self-hosted verl mirrors in the page store",
+        "scripts without timings, progress-bar seconds a step, screenshots, Megatron (PR 7519's DAPO arms, VIME), "
+        "an on-policy distillation teacher in the step (SOD), multi-turn search agents, vision-language models, "
+        "other trainers (NeMo RL, slime-style metrics, TRL), or sources already listed",
+    ),
+    (
+        "W&B text files read through the file index, which stores a run folder's output.log though it does not "
+        "search it: exact-path listings of scripts/wandb/debug.log (91 repositories), "
+        "wandb/latest-run/files/output.log (73), verl/wandb/debug.log (3), {examples/grpo_trainer,recipe/dapo}/"
+        "wandb/debug.log, verl_demo.log under verl/, logs/, scripts/ and examples/grpo_trainer/, verl checkpoint "
+        "markers (latest_checkpointed_iteration.txt); the output.log of TongmengXie/training_test, "
+        "Massive-Rabbit-8223/Neural-Training-Observatory, Candice1995/LLM-QO-VLDB2025, thuEcstasy/RL-spec and "
+        "YYT-t/xyzo; rlvr-named repositories' files (TsingZYY/rlvr-verifier-error-transfer-evidence, "
+        "UnitedSnakes/rlvr_behavior_probe_runpod, daspronoy/rlvr-misalignment-onset)",
+        "HF Trainer, MNIST, CLLM and SFT runs, not verl; the verl repositories among the listings are already listed "
+        "(PRML-RLHF, TON, dementor, DynaChain, NPG-Muse, LUFF05, AlignXplorePlus, self_play, Time-R1, "
+        "Agent_On_Policy_Distillation); the rlvr repositories hold evaluation outputs and analyses, no training "
+        "console; wandb/debug.log alone is held by 5,583 repositories, of which a listing shows the first 100",
+    ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
 they never saw) and why none was usable. Usable needs the config, the GPU, several steady steps with `timing_s/*`
