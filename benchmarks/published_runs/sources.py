@@ -502,16 +502,19 @@ SOURCES_CHECKED: list[tuple[str, str]] = [
     (
         "W&B text files read through the file index, which stores a run folder's output.log though it does not "
         "search it: exact-path listings of scripts/wandb/debug.log (91 repositories), "
-        "wandb/latest-run/files/output.log (73), verl/wandb/debug.log (3), {examples/grpo_trainer,recipe/dapo}/"
-        "wandb/debug.log, verl_demo.log under verl/, logs/, scripts/ and examples/grpo_trainer/, verl checkpoint "
-        "markers (latest_checkpointed_iteration.txt); the output.log of TongmengXie/training_test, "
-        "Massive-Rabbit-8223/Neural-Training-Observatory, Candice1995/LLM-QO-VLDB2025, thuEcstasy/RL-spec and "
-        "YYT-t/xyzo; rlvr-named repositories' files (TsingZYY/rlvr-verifier-error-transfer-evidence, "
+        "wandb/latest-run/files/output.log (73), train/wandb/debug.log (29), examples/wandb/debug.log (16), "
+        "rl/wandb/debug.log (4), verl/wandb/debug.log (3), src/wandb/debug.log (222, the first 100 listed), "
+        "{examples/grpo_trainer,recipe/dapo}/wandb/debug.log, verl_demo.log under verl/, logs/, scripts/ and "
+        "examples/grpo_trainer/, verl checkpoint markers (latest_checkpointed_iteration.txt); the output.log of "
+        "TongmengXie/training_test, Massive-Rabbit-8223/Neural-Training-Observatory, Candice1995/LLM-QO-VLDB2025, "
+        "thuEcstasy/RL-spec, YYT-t/xyzo, Aochong-Li/KnowledgeUpdatePlayground and safety-research/lie-detector; "
+        "rlvr-named repositories' files (TsingZYY/rlvr-verifier-error-transfer-evidence, "
         "UnitedSnakes/rlvr_behavior_probe_runpod, daspronoy/rlvr-misalignment-onset)",
-        "HF Trainer, MNIST, CLLM and SFT runs, not verl; the verl repositories among the listings are already listed "
-        "(PRML-RLHF, TON, dementor, DynaChain, NPG-Muse, LUFF05, AlignXplorePlus, self_play, Time-R1, "
-        "Agent_On_Policy_Distillation); the rlvr repositories hold evaluation outputs and analyses, no training "
-        "console; wandb/debug.log alone is held by 5,583 repositories, of which a listing shows the first 100",
+        "HF Trainer, MNIST, CLLM and SFT runs (one a start-up crash), not verl; the verl repositories among the "
+        "listings are already listed (PRML-RLHF, TON, dementor, DynaChain, NPG-Muse, LUFF05, Orthus, ProRAG, "
+        "Multiling-reasoning, AlignXplorePlus, self_play, Time-R1, Agent_On_Policy_Distillation); the rlvr "
+        "repositories hold evaluation outputs and analyses, no training console; wandb/debug.log alone is held by "
+        "5,583 repositories, of which a listing shows the first 100",
     ),
 ]
 """Public sources searched for more runs (for the generalisation test: constants frozen on RUNS, predicted on runs
