@@ -312,27 +312,18 @@ def export_winner(paths: StudyPaths, storage: str | None, output: Path, check: b
         err.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(1) from None
     console.print(f"wrote {yaml_path} and {overrides_path} (trial #{winner.number}, {winner.source})")
-    from autotune.study.live import in_progress
-
-    running = in_progress(paths)
-    if running:  # mid-sweep it wrote a x2.14 winner, later x1.51, with its overrides, exit 0 (audit 34 F1, F3, F5)
-        not_final(yaml_path, overrides_path, f"{running}; export again when it finishes")
     from autotune.study.quality_result import BROKEN_BOUND, Quality
+    from autotune.study.results import not_final_because, unfinished_quality
 
+    why = not_final_because(paths, space, winner)
+    if why is not None:
+        not_final(yaml_path, overrides_path, why)
     quality = Quality.read(paths)
     if quality is not None and quality.exports_a_broken_bound:  # only a header comment said it
         err.print(f"[yellow]  {BROKEN_BOUND}[/]")
     say_unfinished(study, winner)
-    from autotune.study.results import quality_deciding, unfinished_quality
-
     pending = unfinished_quality(paths, space) if quality is None and winner.source != "predicted" else None
-    if quality is not None and quality.undecided:  # a crash left it open: a rerun's decision replaces these values
-        pending = f"the quality stage decided nothing: {quality.verdict}"
-    # the algorithm values it carries are about to change: the overrides file (no comment can say so) carried the
-    # baseline's KL coefficient unsaid (audit 22 F8)
-    if pending and (quality is not None or quality_deciding(paths, space)):
-        not_final(yaml_path, overrides_path, pending)
-    if pending:
+    if pending:  # not started (`--stage throughput`): the export is the throughput stage's, said
         err.print(f"[yellow]  {escape(pending)}[/]")
     if winner.source == "predicted":
         err.print("[yellow]  predicted by the cost model, not measured: run it before shipping it[/]")
@@ -416,7 +407,7 @@ def summary_fields(study: optuna.Study, paths: StudyPaths, space: Space) -> dict
     and whether it is final (`final`; `not_final` says why, where the export writes NOT FINAL)."""
     from autotune.export.winner import export_settings, sweep_device
     from autotune.study.quality_result import BROKEN_BOUND, Quality
-    from autotune.study.results import NoWinner, find_winner, quality_deciding, unfinished_quality
+    from autotune.study.results import NoWinner, find_winner, unfinished_quality
 
     winner: dict[str, Any]
     quality = Quality.read(paths)
@@ -442,6 +433,11 @@ def summary_fields(study: optuna.Study, paths: StudyPaths, space: Space) -> dict
         }
         if w.ships_baseline:  # it won confirmation (the candidate it beat named), or the ablation sent all back
             winner["baseline_ships"] = w.baseline_ships
+        from autotune.study.results import winner_caveat
+
+        caveat = winner_caveat(study, w, paths)
+        if caveat:  # as `best` says it: a sweep's best single run read as the speedup while another confirmed it
+            winner["caveat"] = caveat  # (x2.35 kept, x1.70 confirmed; audit 34 F6, N4)
         from autotune.study.equivalence_result import shipping_verdict
 
         kept = shipping_verdict(paths, w.params)
@@ -462,15 +458,9 @@ def summary_fields(study: optuna.Study, paths: StudyPaths, space: Space) -> dict
         winner["quality_decision"] = unfinished_quality(paths, space) or "the space has no quality stage"
     # `ships` read as the study's decision where the export writes NOT FINAL (a quality stage that decided nothing
     # shipped the baseline's KL coefficient unmarked; audit 34 F2)
-    from autotune.study.live import in_progress
+    from autotune.study.results import not_final_because
 
-    pending = in_progress(paths) or (
-        f"the quality stage decided nothing: {quality.verdict}"
-        if quality is not None and quality.undecided
-        else unfinished_quality(paths, space)
-        if quality is None and winner.get("source") not in (None, "predicted") and quality_deciding(paths, space)
-        else None
-    )
+    pending = not_final_because(paths, space, w if winner.get("winner") is not None else None)
     winner["final"] = pending is None
     if pending is not None:
         winner["not_final"] = pending

@@ -320,7 +320,9 @@ def run(
     )  # fmt: skip
     from autotune.study.live import working
 
-    with working(paths):  # `best`, `export` and the report say the study is still running while this lives
+    # held while the stages run (not while this worker writes its own report and export at the end): `best`,
+    # `export` and the report, its own refreshed ones too, say the study is still running
+    with working(paths):
         started = datetime.datetime.now()
         from autotune.sweep.backends.base import RayUnreachable
 
@@ -343,16 +345,16 @@ def run(
                 f"is as it was last written (`{rewrite}` rewrites it)"
             )
             raise typer.Exit(128 + STOPPED_BY[0]) from None
-        summary = _time_summary(study_run, started) if not simulated and study_run is not None else None
-        if summary:
-            progress.note(summary)
-        quality_ran = whole.quality is not None and stage != "throughput" and not simulated
-        if whole.quality is not None and not simulated:  # after `--stage throughput` too: the report links to it, and
-            _write_quality_report(paths, whole, reports)  # a new --report-dir had no quality.html (a dead link)
-        if study_run is not None:  # None: the quality stage alone, without a throughput study
-            _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
-        if quality_ran:
-            _exit_if_undecided(paths)
+    summary = _time_summary(study_run, started) if not simulated and study_run is not None else None
+    if summary:
+        progress.note(summary)
+    quality_ran = whole.quality is not None and stage != "throughput" and not simulated
+    if whole.quality is not None and not simulated:  # after `--stage throughput` too: the report links to it, and
+        _write_quality_report(paths, whole, reports)  # a new --report-dir had no quality.html (a dead link)
+    if study_run is not None:  # None: the quality stage alone, without a throughput study
+        _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
+    if quality_ran:
+        _exit_if_undecided(paths)
 
 
 def _exit_if_undecided(paths: StudyPaths) -> None:

@@ -510,11 +510,15 @@ def trial_table(study: optuna.Study) -> pd.DataFrame:
 def exported_yaml(study: optuna.Study, paths: StudyPaths, space: Space) -> str:
     """What `autotune export` writes to best.yaml, header and the quality stage's algorithm values included (a
     simulated winner with its PREDICTED, NOT MEASURED line)."""
+    from autotune.study.results import not_final_because
+
     try:
         adapter = get_adapter(space.trainer, space.command)
-        return exported(study, paths, space, adapter, Path("best.yaml"), predicted=True)[1]
+        winner, text, _ = exported(study, paths, space, adapter, Path("best.yaml"), predicted=True)
     except ExportError as exc:
         return f"# {exc}"
+    why = not_final_because(paths, space, winner)  # its copy button copied what `export` marks (audit 34 N1)
+    return f"# NOT FINAL: {why}\n{text}" if why else text
 
 
 def provenance(study: optuna.Study, space: Space, backend: str = "optuna") -> dict[str, str]:

@@ -47,14 +47,13 @@ def working(paths: StudyPaths) -> Iterator[None]:
 
 
 def live_workers(paths: StudyPaths) -> list[str]:
-    """ "worker pid N on HOST" of each live `autotune run` of the study but this process."""
+    """Each live `autotune run` of the study, as "worker pid N on HOST" (this process among them while it holds
+    `working`: its own refreshed report says the study runs)."""
     folder = paths.root / ".workers"
     if not folder.is_dir():
         return []
     out = []
     for path in sorted(folder.iterdir()):
-        if path.name == _me():
-            continue
         try:
             f = path.open("r")
         except OSError:  # gone meanwhile: it ended
@@ -89,11 +88,9 @@ def stage_now(paths: StudyPaths) -> str | None:
 
 
 def in_progress(paths: StudyPaths) -> str | None:
-    """A line saying which worker is still at work on the study and on what, or None when none is (this process
-    aside: a worker's own `--export` at its end)."""
+    """A line saying which worker is still at work on the study and on what, or None when none is."""
     holder = paths.finishing_now()
-    me = f"worker pid {os.getpid()} on {socket.gethostname()}"
-    if holder is not None and holder != me:
+    if holder is not None:
         return f"study `{paths.name}` is still running: {holder} runs {stage_now(paths) or STAGES_AFTER}"
     others = live_workers(paths)
     if not others:

@@ -107,7 +107,14 @@ def unfinished_quality(paths: StudyPaths, space: Space) -> str | None:
 
     if space.quality is None or Quality.read(paths) is not None:
         return None
-    holder = paths.finishing_now()
+    from autotune.study.live import QUALITY, STAGES_AFTER, stage_now
+
+    holder, stage = paths.finishing_now(), stage_now(paths)
+    if holder is not None and stage not in (None, STAGES_AFTER, QUALITY):  # a `--stage throughput` worker's too:
+        return (  # no quality stage promised (audit 34 F8)
+            f"{holder} runs {stage} (a stage after the sweep): the algorithm knobs are the baseline's, not judged "
+            "yet; ask again when it finishes"
+        )
     if holder is not None:  # it read "did not finish (cut short?)" while a worker ran it (audit 19 C1)
         return (
             f"the stages after the sweep (the quality stage last) are running in {holder}: the algorithm knobs are "
@@ -132,6 +139,26 @@ def quality_deciding(paths: StudyPaths, space: Space) -> bool:
     if space.quality is None or Quality.read(paths) is not None:
         return False
     return paths.finishing_now() is not None or quality_started(paths)
+
+
+def not_final_because(paths: StudyPaths, space: Space, winner: Winner | None) -> str | None:
+    """Why an export of `winner` now would not be the study's decision (the export writes `NOT FINAL`, the wandb
+    summary `final: false`, the report's YAML the same line), or None: a worker still at the study (its decision
+    may replace this winner; audit 34), or a quality stage running, cut short, or undecided (its decision replaces
+    the algorithm values the export carries: the overrides carried the baseline's KL coefficient unsaid, audit 22
+    F8). A quality stage that has not started (`--stage throughput`) leaves the export final, said apart."""
+    from autotune.study.live import in_progress
+    from autotune.study.quality_result import Quality
+
+    running = in_progress(paths)
+    if running:
+        return f"{running}; export again when it finishes"
+    quality = Quality.read(paths)
+    if quality is not None and quality.undecided:  # a crash left it open: a rerun's decision replaces these values
+        return f"the quality stage decided nothing: {quality.verdict}"
+    if quality is None and winner is not None and winner.source != "predicted" and quality_deciding(paths, space):
+        return unfinished_quality(paths, space)
+    return None
 
 
 ONLY_BASELINE_PICKED = (
@@ -257,6 +284,12 @@ def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> s
         return none_feasible(others, paths, StudyInfo.of(study).sim_study)
     if Quality.read(paths) is not None:
         return BASELINE_ONLY
+    holder = paths.finishing_now()
+    if holder is not None:  # `--stage quality` running: it said "cut short?" beside "running in" (audit 34 F7)
+        return (
+            "only the baseline ran in the throughput stage (the systems values the quality stage uses); the quality "
+            f"stage is running in {holder}: ask again when it finishes"
+        )
     if quality_started(paths):  # `--stage quality` cut short: "a larger --trials" was wrong advice
         return (
             "only the baseline ran in the throughput stage (the systems values the quality stage uses); the quality "

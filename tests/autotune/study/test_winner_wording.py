@@ -132,6 +132,9 @@ def test_a_confirmation_or_quality_stage_cut_short_is_said_so_with_the_command_t
     (alone_paths.root / "quality" / "search" / "0000").mkdir(parents=True)
     said = why_unconfirmed(alone, find_winner(alone, alone_paths, space), alone_paths)
     assert "the quality stage did not finish" in said and "--trials" not in said, said
+    with alone_paths.finishing(print):  # running now: not "cut short?" beside "running in" (audit 34 F7)
+        said = why_unconfirmed(alone, find_winner(alone, alone_paths, space), alone_paths)
+    assert "the quality stage is running in worker pid " in said and "cut short" not in said, said
 
 
 def test_a_simulated_change_predicted_slower_is_not_called_under_the_floor():
@@ -273,11 +276,13 @@ def test_a_study_a_live_worker_still_runs_is_said_so_and_its_export_is_not_final
         assert ended.value.exit_code == 1 and out.read_text().startswith(f"# NOT FINAL: {running}; export again")
         assert not out.with_suffix(".overrides").exists()
         fields = summary_fields(study, paths, space)  # the wandb summary: not `ships` read as the decision
-        assert fields["final"] is False and fields["not_final"] == running, fields
+        assert fields["final"] is False and fields["not_final"] == f"{running}; export again when it finishes"
+        assert fields["caveat"].startswith("the sweep is still running in worker pid"), fields  # as `best` says it
         from autotune.report import write_report
 
         page = write_report(study, paths, space, tmp_path / "r").read_text()  # the report's summary says it first
         assert f"{running}: what follows is the study as it stands now" in _section(page, "summary")
+        assert f"# NOT FINAL: {running}; export again" in page  # the YAML its copy button copies (audit 34 N1)
     finally:
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait()
@@ -307,3 +312,12 @@ def test_a_running_ablation_of_a_resumed_study_is_not_called_cut_short_beside_th
         over = why_not_ablated(winner, paths)
     assert running.startswith("the stages after the sweep are running in worker pid ") and "cut short" not in running
     assert "cut short" in over
+    from autotune.study.live import CONFIRMATION
+    from autotune.study.results import unfinished_quality
+
+    space = load_space("fsdp3d", device="cpu")
+    (paths.root / "quality").rename(paths.root / "quality-earlier")
+    with paths.finishing(print):  # a `--stage throughput` worker confirming: no quality stage promised (34 F8)
+        set_stage(paths, CONFIRMATION)
+        said = str(unfinished_quality(paths, space))
+    assert " runs confirmation (a stage after the sweep)" in said and "quality stage last" not in said, said
