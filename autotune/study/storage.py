@@ -340,8 +340,15 @@ def check_one_folder(study: optuna.Study, paths: StudyPaths) -> None:
         raise StorageError(
             f"study `{paths.name}` in this storage keeps its folder at {info.folder}, this worker's, but the folder "
             f"no longer holds the study's id (deleted or made again since): the study's trials are still in the "
-            f"storage. To go on with them: echo {info.folder_id} > {mine}; to start the study over, delete it from "
-            f"the storage too (optuna delete-study --study-name {paths.name} --storage URL)"
+            f"storage. To go on with them: echo {info.folder_id} > {mine}"
+            + (
+                " (an earlier autotune made this study and kept no copy of its space file in the storage: resume it "
+                "only with the file it ran, unedited; nothing can check that)"
+                if info.space_text is None
+                else ""
+            )
+            + f"; to start the study over, delete it from the storage too (optuna delete-study --study-name "
+            f"{paths.name} --storage URL)"
         )
     raise StorageError(
         f"study `{paths.name}` in this storage keeps its folder at {info.folder}; this worker's is "

@@ -60,7 +60,6 @@ from autotune.study.storage import (
     StudyPaths,
     absolute_url,
     baseline_trial,
-    check_one_folder,
     counted,
     open_storage,
     running_trials,
@@ -145,8 +144,7 @@ class Backend(ABC):
             self.storage = open_storage(opts.storage_url)
         study, self.worker = join_study(
             opts.space, opts.paths, self.storage, opts.device, opts.fidelity.name, opts.fidelity.model_key()
-        )
-        check_one_folder(study, opts.paths)
+        )  # the folder checked there (`check_one_folder`), before the space's copy is written
         if opts.storage_url != storage_url(opts.paths, None):  # what `best` without --storage names
             opts.paths.storage_file.write_text(redact(absolute_url(opts.storage_url)) + "\n")
         recover_interrupted(study, self.storage, self.progress.note)

@@ -40,6 +40,7 @@ from autotune.study.storage import (
     StudyPaths,
     absolute_url,
     baseline_trial,
+    check_one_folder,
     counted,
     open_storage,
     running_trials,
@@ -127,6 +128,11 @@ def join_study(
             ).save(
                 study, "baseline_enqueued", "objectives", "trainer", "device", "world_size", "fidelity", "space_text"
             )
+        # the folder first: a worker it refuses left its own (edited) file as the study's copy, which the check of
+        # the copy then compared with itself after the refusal's fix (audit 33 F1)
+        check_one_folder(study, paths)
+        if StudyInfo.of(study).space_text is None:  # a study an earlier version made: the storage keeps the file's
+            StudyInfo(space_text=space.text).save(study, "space_text")  # text from now on (the folder's agreed)
         StudyInfo(workers=worker + 1).save(study, "workers")
         save_space(paths, space)
     return study, worker

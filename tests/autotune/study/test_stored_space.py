@@ -128,6 +128,35 @@ def test_a_study_in_a_database_outliving_its_folder_is_still_held_to_its_space(t
     assert "params.actor_token_mult.high: 6.0 -> 5.0" in said.replace("→", "->"), said
     assert f"optuna delete-study --study-name fsdp3d --storage {url}" in said, said
     assert not paths.space_copy.exists()  # refused before the edited copy was written in the new folder
-    study = create_or_load(shipped, paths, url)  # the file it ran: it may go on, once the folder is the study's
     with pytest.raises(StorageError, match=r"this worker's, but the folder no longer holds the study's id"):
-        check_one_folder(study, paths)
+        create_or_load(shipped, paths, url)  # the file it ran: it may go on, once the folder is the study's
+    assert not paths.space_copy.exists()  # a refused worker's file is not the study's copy (audit 33 F1)
+
+
+def test_a_study_an_earlier_version_made_keeps_its_space_in_the_storage_once_joined(tmp_path):
+    """The storage's copy of the space (`StudyInfo.space_text`) was written only as a study was made: a study made
+    before it, in a database outside its folder, its folder deleted, resumed under an edited space (6-step trials
+    ranked beside a 12-step baseline), and a refused run's edited file became the study's copy (audit 33 F1)."""
+    import shutil
+
+    from autotune.study.resume_checks import SpaceChanged
+    from autotune.study.storage import StorageError, StudyInfo
+
+    shipped = load_space("fsdp3d")
+    edited_file = tmp_path / "fsdp3d.yaml"
+    edited_file.write_text(shipped.text.replace("  steps: 12\n", "  steps: 6\n", 1))
+    assert edited_file.read_text() != shipped.text
+    edited = load_space(str(edited_file))
+    paths = StudyPaths(tmp_path / "runs", "fsdp3d")
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    study = create_or_load(shipped, paths, url)
+    study.set_user_attr("space_text", None)  # as an earlier version left it
+    assert StudyInfo.of(create_or_load(shipped, paths, url)).space_text == shipped.text  # joined now: kept
+    shutil.rmtree(paths.root)
+    with pytest.raises(SpaceChanged, match=r"trial\.steps: 12"):
+        create_or_load(edited, paths, url)
+    study.set_user_attr("space_text", None)  # joined by no version since: nothing to compare with
+    with pytest.raises(StorageError) as refused:
+        create_or_load(edited, paths, url)
+    assert "kept no copy of its space file in the storage: resume it only with the file it ran" in str(refused.value)
+    assert not paths.space_copy.exists()
