@@ -77,8 +77,9 @@ def write_space(
     return path
 
 
-def simulated_study(runs: Path, name: str, trials: int) -> tuple[Any, StudyPaths]:
-    """`fsdp3d-8gpu` swept on the cost model (seconds): (the space as loaded, the study's paths)."""
+def simulated_study(runs: Path, name: str, trials: int, storage: str | None = None) -> tuple[Any, StudyPaths]:
+    """`fsdp3d-8gpu` swept on the cost model (seconds), in `storage` (a `--storage` URL; None: the folder's SQLite
+    file): (the space as loaded, the study's paths)."""
     from autotune.space.loader import load_space
     from autotune.study.progress import SweepProgress
     from autotune.sweep.driver import SweepOptions, run_sweep
@@ -87,7 +88,7 @@ def simulated_study(runs: Path, name: str, trials: int) -> tuple[Any, StudyPaths
     paths = StudyPaths(runs, name)
     progress = SweepProgress(trials, "perf/throughput")
     progress.quiet = True
-    run_sweep(SweepOptions(space=space, paths=paths, n_trials=trials, fidelity=("sim",)), progress)
+    run_sweep(SweepOptions(space=space, paths=paths, n_trials=trials, storage=storage, fidelity=("sim",)), progress)
     return space, paths
 
 

@@ -52,7 +52,10 @@ def test_the_notebook_on_a_simulated_study_labels_predictions_and_draws_no_steps
     step as "throughput per step", nothing said predicted."""
     from tests.autotune.conftest import simulated_study
 
-    simulated_study(tmp_path / "runs", "fsdp3d-8gpu", 6)
+    # its trials in a database outside the folder, as a `--storage` sweep's: the notebook could not be told it
+    elsewhere = f"sqlite:///{tmp_path / 'elsewhere.db'}"  # (audit 34 N3)
+    simulated_study(tmp_path / "runs", "fsdp3d-8gpu", 6, storage=elsewhere)
+    monkeypatch.setenv("AUTOTUNE_STORAGE", elsewhere)
     outputs = executed(tmp_path / "runs", "fsdp3d-8gpu", monkeypatch)
     text = "".join(o.get("text", "") for o in outputs) + json.dumps([o.get("data", {}) for o in outputs])
     assert "(predicted): " in text and "as the cost model predicts it" in text
