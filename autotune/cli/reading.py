@@ -262,8 +262,20 @@ def say_unfinished(study: optuna.Study, winner: Winner | None = None, alone_said
         TrialState.WAITING: "queued ({}; a retry of an interrupted trial, or enqueued): `autotune run` with the same "
         "space runs them",
     }
+    import socket
+
+    from autotune.sweep.backends.lifecycle import process_alive
+    from autotune.trial.record import TrialRecord
+
+    live = {}  # trials whose worker lives on this host: "still running, or interrupted; `autotune run` ... runs them
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):  # again" was said of them (34 N2)
+        worker = TrialRecord.of(t).worker
+        if worker is not None and worker.host == socket.gethostname() and process_alive(worker.pid):
+            live[t.number] = f"#{t.number} (worker pid {worker.pid})"
+    if live:
+        err.print(f"[yellow]  running now: {', '.join(live.values())}[/]")
     for state, what in unfinished.items():
-        trials = study.get_trials(deepcopy=False, states=(state,))
+        trials = [t for t in study.get_trials(deepcopy=False, states=(state,)) if t.number not in live]
         if trials:
             numbers = ", ".join(f"#{t.number}" for t in trials)
             err.print(f"[yellow]  {len(trials)} trial{'s' if len(trials) > 1 else ''} {what.format(numbers)}[/]")

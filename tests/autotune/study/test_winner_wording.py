@@ -270,6 +270,15 @@ def test_a_study_a_live_worker_still_runs_is_said_so_and_its_export_is_not_final
         assert in_progress(paths) == running
         said = why_unconfirmed(study, find_winner(study, paths, space), paths)
         assert said.startswith(f"the sweep is still running in worker pid {worker.pid}") and "--confirm 0" not in said
+        from autotune.cli.reading import say_unfinished
+        from autotune.trial.record import Worker
+
+        running_trial = study.ask()  # its trial, not "still running, or interrupted; `autotune run` ..." (34 N2)
+        TrialRecord(worker=Worker(host=socket.gethostname(), pid=worker.pid)).save(running_trial, ("worker",))
+        capsys.readouterr()
+        say_unfinished(study)
+        said = " ".join(capsys.readouterr().err.split())
+        assert f"running now: #{running_trial.number} (worker pid {worker.pid})" in said and "interrupted" not in said
         out = tmp_path / "mid.yaml"
         with pytest.raises(typer.Exit) as ended:
             export_winner(paths, None, out, check=False)
