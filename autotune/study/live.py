@@ -36,14 +36,20 @@ def working(paths: StudyPaths) -> Iterator[None]:
     """Held by an `autotune run` worker for its whole life on the study (`live_workers` sees it from any process
     that sees the runs folder)."""
     folder = paths.root / ".workers"
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / _me()
-    with path.open("w") as f:
+    with paths.lock():  # made and locked at once, and killed workers' files removed, with no other worker between
+        folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.iterdir():
+            with contextlib.suppress(OSError), stale.open("r") as other:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError (an OSError): a live worker's
+                stale.unlink()
+        f = path.open("w")
         fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            path.unlink(missing_ok=True)
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
+        f.close()
 
 
 def live_workers(paths: StudyPaths) -> list[str]:

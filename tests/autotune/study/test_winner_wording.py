@@ -295,7 +295,16 @@ def test_a_study_a_live_worker_still_runs_is_said_so_and_its_export_is_not_final
     finally:
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait()
-    assert in_progress(paths) is None  # its file is left behind, unlocked
+    assert in_progress(paths) is None  # its file is left behind, unlocked; the next worker removes it
+    from autotune.study.live import working
+
+    with working(paths):
+        assert [f.name for f in (paths.root / ".workers").iterdir()] == [f"{socket.gethostname()}-{os.getpid()}"]
+        assert (
+            in_progress(paths)
+            == f"study `w` is still running: worker pid {os.getpid()} on {socket.gethostname()} sweeps it"
+        )
+    assert not any((paths.root / ".workers").iterdir())
     export_winner(paths, None, tmp_path / "after.yaml", check=False)
     assert "NOT FINAL" not in (tmp_path / "after.yaml").read_text() and (tmp_path / "after.overrides").exists()
     assert summary_fields(study, paths, space)["final"] is True
