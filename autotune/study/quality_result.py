@@ -269,7 +269,16 @@ class Quality(Conclusion):
             for c in data["candidates"]
         ]
         values["gain"] = tuple(data["gain"]) if data.get("gain") else None
-        return build_from(cls, values)
+        result = build_from(cls, values)
+        if "not_measured" not in data:  # an earlier version's file: its failed search runs were never run again, and
+            result.not_measured = [  # its decision read as final beside them ("widen the search"; audit 33 F3)
+                f"#{row['number']} ({row.get('detail') or 'failed'})"
+                for row in result.ladder
+                if row.get("outcome") == "failed" and not str(row.get("detail") or "").startswith("invalid")
+            ]
+            if result.not_measured and result.candidates:
+                result.decide()  # by this version's rule, as confirmation's rounds are
+        return result
 
     @classmethod
     def redo(cls, paths: StudyPaths) -> str:

@@ -159,6 +159,15 @@ def test_a_searched_setting_that_crashed_leaves_the_decision_open_not_the_search
     q.not_measured = []  # the rerun measured it, and it broke the bound too: the search is what is too narrow
     q.decide()
     assert not q.undecided and q.exports_a_broken_bound and f"  {BROKEN_BOUND}" in q.lines()
+    # an earlier version's file (no `not_measured`): its failed search run read as a final "widen the search", and
+    # the export shipped the baseline's bound-breaking values (audit 33 F3); read now, it is undecided
+    older = q.to_json()
+    del older["not_measured"], older["failed_twice"]
+    older["ladder"] = [{"number": 1, "outcome": "failed", "detail": "crash: killed by SIGKILL", "params": {}},
+                       {"number": 2, "outcome": "failed", "detail": "invalid: kl_coef must be >= 0", "params": {}}]  # fmt: skip
+    read = Quality.from_json(older)
+    assert read.undecided and read.not_measured == ["#1 (crash: killed by SIGKILL)"], read.not_measured
+    assert "nothing is decided" in read.verdict, read.verdict
     q.not_measured, q.failed_twice = [], ["#1 (as #4: crash: rank 0, step 15)"]  # or crashed again: decided, said
     q.decide()
     assert not q.undecided and "  failed twice, not run again: #1 (as #4: crash: rank 0, step 15)" in q.lines()
