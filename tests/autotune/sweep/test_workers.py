@@ -106,6 +106,15 @@ def test_the_stages_after_the_sweep_run_in_one_worker_at_a_time(tmp_path):
     with paths.finishing(notes.append):  # free again: no wait
         pass
     assert len(notes) == 1
+    import fcntl
+    import threading
+
+    reader = (paths.root / ".finishing").open("r")  # a reader asking who holds it (`measuring_now`), for an instant
+    fcntl.flock(reader, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    threading.Timer(0.03, reader.close).start()
+    with paths.finishing(notes.append):  # it announced a wait for the last holder, a dead pid (audit 34 N5)
+        pass
+    assert len(notes) == 1, notes
 
 
 @pytest.mark.slow  # a whole sweep whose trial is ended under it (make test-slow)
