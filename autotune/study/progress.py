@@ -132,7 +132,12 @@ class SweepProgress:
         outcome = rec.outcome or "failed"
         line = self._outcome(done, outcome, reason, value, seconds, bool(rec.baseline), _tally_key(outcome, rec.reason))
         if line is not None:
-            label = " (baseline)" if rec.baseline else ""
+            retried = trial.system_attrs.get("failed_trial")  # Optuna's retry callback sets it: said, as the local
+            notes = [  # backend's line says it (audit 33 F4)
+                *(["baseline"] if rec.baseline else []),
+                *([f"a retry of interrupted trial #{retried}"] if retried is not None else []),
+            ]
+            label = f" ({', '.join(notes)})" if notes else ""
             shown = escape(short_params(trial.params))
             self.console.print(f"[bold]trial {done}/{self.total}[/] (#{trial.number}){label} {shown}: {line}")
 

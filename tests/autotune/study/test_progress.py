@@ -107,3 +107,19 @@ def test_a_line_s_best_is_never_below_the_baseline_it_compares_with():
     slower = Evaluation("complete", None, "", None, Path("."), Score([363.2], {}, {}, {}))  # type: ignore[arg-type]
     progress.finished(2, 1, slower, 7.2, is_baseline=False)
     assert "×0.84 vs baseline in 7.2 s, best 431.9 |" in console.export_text(), console.export_text()
+
+
+def test_a_ray_trials_line_says_it_retries_an_interrupted_trial():
+    """The local backend's line says "(a retry of interrupted trial #N)"; a Ray driver's said nothing (audit 33 F4)."""
+    import optuna
+    from rich.console import Console
+
+    from autotune.study.progress import SweepProgress
+
+    console = Console(record=True, width=200)
+    progress = SweepProgress(4, "perf/throughput", console=console)
+    trial = optuna.trial.create_trial(
+        value=120.0, params={}, distributions={}, user_attrs={"outcome": "complete"}, system_attrs={"failed_trial": 2}
+    )
+    progress.finished_trial(trial, 3)
+    assert ") (a retry of interrupted trial #2) : complete" in console.export_text(), console.export_text()
