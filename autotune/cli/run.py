@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import math
@@ -352,7 +353,13 @@ def run(
     if whole.quality is not None and not simulated:  # after `--stage throughput` too: the report links to it, and
         _write_quality_report(paths, whole, reports)  # a new --report-dir had no quality.html (a dead link)
     if study_run is not None:  # None: the quality stage alone, without a throughput study
-        _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
+        from autotune.study.live import closing_on_own_decision
+
+        # a worker that ran the stages itself closes on its decision; one that ran none (--confirm 0 --stage
+        # throughput) beside another's confirmation says that it runs (its summary's x2.35 became x1.70; 34 F6)
+        decided_here = not simulated and (confirms or quality_ran)
+        with closing_on_own_decision() if decided_here else contextlib.nullcontext():
+            _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
     if quality_ran:
         _exit_if_undecided(paths)
 

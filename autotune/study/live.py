@@ -11,6 +11,7 @@ resumed study's readers showed the earlier decision as final while a worker re-d
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import fcntl
 import os
 import socket
@@ -25,6 +26,22 @@ QUALITY = "the quality stage"
 STAGES_AFTER = "the stages after the sweep"
 """What `.stage` says before the holder names one (and what an older worker, which writes none, runs)."""
 AS_IT_STANDS = "what follows is the study as it stands now, not its decision; ask again when it finishes"
+
+
+_CLOSING = contextvars.ContextVar("closing_on_own_decision", default=False)
+
+
+@contextlib.contextmanager
+def closing_on_own_decision() -> Iterator[None]:
+    """A worker that has just run the stages after the sweep writes its report, export and wandb summary on its own
+    decision: another worker alive then (waiting for the stages, then keeping what this one measured: it waited for
+    their trials) read as "still running", and the closing export was NOT FINAL, exit 1. Readers inside see no
+    other worker (`in_progress`, `live_workers`)."""
+    token = _CLOSING.set(True)
+    try:
+        yield
+    finally:
+        _CLOSING.reset(token)
 
 
 def _me() -> str:
@@ -56,7 +73,7 @@ def live_workers(paths: StudyPaths) -> list[str]:
     """Each live `autotune run` of the study, as "worker pid N on HOST" (this process among them while it holds
     `working`: its own refreshed report says the study runs)."""
     folder = paths.root / ".workers"
-    if not folder.is_dir():
+    if _CLOSING.get() or not folder.is_dir():
         return []
     out = []
     for path in sorted(folder.iterdir()):
@@ -94,7 +111,10 @@ def stage_now(paths: StudyPaths) -> str | None:
 
 
 def in_progress(paths: StudyPaths) -> str | None:
-    """A line saying which worker is still at work on the study and on what, or None when none is."""
+    """A line saying which worker is still at work on the study and on what, or None when none is (or inside
+    `closing_on_own_decision`)."""
+    if _CLOSING.get():
+        return None
     holder = paths.finishing_now()
     if holder is not None:
         return f"study `{paths.name}` is still running: {holder} runs {stage_now(paths) or STAGES_AFTER}"

@@ -292,6 +292,11 @@ def test_a_study_a_live_worker_still_runs_is_said_so_and_its_export_is_not_final
         page = write_report(study, paths, space, tmp_path / "r").read_text()  # the report's summary says it first
         assert f"{running}: what follows is the study as it stands now" in _section(page, "summary")
         assert f"# NOT FINAL: {running}; export again" in page  # the YAML its copy button copies (audit 34 N1)
+        from autotune.study.live import closing_on_own_decision
+
+        with closing_on_own_decision():  # a worker that ran the stages itself closes on its own decision: another
+            assert in_progress(paths) is None  # alive then only keeps it (its closing export was NOT FINAL, exit 1)
+            assert not why_unconfirmed(study, find_winner(study, paths, space), paths).startswith("the sweep is still")
     finally:
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait()
