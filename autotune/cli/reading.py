@@ -425,8 +425,9 @@ def summary_fields(study: optuna.Study, paths: StudyPaths, space: Space) -> dict
     quality = Quality.read(paths)
     algorithm = quality.shipped if quality is not None else {}
     adapter = get_adapter(space.trainer, space.command)
+    found: Winner | None = None
     try:
-        w = find_winner(study, paths, space)
+        found = w = find_winner(study, paths, space)
         confirmed = w.source == "confirmed"
         winner = {  # each figure says what it is of: after an ablation the speedup is what ships, the value not
             "winner": w.number,
@@ -472,7 +473,7 @@ def summary_fields(study: optuna.Study, paths: StudyPaths, space: Space) -> dict
     # shipped the baseline's KL coefficient unmarked; audit 34 F2)
     from autotune.study.results import not_final_because
 
-    pending = not_final_because(paths, space, w if winner.get("winner") is not None else None)
+    pending = not_final_because(paths, space, found)
     winner["final"] = pending is None
     if pending is not None:
         winner["not_final"] = pending
