@@ -104,6 +104,21 @@ def test_whole_float_token_budgets_are_exported_as_ints_with_or_without_verl(ver
     ]
 
 
+def _shipped_and_edited(tmp_path, old: str, new: str):  # type: ignore[no-untyped-def]
+    """fsdp3d as shipped, the same with its first `old` line made `new`, the study's paths, and a storage URL outside
+    its folder (as a PostgreSQL server's: not the folder's own file)."""
+    shipped = load_space("fsdp3d")
+    edited_file = tmp_path / "fsdp3d.yaml"
+    edited_file.write_text(shipped.text.replace(old, new, 1))
+    assert edited_file.read_text() != shipped.text
+    return (
+        shipped,
+        load_space(str(edited_file)),
+        StudyPaths(tmp_path / "runs", "fsdp3d"),
+        f"sqlite:///{tmp_path / 'shared.db'}",
+    )
+
+
 def test_a_study_in_a_database_outliving_its_folder_is_still_held_to_its_space(tmp_path):
     """The refusal of an edited space said "delete runs/<study>/ to start the study over"; with the study in a
     database outside the folder, that resumed the old trials under the edited space, whose winner held a value
@@ -113,13 +128,7 @@ def test_a_study_in_a_database_outliving_its_folder_is_still_held_to_its_space(t
     from autotune.study.resume_checks import SpaceChanged
     from autotune.study.storage import StorageError, check_one_folder
 
-    shipped = load_space("fsdp3d")
-    edited_file = tmp_path / "fsdp3d.yaml"
-    edited_file.write_text(shipped.text.replace("    low: 2.0\n    high: 6.0\n", "    low: 2.0\n    high: 5.0\n", 1))
-    assert edited_file.read_text() != shipped.text
-    edited = load_space(str(edited_file))
-    paths = StudyPaths(tmp_path / "runs", "fsdp3d")
-    url = f"sqlite:///{tmp_path / 'shared.db'}"  # as a PostgreSQL server's: not the folder's own file
+    shipped, edited, paths, url = _shipped_and_edited(tmp_path, "    high: 6.0\n", "    high: 5.0\n")
     check_one_folder(create_or_load(shipped, paths, url), paths)
     shutil.rmtree(paths.root)
     with pytest.raises(SpaceChanged) as refused:
@@ -142,13 +151,7 @@ def test_a_study_an_earlier_version_made_keeps_its_space_in_the_storage_once_joi
     from autotune.study.resume_checks import SpaceChanged
     from autotune.study.storage import StorageError, StudyInfo
 
-    shipped = load_space("fsdp3d")
-    edited_file = tmp_path / "fsdp3d.yaml"
-    edited_file.write_text(shipped.text.replace("  steps: 12\n", "  steps: 6\n", 1))
-    assert edited_file.read_text() != shipped.text
-    edited = load_space(str(edited_file))
-    paths = StudyPaths(tmp_path / "runs", "fsdp3d")
-    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    shipped, edited, paths, url = _shipped_and_edited(tmp_path, "  steps: 12\n", "  steps: 6\n")
     study = create_or_load(shipped, paths, url)
     study.set_user_attr("space_text", None)  # as an earlier version left it
     assert StudyInfo.of(create_or_load(shipped, paths, url)).space_text == shipped.text  # joined now: kept
