@@ -5,7 +5,7 @@ resumed study's readers showed the earlier decision as final while a worker re-d
 
     runs/<study>/.workers/<host>-<pid>   one per live `autotune run` of the study, locked by it for its life (the
                                          lock goes with the process, killed or not: a dead worker's file is stale)
-    runs/<study>/.stage                  what the worker holding `.finishing` runs now (`StudyPaths.finishing`)
+    runs/<study>/.stage                  what the worker holding `.finishing` runs now (`StudyPaths.stage_file`)
 """
 
 from __future__ import annotations
@@ -96,18 +96,20 @@ def set_stage(paths: StudyPaths, stage: str) -> None:
     """Said by the worker holding `.finishing` as it starts each stage after the sweep."""
     tmp = paths.root / f".stage.{os.getpid()}"
     tmp.write_text(stage + "\n")
-    tmp.replace(paths.root / ".stage")
+    tmp.replace(paths.stage_file)
 
 
-def stage_now(paths: StudyPaths) -> str | None:
-    """The stage after the sweep a worker runs right now (CONFIRMATION, ABLATION, EQUIVALENCE, QUALITY, or
-    STAGES_AFTER before it names one); None when no worker runs them."""
-    if paths.finishing_now() is None:
+def running_stage(paths: StudyPaths) -> tuple[str, str] | None:
+    """(who, what) of the worker running the stages after the sweep right now: "worker pid N on HOST" and the
+    stage (CONFIRMATION, ABLATION, EQUIVALENCE, QUALITY, or STAGES_AFTER before it names one); None when no worker
+    runs them. One look at the lock: callers that need both read them together."""
+    holder = paths.finishing_now()
+    if holder is None:
         return None
     try:
-        return (paths.root / ".stage").read_text().strip() or STAGES_AFTER
+        return holder, paths.stage_file.read_text().strip() or STAGES_AFTER
     except OSError:
-        return STAGES_AFTER
+        return holder, STAGES_AFTER
 
 
 def in_progress(paths: StudyPaths) -> str | None:
@@ -115,9 +117,9 @@ def in_progress(paths: StudyPaths) -> str | None:
     `closing_on_own_decision`)."""
     if _CLOSING.get():
         return None
-    holder = paths.finishing_now()
-    if holder is not None:
-        return f"study `{paths.name}` is still running: {holder} runs {stage_now(paths) or STAGES_AFTER}"
+    running = running_stage(paths)
+    if running is not None:
+        return f"study `{paths.name}` is still running: {running[0]} runs {running[1]}"
     others = live_workers(paths)
     if not others:
         return None

@@ -107,11 +107,11 @@ def unfinished_quality(paths: StudyPaths, space: Space) -> str | None:
 
     if space.quality is None or Quality.read(paths) is not None:
         return None
-    from autotune.study.live import QUALITY, STAGES_AFTER, stage_now
+    from autotune.study.live import QUALITY, STAGES_AFTER, running_stage
 
-    holder, stage = paths.finishing_now(), stage_now(paths)
-    if holder is not None and stage not in (None, STAGES_AFTER, QUALITY):  # a `--stage throughput` worker's too:
-        return (  # no quality stage promised (audit 34 F8)
+    holder, stage = running_stage(paths) or (None, None)
+    if holder is not None and stage not in (STAGES_AFTER, QUALITY):  # a `--stage throughput` worker's too: no
+        return (  # quality stage promised (audit 34 F8)
             f"{holder} runs {stage} (a stage after the sweep): the algorithm knobs are the baseline's, not judged "
             "yet; ask again when it finishes"
         )
@@ -233,12 +233,12 @@ def _before_quality(paths: StudyPaths) -> str | None:
     """Who runs the stages after the sweep, while they are before the quality stage (confirmation, the ablation,
     the equivalence check); None otherwise. A resumed study's `quality/` folder from its earlier run read as "in the
     quality stage", so a running ablation was said to be "cut short?" (audit 34 F5)."""
-    from autotune.study.live import QUALITY, STAGES_AFTER, stage_now
+    from autotune.study.live import QUALITY, STAGES_AFTER, running_stage
 
-    stage = stage_now(paths)
+    holder, stage = running_stage(paths) or (None, None)
     if stage is None or stage == QUALITY or (stage == STAGES_AFTER and quality_started(paths)):
         return None  # STAGES_AFTER: a worker of an older version, which names no stage: judged by the folder
-    return paths.finishing_now()
+    return holder
 
 
 def winner_caveat(study: optuna.Study, winner: Winner, paths: StudyPaths) -> str:

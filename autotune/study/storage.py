@@ -123,6 +123,11 @@ class StudyPaths:
         return self.root / "storage.txt"
 
     @property
+    def stage_file(self) -> Path:
+        """The stage after the sweep that the worker holding `.finishing` runs now (written by `live.set_stage`)."""
+        return self.root / ".stage"
+
+    @property
     def confirm_dir(self) -> Path:
         return self.root / "confirm"
 
@@ -163,7 +168,7 @@ class StudyPaths:
             f.write(f"worker pid {os.getpid()} on {socket.gethostname()}\n{doing}")
             f.flush()
             if doing == RUNS_STAGES:  # the stage an earlier holder was in (`live.set_stage`) is not this one's
-                (self.root / ".stage").unlink(missing_ok=True)
+                self.stage_file.unlink(missing_ok=True)
             try:
                 yield
             finally:
