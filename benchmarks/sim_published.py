@@ -89,9 +89,11 @@ the other run's generation within 5%: legacy_vllm_cross_check in the JSON).
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import json
 import math
+import shutil
 import statistics
 import subprocess
 import sys
@@ -231,6 +233,7 @@ def space_file(run: dict[str, Any], tp_choices: tuple[int, ...] = ()) -> Path:
     global SPACES
     if SPACES is None:
         SPACES = Path(tempfile.mkdtemp(prefix="sim-published-"))
+        atexit.register(shutil.rmtree, SPACES, ignore_errors=True)
     path = SPACES / f"{run['name']}.yaml"
     if not path.exists():
         path.write_text(space_text(run, tp_choices))
@@ -338,6 +341,7 @@ def head_model_errors(rev: str) -> list[float]:
     import tempfile
 
     pkg = Path(tempfile.mkdtemp(prefix="sim-head-")) / "_sim_head"
+    atexit.register(shutil.rmtree, pkg.parent, ignore_errors=True)
     pkg.mkdir()
     for name in ("__init__", "hardware", "nccl", "model", "terms", "workload"):
         text = subprocess.run(["git", "show", f"{rev}:autotune/sim/{name}.py"], cwd=ROOT, capture_output=True,
@@ -414,8 +418,6 @@ def predictions_at(rev: str, runs: list[dict[str, Any]], listed: str) -> dict[st
     and everything else as it is now (the space loader, verl's key types): today's packages copied into a temporary
     folder, `rev`'s autotune/sim/ from git over them, and this benchmark's spaces predicted there in a fresh process.
     `listed`: the name of this module's list that holds the runs. None without git history (an exported copy)."""
-    import shutil
-
     folder = Path(tempfile.mkdtemp(prefix=f"autotune-at-{rev}-"))
     archive = subprocess.run(["git", "archive", "--format=tar", rev, "autotune/sim"], cwd=ROOT, capture_output=True)
     if archive.returncode != 0:

@@ -25,8 +25,11 @@ USAGE = "usage: python -m trainer.spawn SOCKET WORLD [-m MODULE | SCRIPT] -- [ar
 
 
 def cold_argv(world: int, entry: list[str], args: list[str]) -> list[str]:
-    """The same run without a zygote: `python ENTRY args`, under `torchrun --standalone` for world > 1."""
-    launcher = ["-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={world}"] if world > 1 else []
+    """The same run without a zygote: `python ENTRY args`, under `torchrun --standalone` for world > 1. Its
+    `--log-dir` is /dev/null: torchrun otherwise leaves an empty `torchelastic_*` folder in the temporary folder per
+    run (hundreds a sweep); the ranks' output still comes on the console, and its failure report is the same."""
+    launcher = ["-m", "torch.distributed.run", "--standalone", "--log-dir=/dev/null", f"--nproc_per_node={world}"]
+    launcher = launcher if world > 1 else []
     return [sys.executable, *launcher, *entry, *args]
 
 

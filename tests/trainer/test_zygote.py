@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -22,8 +21,8 @@ STEPS = 3
 
 
 @pytest.fixture(scope="module")
-def zygote():
-    folder = Path(tempfile.mkdtemp(prefix="zyg-"))
+def zygote(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("zyg")
     path = folder / "s"
     proc = subprocess.Popen(
         [sys.executable, "-m", "trainer.zygote", str(path)], env=trainer_env(), cwd=ROOT, start_new_session=True
@@ -215,3 +214,18 @@ def test_a_cold_runs_rank_killed_by_a_signal_is_named_from_torchruns_report():
         "crash",
         "rank 1, step 4: ValueError" + own.split("ValueError", 1)[1].split("\n")[0],
     )
+
+
+def test_a_cold_run_leaves_nothing_in_the_temporary_folder(tmp_path):
+    """torchrun makes a `torchelastic_*` folder in the temporary folder per run and leaves it: a sweep of cold trials
+    left hundreds in /tmp. The cold command line, with a rank that fails, leaves none."""
+    from trainer.spawn import cold_argv
+
+    script = tmp_path / "r.py"
+    script.write_text("import os, sys\nsys.exit(3 if os.environ['RANK'] == '1' else 0)\n")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    done = subprocess.run(cold_argv(2, [str(script)], []), env=trainer_env({"TMPDIR": str(scratch)}, warm=False),
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode != 0 and "exitcode  : 3" in done.stderr, done.stderr[-2000:]
+    assert list(scratch.iterdir()) == []
