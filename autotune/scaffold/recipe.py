@@ -145,7 +145,7 @@ def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | No
     notes: list[str] = []
 
     if not cpu:  # the CPU plugin's rollout is a Hugging Face `generate` per rank: no TP, no offload
-        knobs.append(_rollout_tp(job, value, g, heads, heads_from))
+        knobs.append(_rollout_tp(job, value, g, world, heads, heads_from))
     fsdp = [
         ("forward_prefetch", "FSDP all-gathers the next block during this one: memory for speed"),
         ("reshard_after_forward", "false keeps gathered weights from forward to backward: memory for speed"),
@@ -248,17 +248,24 @@ def _critic_follows_actor(job: Job, value: Any) -> bool:
     )
 
 
-def _rollout_tp(job: Job, value: Any, g: int, heads: int | None, heads_from: str) -> Knob:
-    choices = [d for d in _divisors(g) if heads is None or heads % d == 0]
+def _rollout_tp(job: Job, value: Any, g: int, world: int, heads: int | None, heads_from: str) -> Knob:
+    """Choices dividing the GPUs of one node (a rollout kept in a node); a job's own TP that spans whole nodes
+    (TP 16 on 8-GPU nodes: verl places such a replica on TP / GPUs-per-node nodes) is kept as its baseline."""
+    fits_heads = [d for d in _divisors(g) if heads is None or heads % d == 0]
     tp = int(value(TP))
-    if tp not in choices:
+    spans_nodes = tp > g and tp % g == 0 and world % tp == 0 and (heads is None or heads % tp == 0)
+    if tp not in fits_heads and not spans_nodes:
         raise JobError(
-            f"{job.source}: `{TP}`={tp} must divide the {g} GPUs per node"
+            f"{job.at(TP)}: `{TP}`={tp} must divide the {g} GPUs per node"
             + (f" and the model's {heads} attention heads ({heads_from})" if heads else "")
-            + f"; choose one of {choices}"
+            + f", or be a multiple of {g} that divides the {world} GPUs (a rollout on whole nodes); "
+            + f"choose one of {fits_heads}"
         )
     why = f"divide the {g} GPUs per node (a rollout stays in a node)"
+    if spans_nodes:
+        why += f", or {tp}, the job's own, on {tp // g} whole nodes"
     why += f" and the {heads} attention heads ({heads_from})" if heads else f"; attention heads unknown: {heads_from}"
+    choices = fits_heads + ([tp] if spans_nodes else [])
     return Knob(TP, {"type": "categorical", "choices": choices}, tp, why)
 
 

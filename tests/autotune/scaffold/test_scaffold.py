@@ -158,6 +158,20 @@ def test_a_tp_that_cannot_divide_the_heads_is_refused(tmp_path: Path) -> None:
         recipe(job, Cluster(8), verl_tree()[1])
 
 
+def test_a_jobs_rollout_tp_on_whole_nodes_is_kept_and_one_across_part_of_a_node_refused_at_its_line(
+    tmp_path: Path,
+) -> None:
+    """verl's own 4-node 72B examples run rollout TP 16 on 8-GPU nodes (verl places the replica on 2 whole nodes);
+    init refused them (audit 36 F1). TP 12 on 8-GPU nodes spans part of a node: refused, at the script's line."""
+    text = EXAMPLE.format(model=model_dir(tmp_path, 48)).replace("trainer.nnodes=1", "trainer.nnodes=4")
+    job = read_job(text.replace("parallel_size=2", "parallel_size=16"), "run.sh")
+    [tp] = [k for k in recipe(job, Cluster(8, 4), verl_tree()[1]).knobs if k.name.endswith("parallel_size")]
+    assert tp.spec["choices"] == [1, 2, 4, 8, 16] and tp.baseline == 16 and "16, the job's own, on 2 whole" in tp.why
+    line = 1 + next(i for i, ln in enumerate(text.splitlines()) if "parallel_size=2" in ln)
+    with pytest.raises(JobError, match=rf"^run.sh:{line}: .*=12 must divide the 8 GPUs per node .*choose one of "):
+        recipe(read_job(text.replace("parallel_size=2", "parallel_size=12"), "run.sh"), Cluster(8, 4), verl_tree()[1])
+
+
 def test_the_cluster_flags_must_agree_with_the_job(tmp_path: Path) -> None:
     job = read_job(EXAMPLE.format(model="Qwen/Qwen2.5-7B-Instruct"), "run.sh")
     rec = recipe(job, Cluster(4), verl_tree()[1])
