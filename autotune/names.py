@@ -47,6 +47,18 @@ def env_value_problem(name: str, value: object) -> str | None:
     return None
 
 
+SECRET_NAME = re.compile(
+    r"(?:.*_)?(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|ACCESS_KEY|PRIVATE_KEY)(?:_.*)?", re.IGNORECASE
+)
+"""Environment variables that hold a secret (`WANDB_API_KEY`, `HF_TOKEN`, `AWS_SECRET_ACCESS_KEY`), by a part of
+the name between underscores (`TOKENIZERS_PARALLELISM`, `VLLM_MAX_NUM_BATCHED_TOKENS` are none): a space's `env:` is
+stored in the study, each trial's folder, the export and the report, which are made to be shared."""
+
+
+def is_secret(name: str) -> bool:
+    return SECRET_NAME.fullmatch(name) is not None
+
+
 def short_labels(keys: Iterable[str]) -> dict[str, str]:
     """Each dotted key's shortest tail (whole components) that no other key in `keys` shares: the
     rollout's and the reference's `log_prob_micro_batch_size_per_gpu` read `rollout.log_prob_...` and

@@ -24,6 +24,7 @@ from autotune.adapters.verl_config import (
     overrides,
     without_comment,
 )
+from autotune.names import is_secret
 from verl_keys.keys import suggest_key
 from verl_keys.yaml_lines import yaml_error
 
@@ -70,8 +71,25 @@ def read_job(text: str, source: str) -> Job:
     else:
         _other_entry(text, source)
         job = _from_yaml(text, source)
+    _secrets_left_out(job)
     check_keys(job)
     return job
+
+
+def _secrets_left_out(job: Job) -> None:
+    """A secret the job exports (`export WANDB_API_KEY=...`) stays out of the space's `env:` (audit 36 F11): the
+    space is stored in the study and each trial's folder, and its env goes into the export and the report. Trials
+    inherit the environment `autotune run` starts in: the secret is exported there."""
+    secrets = sorted(name for name in job.env if is_secret(name))
+    for name in secrets:
+        del job.env[name]
+    if secrets:
+        names = ", ".join(secrets)
+        job.notes.append(
+            f"{names}: a secret, left out of `env:` (the space is stored with the study and its trials, and its env "
+            f"goes into the export and the report): trials inherit the environment `autotune run` starts in, so "
+            f"export it there (`export {secrets[0]}=...`)"
+        )
 
 
 _POSITIONAL_DEFAULT = re.compile(r"\$\{(\d+):?-([^}]*)\}")

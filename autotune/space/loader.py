@@ -13,6 +13,7 @@ from typing import Any
 
 from autotune.adapters.base import DeviceKind, TrainerAdapter
 from autotune.extras import MissingPart
+from autotune.names import is_secret
 from autotune.space import knobs, sections
 from autotune.space.grid import sampler_problem
 from autotune.space.schema import ConfirmSettings, SamplerSettings, Space, TrialSettings
@@ -287,6 +288,12 @@ def _add_warnings(space: Space, adapter: TrainerAdapter, device: DeviceKind) -> 
         space.warnings.append(
             f"{space.path}: `trial.hang_timeout_s` {t.hang_timeout_s:g} is not below `trial.timeout_s` {t.timeout_s:g}: "
             "a trial that hangs is killed only at the timeout, as one that runs too long; set it below (default 60)"
+        )
+    for name in (n for n in space.env if is_secret(n)):
+        space.warnings.append(
+            f"{space.path}: `env.{name}` looks like a secret: the space is stored with the study and each trial, and "
+            f"its env goes into the export and the report; remove it and export it where `autotune run` starts "
+            f"(trials inherit that environment)"
         )
     for key in space.tuned_keys:
         active, why = adapter.knob_status(key, device, space.trial.world_size)

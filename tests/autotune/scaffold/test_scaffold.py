@@ -505,6 +505,22 @@ def test_hydra_settings_and_a_one_name_logger_and_the_scripts_arguments_are_read
         read_job("python3 -m verl.trainer.main_ppo ~trainer.logger trainer.nnodes=1", "job.sh")
 
 
+def test_a_secret_the_job_exports_stays_out_of_the_space_and_is_said(tmp_path: Path) -> None:
+    """`export WANDB_API_KEY=...` (verl's slurm examples write it) went into the space's `env:`, then into each
+    trial's folder, the study's storage, the export and the HTML report (audit 36 F11). A tokenizer setting whose
+    name holds `TOKEN` in another word stays."""
+    text = (
+        "export WANDB_API_KEY=0123abcd\nexport HF_TOKEN=hf_x\nexport TOKENIZERS_PARALLELISM=false\n"
+        + EXAMPLE.format(model=model_dir(tmp_path, 12))
+    )
+    job = read_job(text, "run.sh")
+    assert job.env == {"TOKENIZERS_PARALLELISM": "false", "VLLM_ATTENTION_BACKEND": "XFORMERS"}
+    [said] = [n for n in job.notes if "secret" in n]
+    assert said.startswith("HF_TOKEN, WANDB_API_KEY: a secret, left out of `env:`") and "export HF_TOKEN=" in said
+    written = render_space(job, Cluster(8), recipe(job, Cluster(8), verl_tree()[1]), "x")
+    assert "0123abcd" not in written and "hf_x" not in written and "TOKENIZERS_PARALLELISM" in written
+
+
 def test_an_export_that_extends_the_machines_value_is_left_out_of_env_with_why() -> None:
     """`export PYTHONPATH=$PYTHONPATH:/opt/x` became the literal `$PYTHONPATH:/opt/x` in every Ray worker (the
     path verl is imported from, gone), and `${LD_LIBRARY_PATH}:...` crashed `export --check` with a traceback."""

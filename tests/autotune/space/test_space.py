@@ -280,6 +280,20 @@ def test_a_searched_keys_base_value_is_the_baseline_where_the_baseline_gives_non
     assert space.baseline["data.train_batch_size"] == default
 
 
+def test_a_secret_in_a_spaces_env_is_warned_of_and_a_tokenizer_setting_is_not(tmp_path):
+    """A space's `env:` is stored with the study and each trial and goes into the export and the report (audit 36
+    F11): a secret written there by hand is warned of, with where to put it instead."""
+    path = tmp_path / "small.yaml"
+    path.write_text(
+        MINIMAL + "env:\n  HF_TOKEN: hf_abc\n  TOKENIZERS_PARALLELISM: 'false'\n  MAX_NUM_BATCHED_TOKENS: '8'\n"
+        "params:\n  actor_rollout_ref.actor.fsdp_config.reshard_after_forward: {type: bool}\n"
+    )
+    warned = [w for w in load_space(str(path)).warnings if "a secret" in w]
+    assert (
+        len(warned) == 1 and "`env.HF_TOKEN` looks like a secret" in warned[0] and "remove it and export" in warned[0]
+    )
+
+
 def test_a_when_that_can_hold_is_accepted(tmp_path):
     """The default of a key no param sets, a base value, and a param's own choice all satisfy a `when`."""
     path = tmp_path / "small.yaml"
