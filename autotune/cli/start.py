@@ -132,7 +132,7 @@ def init(
     text, source = _job_text(job)
     gpu = _known_gpu(gpu)
     try:
-        parsed = read_job(text, source)
+        parsed = read_job(text, source, nodes, gpus_per_node)
         g = gpus_per_node or _int_or_none(parsed.flat.get("trainer.n_gpus_per_node"))
         if g is None:
             raise JobError(f"{source}: the job does not set trainer.n_gpus_per_node: give --gpus-per-node N")

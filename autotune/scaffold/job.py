@@ -59,14 +59,16 @@ class Job:
         return f"{self.source}:{line}" if line else self.source
 
 
-def read_job(text: str, source: str) -> Job:
+def read_job(text: str, source: str, nodes: int | None = None, gpus_per_node: int | None = None) -> Job:
     """A job from a command line, a run script or a verl YAML (told apart by their text: a script runs verl
-    on a line that is not a comment; an exported YAML names the command in its header comment)."""
+    on a line that is not a comment; an exported YAML names the command in its header comment). `nodes` and
+    `gpus_per_node` (init's flags) fill a script's `trainer.nnodes=$SLURM_NNODES` (a variable the machine gives
+    when the job runs); where such a key's flag is None, the job is refused naming the flag."""
     _not_a_space(text, source)
     if any(ENTRY in without_comment(line) for line in text.splitlines()):
         from autotune.scaffold.script import from_script
 
-        job = from_script(text, source)
+        job = from_script(text, source, cluster={"trainer.nnodes": nodes, "trainer.n_gpus_per_node": gpus_per_node})
         job.notes.extend(_silent_readings(text, source))
     else:
         _other_entry(text, source)

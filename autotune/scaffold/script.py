@@ -288,7 +288,39 @@ def _substitute(value: str, variables: dict[str, str], unset: set[str]) -> str:
     return substitute(value, variables, unset, special={"HOME": _HOME})
 
 
-def from_script(text: str, source: str) -> Job:
+CLUSTER_FLAGS = {"trainer.nnodes": "--nodes", "trainer.n_gpus_per_node": "--gpus-per-node"}
+"""The cluster's keys and init's flags that give them."""
+
+_WHOLE_VARIABLE = re.compile(r"\$(\w+)|\$\{(\w+)\}")
+
+
+def _machine_value(word: str, cluster: dict[str, int | None], at: str, computed: set[str], notes: list[str]) -> str:
+    """`trainer.nnodes=$SLURM_NNODES`: a cluster key whose value is a variable the machine fills when the job runs
+    (the script does not set it, or sets it from a command), filled from init's flag, said; without the flag,
+    refused naming it (it was "verl expects a number ... write the value instead", audit 36 F2)."""
+    key, _, value = word.partition("=")
+    whole = _WHOLE_VARIABLE.fullmatch(value)
+    if key not in CLUSTER_FLAGS or whole is None:
+        return word
+    name, flag, given = whole.group(1) or whole.group(2), CLUSTER_FLAGS[key], cluster.get(key)
+    why = (
+        "set from a command (`$(...)`) the script runs, which init does not run"
+        if name in computed
+        else "not set in the script: the machine's environment gives it"
+    )
+    if given is None:
+        raise JobError(
+            f"{at}: `{word}`: `${name}` is known only when the job runs ({why}); init needs the number: pass "
+            f"`{flag} N` ({flag} N fills `{key}`; the script can keep `${name}`) and rerun init"
+        )
+    notes.append(f"{at}: `{word}` read as `{key}={given}`, from {flag} {given} (`${name}`: {why})")
+    return f"{key}={given}"
+
+
+def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None = None) -> Job:
+    """The job `text` (a run script or command line) runs. With `cluster` (init's flags, by the key each gives,
+    `CLUSTER_FLAGS`), a cluster key whose value is a variable known only when the job runs is filled from its
+    flag, or refused naming the flag when it is None; without it, left as written (named, as any unset variable)."""
     variables: dict[str, str] = {}
     env: dict[str, str] = {}
     unset: set[str] = set()
@@ -393,7 +425,8 @@ def from_script(text: str, source: str) -> Job:
                 f"{where(token)}: `{token} ...` runs a command (`$(...)`) for its value, which init does not run; write "
                 "the value in the command instead"
             )
-        words.append(_substitute(token, variables, unset))
+        word = _substitute(token, variables, unset)
+        words.append(word if cluster is None else _machine_value(word, cluster, where(token), computed, notes))
     # the variables the command's values still name (an export's own, such as `$PATH`, are said below)
     unset = {m.group(1) or m.group(2) for word in words for m in SHELL_VAR.finditer(word) if m.group(3) is None}
     _outer_refused(outer, unset, command, source, notes)

@@ -272,9 +272,9 @@ def test_shell_defaults_are_used_and_an_unset_variable_in_a_number_is_refused_wi
     assert job.flat == {"trainer.n_gpus_per_node": 4}
     with pytest.raises(
         JobError,
-        match=r"`trainer.nnodes`: verl expects a number, got '\$NODES' \(\$NODES: not set in the script; write the value instead\)",
-    ):
-        read_job("python3 -m verl.trainer.main_ppo trainer.nnodes=$NODES", "cmd")
+        match=r"`data.train_batch_size`: verl expects a number, got '\$TBS' \(\$TBS: not set in the script; write the value instead\)",
+    ):  # (a cluster key's, `trainer.nnodes=$NODES`, is init's `--nodes`: test_script_reading)
+        read_job("python3 -m verl.trainer.main_ppo data.train_batch_size=$TBS", "cmd")
 
 
 def test_a_hash_inside_a_word_is_no_comment_and_nested_defaults_are_filled_in() -> None:

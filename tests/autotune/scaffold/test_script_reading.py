@@ -214,3 +214,23 @@ def test_windows_line_ends_and_a_positional_default_taken_are_said() -> None:
     said = "eng.sh:1: `${1:-vllm}` takes its default `vllm`, as the script run without arguments does"
     assert any(n.startswith(said) for n in job.notes), job.notes
     assert not any("CRLF" in n or "takes its default" in n for n in read_job(COMMAND, "plain.sh").notes)
+
+
+def test_the_cluster_keys_a_scheduler_fills_are_filled_from_inits_flags_or_refused_naming_the_flag() -> None:
+    """verl's slurm example writes `trainer.nnodes=${SLURM_NNODES}`: refused as "verl expects a number ... write the
+    value instead" though `--nodes 2 --gpus-per-node 4` gave it (audit 36 F2)."""
+    script = "NNODES=${SLURM_JOB_NUM_NODES}\nnodes=$(scontrol show hostnames | wc -l)\n" + COMMAND.replace(
+        "trainer.n_gpus_per_node=8", "trainer.n_gpus_per_node=${SLURM_GPUS_PER_NODE}"
+    ).replace("trainer.nnodes=1", "trainer.nnodes=$NNODES")
+    job = read_job(script, "s.sh", nodes=2, gpus_per_node=4)
+    assert job.flat["trainer.nnodes"] == 2 and job.flat["trainer.n_gpus_per_node"] == 4
+    assert "s.sh:9: `trainer.n_gpus_per_node=${SLURM_GPUS_PER_NODE}` read as `trainer.n_gpus_per_node=4`, from " \
+        "--gpus-per-node 4 (`$SLURM_GPUS_PER_NODE`: not set in the script" in " ".join(job.notes)  # fmt: skip
+    assert job.unset == () and not any("left as written" in n for n in job.notes), job.notes
+    with pytest.raises(JobError, match=r"^s.sh:10: `trainer.nnodes=\$\{SLURM_JOB_NUM_NODES\}`: .* pass `--nodes N` "):
+        read_job(script, "s.sh", gpus_per_node=4)
+    computed = script.replace("trainer.nnodes=$NNODES", "trainer.nnodes=$nodes")
+    with pytest.raises(JobError, match=r"^s.sh:9: .* pass `--gpus-per-node N` \(--gpus-per-node N fills "):
+        read_job(computed, "s.sh", nodes=2)
+    assert "(`$nodes`: set from a command (`$(...)`)" in " ".join(read_job(computed, "s.sh", 2, 4).notes)
+    assert read_job(COMMAND, "plain.sh").flat["trainer.nnodes"] == 1  # a number the script writes is its own
