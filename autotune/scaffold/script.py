@@ -10,6 +10,7 @@ a list).
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from collections.abc import Callable
@@ -288,13 +289,42 @@ def _substitute(value: str, variables: dict[str, str], unset: set[str]) -> str:
     return substitute(value, variables, unset, special={"HOME": _HOME})
 
 
+def _filled_as_it_runs(tokens: list[str]) -> list[str]:
+    """The variables a statement fills when it runs: `read -ra ADDR <<<...`'s, `for node in ...`'s."""
+    words = list(itertools.dropwhile(_ASSIGN.match, tokens))  # `IFS=' ' read ...`
+    if words[:1] == ["for"] and len(words) > 1:
+        return [words[1]]
+    if words[:1] != ["read"]:
+        return []
+    ends = [i for i, t in enumerate(words) if t in _SHELL_END or t.startswith("<")]
+    return [t for t in words[1 : ends[0] if ends else None] if re.fullmatch(r"[A-Za-z_]\w*", t)]
+
+
+class _Known(NamedTuple):
+    """What the script does with the variables it leaves unknown to init."""
+
+    computed: set[str]
+    runtime: set[str]
+    arrays: dict[str, tuple[list[str], int]]
+
+    def why(self, name: str) -> str:
+        if name in self.computed:
+            return "set from a command (`$(...)`) the script runs, which init does not run"
+        if name in self.arrays:
+            return (f"an element of the bash array the script sets at line {self.arrays[name][1]}, which init reads "
+                    "only whole")  # fmt: skip
+        if name in self.runtime:
+            return "filled by the script as it runs, by `read` or a `for` loop, which init does not run"
+        return "not set in the script: the machine's environment gives it"
+
+
 CLUSTER_FLAGS = {"trainer.nnodes": "--nodes", "trainer.n_gpus_per_node": "--gpus-per-node"}
 """The cluster's keys and init's flags that give them."""
 
 _WHOLE_VARIABLE = re.compile(r"\$(\w+)|\$\{(\w+)\}")
 
 
-def _machine_value(word: str, cluster: dict[str, int | None], at: str, computed: set[str], notes: list[str]) -> str:
+def _machine_value(word: str, cluster: dict[str, int | None], at: str, known: _Known, notes: list[str]) -> str:
     """`trainer.nnodes=$SLURM_NNODES`: a cluster key whose value is a variable the machine fills when the job runs
     (the script does not set it, or sets it from a command), filled from init's flag, said; without the flag,
     refused naming it (it was "verl expects a number ... write the value instead", audit 36 F2)."""
@@ -303,11 +333,7 @@ def _machine_value(word: str, cluster: dict[str, int | None], at: str, computed:
     if key not in CLUSTER_FLAGS or whole is None:
         return word
     name, flag, given = whole.group(1) or whole.group(2), CLUSTER_FLAGS[key], cluster.get(key)
-    why = (
-        "set from a command (`$(...)`) the script runs, which init does not run"
-        if name in computed
-        else "not set in the script: the machine's environment gives it"
-    )
+    why = known.why(name)
     if given is None:
         raise JobError(
             f"{at}: `{word}`: `${name}` is known only when the job runs ({why}); init needs the number: pass "
@@ -327,6 +353,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
     notes: list[str] = []
     command_line: list[str] | None = None
     computed: set[str] = set()
+    runtime: set[str] = set()  # filled as the script runs: `read NAME`, `for NAME in`
     conditional: list[str] = []  # set inside an `if`, `case` or loop: read as if it ran
     depth = 0
     command: _Logical | None = None
@@ -360,6 +387,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
             continue
         if tokens[:1] == ["}"]:
             function = None
+        runtime.update(_filled_as_it_runs(tokens))
         if tokens[:1] and tokens[0] in ("if", "case", "for", "while", "until"):
             depth += 1
             blocks.append((tokens, logical.start))
@@ -395,6 +423,8 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
         env[name] = _substitute(value, variables, unset)
     if prefix[:1] == ["env"]:
         prefix.pop(0)
+    known = _Known(computed, runtime, arrays)
+    prefix = _launcher(prefix, variables, known, f"{source}:{command.start if command else 0}", notes)
     words = []
     rest = _joined_flags(command_line[at + 1 :])
     ends = [i for i, t in enumerate(rest) if t in _SHELL_END or t.startswith((">", "2>", "1>"))]
@@ -426,7 +456,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
                 "the value in the command instead"
             )
         word = _substitute(token, variables, unset)
-        words.append(word if cluster is None else _machine_value(word, cluster, where(token), computed, notes))
+        words.append(word if cluster is None else _machine_value(word, cluster, where(token), known, notes))
     # the variables the command's values still name (an export's own, such as `$PATH`, are said below)
     unset = {m.group(1) or m.group(2) for word in words for m in SHELL_VAR.finditer(word) if m.group(3) is None}
     _outer_refused(outer, unset, command, source, notes)
@@ -451,8 +481,11 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
         )
     for name in [n for n, v in env.items() if "$" in v]:  # `export PATH=$PATH:/x`: the machine's value, extended
         value = env.pop(name)
+        uses = sorted({m.group(1) for m in re.finditer(r"\$\{?(\w+)", value)} - {name})
         what = "extends the value the machine has" if re.search(rf"\$\{{?{name}\b", value) else (
             "takes a variable from the machine's environment (the script does not set it)")  # fmt: skip
+        if any(known.why(n) != known.why("") for n in uses):  # `${ADDR[0]}` of `read -ra ADDR`: not the machine's
+            what = "takes " + ", ".join(f"`${n}` ({known.why(n)})" for n in uses)
         notes.append(
             f"`{name}={value}` {what}, which a trial's environment (or the export's) cannot: left out of `env:`; set "
             "it on the machines the trials run on, or write the whole value"
@@ -462,6 +495,30 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
     flat, more_env = _parse_overrides(words, where, notes)
     env = {k: _home(v) for k, v in {**env, **more_env}.items()}
     return Job(flat, env, prefix, source, notes, tuple(sorted(unset)), _script_lines(text, flat))
+
+
+def _launcher(prefix: list[str], variables: dict[str, str], known: _Known, at: str, notes: list[str]) -> list[str]:
+    """The command's launcher (`srun ... apptainer run --bind $verl_workdir $image python3 -m ...`) with the script's
+    variables filled in, as in the overrides: trials run it as it is written, without a shell, so a `$NAME` left in
+    would reach them as text (audit 36 F8). One the script does not set, or sets from a command, is kept and said,
+    with the fix; so is `$HOME` (a trial's `~` is no home either, without a shell)."""
+    left: set[str] = set()
+    out = []
+    for word in prefix:
+        filled = substitute(word, variables, special={"HOME": _HOME}).replace(_HOME, "$HOME")
+        left |= {m.group(1) for m in re.finditer(r"\$\{?(\w+)", filled)}  # `${nodes_array[0]}` too
+        out.append(filled.replace(_TEXT_DOLLAR, "$"))
+    if left:
+        why = [f"`${name}` ({known.why(name)})" for name in sorted(left)]
+        python = next((i for i, w in enumerate(out) if re.search(r"(^|/)python[\d.]*$", w)), len(out) - 2)
+        drop = (
+            f", or drop `{' '.join(out[:python])}` from it (trials then run verl where autotune runs)" if python else ""
+        )
+        notes.append(
+            f"{at}: the launcher keeps {', '.join(why)}: trials run the space's `command:` as written, without a shell, "
+            f"so each would get the text itself: write the value in `command:`{drop}"
+        )
+    return out
 
 
 _OWN_CONFIG_PATHS = ("config", "config/", "./config", "./config/")

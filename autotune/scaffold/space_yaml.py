@@ -68,7 +68,12 @@ def _command_lines(command: list[str]) -> list[str]:
     if len(command) == 3 and _PLAIN_PYTHON.fullmatch(command[0]) and command[1:] == ["-m", ENTRY]:
         return [f"# command: left out (the job's `{' '.join(command)}`): trials run verl under the Python autotune runs "
                 "under, where init found it"]  # fmt: skip
-    return [f"command: {_flow(command)}"]
+    left = [word for word in command if re.search(r"\$\{?\w", word)]
+    said = (  # trials run it without a shell (audit 36 F8)
+        [f"# {', '.join(left)}: not known to init; trials run `command:` without a shell: write the value, or drop the "
+         "launcher's prefix"] if left else []
+    )  # fmt: skip
+    return [*said, f"command: {_flow(command)}"]
 
 
 def render_space(job: Job, cluster: Cluster, rec: Recipe, name: str, file: str | None = None) -> str:

@@ -234,3 +234,36 @@ def test_the_cluster_keys_a_scheduler_fills_are_filled_from_inits_flags_or_refus
         read_job(computed, "s.sh", nodes=2)
     assert "(`$nodes`: set from a command (`$(...)`)" in " ".join(read_job(computed, "s.sh", 2, 4).notes)
     assert read_job(COMMAND, "plain.sh").flat["trainer.nnodes"] == 1  # a number the script writes is its own
+
+
+def test_the_launchers_variables_are_filled_in_and_those_known_only_when_the_job_runs_are_said() -> None:
+    """verl's slurm example's `srun ... -w "$head_node" apptainer run --bind $verl_workdir ...` became the space's
+    `command:` as written, which trials run without a shell, without a word (audit 36 F8); `ADDR`, filled by the
+    script's `read -ra ADDR`, was called "a variable from the machine's environment" (F15)."""
+    from autotune.scaffold.space_yaml import _command_lines
+
+    script = (
+        "verl_workdir=/path/to/verl\nimage=$HOME/verl.sif\nhead_node=$(scontrol show hostnames | head -n1)\n"
+        "IFS=' ' read -ra ADDR <<<\"$ips\"\nexport ip_head=${ADDR[0]}:6379\n"
+        + COMMAND.replace(
+            "python3", 'PYTHONUNBUFFERED=1 srun -w "$head_node" apptainer run --bind $verl_workdir $image python3'
+        )  # fmt: skip
+    )
+    job = read_job(script, "s.sh")
+    launcher = ["srun", "-w", "$head_node", "apptainer", "run", "--bind", "/path/to/verl", "$HOME/verl.sif"]
+    assert job.command == [*launcher, "python3", "-m", "verl.trainer.main_ppo"]
+    assert job.env == {"PYTHONUNBUFFERED": "1"}
+    said = (
+        "s.sh:6: the launcher keeps `$HOME` (not set in the script: the machine's environment gives it), `$head_node` "
+        "(set from a command (`$(...)`) the script runs, which init does not run): trials run the space's `command:` "
+        f"as written, without a shell, so each would get the text itself: write the value in `command:`, or drop "
+        f"`{' '.join(launcher)}` from it"
+    )
+    assert any(n.startswith(said) for n in job.notes), job.notes
+    assert "`ip_head=${ADDR[0]}:6379` takes `$ADDR` (filled by the script as it runs, by `read` or a `for` loop" in (
+        " ".join(job.notes)
+    )
+    assert _command_lines(job.command)[0].startswith("# $head_node, $HOME/verl.sif: not known to init; trials run")
+    plain = read_job(COMMAND.replace("python3", "srun -w node1 python3"), "p.sh")
+    assert plain.command[:3] == ["srun", "-w", "node1"] and not any("launcher" in n for n in plain.notes)
+    assert _command_lines(plain.command)[0].startswith("command: ")
