@@ -48,10 +48,18 @@ def _logical_lines(text: str, source: str) -> list[_Logical]:
     its line whatever came before (a `\\` before it, or a comment line inside the continuation, does not carry the
     command on past it: what follows is another command)."""
     out: list[_Logical] = []
-    current, start = "", 0
+    current, start, opened, heredoc = "", 0, 0, ""
     for n, raw in enumerate(text.splitlines(), 1):
+        if heredoc:  # a here-document's text, up to its delimiter: not commands (its `'` opens no quote)
+            heredoc = "" if raw.removesuffix("\r").strip() == heredoc else heredoc
+            continue
         joined = current + raw.removesuffix("\r")
         kept = without_comment(joined)  # before `;` splits it: `x=1  # a; b=2` sets x only
+        if quote := _open_quote(kept):  # `ACTOR_CONFIG="` on its own line: the string goes on (audit 36 F7)
+            opened = opened if current and _open_quote(current) else n
+            escaped = (len(kept) - len(kept.rstrip("\\"))) % 2 and quote == '"'  # `\` ends a line in "...": joined
+            current, start = (kept[:-1] if escaped else kept + "\n"), start or n
+            continue
         trailing = len(kept.rstrip()) - len(kept.rstrip().rstrip("\\"))
         if trailing % 2 and kept.rstrip() != kept:  # `value \  # note`: `\ ` is an escaped space, not a continuation
             raise JobError(
@@ -65,10 +73,30 @@ def _logical_lines(text: str, source: str) -> list[_Logical]:
             continue
         if kept.strip():
             out.append(_Logical(start or n, n, kept.strip(), n if kept != joined else None))
+        if here := _HEREDOC.search(kept):
+            heredoc = here.group(2)
         current, start = "", 0
+    if quote := _open_quote(current):
+        raise JobError(
+            f"{source}:{opened}: the `{quote}` opened on this line is not closed by the end of the file: bash refuses "
+            f"the script (`bash -n {source}` says so); close the quote and rerun init"
+        )
     if current.strip():
         out.append(_Logical(start, start, current.strip(), None))
     return out
+
+
+_HEREDOC = re.compile(r"(?<!<)<<-?(?!<)\s*(['\"]?)([A-Za-z_]\w*)\1")
+"""A here-document's start, `cat <<EOF`, `<<-'END'` (not a here-string, `<<<`): its delimiter."""
+
+
+def _open_quote(text: str) -> str:
+    """The quote (`'` or `"`) still open at the end of `text`, as bash reads it; "" when none is."""
+    quote = ""
+    for _, ch, where in shell_chars(text):
+        if where == "syntax" and ch in "'\"":
+            quote = "" if quote else ch
+    return quote
 
 
 _FUNCTION = re.compile(r"(?:function\s+([A-Za-z_][\w-]*)\s*(?:\(\s*\))?|([A-Za-z_][\w-]*)\s*\(\s*\))\s*\{?\s*")
@@ -186,6 +214,37 @@ def _text_dollars(line: str) -> str:
         else:
             out.append(_TEXT_DOLLAR if ch == "$" and where == "'" else ch)
     return "".join(out)
+
+
+_SPLIT = "\x01"
+"""Stands for the `$` of an unquoted word that is one variable (`$ACTOR_CONFIG`), which bash splits into words."""
+
+_BARE = re.compile(r"\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*\})(?=\s|$)")
+
+
+def _bare_expansions(line: str) -> str:
+    """The line with the `$` of each unquoted word that is one variable as `_SPLIT`."""
+    free = {i for i, _ in unquoted(line)}
+    out = list(line)
+    for m in _BARE.finditer(line):
+        i = m.start()
+        if i in free and (i == 0 or (line[i - 1].isspace() and i - 1 in free)):
+            out[i] = _SPLIT
+    return "".join(out)
+
+
+def _split(token: str, variables: dict[str, str], split: list[str], set_at: dict[str, int]) -> list[str]:
+    """The command's word, or the words of the variable it is when unquoted (`$ACTOR_CONFIG` holding several
+    overrides: bash splits its value at spaces and line ends, verl's `run_qwen30b_gspo.sh` style; it was one word,
+    which hydra cannot read, audit 36 F7); a variable the script does not set stays as written."""
+    if not token.startswith(_SPLIT):
+        return [token]
+    name = token[1:].strip("{}")
+    if name not in variables:
+        return ["$" + token[1:]]
+    words = _substitute("$" + token[1:], variables, set()).split()
+    split.append(f"`${token[1:]}` (set at line {set_at.get(name, '?')}, {len(words)} words)")
+    return words
 
 
 def _tokens(line: str, source: str) -> list[str]:
@@ -354,6 +413,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
     command_line: list[str] | None = None
     computed: set[str] = set()
     runtime: set[str] = set()  # filled as the script runs: `read NAME`, `for NAME in`
+    set_at: dict[str, int] = {}  # the line of each variable's (last) assignment
     conditional: list[str] = []  # set inside an `if`, `case` or loop: read as if it ran
     depth = 0
     command: _Logical | None = None
@@ -377,7 +437,14 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
         if ENTRY in line and any(t.endswith(ENTRY) or t == ENTRY for t in tokens):
             if command_line is not None:
                 raise JobError(f"{source}: runs {ENTRY} twice; give one job (one command)")
-            command_line, command = tokens, logical
+            tokens = _tokens(_arithmetic(_bare_expansions(line), variables, source, True), f"{source}:{logical.start}")
+            split: list[str] = []
+            command_line = [w for t in tokens for w in _split(t, variables, split, set_at)]
+            command = logical
+            if split:
+                notes.append(
+                    f"unquoted variables the command hands on, split into words as bash does: {', '.join(split)}"
+                )
             outer = Outer([b for b in blocks if b[0][0] in ("for", "while", "until")], function, [])
             continue
         if command is not None:  # the job runs with the variables as they are at its command, not later ones
@@ -411,6 +478,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
                 computed.add(name)
                 continue
             computed.discard(name)
+            set_at[name] = logical.start
             variables[name] = _substitute(value, variables, unset)
             if exported:
                 env[name] = variables[name]

@@ -179,7 +179,7 @@ def test_a_lora_job_on_a_machine_without_vllm_or_sglang_is_not_blamed_on_the_scr
         ("trainer.experiment_name=run}", r"^run.sh:3: hydra cannot read `trainer.experiment_name=run}`"),
         ("actor_rollout_ref.model.path=~/models/x", r"^run.sh:3: hydra cannot read .*; write `\$HOME` for `~`"),
         ("actor_rollout_ref.actor.optim.lr=fast", r"^run.sh:3: `actor_rollout_ref.actor.optim.lr`: verl expects a number"),
-        ("trainer.project_name='open", r"^run.sh:1: cannot read `python3 -m"),
+        ("trainer.project_name='open", r"^run.sh:3: the `'` opened on this line is not closed by the end of the file"),
         ("data.train_batch_size=8,16", r"^run.sh:3: `data.train_batch_size=8,16` is a hydra sweep"),
     ],
 )  # fmt: skip
@@ -247,7 +247,7 @@ def test_the_launchers_variables_are_filled_in_and_those_known_only_when_the_job
         "IFS=' ' read -ra ADDR <<<\"$ips\"\nexport ip_head=${ADDR[0]}:6379\n"
         + COMMAND.replace(
             "python3", 'PYTHONUNBUFFERED=1 srun -w "$head_node" apptainer run --bind $verl_workdir $image python3'
-        )  # fmt: skip
+        )
     )
     job = read_job(script, "s.sh")
     launcher = ["srun", "-w", "$head_node", "apptainer", "run", "--bind", "/path/to/verl", "$HOME/verl.sif"]
@@ -267,3 +267,29 @@ def test_the_launchers_variables_are_filled_in_and_those_known_only_when_the_job
     plain = read_job(COMMAND.replace("python3", "srun -w node1 python3"), "p.sh")
     assert plain.command[:3] == ["srun", "-w", "node1"] and not any("launcher" in n for n in plain.notes)
     assert _command_lines(plain.command)[0].startswith("command: ")
+
+
+def test_a_multi_line_string_of_overrides_is_read_across_its_lines_and_an_unquoted_variable_split_into_words() -> None:
+    """verl's `run_qwen30b_gspo.sh` writes `ACTOR_CONFIG="` then one override a line, and hands `$ACTOR_CONFIG` on
+    unquoted: refused as "No closing quotation (an unclosed quote?)", and a one-line string of overrides as "hydra
+    cannot read `trainer.n_gpus_per_node=8 trainer.nnodes=2`" (audit 36 F7)."""
+    script = (
+        'N=8\nEMPTY=""\nCLUSTER="\n    trainer.n_gpus_per_node=$N \\\n    trainer.nnodes=1"\n'  # lines 1-5
+        "LOGGING='trainer.project_name=p\n  trainer.experiment_name=e'\n"  # lines 6-7: a line end splits too
+        + COMMAND.replace("    trainer.n_gpus_per_node=8 \\\n    trainer.nnodes=1", "    $CLUSTER ${LOGGING} $EMPTY")
+    )
+    job = read_job(script, "m.sh")
+    assert job.flat["trainer.n_gpus_per_node"] == 8 and job.flat["trainer.nnodes"] == 1
+    assert job.flat["trainer.project_name"] == "p" and job.flat["trainer.experiment_name"] == "e"
+    assert job.lines["trainer.nnodes"] == 5 and job.lines["trainer.experiment_name"] == 7
+    said = "split into words as bash does: `$CLUSTER` (set at line 3, 2 words), `${LOGGING}` (set at line 6, 2 words)"
+    assert any(said in n for n in job.notes), job.notes
+    quoted = script.replace("$CLUSTER ${LOGGING}", '"$CLUSTER"')  # one word, as bash passes it
+    with pytest.raises(JobError, match=r"hydra cannot read `\s+trainer.n_gpus_per_node=8     trainer.nnodes=1`"):
+        read_job(quoted, "m.sh")
+    with pytest.raises(JobError, match=r"^u.sh:2: the `\"` opened on this line is not closed by the end of the file"):
+        read_job('N=8\nX="a\nb\n' + COMMAND, "u.sh")
+    heredoc = (
+        "cat > notes.txt <<-'EOF'\n\tdon't tune the lr\n\tEOF\nread -ra A <<<\"$x\"\n" + COMMAND
+    )  # no quote opened
+    assert read_job(heredoc, "h.sh").flat == read_job(COMMAND, "c.sh").flat
