@@ -193,7 +193,8 @@ def _job_text(job: str) -> tuple[str, str]:
     if not path.is_file():
         err.print(f"[red]{job}: no such file; give your run script, a file with the command line, or a verl YAML[/]")
         raise typer.Exit(2)
-    return path.read_text(), str(path)
+    with path.open(newline="") as file:  # line ends as written: a CRLF script is said (audit 36 F9)
+        return file.read(), str(path)
 
 
 def _int_or_none(value: object) -> int | None:

@@ -105,7 +105,7 @@ def _silent_readings(text: str, source: str) -> list[str]:
         notes.append(
             f"{source} has Windows (CRLF) line ends: bash runs it with a stray carriage return in every line (the "
             f"command gets none of its overrides); init read it as if they were plain ones: convert it "
-            f"(`sed -i 's/\\r$//' {source}`) before running it"
+            f"(`sed -i 's/\\r$//' {'FILE' if source == '<stdin>' else source}`) before running it"
         )
     for n, line in enumerate(text.splitlines(), 1):
         for m in _POSITIONAL_DEFAULT.finditer(without_comment(line)):

@@ -293,3 +293,20 @@ def test_a_multi_line_string_of_overrides_is_read_across_its_lines_and_an_unquot
         "cat > notes.txt <<-'EOF'\n\tdon't tune the lr\n\tEOF\nread -ra A <<<\"$x\"\n" + COMMAND
     )  # no quote opened
     assert read_job(heredoc, "h.sh").flat == read_job(COMMAND, "c.sh").flat
+
+
+def test_a_crlf_script_given_as_a_file_is_said_and_read_as_the_same_job(tmp_path: Path) -> None:
+    """The CRLF note fired on stdin only: the file was read with universal newlines, its `\\r\\n` gone (audit 36 F9)."""
+    from autotune.cli.start import _job_text
+
+    script, dumped = tmp_path / "win.sh", tmp_path / "win.yaml"
+    script.write_bytes(COMMAND.replace("\n", "\r\n").encode())
+    dumped.write_bytes(b"trainer:\r\n  nnodes: 1\r\n  n_gpus_per_node: 8\r\n")
+    job = read_job(*_job_text(str(script)))
+    assert job.flat == read_job(COMMAND, "c.sh").flat
+    assert any(
+        n.startswith(f"{script} has Windows (CRLF) line ends") and f"s/\\r$//' {script}`" in n for n in job.notes
+    )
+    assert read_job(*_job_text(str(dumped))).flat == {"trainer.nnodes": 1, "trainer.n_gpus_per_node": 8}
+    piped = read_job(COMMAND.replace("\n", "\r\n"), "<stdin>").notes  # the `sed` names no file called <stdin>
+    assert any("(`sed -i 's/\\r$//' FILE`)" in n for n in piped), piped
