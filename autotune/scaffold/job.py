@@ -72,6 +72,7 @@ def read_job(text: str, source: str, nodes: int | None = None, gpus_per_node: in
         job.notes.extend(_silent_readings(text, source))
     else:
         _other_entry(text, source)
+        _sourced(text, source)
         job = _from_yaml(text, source)
     _secrets_left_out(job)
     check_keys(job)
@@ -156,6 +157,22 @@ def _other_entry(text: str, source: str) -> None:
             f"{source}:{line}: runs `{module}`{more}, not `{ENTRY}`; autotune init reads `python3 -m {ENTRY} "
             "key=value ...` jobs only (verl's PPO trainer), so this job cannot be tuned by init as it stands"
         )
+
+
+_SOURCE = re.compile(r"^\s*(?:source|\.)\s+(\S+)")
+"""A script's `source ./run_common.sh` (or `. ./run_common.sh`) line: the file it reads."""
+
+
+def _sourced(text: str, source: str) -> None:
+    """Refused, at its line, when a script without the command sources another file (an sbatch header, then
+    `source ./run_common.sh`): it was read as YAML, "a verl config is a YAML mapping" (audit 36 F13)."""
+    for n, line in enumerate(text.splitlines(), 1):
+        if m := _SOURCE.match(without_comment(line)):
+            raise JobError(
+                f"{source}:{n}: sources `{m.group(1)}`, which init does not follow, and runs no `python3 -m {ENTRY}` "
+                f"command itself: give init the file that runs it (`{m.group(1)}`, relative to where the job runs), "
+                "and rerun init"
+            )
 
 
 def _not_a_space(text: str, source: str) -> None:

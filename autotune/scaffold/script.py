@@ -247,6 +247,14 @@ def _split(token: str, variables: dict[str, str], split: list[str], set_at: dict
     return words
 
 
+def _wrapped(tokens: list[str], line: int) -> tuple[int, str, str] | None:
+    """`srun bash -c 'python3 -m verl.trainer.main_ppo ...'`: its line, the shell, the string (audit 36 F12)."""
+    for i in range(1, len(tokens) - 1):
+        if tokens[i] == "-c" and re.search(r"(^|/)(ba|z|da)?sh$", tokens[i - 1]) and ENTRY in tokens[i + 1]:
+            return line, tokens[i - 1], tokens[i + 1]
+    return None
+
+
 def _tokens(line: str, source: str) -> list[str]:
     try:
         return shlex.split(line)
@@ -414,6 +422,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
     computed: set[str] = set()
     runtime: set[str] = set()  # filled as the script runs: `read NAME`, `for NAME in`
     set_at: dict[str, int] = {}  # the line of each variable's (last) assignment
+    wrapped: tuple[int, str, str] | None = None  # a `bash -c '...main_ppo...'`: its line, shell, string
     conditional: list[str] = []  # set inside an `if`, `case` or loop: read as if it ran
     depth = 0
     command: _Logical | None = None
@@ -434,6 +443,8 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
         tokens = _tokens(_arithmetic(line, variables, source, strict=ENTRY in line), f"{source}:{logical.start}")
         if tokens[:1] and tokens[0] in ("then", "else", "do"):
             tokens = tokens[1:]  # `do python3 -m ...`: the command after the keyword
+        if ENTRY in line and wrapped is None:
+            wrapped = _wrapped(tokens, logical.start)
         if ENTRY in line and any(t.endswith(ENTRY) or t == ENTRY for t in tokens):
             if command_line is not None:
                 raise JobError(f"{source}: runs {ENTRY} twice; give one job (one command)")
@@ -482,6 +493,15 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
             variables[name] = _substitute(value, variables, unset)
             if exported:
                 env[name] = variables[name]
+    if command_line is None and wrapped is not None:
+        at_line, shell, inner = wrapped
+        said = " ".join(inner.replace("\\\n", " ").split()).replace(_TEXT_DOLLAR, "$")
+        said = said[m.start() :] if (m := re.search(rf"\S*python\S*\s+-m\s+{re.escape(ENTRY)}", said)) else said
+        raise JobError(
+            f"{source}:{at_line}: the `python3 -m {ENTRY}` command is inside a `{shell} -c` string, which init does not "
+            f"read (another shell runs it): give init the command the string holds, `{said[:100]}{' ...' * (len(said) > 100)}`, "
+            "in a file of its own (its variables set before it), and rerun init"
+        )
     if command_line is None:
         raise JobError(f"{source}: no `python3 -m {ENTRY} key=value ...` command found")
     at = next(i for i, t in enumerate(command_line) if t == ENTRY or t.endswith(ENTRY))

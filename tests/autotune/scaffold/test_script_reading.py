@@ -310,3 +310,18 @@ def test_a_crlf_script_given_as_a_file_is_said_and_read_as_the_same_job(tmp_path
     assert read_job(*_job_text(str(dumped))).flat == {"trainer.nnodes": 1, "trainer.n_gpus_per_node": 8}
     piped = read_job(COMMAND.replace("\n", "\r\n"), "<stdin>").notes  # the `sed` names no file called <stdin>
     assert any("(`sed -i 's/\\r$//' FILE`)" in n for n in piped), piped
+
+
+def test_a_command_inside_a_bash_c_string_and_a_sourced_file_are_named_with_the_file_to_give() -> None:
+    """`srun bash -c 'python3 -m verl.trainer.main_ppo ...'` got "no `python3 -m ...` command found", and an sbatch
+    header sourcing the script that runs the job "a verl config is a YAML mapping" (audit 36 F12, F13)."""
+    wrapped = "set -x\nsrun --nodes=1 /bin/bash -c 'cd /verl && " + COMMAND.rstrip() + "'\n"
+    with pytest.raises(JobError, match=r"^c.sh:2: the `python3 -m verl.trainer.main_ppo` command is inside a "
+                       r"`/bin/bash -c` string, .* `python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo "
+                       r"data.train_batch_size=64 actor_rollout ...`, in a file of its own"):  # fmt: skip
+        read_job(wrapped, "c.sh")
+    sbatch = "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:8\n\nsource ./run_common.sh  # the job\n"
+    with pytest.raises(JobError, match=r"^s.sh:5: sources `./run_common.sh`, which init does not follow, and runs no "):
+        read_job(sbatch, "s.sh")
+    with pytest.raises(JobError, match=r"^d.sh:2: sources `common.sh`"):
+        read_job("#SBATCH -N 2\n. common.sh\n", "d.sh")
