@@ -447,7 +447,10 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
             wrapped = _wrapped(tokens, logical.start)
         if ENTRY in line and any(t.endswith(ENTRY) or t == ENTRY for t in tokens):
             if command_line is not None:
-                raise JobError(f"{source}: runs {ENTRY} twice; give one job (one command)")
+                raise JobError(
+                    f"{source}:{logical.start}: runs {ENTRY} a second time (first at line {command.start if command else 0}"
+                    "); init tunes one job: give it a script (or file) with the one command to tune"
+                )
             tokens = _tokens(_arithmetic(_bare_expansions(line), variables, source, True), f"{source}:{logical.start}")
             split: list[str] = []
             command_line = [w for t in tokens for w in _split(t, variables, split, set_at)]

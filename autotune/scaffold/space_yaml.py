@@ -47,7 +47,7 @@ def _base(job: Job, cluster: Cluster, rec: Recipe) -> dict[str, Any]:
             base[key] = want
         elif int(have) != want:
             flag = "--gpus-per-node" if key.endswith("per_node") else "--nodes"
-            raise JobError(f"{job.source}: the job sets `{key}`={have} but {flag} says {want}; make them agree")
+            raise JobError(f"{job.at(key)}: the job sets `{key}`={have} but {flag} says {want}; make them agree")
     return base
 
 

@@ -175,7 +175,9 @@ def test_a_jobs_rollout_tp_on_whole_nodes_is_kept_and_one_across_part_of_a_node_
 def test_the_cluster_flags_must_agree_with_the_job(tmp_path: Path) -> None:
     job = read_job(EXAMPLE.format(model="Qwen/Qwen2.5-7B-Instruct"), "run.sh")
     rec = recipe(job, Cluster(4), verl_tree()[1])
-    with pytest.raises(JobError, match=r"sets `trainer.n_gpus_per_node`=8 but --gpus-per-node says 4; make them agree"):
+    with pytest.raises(
+        JobError, match=r"^run.sh:32: the job sets `trainer.n_gpus_per_node`=8 but --gpus-per-node says 4"
+    ):
         render_space(job, Cluster(4), rec, "x")
 
 

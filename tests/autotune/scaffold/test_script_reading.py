@@ -325,3 +325,9 @@ def test_a_command_inside_a_bash_c_string_and_a_sourced_file_are_named_with_the_
         read_job(sbatch, "s.sh")
     with pytest.raises(JobError, match=r"^d.sh:2: sources `common.sh`"):
         read_job("#SBATCH -N 2\n. common.sh\n", "d.sh")
+
+
+def test_a_script_running_main_ppo_twice_is_refused_naming_both_lines() -> None:
+    """ "runs verl.trainer.main_ppo twice" named neither line: which one to keep? (audit 36 F14)"""
+    with pytest.raises(JobError, match=r"^two.sh:11: runs verl.trainer.main_ppo a second time \(first at line 2\)"):
+        read_job("set -x\n" + COMMAND + "\n" + COMMAND, "two.sh")
