@@ -243,7 +243,8 @@ def _split(token: str, variables: dict[str, str], split: list[str], set_at: dict
     if name not in variables:
         return ["$" + token[1:]]
     words = _substitute("$" + token[1:], variables, set()).split()
-    split.append(f"`${token[1:]}` (set at line {set_at.get(name, '?')}, {len(words)} words)")
+    if len(words) != 1:  # one word: as written
+        split.append(f"`${token[1:]}` (set at line {set_at.get(name, '?')}, {len(words)} words)")
     return words
 
 

@@ -253,6 +253,7 @@ def test_the_launchers_variables_are_filled_in_and_those_known_only_when_the_job
     launcher = ["srun", "-w", "$head_node", "apptainer", "run", "--bind", "/path/to/verl", "$HOME/verl.sif"]
     assert job.command == [*launcher, "python3", "-m", "verl.trainer.main_ppo"]
     assert job.env == {"PYTHONUNBUFFERED": "1"}
+    assert not any("split into words" in n for n in job.notes), job.notes  # `$verl_workdir`: one word, as written
     said = (
         "s.sh:6: the launcher keeps `$HOME` (not set in the script: the machine's environment gives it), `$head_node` "
         "(set from a command (`$(...)`) the script runs, which init does not run): trials run the space's `command:` "
