@@ -323,7 +323,9 @@ def run(
 
     # held while the stages run (not while this worker writes its own report and export at the end): `best`,
     # `export` and the report, its own refreshed ones too, say the study is still running
-    with working(paths):
+    plan = {"stage": stage, "trials": n_trials, "top_k": options.top_k, "confirm": options.confirm,
+            "ablate": options.ablate, "fidelity": ",".join(levels)}  # fmt: skip
+    with working(paths, plan):
         started = datetime.datetime.now()
         from autotune.sweep.backends.base import RayUnreachable
 
@@ -358,7 +360,7 @@ def run(
         # a worker that ran the stages itself closes on its decision; one that ran none (--confirm 0 --stage
         # throughput) beside another's confirmation says that it runs (its summary's x2.35 became x1.70; 34 F6)
         decided_here = not simulated and (confirms or quality_ran)
-        with closing_on_own_decision() if decided_here else contextlib.nullcontext():
+        with closing_on_own_decision(plan) if decided_here else contextlib.nullcontext():
             _after_sweep(paths, storage, parsed, reports, progress, logger, export_to)
     if quality_ran:
         _exit_if_undecided(paths)

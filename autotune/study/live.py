@@ -13,9 +13,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import fcntl
+import json
 import os
 import socket
 from collections.abc import Iterator
+from typing import Any
 
 from autotune.study.storage import StudyPaths
 
@@ -28,20 +30,42 @@ STAGES_AFTER = "the stages after the sweep"
 AS_IT_STANDS = "what follows is the study as it stands now, not its decision; ask again when it finishes"
 
 
-_CLOSING = contextvars.ContextVar("closing_on_own_decision", default=False)
+FLAGS = {
+    "stage": "--stage",
+    "trials": "--trials",
+    "top_k": "--top-k",
+    "confirm": "--confirm",
+    "ablate": "--ablate",
+    "fidelity": "--fidelity",
+}
+"""A worker's plan (written in its `.workers/` file): the flags that decide what its stages measure and keep."""
+
+_CLOSING: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
+    "closing_on_own_decision", default=None
+)
 
 
 @contextlib.contextmanager
-def closing_on_own_decision() -> Iterator[None]:
+def closing_on_own_decision(plan: dict[str, Any]) -> Iterator[None]:
     """A worker that has just run the stages after the sweep writes its report, export and wandb summary on its own
-    decision: another worker alive then (waiting for the stages, then keeping what this one measured: it waited for
-    their trials) read as "still running", and the closing export was NOT FINAL, exit 1. Readers inside see no
-    other worker (`in_progress`, `live_workers`)."""
-    token = _CLOSING.set(True)
+    decision: another worker alive then with the same plan (waiting for the stages, then keeping what this one
+    measured) read as "still running", and the closing export was NOT FINAL, exit 1. Readers inside see only the
+    workers started with other flags (`in_progress`, `live_workers`): one with another --top-k, --ablate or a larger
+    --trials decides again, and both closing exports were final, exit 0, shipping different values (audit 35 F1)."""
+    token = _CLOSING.set(plan)
     try:
         yield
     finally:
         _CLOSING.reset(token)
+
+
+def _differs(mine: dict[str, Any], theirs: dict[str, Any] | None) -> str:
+    """How another worker's plan differs from this one's, as its flags ("" when the same); an unreadable plan (an
+    older worker's, or one starting) differs."""
+    if theirs is None:
+        return "with flags it does not say"
+    flags = " ".join(f"{flag} {theirs.get(key)}" for key, flag in FLAGS.items() if theirs.get(key) != mine.get(key))
+    return f"with {flags}" if flags else ""
 
 
 def _me() -> str:
@@ -49,9 +73,9 @@ def _me() -> str:
 
 
 @contextlib.contextmanager
-def working(paths: StudyPaths) -> Iterator[None]:
+def working(paths: StudyPaths, plan: dict[str, Any] | None = None) -> Iterator[None]:
     """Held by an `autotune run` worker for its whole life on the study (`live_workers` sees it from any process
-    that sees the runs folder)."""
+    that sees the runs folder); its file holds its `plan` (JSON: the FLAGS' values)."""
     folder = paths.root / ".workers"
     path = folder / _me()
     with paths.lock():  # made and locked at once, and killed workers' files removed, with no other worker between
@@ -62,6 +86,8 @@ def working(paths: StudyPaths) -> Iterator[None]:
                 stale.unlink()
         f = path.open("w")
         fcntl.flock(f, fcntl.LOCK_EX)
+        f.write(json.dumps(plan or {}, sort_keys=True))
+        f.flush()
     try:
         yield
     finally:
@@ -71,9 +97,11 @@ def working(paths: StudyPaths) -> Iterator[None]:
 
 def live_workers(paths: StudyPaths) -> list[str]:
     """Each live `autotune run` of the study, as "worker pid N on HOST" (this process among them while it holds
-    `working`: its own refreshed report says the study runs)."""
+    `working`: its own refreshed report says the study runs); inside `closing_on_own_decision`, only those started
+    with other flags, said ("worker pid N on HOST (started with --top-k 3)")."""
     folder = paths.root / ".workers"
-    if _CLOSING.get() or not folder.is_dir():
+    closing = _CLOSING.get()
+    if not folder.is_dir():
         return []
     out = []
     for path in sorted(folder.iterdir()):
@@ -86,10 +114,20 @@ def live_workers(paths: StudyPaths) -> list[str]:
                 fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
             except BlockingIOError:  # its worker holds it: alive
                 host, _, pid = path.name.rpartition("-")
-                out.append(f"worker pid {pid} on {host}")
+                other = "" if closing is None else _differs(closing, _plan(f.read()))
+                if closing is None or other:
+                    out.append(f"worker pid {pid} on {host}" + (f" (started {other})" if other else ""))
                 continue
             fcntl.flock(f, fcntl.LOCK_UN)  # a killed worker's, left behind: not alive
     return out
+
+
+def _plan(text: str) -> dict[str, Any] | None:
+    try:
+        plan = json.loads(text)
+    except ValueError:  # an older worker's empty file, or one being written
+        return None
+    return plan if isinstance(plan, dict) and plan else None
 
 
 def set_stage(paths: StudyPaths, stage: str) -> None:
@@ -113,10 +151,13 @@ def running_stage(paths: StudyPaths) -> tuple[str, str] | None:
 
 
 def in_progress(paths: StudyPaths) -> str | None:
-    """A line saying which worker is still at work on the study and on what, or None when none is (or inside
-    `closing_on_own_decision`)."""
-    if _CLOSING.get():
-        return None
+    """A line saying which worker is still at work on the study and on what, or None when none is (inside
+    `closing_on_own_decision`, none started with other flags)."""
+    if _CLOSING.get() is not None:
+        others = live_workers(paths)
+        if not others:
+            return None
+        return f"study `{paths.name}` is still running: {' and '.join(others)} may decide it again"
     running = running_stage(paths)
     if running is not None:
         return f"study `{paths.name}` is still running: {running[0]} runs {running[1]}"

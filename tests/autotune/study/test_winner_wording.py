@@ -258,10 +258,12 @@ def test_a_study_a_live_worker_still_runs_is_said_so_and_its_export_is_not_final
     space = load_space("fsdp3d", device="cpu")
     study, paths = _study(tmp_path, [("complete", 1000.0)])
     save_space(paths, space)
+    plan = {"stage": "all", "trials": 8, "top_k": 2, "confirm": 2, "ablate": 2, "fidelity": "real"}
     worker = subprocess.Popen(
         [sys.executable, "-c", "import sys, time; from pathlib import Path; from autotune.study.storage import "
          "StudyPaths; from autotune.study.live import working\n"
-         f"with working(StudyPaths(Path({str(paths.runs_dir)!r}), 'w')):\n    print('in', flush=True); time.sleep(60)"],
+         f"with working(StudyPaths(Path({str(paths.runs_dir)!r}), 'w'), {plan!r}):\n"
+         "    print('in', flush=True); time.sleep(60)"],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
@@ -294,9 +296,17 @@ def test_a_study_a_live_worker_still_runs_is_said_so_and_its_export_is_not_final
         assert f"# NOT FINAL: {running}; export again" in page  # the YAML its copy button copies (audit 34 N1)
         from autotune.study.live import closing_on_own_decision
 
-        with closing_on_own_decision():  # a worker that ran the stages itself closes on its own decision: another
-            assert in_progress(paths) is None  # alive then only keeps it (its closing export was NOT FINAL, exit 1)
+        with closing_on_own_decision(plan):  # a worker that ran the stages itself closes on its own decision:
+            assert in_progress(paths) is None  # another alive then with its flags only keeps it (its closing
             assert not why_unconfirmed(study, find_winner(study, paths, space), paths).startswith("the sweep is still")
+        # export was NOT FINAL, exit 1); one started with another --top-k or a larger --trials decides again: both
+        # closing exports were final, exit 0, shipping different values (audit 35 F1)
+        with closing_on_own_decision({**plan, "trials": 4, "top_k": 1}):
+            again = f"worker pid {worker.pid} on {socket.gethostname()} (started with --trials 8 --top-k 2)"
+            assert in_progress(paths) == f"study `w` is still running: {again} may decide it again"
+            with pytest.raises(typer.Exit) as ended:
+                export_winner(paths, None, out, check=False)
+            assert ended.value.exit_code == 1 and out.read_text().startswith("# NOT FINAL: study `w` is still running")
     finally:
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait()
