@@ -420,6 +420,16 @@ def _hydra_dumper() -> type[yaml.SafeDumper]:
 SHELL_VAR = re.compile(r"\$(?:\{(\w+)(?::?-)?|(\w+)|([@*]))")
 """Where a shell variable starts in a run script's value: `$NAME`, `${NAME}`, `${NAME:-default}` (or `-`), `$@`/`$*`."""
 
+ENTRY = "verl.trainer.main_ppo"
+"""The module a verl PPO job runs (`python3 -m verl.trainer.main_ppo key=value ...`)."""
+
+
+def runs_verl(text: str) -> bool:
+    """A run script or command line: it runs verl on a line that is not a comment (an exported YAML names the
+    command in its header comment). `autotune init` and `calibrate --verl-config` tell a script from a config so."""
+    return any(ENTRY in without_comment(line) for line in text.splitlines())
+
+
 SCRIPT_ARGUMENTS = re.compile(r'"?\$(?:[@*]|\{[@*](?::\d+)?\})"?')
 """A run script's word that hands the script's own arguments to its command: `$@`, `"${@}"`, `${@:2}`, `$*`."""
 

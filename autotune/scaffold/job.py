@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from autotune.adapters.verl_config import (
+    ENTRY,
     ENV_PREFIX,
     VerlRejected,
     check_types,
@@ -22,6 +23,7 @@ from autotune.adapters.verl_config import (
     defaults_config,
     hydra_value,
     overrides,
+    runs_verl,
     without_comment,
 )
 from autotune.names import is_secret
@@ -29,8 +31,6 @@ from verl_keys.keys import suggest_key
 from verl_keys.yaml_lines import yaml_error
 
 __all__ = ["Job", "JobError", "check_starts", "read_job"]
-
-ENTRY = "verl.trainer.main_ppo"
 
 
 class JobError(ValueError):
@@ -65,7 +65,7 @@ def read_job(text: str, source: str, nodes: int | None = None, gpus_per_node: in
     `gpus_per_node` (init's flags) fill a script's `trainer.nnodes=$SLURM_NNODES` (a variable the machine gives
     when the job runs); where such a key's flag is None, the job is refused naming the flag."""
     _not_a_space(text, source)
-    if any(ENTRY in without_comment(line) for line in text.splitlines()):
+    if runs_verl(text):
         from autotune.scaffold.script import from_script
 
         job = from_script(text, source, cluster={"trainer.nnodes": nodes, "trainer.n_gpus_per_node": gpus_per_node})

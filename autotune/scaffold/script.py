@@ -411,10 +411,14 @@ def _machine_value(word: str, cluster: dict[str, int | None], at: str, known: _K
     return f"{key}={given}"
 
 
-def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None = None) -> Job:
+def from_script(
+    text: str, source: str, *, cluster: dict[str, int | None] | None = None, added: bool = False
+) -> Job:
     """The job `text` (a run script or command line) runs. With `cluster` (init's flags, by the key each gives,
     `CLUSTER_FLAGS`), a cluster key whose value is a variable known only when the job runs is filled from its
-    flag, or refused naming the flag when it is None; without it, left as written (named, as any unset variable)."""
+    flag, or refused naming the flag when it is None; without it, left as written (named, as any unset variable).
+    `added`: a `+key=value` override (a key verl's config does not declare) is kept in `flat` as `+key` (calibrate
+    reads a run's config, where the run may add keys) instead of refused (init's space cannot hold it)."""
     variables: dict[str, str] = {}
     env: dict[str, str] = {}
     unset: set[str] = set()
@@ -584,7 +588,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
         )
     words = [w.replace(_TEXT_DOLLAR, "$") for w in words]
     env = {k: v.replace(_TEXT_DOLLAR, "$") for k, v in env.items()}
-    flat, more_env = _parse_overrides(words, where, notes)
+    flat, more_env = _parse_overrides(words, where, notes, added)
     env = {k: _home(v) for k, v in {**env, **more_env}.items()}
     return Job(flat, env, prefix, source, notes, tuple(sorted(unset)), _script_lines(text, flat))
 
@@ -670,7 +674,7 @@ def _home(value: Any) -> Any:
 
 
 def _parse_overrides(
-    words: list[str], where: Callable[[str], str], notes: list[str]
+    words: list[str], where: Callable[[str], str], notes: list[str], added: bool = False
 ) -> tuple[dict[str, Any], dict[str, str]]:
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import OverrideParseException
@@ -713,6 +717,9 @@ def _parse_overrides(
             value = [value]
         if key.startswith(ENV_PREFIX):
             env[key[len(ENV_PREFIX) :]] = str(value)
+            continue
+        if override.is_add() and added:
+            flat[f"+{key}"] = value
             continue
         if override.is_add():  # `+key=value`: a key verl's config does not declare, which a space cannot hold
             raise JobError(
