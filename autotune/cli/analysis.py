@@ -166,7 +166,8 @@ def calibrate(
     study: Annotated[str | None, typer.Argument(metavar="STUDY", help="Study name (omit with --verl-log).")] = None,
     verl_log: Annotated[list[Path] | None, typer.Option(help="A verl console log of a real run (repeatable).")] = None,
     verl_config: Annotated[
-        list[Path] | None, typer.Option(help="The overrides (key=value) or YAML config of each --verl-log, in order.")
+        list[Path] | None,
+        typer.Option(help="The overrides (key=value), YAML config or run script of each --verl-log, in order."),
     ] = None,
     gpu: Annotated[str | None, typer.Option(help="GPU the logged runs ran on (preset or device YAML).")] = None,
     output: Annotated[
@@ -270,10 +271,11 @@ def _one_mode(ctx: typer.Context, study: str | None, verl_log: list[Path] | None
 
 def _calibrate_logs(logs: list[Path], configs: list[Path], gpu: str | None, output: Path | None) -> None:
     """Every error here is the input's (a file, a key, the pairing): exit 2. Warnings are yellow, on stderr."""
+    from autotune.scaffold.run_config import read_run_config
     from autotune.sim.verl_log import calibrate_logs_to_file
 
-    try:
-        _, lines = calibrate_logs_to_file(logs, configs, gpu, None, output)
+    try:  # a run script read as `init` reads it (it had a reader of its own, audit 36 F5/F6)
+        _, lines = calibrate_logs_to_file(logs, configs, gpu, None, output, read_run_config)
     except OSError as exc:  # -o in a missing folder printed a bare "[Errno 2] ...": the path, and what to check
         if not exc.filename:
             raise

@@ -4,16 +4,18 @@
 reads every `step:N - key:value - ...` line of each log (verl's console logger; older logs say `timing/`
 where newer ones say `timing_s/`, and wrap numbers as `np.float64(...)`), takes the median of each phase
 after the first (warm-up) step, and pairs it with the run's config: a YAML file (nested or dotted keys,
-as verl's own config) or a text file of Hydra overrides (`key=value`, one or more per line, `+` prefixes
-and `\\` continuations allowed), layered on verl's defaults. The mean prompt and response lengths come
-from the log itself, kept for each run with its job (`model.JOB_KEYS`: a sweep of that job predicts at them) and
-as their mean. The fit keeps the run's own GPU, so the calibrated sweep predicts for that device.
+as verl's own config), a text file of Hydra overrides (`key=value`, one or more per line, `+` prefixes
+and `\\` continuations allowed), or a run script, read as `autotune init` reads it (this floor has no script
+reader of its own: `autotune.scaffold.run_config` hands it the script as a `RunConfig`), layered on verl's
+defaults. The mean prompt and response lengths come from the log itself, kept for each run with its job
+(`model.JOB_KEYS`: a sweep of that job predicts at them) and as their mean. The fit keeps the run's own GPU, so
+the calibrated sweep predicts for that device.
 
 A log without `timing_s/update_weights` timed the weight sync inside `timing_s/gen` (verl ≤ 0.4), and one
 without `timing_s/old_log_prob` also the old log-prob pass (verl of 2024); the fit accounts for both.
-Environment variables set in an overrides file (`export VLLM_ATTENTION_BACKEND=XFORMERS` in a run script) are
-the run's environment, and the vLLM version comes from vLLM's own start-up line when the log has it
-("Initializing an LLM engine (v0.6.3) ...").
+Environment variables set in an overrides file (`export VLLM_ATTENTION_BACKEND=XFORMERS`), or a run script's
+environment as `init` reads it, are the run's environment, and the vLLM version comes from vLLM's own start-up
+line when the log has it ("Initializing an LLM engine (v0.6.3) ...").
 
 Before anything is fitted each config is checked, because a wrong one fits a run that never was without a
 word: a key verl does not have (a typo: the fit takes verl's default for the key meant) is refused with the
@@ -36,7 +38,15 @@ from typing import Any
 
 import yaml
 
-from autotune.adapters.verl_config import ENV_PREFIX, SCRIPT_ARGUMENTS, SHELL_VAR, substitute, without_comment
+from autotune.adapters.verl_config import (
+    ENTRY,
+    ENV_PREFIX,
+    SCRIPT_ARGUMENTS,
+    SHELL_VAR,
+    runs_verl,
+    substitute,
+    without_comment,
+)
 from autotune.sim.fit import (
     POOR_FIT,
     Observation,
@@ -157,9 +167,10 @@ _DOTTED = re.compile(r"(?:^|\s)\+{0,2}[A-Za-z_]\w*(?:\.\w+)+=")
 
 
 def read_env(path: str | Path) -> dict[str, str]:
-    """Environment variables an overrides file or run script gives the run (`export NAME=value`, `NAME=value`).
-    A NAME the script uses as `$NAME` is its own shell variable (`TBS=256` for `data.train_batch_size=$TBS`),
-    which the run does not see, unless exported or set before the command on its line."""
+    """Environment variables an overrides file gives the run (`export NAME=value`, `NAME=value`). A NAME the file
+    uses as `$NAME` is its own shell variable (`TBS=256` for `data.train_batch_size=$TBS`), which the run does not
+    see, unless exported or set before the command on its line. (A run script's environment is what `init` reads
+    in it: `RunConfig.env`.)"""
     text = Path(path).read_text()
     if not _is_overrides(text):
         return {}
@@ -183,21 +194,85 @@ HOME = {"HOME": "~"}
 """`$HOME` in a run script, read as `init` writes it: a path the cost model does not read (it was refused as unset)."""
 
 
+@dataclass
+class RunConfig:
+    """A run's `--verl-config` as the fit reads it: the keys it sets as flat verl keys, and its environment.
+    `load_config` reads a YAML config or an overrides file; a run script is read as `autotune init` reads it
+    (`autotune.scaffold.run_config`, a floor above), which hands the fit this."""
+
+    path: str
+    flat: dict[str, Any]
+    env: dict[str, str] = dataclasses.field(default_factory=dict)
+    checked: tuple[str, ...] = ()
+    """The keys that must be verl's: not a `+key=value` addition, nor an overrides file's shell variable."""
+    dump: bool = False
+    """verl's YAML, perhaps of an older verl whose keys were since renamed: its unknown keys are warned of only."""
+    passes: str | None = None
+    """The `$@` (or `$*`, `"${@}"`, `${@:2}`) a run script hands its own arguments to verl with, if any."""
+    lines: dict[str, int] = dataclasses.field(default_factory=dict)
+    """The line (from 1) that sets each key, where it is known: a refusal names it."""
+
+    def at(self, key: str) -> str:
+        line = self.lines.get(key)
+        return f"{self.path}:{line}" if line else self.path
+
+
+SCRIPT = "script"
+NEITHER = "neither"
+
+
+def config_kind(text: str, path: str | Path) -> str:
+    """How a `--verl-config` is read: `SCRIPT` (it runs verl on a line that is no comment: read as `init` reads
+    it), "overrides" (`key=value` words), "yaml", or `NEITHER` (no overrides, and YAML that is no mapping: a shell
+    file without verl's command, which `init` refuses). An autotune search space is refused."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError:
+        raw = ...  # refused by `load_config`, naming YAML's problem
+    if isinstance(raw, dict) and isinstance(raw.get("base"), dict) and {"params", "baseline", "trainer"} & set(raw):
+        raise ValueError(  # it was refused for "not setting" the model its `base:` sets (audit 21 F14)
+            f"--verl-config {path}: an autotune search space, not the run's config; give the run's script, its "
+            "overrides or verl's YAML config (the file `autotune init` read, not the space it wrote)"
+        )
+    if runs_verl(text):
+        return SCRIPT
+    if _is_overrides(text):
+        return "overrides"
+    return "yaml" if raw is ... or raw is None or isinstance(raw, dict) else NEITHER
+
+
 def read_config(path: str | Path) -> dict[str, Any]:
-    """A run's config: YAML (nested or dotted keys) or Hydra overrides (`key=value`), as flat verl keys."""
+    """A run's config, YAML (nested or dotted keys) or Hydra overrides (`key=value`), as flat verl keys."""
+    return load_config(path).flat
+
+
+def load_config(path: str | Path) -> RunConfig:
+    """A run's YAML config or overrides file. A run script is refused here: it is read as `autotune init` reads it
+    (`autotune.scaffold.run_config.read_run_config`, which `autotune calibrate` uses), not by a reader of its own
+    (one took every `NAME=value` word of the file, other commands' too, and both of two verl commands, audit 36)."""
     from verl_keys.keys import to_flat_dict
 
     text = Path(path).read_text()
-    if _is_overrides(text):
+    kind = config_kind(text, path)
+    if kind == SCRIPT:
+        raise ValueError(
+            f"--verl-config {path}: a run script (it runs {ENTRY}): read it as `autotune init` does, with "
+            "autotune.scaffold.run_config.read_run_config (as `autotune calibrate` does)"
+        )
+    if kind == "overrides":
         flat: dict[str, Any] = {}
-        pairs = _overrides(text)
+        pairs = _overrides(text, keep_plus=True)
         variables: dict[str, str] = {}
         for key, value in pairs:
             if _ENV_KEY.fullmatch(key):
                 variables[key] = substitute(value, variables, special=HOME)
-        for key, value in pairs:
+        added = set()
+        for plus_key, value in pairs:
+            key = plus_key.lstrip("+")
             if _ENV_KEY.fullmatch(key):
-                continue  # an environment variable of the run script (read_env)
+                continue  # an environment variable of the run (read_env)
+            if plus_key.startswith("+"):
+                added.add(key)
             value = substitute(value, variables, special=HOME)
             if "$" in value:  # as a value it would be read as text ("invalid literal for int(): '$TBS'")
                 raise ValueError(
@@ -208,7 +283,8 @@ def read_config(path: str | Path) -> dict[str, Any]:
                 flat[key] = value if value.startswith("~") else yaml.safe_load(value)  # YAML reads a bare `~` as null
             except yaml.YAMLError:
                 flat[key] = value
-        return flat
+        checked = tuple(k for k in flat if k not in added and "." in k)  # `train_path=...`: a shell variable
+        return RunConfig(str(path), flat, read_env(path), checked, passes=_passes_arguments(text))
     try:
         raw = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
@@ -216,12 +292,8 @@ def read_config(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path}: neither `key=value` overrides nor a YAML config ({problem})") from None
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a config is a YAML mapping or `key=value` overrides, got {type(raw).__name__}")
-    if isinstance(raw.get("base"), dict) and {"params", "baseline", "trainer"} & set(raw):
-        raise ValueError(  # it was refused for "not setting" the model its `base:` sets (audit 21 F14)
-            f"--verl-config {path}: an autotune search space, not the run's config; give the run's script, its "
-            "overrides or verl's YAML config (the file `autotune init` read, not the space it wrote)"
-        )
-    return to_flat_dict(raw)
+    flat = to_flat_dict(raw)
+    return RunConfig(str(path), flat, {}, tuple(flat), dump=True)
 
 
 def check_files(log: str | Path, config: str | Path) -> None:
@@ -233,27 +305,28 @@ def check_files(log: str | Path, config: str | Path) -> None:
             raise ValueError(f"{option} {path}: no such file (give the run's console log and its overrides or config)")
 
 
-def check_config(path: str | Path, known: dict[str, Any], model: str | None = None) -> list[str]:
+def check_config(config: str | Path | RunConfig, known: dict[str, Any], model: str | None = None) -> list[str]:
     """Refuse a config the fit would misread: an override of a key verl does not have, or no model (unless
     `model` names it). `known` is verl's keys with their defaults (the verl adapter's `keys()`, which `autotune
     validate` checks a space's keys against). A YAML config is verl's own dump, perhaps of an older verl whose
     keys were since renamed: its unknown keys are returned as a warning, not refused."""
-    overrides = _is_overrides(Path(path).read_text())
-    unknown = [key for key in _set_keys(path, overrides) if not _verl_has(key, known)]
-    if unknown and overrides:
+    config = config if isinstance(config, RunConfig) else load_config(config)
+    path = config.path
+    unknown = [key for key in config.checked if not _verl_has(key, known)]
+    if unknown and not config.dump:
         hint = suggest_key(unknown[0], known)
         raise ValueError(
-            f"--verl-config {path}: verl has no key `{unknown[0]}`"
+            f"--verl-config {config.at(unknown[0])}: verl has no key `{unknown[0]}`"
             + (f"; did you mean `{hint}`?" if hint else "")
             + " (fix its name, or write `+KEY=VALUE` if the run added it)"
         )
     if model is None:
-        _check_model(path, read_config(path).get(MODEL_KEY))
+        _check_model(path, config.flat.get(MODEL_KEY))
     warnings = []
-    if overrides and (passed := _passes_arguments(Path(path).read_text())):  # dropped unsaid (audit 21 F19)
+    if config.passes:  # dropped unsaid (audit 21 F19)
         warnings.append(
-            f"--verl-config {path}: the script passes its own arguments to verl (`{passed}`), which are not in the "
-            "file: overrides the run was started with are read as the script's values; if it was started with "
+            f"--verl-config {path}: the script passes its own arguments to verl (`{config.passes}`), which are not in "
+            "the file: overrides the run was started with are read as the script's values; if it was started with "
             "some, give the overrides the run printed instead"
         )
     if not unknown:
@@ -267,21 +340,12 @@ def check_config(path: str | Path, known: dict[str, Any], model: str | None = No
 
 
 def _passes_arguments(text: str) -> str | None:
-    """The `$@` (or `$*`, `"${@}"`, `${@:2}`) a run script hands its own arguments to the command with, if any."""
+    """The `$@` (or `$*`, `"${@}"`, `${@:2}`) an overrides file hands the script's arguments on with, if any."""
     lines = text.replace("\\\n", " ").splitlines()
     for token in " ".join(without_comment(line) for line in lines).split():
         if SCRIPT_ARGUMENTS.fullmatch(token):
             return token
     return None
-
-
-def _set_keys(path: str | Path, overrides: bool) -> list[str]:
-    """The verl keys a config sets: an overrides file's without its `+key` additions, its environment
-    variables and its shell variables (`train_path=...` in a run script: no dot, and verl has no such key)."""
-    if not overrides:
-        return list(read_config(path))
-    keys = [key for key, _ in _overrides(Path(path).read_text(), keep_plus=True)]
-    return [k for k in keys if not k.startswith("+") and not _ENV_KEY.fullmatch(k) and "." in k]
 
 
 def _verl_has(key: str, known: dict[str, Any]) -> bool:
@@ -332,13 +396,15 @@ class LoggedRun:
 
 def logged_run(
     log: str | Path,
-    config: str | Path,
+    config: str | Path | RunConfig,
     resolve: Callable[[dict[str, Any]], dict[str, Any]],
     env: dict[str, str] | None = None,
 ) -> LoggedRun:
-    """A run's log and config; `resolve` turns the config's keys into every key's value as verl ran them
-    (`adapters.verl.resolved_config`: verl's defaults and interpolations), as a simulated trial's are."""
-    check_files(log, config)
+    """A run's log and config (a file `load_config` reads, or a run script as `init` read it); `resolve` turns the
+    config's keys into every key's value as verl ran them (`adapters.verl.resolved_config`: verl's defaults and
+    interpolations), as a simulated trial's are."""
+    check_files(log, config.path if isinstance(config, RunConfig) else config)
+    config = config if isinstance(config, RunConfig) else load_config(config)
     text = Path(log).read_text(errors="replace")
     rows = parse_steps(text)
     if not rows and _steps(text):  # its one step cut inside its line (audit 28 F8)
@@ -349,7 +415,7 @@ def logged_run(
     if not rows:
         raise ValueError(f"{log}: no `step:N - timing_s/...` lines (verl's console logger writes them)")
     medians = step_medians(rows)
-    flat = resolve(read_config(config))
+    flat = resolve(config.flat)
     world = int(flat.get("trainer.n_gpus_per_node") or 1) * int(flat.get("trainer.nnodes") or 1)
     measured = {p: medians[f"timing_s/{p}"] for p in FITTED_PHASES if f"timing_s/{p}" in medians}
     parts = ("gen",) + (() if "update_weights" in measured else ("update_weights",))
@@ -361,7 +427,7 @@ def logged_run(
     longest = medians.get("response_length/max")
     spread = None if longest is None else spread_from_longest(medians["response_length/mean"], longest, responses)
     version = _VLLM_VERSION.search(text)
-    return LoggedRun(Path(log).stem, flat, {**read_env(config), **(env or {})}, world, measured,
+    return LoggedRun(Path(log).stem, flat, {**config.env, **(env or {})}, world, measured,
                      medians["prompt_length/mean"], medians["response_length/mean"], {"gen": parts}, spread,
                      version.group(1) if version else None,
                      None if "update_weights" in measured else "0.5")  # fmt: skip
@@ -472,9 +538,15 @@ def _one(values: set[str | None]) -> str | None:
 
 
 def calibrate_logs_to_file(
-    logs: list[Path], configs: list[Path], gpu: str | None, model: str | None, output: Path | None
+    logs: list[Path],
+    configs: list[Path],
+    gpu: str | None,
+    model: str | None,
+    output: Path | None,
+    read: Callable[[Path], RunConfig] = load_config,
 ) -> tuple[Path, list[str]]:
-    """The `autotune calibrate --verl-log` command: fit, write the calibration, and say how good it is."""
+    """The `autotune calibrate --verl-log` command: fit, write the calibration, and say how good it is. `read`
+    reads each config (`load_config`: YAML or overrides; the command's reads a run script as `init` does too)."""
     import json
 
     from autotune.adapters import get_adapter
@@ -498,10 +570,13 @@ def calibrate_logs_to_file(
             continue
         seen[digest] = Path(log)
         pairs.append((log, config))
+    read_pairs = []
     for log, config in pairs:
-        unknown += check_config(config, known, model)
+        run_config = read(config)
+        unknown += check_config(run_config, known, model)
         unknown += shape_warnings(log)
-    runs = [logged_run(log, config, lambda keys: verl.resolved([], keys)) for log, config in pairs]
+        read_pairs.append((log, run_config))
+    runs = [logged_run(log, config, lambda keys: verl.resolved([], keys)) for log, config in read_pairs]
     result = calibrate_from_logs(runs, gpu or "H100", model)
     out = output or Path("calibration.json")
     out.write_text(json.dumps(result, indent=2, default=str))

@@ -338,17 +338,25 @@ def test_a_yaml_whose_comment_names_the_command_is_read_as_yaml() -> None:
 
 
 def test_a_calibrated_runs_commented_out_override_is_not_its_config(tmp_path: Path) -> None:
-    from autotune.sim.verl_log import read_config
+    """A `#` inside a word is no comment (the override after it is the run's); a commented-out line is not. The
+    script is read as `init` reads it: `name=run#3` unquoted, which verl's hydra refuses, is refused with init's
+    message (calibrate's own reader took it, a config no run had)."""
+    from autotune.scaffold.run_config import read_run_config
 
     script = tmp_path / "run.sh"
     script.write_text(
         "python3 -m verl.trainer.main_ppo data.train_batch_size=64 \\\n"
-        "  trainer.experiment_name=run#3 data.max_response_length=256 \\\n"
+        "  \"trainer.experiment_name='run#3'\" data.max_response_length=256 \\\n"
         "  # actor_rollout_ref.rollout.tensor_model_parallel_size=4\n"
     )
-    assert read_config(script) == {
+    assert read_run_config(script).flat == {
         "data.train_batch_size": 64, "trainer.experiment_name": "run#3", "data.max_response_length": 256,
     }  # fmt: skip
+    script.write_text(
+        script.read_text().replace("\"trainer.experiment_name='run#3'\"", "trainer.experiment_name=run#3")
+    )
+    with pytest.raises(JobError, match=r"run.sh:2: hydra cannot read `trainer.experiment_name=run#3`"):
+        read_run_config(script)
 
 
 def run_init(script: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

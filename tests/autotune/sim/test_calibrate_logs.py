@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from autotune.scaffold.run_config import read_run_config  # a run script is read as `init` reads it
 from autotune.sim.verl_log import calibrate_logs_to_file
 
 GRPO = {
@@ -104,7 +105,7 @@ def test_each_run_left_out_is_printed_and_one_missed_by_more_than_30_percent_is_
     import statistics
 
     logs, configs = published_logs(tmp_path, *H100_RUNS, "h20-grpo-qwen2-7b-tp2-offload")
-    out, lines = calibrate_logs_to_file(logs, configs, "H100", None, tmp_path / "cal.json")
+    out, lines = calibrate_logs_to_file(logs, configs, "H100", None, tmp_path / "cal.json", read_run_config)
     held = json.loads(out.read_text())["holdout_errors"]  # each run's phases predicted by a fit on the others
     missed = set()
     for name, phases in held.items():
@@ -118,7 +119,7 @@ def test_each_run_left_out_is_printed_and_one_missed_by_more_than_30_percent_is_
     assert "h20-grpo-qwen2-7b-tp2-offload" in missed and len(missed) < len(held), held  # not every run is missed
     assert sum("a fit on the other runs misses h" in line for line in lines) == len(missed), lines
     # two runs have no leave-one-out: nothing per run
-    _, lines = calibrate_logs_to_file(logs[:2], configs[:2], "H100", None, tmp_path / "two.json")
+    _, lines = calibrate_logs_to_file(logs[:2], configs[:2], "H100", None, tmp_path / "two.json", read_run_config)
     assert not any("left out" in line or line.startswith("  h") for line in lines), lines
 
 
@@ -138,7 +139,7 @@ def test_a_sweep_of_one_logged_runs_job_predicts_at_that_runs_lengths_and_of_non
     from tests.autotune.conftest import import_benchmark
 
     logs, configs = published_logs(tmp_path, *H100_RUNS)
-    out, _ = calibrate_logs_to_file(logs, configs, "H100", None, tmp_path / "cal.json")
+    out, _ = calibrate_logs_to_file(logs, configs, "H100", None, tmp_path / "cal.json", read_run_config)
     data = json.loads(out.read_text())
     published = {r["name"]: r for r in import_benchmark("published_runs").RUNS}
     verl = get_adapter("verl")
@@ -146,7 +147,9 @@ def test_a_sweep_of_one_logged_runs_job_predicts_at_that_runs_lengths_and_of_non
         run = published[name]
         space = load_space(str(space_of(tmp_path, run)))
         trial = predict_trial(space, sim_fidelity(space, calibration=data))
-        observation, _ = log_observation(logged_run(log, config, lambda keys: verl.resolved([], keys)), "H100")
+        observation, _ = log_observation(
+            logged_run(log, read_run_config(config), lambda keys: verl.resolved([], keys)), "H100"
+        )
         fitted = published_prediction(data["weights"], observation)  # the fit's own prediction of the run
         for phase, seconds in fitted.items():
             swept = sum(trial.prediction.phases[p] for p in observation.parts(phase))
@@ -190,7 +193,9 @@ def test_a_sweep_of_one_logged_runs_job_predicts_at_that_runs_lengths_and_of_non
                                                  "response_length/mean:201.347"))  # fmt: skip
     tp1 = tmp_path / "again.sh"
     tp1.write_text(configs[0].read_text().replace("tensor_model_parallel_size=2", "tensor_model_parallel_size=1"))
-    out, _ = calibrate_logs_to_file([*logs, again], [*configs, tp1], "H100", None, tmp_path / "cal5.json")
+    out, _ = calibrate_logs_to_file(
+        [*logs, again], [*configs, tp1], "H100", None, tmp_path / "cal5.json", read_run_config
+    )
     said = sim_fidelity(space, calibration=json.loads(out.read_text())).lengths_note(space, verl)
     mean = (published[H100_RUNS[0]]["response_tokens"] + 201.347) / 2
     assert f"mean response {mean:.0f} (the calibration's runs {H100_RUNS[0]}, again of this job (their mean))" in said

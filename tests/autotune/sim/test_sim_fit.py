@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from autotune.scaffold.run_config import read_run_config  # a run script is read as `init` reads it
 from autotune.sim.fit import Observation, fit_weights, leave_one_out, log_fit, published_prediction
 from autotune.sim.verl_log import calibrate_logs_to_file, logged_run, parse_steps, read_config, read_env, step_medians
 from autotune.space.sim_section import SimSettings, parse_sim_section
@@ -38,7 +39,7 @@ def test_read_config_overrides_and_yaml(tmp_path):
         "python3 -m verl.trainer.main_ppo \\\n  data.train_batch_size=512 \\\n"
         "  +actor_rollout_ref.model.dtype=bfloat16 trainer.logger='[console]' \\\n  algorithm.adv_estimator=grpo\n"
     )
-    flat = read_config(overrides)
+    flat = read_run_config(overrides).flat  # a run script, read as `init` reads it
     assert flat["data.train_batch_size"] == 512 and flat["algorithm.adv_estimator"] == "grpo"
     assert flat["actor_rollout_ref.model.dtype"] == "bfloat16"
     config = tmp_path / "run.yaml"
@@ -56,8 +57,12 @@ def test_a_run_scripts_own_shell_variables_are_not_the_runs_environment(tmp_path
         "VLLM_ATTENTION_BACKEND=XFORMERS python3 -m verl.trainer.main_ppo data.train_batch_size=$TBS \\\n"
         "  data.max_response_length=${LEN} actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct\n"
     )
-    assert read_env(script) == {"VLLM_USE_V1": "0", "NCCL_DEBUG": "WARN", "VLLM_ATTENTION_BACKEND": "XFORMERS"}
-    assert read_config(script)["data.train_batch_size"] == 256
+    assert read_run_config(script).env == {
+        "VLLM_USE_V1": "0",
+        "NCCL_DEBUG": "WARN",
+        "VLLM_ATTENTION_BACKEND": "XFORMERS",
+    }
+    assert read_run_config(script).flat["data.train_batch_size"] == 256
     overrides = tmp_path / "run_overrides.txt"  # an overrides file's NAME=value line, used nowhere: the run's
     overrides.write_text("VLLM_ATTENTION_BACKEND=XFORMERS\ndata.train_batch_size=64\n")
     assert read_env(overrides) == {"VLLM_ATTENTION_BACKEND": "XFORMERS"}
@@ -70,24 +75,25 @@ def test_run_script_environment_and_vllm_version_from_the_log(tmp_path):
         "  data.max_prompt_length=512 data.max_response_length=256 actor_rollout_ref.actor.ppo_mini_batch_size=16 \\\n"
         "  actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct\n"
     )
-    assert read_env(script) == {"VLLM_ATTENTION_BACKEND": "XFORMERS"}
-    assert "VLLM_ATTENTION_BACKEND" not in read_config(script) and read_config(script)["data.train_batch_size"] == 64
+    config = read_run_config(script)
+    assert config.env == {"VLLM_ATTENTION_BACKEND": "XFORMERS"}
+    assert "VLLM_ATTENTION_BACKEND" not in config.flat and config.flat["data.train_batch_size"] == 64
     log = tmp_path / "run.log"
     log.write_text(
         "INFO 12-10 06:50:55 llm_engine.py:237] Initializing an LLM engine (v0.5.4) with config: model=...\n" + LOG
     )
-    run = logged_run(log, script, dict)
+    run = logged_run(log, config, dict)
     assert run.env == {"VLLM_ATTENTION_BACKEND": "XFORMERS"} and run.vllm_version == "0.5.4"
     log.write_text("INFO llm_engine.py:240] Initializing a V1 LLM engine (v0.9.1) with config: ...\n" + LOG)
-    assert logged_run(log, script, dict).vllm_version == "0.9.1"
+    assert logged_run(log, config, dict).vllm_version == "0.9.1"
     log.write_text(LOG)
-    assert logged_run(log, script, dict).vllm_version is None
+    assert logged_run(log, config, dict).vllm_version is None
     # the weight sync timed inside `gen` (no update_weights timer): verl before its engine workers (0.7)
-    assert logged_run(log, script, dict).verl_version == "0.5"
+    assert logged_run(log, config, dict).verl_version == "0.5"
     log.write_text(LOG.replace(" - response_length/mean", " - timing_s/update_weights:1.0 - response_length/mean"))
-    assert logged_run(log, script, dict).verl_version is None
+    assert logged_run(log, config, dict).verl_version is None
     with pytest.raises(ValueError, match=r"--verl-log .*nope.log: no such file"):
-        logged_run(tmp_path / "nope.log", script, dict)
+        logged_run(tmp_path / "nope.log", config, dict)
 
 
 def test_log_fit_recovers_known_multipliers():
@@ -477,7 +483,7 @@ def test_a_run_script_is_read_with_its_variables_and_comments(tmp_path):
         "  data.max_response_length=${LEN:-1024} data.train_files=$HOME/data/gsm8k/train.parquet \\\n"
         "  trainer.default_local_dir=$CKPT trainer.project_name=$HOME $@\n"
     )
-    assert read_config(script) == {
+    assert read_run_config(script).flat == {
         "data.train_batch_size": 256,
         "actor_rollout_ref.model.path": "Qwen/Qwen2.5-7B-Instruct",
         "data.max_response_length": 1024,
@@ -507,7 +513,7 @@ def test_a_run_script_passing_its_own_arguments_to_verl_is_warned_of(tmp_path):
     for tail, said in (("", None), (" $@", "$@"), (' "${@}"', '"${@}"'), (" ${@:2}", "${@:2}"), (" # $@", None)):
         script = tmp_path / "run.sh"
         script.write_text(f"#!/bin/bash\n{body}{tail}\n")
-        warnings = check_config(script, known)
+        warnings = check_config(read_run_config(script), known)
         if said is None:
             assert warnings == [], (tail, warnings)
         else:

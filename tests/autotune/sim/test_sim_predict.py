@@ -356,6 +356,7 @@ def test_calibration_from_a_log_sees_the_run_as_a_simulated_trial_of_its_space(b
     config, step lines with its timings and lengths, vLLM's start-up line) gets, in `autotune calibrate --verl-log`,
     the features `autotune run --space <its space> --fidelity sim` predicts it with."""
     from autotune.adapters import get_adapter
+    from autotune.scaffold.run_config import read_run_config
     from autotune.sim.verl_log import log_observation, logged_run
 
     verl = get_adapter("verl")
@@ -383,7 +384,7 @@ def test_calibration_from_a_log_sees_the_run_as_a_simulated_trial_of_its_space(b
         exports = "".join(f"export {k}={v}\n" for k, v in run.get("env", {}).items())
         keys = {**space.base, **space.baseline}
         config.write_text(exports + "python3 -m verl.trainer.main_ppo " + " ".join(f"{k}={v}" for k, v in keys.items()))
-        logged = logged_run(log, config, lambda k: verl.resolved([], k))
+        logged = logged_run(log, read_run_config(config), lambda k: verl.resolved([], k))  # as calibrate reads it
         from_log, _ = log_observation(logged, run["gpu"])
         trial = bench.predicted(run)
         simulated = trial.features()

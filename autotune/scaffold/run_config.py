@@ -1,0 +1,53 @@
+"""A real run's `--verl-config` for `autotune calibrate`, its run script read as `autotune init` reads it.
+
+The cost model's floor (`autotune/sim/verl_log.py`) reads a YAML config or an overrides file; a run script is
+read here, by init's reader (`script.py`), so calibrate accepts the scripts init accepts (`train_files="['$a',
+'$b']"` with the variables the script sets; a slurm script's other commands) and refuses what init refuses, with
+init's message (two `main_ppo` commands: it merged them and fitted the last one's world size, audit 36 F6). Where
+calibrate differs, for the fit's sake: a key the run adds (`+key=value`) is allowed (a space cannot hold it; a fit
+does not need it), and a value using a variable the script does not set is refused at its line (a space leaves it
+for `base:`; the fit would read the text `$TBS` as the value).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from autotune.adapters.verl_config import SHELL_VAR
+from autotune.scaffold.job import read_job, unset_said
+from autotune.scaffold.script import from_script
+from autotune.sim.verl_log import NEITHER, SCRIPT, RunConfig, config_kind, load_config
+
+__all__ = ["read_run_config"]
+
+_ARGUMENTS_NOTE = re.compile(r"`(.+)` \(the script's arguments\) left out")
+"""init's note of the `$@` it leaves out of the command."""
+
+
+def read_run_config(path: str | Path) -> RunConfig:
+    """`path` as calibrate reads it: a run script as init reads it, else a YAML config or an overrides file."""
+    text = Path(path).read_text()
+    kind = config_kind(text, path)
+    if kind == NEITHER:  # a shell file without verl's command (an sbatch header and `source ...`): init's refusal
+        read_job(text, str(path))
+    if kind != SCRIPT:
+        return load_config(path)
+    job = from_script(text, str(path), added=True)
+    flat = {key.removeprefix("+"): value for key, value in job.flat.items()}
+    lines = {key.removeprefix("+"): line for key, line in job.lines.items()}
+    for key, value in flat.items():
+        words = value if isinstance(value, list) else [value]
+        names = {m.group(1) or m.group(2) for w in words if isinstance(w, str) for m in SHELL_VAR.finditer(w)}
+        unset = sorted(names & set(job.unset))
+        if unset:  # as a value it would be read as text ("invalid literal for int(): '$TBS'")
+            at = f"{path}:{lines[key]}" if key in lines else str(path)
+            raise ValueError(
+                f"{at}: `{key}={value}` uses a shell variable the file does not set ({unset_said(unset)}); write its "
+                "value (or give the overrides the run printed)"
+            )
+    passes = next((m.group(1) for note in job.notes if (m := _ARGUMENTS_NOTE.fullmatch(note))), None)
+    if passes:  # as the script writes it (`"${@}"`: bash drops the quotes)
+        passes = next((word for word in text.split() if word.strip("\"'") == passes), passes)
+    checked = tuple(key for key in job.flat if not key.startswith("+"))
+    return RunConfig(str(path), flat, dict(job.env), checked, passes=passes, lines=lines)
