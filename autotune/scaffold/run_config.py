@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from autotune.adapters.verl_config import SHELL_VAR
-from autotune.scaffold.job import read_job, unset_said
+from autotune.scaffold.job import _silent_readings, read_job, unset_said
 from autotune.scaffold.script import from_script
 from autotune.sim.verl_log import NEITHER, SCRIPT, RunConfig, config_kind, load_config
 
@@ -27,7 +27,8 @@ _ARGUMENTS_NOTE = re.compile(r"`(.+)` \(the script's arguments\) left out")
 
 def read_run_config(path: str | Path) -> RunConfig:
     """`path` as calibrate reads it: a run script as init reads it, else a YAML config or an overrides file."""
-    text = Path(path).read_text()
+    with open(path, encoding="utf-8", newline="") as file:  # `\r\n` kept, to be said (bash cannot run the file)
+        text = file.read()
     kind = config_kind(text, path)
     if kind == NEITHER:  # a shell file without verl's command (an sbatch header and `source ...`): init's refusal
         read_job(text, str(path))
@@ -50,4 +51,5 @@ def read_run_config(path: str | Path) -> RunConfig:
     if passes:  # as the script writes it (`"${@}"`: bash drops the quotes)
         passes = next((word for word in text.split() if word.strip("\"'") == passes), passes)
     checked = tuple(key for key in job.flat if not key.startswith("+"))
-    return RunConfig(str(path), flat, dict(job.env), checked, passes=passes, lines=lines)
+    said = tuple(_silent_readings(text, str(path)))  # as init says them
+    return RunConfig(str(path), flat, dict(job.env), checked, passes=passes, lines=lines, said=said)

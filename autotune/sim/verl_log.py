@@ -211,6 +211,8 @@ class RunConfig:
     """The `$@` (or `$*`, `"${@}"`, `${@:2}`) a run script hands its own arguments to verl with, if any."""
     lines: dict[str, int] = dataclasses.field(default_factory=dict)
     """The line (from 1) that sets each key, where it is known: a refusal names it."""
+    said: tuple[str, ...] = ()
+    """What the script's reader read otherwise than bash runs it (Windows line ends, an argument's default): warned of."""
 
     def at(self, key: str) -> str:
         line = self.lines.get(key)
@@ -322,7 +324,7 @@ def check_config(config: str | Path | RunConfig, known: dict[str, Any], model: s
         )
     if model is None:
         _check_model(path, config.flat.get(MODEL_KEY))
-    warnings = []
+    warnings = [f"--verl-config {said}" for said in config.said]
     if config.passes:  # dropped unsaid (audit 21 F19)
         warnings.append(
             f"--verl-config {path}: the script passes its own arguments to verl (`{config.passes}`), which are not in "

@@ -185,3 +185,23 @@ def test_a_scripts_value_using_a_variable_it_does_not_set_is_refused_at_its_line
         f"{tmp_path / 'run.sh'}:4: `data.train_batch_size=$TBS` uses a shell variable the file does not set ($TBS: "
         "not set in the script); write its value" in " ".join(said.split())
     ), said
+
+
+def test_calibrate_says_a_scripts_windows_line_ends_as_init_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Audit 36 F9, calibrate's side: a script with CRLF line ends was fitted without a word, though bash runs each
+    line with a stray carriage return (the run got none of the overrides the fit reads)."""
+    script = (
+        "python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct \\\r\n"
+        "  trainer.n_gpus_per_node=4 trainer.nnodes=2\r\n"
+    )
+    (tmp_path / "run.sh").write_bytes(script.encode())
+    log = tmp_path / "run.log"
+    log.write_text("".join(STEP.format(n=n) for n in (1, 2, 3)))
+    from autotune.cli.analysis import _calibrate_logs
+
+    _calibrate_logs([log], [tmp_path / "run.sh"], "H100", tmp_path / "cal.json")
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"warning: --verl-config {tmp_path / 'run.sh'} has Windows (CRLF) line ends: bash runs it" in said, said
+    assert json.loads((tmp_path / "cal.json").read_text())["runs"][0]["gpus"] == 8  # read as plain line ends
