@@ -411,9 +411,7 @@ def _machine_value(word: str, cluster: dict[str, int | None], at: str, known: _K
     return f"{key}={given}"
 
 
-def from_script(
-    text: str, source: str, *, cluster: dict[str, int | None] | None = None, added: bool = False
-) -> Job:
+def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None = None, added: bool = False) -> Job:
     """The job `text` (a run script or command line) runs. With `cluster` (init's flags, by the key each gives,
     `CLUSTER_FLAGS`), a cluster key whose value is a variable known only when the job runs is filled from its
     flag, or refused naming the flag when it is None; without it, left as written (named, as any unset variable).
@@ -454,7 +452,7 @@ def from_script(
             if command_line is not None:
                 raise JobError(
                     f"{source}:{logical.start}: runs {ENTRY} a second time (first at line {command.start if command else 0}"
-                    "); init tunes one job: give it a script (or file) with the one command to tune"
+                    "): one job is read: give a script (or file) with its one command"
                 )
             tokens = _tokens(_arithmetic(_bare_expansions(line), variables, source, True), f"{source}:{logical.start}")
             split: list[str] = []

@@ -152,7 +152,8 @@ def test_calibrate_refuses_two_verl_commands_as_init_does(tmp_path: Path, capsys
     code, said, fit = calibrate(tmp_path, script, capsys)
     with pytest.raises(JobError) as init:
         read_job(script, str(tmp_path / "run.sh"))
-    assert "runs verl.trainer.main_ppo twice; give one job (one command)" in str(init.value)
+    assert str(init.value).endswith("run.sh:3: runs verl.trainer.main_ppo a second time (first at line 1): one job is "
+                                    "read: give a script (or file) with its one command")  # fmt: skip
     assert code == 2 and fit is None, said
     assert " ".join(str(init.value).split()) in " ".join(said.split()), said
 
