@@ -20,7 +20,15 @@ from autotune.adapters.base import DeviceKind, InvalidConfig, TrainerAdapter
 from autotune.sim.fit import POOR_FIT, too_few_trials
 from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_device
 from autotune.sim.model import LENGTH_KEYS, CalibratedRun, Calibration, CostModel, job_of
-from autotune.sim.workload import find_shape, has_critic, modelled_keys, rollout_tp_problem, shape_words
+from autotune.sim.workload import (
+    VERL_GPUS_PER_NODE,
+    find_shape,
+    gpus_per_node,
+    has_critic,
+    modelled_keys,
+    rollout_tp_problem,
+    shape_words,
+)
 from autotune.space.freeze import fixed_at_baseline, inert_params
 from autotune.trial.fidelity import Fidelity, FidelitySettings, TrialJob
 from autotune.trial.record import metrics_path
@@ -96,8 +104,9 @@ class CostModelFidelity(Fidelity):
     @classmethod
     def for_sweep(cls, space: Space, settings: FidelitySettings) -> CostModelFidelity:
         """The hardware: a CPU calibration's own peak, else --gpu, else the space's sim.gpu, else the GPU
-        the calibration was fitted on, else an H100. A CPU calibration with a GPU named is refused
-        (`CalibrationMismatch`): its weights describe the CPU it was fitted on."""
+        the calibration was fitted on, else an H100, laid out in nodes of the space's `trainer.n_gpus_per_node`
+        (`space_gpus_per_node`). A CPU calibration with a GPU named is refused (`CalibrationMismatch`): its weights
+        describe the CPU it was fitted on."""
         world = space.trial.world_size
         cal = Calibration.from_json(settings.calibration) if settings.calibration else None
         problem = cpu_calibration_problem(cal, settings.gpu, space.sim.gpu)
@@ -106,7 +115,8 @@ class CostModelFidelity(Fidelity):
         if cal is not None and cal.on_cpu:
             hardware = Cluster(cpu_device(cal.peak_flops or 0.0), gpus_per_node=world, nodes=1)  # checked: > 0
         else:
-            hardware = cluster(calibrated_device(settings.gpu or space.sim.gpu, cal.device if cal else None), world)
+            device = calibrated_device(settings.gpu or space.sim.gpu, cal.device if cal else None)
+            hardware = cluster(device, world, space_gpus_per_node(space))
         fidelity = cls(hardware, cal, settings.model, space.sim)
         fidelity.model_words = _model_words(settings.model, space)
         fidelity.job_runs = job_runs(cal, space, fidelity.model_words) if cal is not None else ()
@@ -149,7 +159,13 @@ class CostModelFidelity(Fidelity):
         else:
             weights = "the shipped weights"
         model = self.model_words or self.model or "as the space names it"
-        return f"{self.cluster.device.name} × {self.cluster.world}, model {model}, {weights}"
+        c = self.cluster
+        # the layout where it is not the 8 a node every study was predicted on before (audit 36 F3): a study of a
+        # 2 x 4-GPU space predicted as 1 x 8 is another model's, and one of 8 a node keeps its key
+        layout = (
+            "" if c.gpus_per_node == min(VERL_GPUS_PER_NODE, c.world) else f" ({c.nodes} nodes × {c.gpus_per_node})"
+        )
+        return f"{c.device.name} × {c.world}{layout}, model {model}, {weights}"
 
     @property
     def device(self) -> DeviceKind:
@@ -403,6 +419,20 @@ def freeze_unmodelled(space: Space) -> tuple[Space, list[str]]:
     """The space with the knobs the cost model does not read fixed at their baseline values, and their names."""
     names = sorted(inert_params(space, modelled_status, "cuda"))
     return fixed_at_baseline(space, names), names
+
+
+def space_gpus_per_node(space: Space) -> int:
+    """The GPUs per node a space's trials run on: a verl space's `trainer.n_gpus_per_node` at its baseline (verl's
+    default 8 where it sets none; a param of it is kept at its baseline under the cost model, which reads no other
+    value of it). The built-in trainer's `trainer.n_gpus_per_node` is inert (its ranks are `torchrun --standalone`'s
+    on one host): its world is laid out 8 a node as before, one node up to 8 GPUs."""
+    if space.trainer != "verl":
+        return VERL_GPUS_PER_NODE
+    from autotune.adapters import get_adapter
+    from autotune.space.sampling import trial_config
+
+    adapter = get_adapter(space.trainer, space.command)
+    return gpus_per_node(trial_config(space, adapter, dict(space.baseline)).flat)
 
 
 def job_runs(cal: Calibration, space: Space, model: str | None) -> tuple[CalibratedRun, ...]:

@@ -448,7 +448,9 @@ def log_observation(run: LoggedRun, gpu: str | Device, model: str | None = None)
     """The run as the fit sees it: the cost model's features for its resolved config on `gpu`, and its measured
     phases; the same features a simulated trial of the run's space gets (a test holds the two equal)."""
     shape = find_shape(model or run.flat.get("actor_rollout_ref.model.path"), run.flat)
-    cost = CostModel(cluster(gpu, run.world), shape, prompt_tokens=run.prompt_tokens,
+    from autotune.sim.workload import gpus_per_node  # the run's own layout: a 2 x 4 log was fitted as 1 x 8
+
+    cost = CostModel(cluster(gpu, run.world, gpus_per_node(run.flat)), shape, prompt_tokens=run.prompt_tokens,
                      response_tokens=run.response_tokens, response_spread=run.response_spread,
                      vllm_version=run.vllm_version, verl_version=run.verl_version)  # fmt: skip
     _, features = cost.features(run.flat, run.env, run.world)

@@ -354,6 +354,18 @@ def has_critic(flat: dict[str, Any]) -> bool:
     return str(flat.get("algorithm.adv_estimator", "gae")) == "gae"
 
 
+VERL_GPUS_PER_NODE = 8
+"""verl's default `trainer.n_gpus_per_node`, and the layout the cost model gives a world it knows no layout of."""
+
+
+def gpus_per_node(flat: dict[str, Any]) -> int:
+    """The GPUs per node a verl config runs on (`trainer.n_gpus_per_node`, verl's default 8): the cost model's
+    cluster layout, which decides which collectives cross nodes. Every cluster was once 8 a node, so a 2 x 4-GPU
+    job was predicted as 1 x 8, its inter-node all-gathers at NVLink speed (audit 36 F3)."""
+    value = str(flat.get("trainer.n_gpus_per_node"))
+    return int(value) if value.isdigit() and int(value) > 0 else VERL_GPUS_PER_NODE
+
+
 def _flag(flat: dict[str, Any], *keys: str, default: bool = False) -> bool:
     """The first key that is set (not None) among `keys`, as a bool."""
     for key in keys:
