@@ -164,7 +164,7 @@ def init(
         )
         raise
     if gpu and not rec.cpu:
-        _prescreen(space, gpu, cluster.gpus_per_node, model)
+        _prescreen(space, gpu, model)
     elif not rec.cpu:
         console.print("no OOM pre-screen: pass --gpu (a preset such as H100, or a device YAML) for one")
 
@@ -214,12 +214,12 @@ def _study_name(job: Job, source: str) -> str:
     return written
 
 
-def _prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None) -> None:
+def _prescreen(space: Space, gpu: str, model: str | None) -> None:
     from autotune.scaffold import prescreen
     from autotune.scaffold.prescreen import assumed_lengths
 
     try:
-        screened = prescreen(space, gpu, gpus_per_node, model)
+        screened = prescreen(space, gpu, model)
     except ValueError as exc:  # e.g. a model the cost model cannot size
         err.print(f"[yellow]no pre-screen: {escape(str(exc))}[/]; give --model with the model's config.json")
         return
@@ -231,7 +231,7 @@ def _prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None) ->
     for s in screened:
         if s.change == "baseline" and not s.oom:
             console.print(f"  the job itself: predicted peak {s.peak_gib:.1f} GiB per GPU, {s.step_s:.1f} s per step")
-    console.print(f"  at {assumed_lengths(space, gpu, gpus_per_node, model)}; the run's own lengths go under `sim:`")
+    console.print(f"  at {assumed_lengths(space, gpu, model)}; the run's own lengths go under `sim:`")
     if oom:
         console.print("  predicted out of memory:")
         for s in oom:

@@ -47,34 +47,37 @@ def _completed(space: Space, values: dict[str, Any], context: dict[str, Any]) ->
     return out
 
 
-def assumed_lengths(space: Space, gpu: str, gpus_per_node: int, model: str | None = None) -> str:
+def assumed_lengths(space: Space, gpu: str, model: str | None = None) -> str:
     """The lengths the pre-screen's predictions assume and where each comes from (guessed from the limits when the
     space's `sim:` gives none: its step time was quoted without a word of it, audit 21 F15)."""
     from autotune.adapters import get_adapter
 
-    return _cost_model(space, gpu, gpus_per_node, model).lengths_note(space, get_adapter(space.trainer, space.command))
+    return _cost_model(space, gpu, model).lengths_note(space, get_adapter(space.trainer, space.command))
 
 
-def _cost_model(space: Space, gpu: str, gpus_per_node: int, model: str | None) -> CostModelFidelity:
-    """The cost model on the space's world of `gpu`s, with the space's `sim:` section (what `prescreen` predicts by)."""
-    from autotune.sim.hardware import cluster
+def _cost_model(space: Space, gpu: str, model: str | None) -> CostModelFidelity:
+    """The cost model `autotune run --space ... --fidelity sim --gpu GPU` predicts by: the space's world of `gpu`s in
+    nodes of its `trainer.n_gpus_per_node`, with its `sim:` section."""
     from autotune.sim.sim_fidelity import CostModelFidelity
+    from autotune.trial.fidelity import FidelitySettings
 
-    return CostModelFidelity(cluster(gpu, space.trial.world_size, gpus_per_node), model=model, sim=space.sim)
+    return CostModelFidelity.for_sweep(space, FidelitySettings(gpu=gpu, model=model))
 
 
-def prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None = None) -> list[Screened]:
-    """The baseline and each one-knob change from it, predicted on `gpu` (OOM or not, peak memory, step time)."""
+def prescreen(space: Space, gpu: str, model: str | None = None) -> list[Screened]:
+    """The baseline and each one-knob change from it, predicted on `gpu` (OOM or not, peak memory, step time) as
+    `autotune run --fidelity sim` predicts that trial (`sim.predict.predict_trial`: the trial's keys resolved as verl
+    resolves them, a GAE job's critic mini-batch the actor's; from verl's bare defaults it was 256, and the job's
+    step time a third longer than the sweep's baseline, audit 36 F4)."""
     from autotune.adapters import get_adapter
+    from autotune.sim.predict import predict_trial
     from autotune.sim.sim_fidelity import modelled_status
-    from autotune.space.sampling import ConstraintViolation, holds, materialize
+    from autotune.space.sampling import ConstraintViolation, holds
 
     inner = get_adapter(space.trainer, space.command)
     world = space.trial.world_size
-    sim = _cost_model(space, gpu, gpus_per_node, model)
-    defaults = inner.defaults(space.base_config)
-    key_types = {k: info.type for k, info in inner.keys().items()}
-    context = {**defaults, **space.base}
+    sim = _cost_model(space, gpu, model)
+    context = {**inner.defaults(space.base_config), **space.base}
     changes: list[tuple[str, dict[str, Any]]] = [("baseline", dict(space.baseline))]
     for p in space.params:
         modelled = p.is_variable or modelled_status(p.name, "cuda", world)[0]
@@ -87,10 +90,8 @@ def prescreen(space: Space, gpu: str, gpus_per_node: int, model: str | None = No
     out = []
     for label, values in changes:
         try:
-            config = materialize(space, values, defaults, key_types)
+            prediction = predict_trial(space, sim, values).prediction
         except ConstraintViolation:
             continue
-        flat = {**defaults, **config.flat}
-        prediction = sim.cost_model(flat).predict(flat, config.env, world)
         out.append(Screened(label, prediction.oom, prediction.memory.peak / 2**30, prediction.step))
     return out

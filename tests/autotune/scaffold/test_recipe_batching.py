@@ -138,4 +138,4 @@ def test_an_sglang_rollout_is_said_to_be_predicted_as_vllm(tmp_path: Path) -> No
     assert "an SGLang rollout: the cost model (pre-screen, `--fidelity sim`) predicts it as vLLM's" in rec.notes
     [util] = [k for k in rec.knobs if k.name.endswith("gpu_memory_utilization")]
     assert util.why.startswith("SGLang (mem_fraction_static)'s share")
-    assert "SGLang rollout predicted as vLLM's" in assumed_lengths(space, "H100", 8)
+    assert "SGLang rollout predicted as vLLM's" in assumed_lengths(space, "H100")
