@@ -205,6 +205,14 @@ def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | No
         engine = "SGLang (mem_fraction_static)" if sglang else "vLLM"
         if sglang:
             notes.append("an SGLang rollout: the cost model (pre-screen, `--fidelity sim`) predicts it as vLLM's")
+        from autotune.sim.workload import REWARD_MODEL_KEYS, has_reward_model, reward_model_words
+
+        rm = {k: value(k) for k in (*REWARD_MODEL_KEYS, "reward.reward_model.model_path", "reward_model.model.path")}
+        if has_reward_model(rm):  # predicted as if it had none, said nowhere (audit 36 F10)
+            notes.append(
+                f"a {reward_model_words(rm)}: the cost model (pre-screen, `--fidelity sim`) does not model it; its "
+                "scoring time and its memory are in no predicted step time or peak"
+            )
         util = float(value("actor_rollout_ref.rollout.gpu_memory_utilization"))
         low, high = min(0.3, util), max(0.9, util)
         knobs.append(

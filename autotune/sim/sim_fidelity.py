@@ -25,7 +25,9 @@ from autotune.sim.workload import (
     find_shape,
     gpus_per_node,
     has_critic,
+    has_reward_model,
     modelled_keys,
+    reward_model_words,
     rollout_tp_problem,
     shape_words,
 )
@@ -315,6 +317,10 @@ class CostModelFidelity(Fidelity):
             if flat.get("actor_rollout_ref.rollout.name") == "sglang"
             else ""
         )  # the same numbers as a vLLM job's, said nowhere (audit 29 F7)
+        if has_reward_model(flat):  # predicted as if it had none, said nowhere (audit 36 F10)
+            engine += (
+                f"; its {reward_model_words(flat)} not modelled (its scoring time and memory are in no prediction)"
+            )
         return (
             f"mean prompt {w.prompt_tokens:.0f} tokens ({source('prompt_tokens', '0.8 of data.max_prompt_length')}), "
             f"mean response {w.response_tokens:.0f} ({response}), "

@@ -366,6 +366,27 @@ def gpus_per_node(flat: dict[str, Any]) -> int:
     return int(value) if value.isdigit() and int(value) > 0 else VERL_GPUS_PER_NODE
 
 
+REWARD_MODEL_KEYS = ("reward_model.enable", "reward.reward_model.enable")
+"""verl's switch of a model-based reward model: the legacy key (verl 0.9 copies it to the second when it is set),
+then its own."""
+
+
+def has_reward_model(flat: dict[str, Any]) -> bool:
+    """Whether verl scores responses with a reward model (a model served beside the rollout), which the cost model
+    does not model: its scoring time and memory are in no prediction."""
+    for key in REWARD_MODEL_KEYS:
+        value = flat.get(key)
+        if value is not None and str(value).lower() not in ("null", "none", "~"):
+            return str(value).lower() in ("true", "1") if isinstance(value, str) else bool(value)
+    return False
+
+
+def reward_model_words(flat: dict[str, Any]) -> str:
+    """`reward model (PATH)`, PATH its model where the config names one: for the notes that say it is not modelled."""
+    path = flat.get("reward_model.model.path") or flat.get("reward.reward_model.model_path")  # verl's precedence
+    return f"reward model ({path})" if path else "reward model"
+
+
 def _flag(flat: dict[str, Any], *keys: str, default: bool = False) -> bool:
     """The first key that is set (not None) among `keys`, as a bool."""
     for key in keys:

@@ -1,4 +1,4 @@
-"""init's pre-screen predicts the job as `autotune run --fidelity sim` does."""
+"""init's pre-screen predicts the job as `autotune run --fidelity sim` does, and says what the cost model leaves out."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ pytest.importorskip("omegaconf", reason="autotune init checks keys with verl's c
 
 from autotune.adapters.verl_trainer import verl_tree
 from autotune.scaffold import Cluster, prescreen, read_job, recipe, render_space
+from autotune.scaffold.prescreen import assumed_lengths
 from autotune.sim.predict import predict_space
 from autotune.space.loader import load_space
 
@@ -49,3 +50,34 @@ def test_the_prescreens_job_is_the_simulated_sweeps_baseline(tmp_path: Path, per
     assert job.oom is None and swept.prediction.oom is None
     assert job.step_s == pytest.approx(swept.prediction.step, rel=1e-12)
     assert job.peak_gib == pytest.approx(swept.prediction.memory.peak / 2**30, rel=1e-12)
+
+
+RM = "sfairXC/FsfairX-LLaMA3-RM-v0.1"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [f"reward_model.enable=True reward_model.model.path={RM}", f"reward.reward_model.enable=True "
+     f"reward.reward_model.model_path={RM}"],
+)  # fmt: skip
+def test_a_reward_model_is_said_to_be_left_out_of_the_predictions(tmp_path: Path, extra: str) -> None:
+    """A job with a model-based reward model was pre-screened and predicted as if it had none, without a word, where
+    an SGLang rollout is said to be predicted as vLLM's (audit 36 F10)."""
+    from autotune.adapters import get_adapter
+    from autotune.sim.predict import sim_fidelity
+
+    rec, space = space_of(tmp_path, extra=extra)
+    note = (
+        f"a reward model ({RM}): the cost model (pre-screen, `--fidelity sim`) does not model it; its scoring time and "
+        "its memory are in no predicted step time or peak"
+    )
+    assert note in rec.notes  # init's notes
+    said = f"its reward model ({RM}) not modelled (its scoring time and memory are in no prediction)"
+    assert said in assumed_lengths(space, "H100")  # the pre-screen's line
+    assert said in sim_fidelity(space, "H100").lengths_note(space, get_adapter("verl"))  # `run --fidelity sim`'s
+
+
+def test_a_job_without_a_reward_model_gets_no_such_note(tmp_path: Path) -> None:
+    rec, space = space_of(tmp_path, extra="reward_model.enable=False")
+    assert not any("reward model" in n for n in rec.notes), rec.notes
+    assert "reward model" not in assumed_lengths(space, "H100")
