@@ -429,16 +429,17 @@ def freeze_unmodelled(space: Space) -> tuple[Space, list[str]]:
 
 def space_gpus_per_node(space: Space) -> int:
     """The GPUs per node a space's trials run on: a verl space's `trainer.n_gpus_per_node` at its baseline (verl's
-    default 8 where it sets none; a param of it is kept at its baseline under the cost model, which reads no other
-    value of it). The built-in trainer's `trainer.n_gpus_per_node` is inert (its ranks are `torchrun --standalone`'s
-    on one host): its world is laid out 8 a node as before, one node up to 8 GPUs."""
+    default 8 where it sets none; its whole world where it sets `trainer.nnodes` 1; a param of it is kept at its
+    baseline under the cost model, which reads no other value of it). The built-in trainer's
+    `trainer.n_gpus_per_node` is inert (its ranks are `torchrun --standalone`'s on one host): its world is laid out
+    8 a node as before, one node up to 8 GPUs."""
     if space.trainer != "verl":
         return VERL_GPUS_PER_NODE
     from autotune.adapters import get_adapter
     from autotune.space.sampling import trial_config
 
     adapter = get_adapter(space.trainer, space.command)
-    return gpus_per_node(trial_config(space, adapter, dict(space.baseline)).flat)
+    return gpus_per_node(trial_config(space, adapter, dict(space.baseline)).flat, space.trial.world_size)
 
 
 def job_runs(cal: Calibration, space: Space, model: str | None) -> tuple[CalibratedRun, ...]:

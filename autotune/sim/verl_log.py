@@ -450,7 +450,7 @@ def log_observation(run: LoggedRun, gpu: str | Device, model: str | None = None)
     shape = find_shape(model or run.flat.get("actor_rollout_ref.model.path"), run.flat)
     from autotune.sim.workload import gpus_per_node  # the run's own layout: a 2 x 4 log was fitted as 1 x 8
 
-    cost = CostModel(cluster(gpu, run.world, gpus_per_node(run.flat)), shape, prompt_tokens=run.prompt_tokens,
+    cost = CostModel(cluster(gpu, run.world, gpus_per_node(run.flat, run.world)), shape, prompt_tokens=run.prompt_tokens,
                      response_tokens=run.response_tokens, response_spread=run.response_spread,
                      vllm_version=run.vllm_version, verl_version=run.verl_version)  # fmt: skip
     _, features = cost.features(run.flat, run.env, run.world)

@@ -358,10 +358,14 @@ VERL_GPUS_PER_NODE = 8
 """verl's default `trainer.n_gpus_per_node`, and the layout the cost model gives a world it knows no layout of."""
 
 
-def gpus_per_node(flat: dict[str, Any]) -> int:
-    """The GPUs per node a verl config runs on (`trainer.n_gpus_per_node`, verl's default 8): the cost model's
-    cluster layout, which decides which collectives cross nodes. Every cluster was once 8 a node, so a 2 x 4-GPU
-    job was predicted as 1 x 8, its inter-node all-gathers at NVLink speed (audit 36 F3)."""
+def gpus_per_node(flat: dict[str, Any], world: int) -> int:
+    """The GPUs per node a verl config's `world` runs on: the cost model's cluster layout, which decides which
+    collectives cross nodes. `trainer.n_gpus_per_node` (verl's default 8), but the whole world where
+    `trainer.nnodes` is 1 (a space's `trial.world_size` may exceed the baseline's ranks: `verl-cpu` tunes them).
+    Every cluster was once 8 a node, so a 2 x 4-GPU job was predicted as 1 x 8, its inter-node all-gathers at NVLink
+    speed (audit 36 F3)."""
+    if str(flat.get("trainer.nnodes")) == "1":
+        return world
     value = str(flat.get("trainer.n_gpus_per_node"))
     return int(value) if value.isdigit() and int(value) > 0 else VERL_GPUS_PER_NODE
 

@@ -97,3 +97,17 @@ def test_calibrate_fits_a_logged_2x4_run_on_its_own_layout(tmp_path: Path) -> No
         assert observation.features == direct.features(run.flat, run.env, 8)[1]
         features[per_node] = observation.features
     assert features[4] != features[8]
+
+
+def test_a_single_node_space_is_one_node_of_its_world() -> None:
+    """`verl-cpu` sets `trainer.nnodes: 1` and tunes `trainer.n_gpus_per_node` (1 or 2, baseline 1) under a world of 2:
+    one node of 2, not two nodes of 1 (its study's model key is the one it had)."""
+    from autotune.sim.predict import sim_fidelity
+    from autotune.sim.sim_fidelity import space_gpus_per_node
+    from autotune.space.loader import load_space
+
+    space = load_space("verl-cpu")
+    assert space.base["trainer.nnodes"] == 1 and space.baseline["trainer.n_gpus_per_node"] == 1
+    assert space.trial.world_size == 2
+    assert space_gpus_per_node(space) == 2
+    assert sim_fidelity(space).model_key().startswith("H100 SXM × 2, model")
