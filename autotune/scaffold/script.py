@@ -243,6 +243,8 @@ def _split(token: str, variables: dict[str, str], split: list[str], set_at: dict
     if name not in variables:
         return ["$" + token[1:]]
     words = _substitute("$" + token[1:], variables, set()).split()
+    if len(words) == 1 and re.search(r"\$\{?\w", words[0]):  # `$head`, set to `${NODES[0]}`: said by its name
+        return ["$" + token[1:]]
     if len(words) != 1:  # one word: as written
         split.append(f"`${token[1:]}` (set at line {set_at.get(name, '?')}, {len(words)} words)")
     return words
@@ -374,8 +376,16 @@ class _Known(NamedTuple):
     computed: set[str]
     runtime: set[str]
     arrays: dict[str, tuple[list[str], int]]
+    variables: dict[str, str]
+    set_at: dict[str, int]
+
+    def partial(self, name: str) -> bool:
+        """Set in the script to a value init cannot know (`head_node=${nodes_array[0]}`)."""
+        return name in self.variables and re.search(r"\$\{?\w", self.variables[name]) is not None
 
     def why(self, name: str) -> str:
+        if self.partial(name):
+            return f"set at line {self.set_at.get(name, '?')} to `{self.variables[name]}`, known only when the job runs"
         if name in self.computed:
             return "set from a command (`$(...)`) the script runs, which init does not run"
         if name in self.arrays:
@@ -517,7 +527,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
         env[name] = _substitute(value, variables, unset)
     if prefix[:1] == ["env"]:
         prefix.pop(0)
-    known = _Known(computed, runtime, arrays)
+    known = _Known(computed, runtime, arrays, variables, set_at)
     prefix = _launcher(prefix, variables, known, f"{source}:{command.start if command else 0}", notes)
     words = []
     rest = _joined_flags(command_line[at + 1 :])
@@ -599,7 +609,8 @@ def _launcher(prefix: list[str], variables: dict[str, str], known: _Known, at: s
     left: set[str] = set()
     out = []
     for word in prefix:
-        filled = substitute(word, variables, special={"HOME": _HOME}).replace(_HOME, "$HOME")
+        known_values = {k: v for k, v in variables.items() if not known.partial(k)}  # `$head_node`, not its value
+        filled = substitute(word, known_values, special={"HOME": _HOME}).replace(_HOME, "$HOME")
         left |= {m.group(1) for m in re.finditer(r"\$\{?(\w+)", filled)}  # `${nodes_array[0]}` too
         out.append(filled.replace(_TEXT_DOLLAR, "$"))
     if left:

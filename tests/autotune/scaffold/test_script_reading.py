@@ -268,6 +268,10 @@ def test_the_launchers_variables_are_filled_in_and_those_known_only_when_the_job
     plain = read_job(COMMAND.replace("python3", "srun -w node1 python3"), "p.sh")
     assert plain.command[:3] == ["srun", "-w", "node1"] and not any("launcher" in n for n in plain.notes)
     assert _command_lines(plain.command)[0].startswith("command: ")
+    element = read_job("head=${NODES[0]}\n" + COMMAND.replace("python3", "srun -w $head python3"), "e.sh")
+    assert element.command[:3] == ["srun", "-w", "$head"]  # the name the script gives it, not `${NODES[0]}`
+    assert any("the launcher keeps `$head` (set at line 1 to `${NODES[0]}`, known only when the job runs)" in n
+               for n in element.notes), element.notes  # fmt: skip
 
 
 def test_a_multi_line_string_of_overrides_is_read_across_its_lines_and_an_unquoted_variable_split_into_words() -> None:
