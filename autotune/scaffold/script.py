@@ -73,7 +73,8 @@ def _logical_lines(text: str, source: str) -> list[_Logical]:
             continue
         if kept.strip():
             out.append(_Logical(start or n, n, kept.strip(), n if kept != joined else None))
-        if here := _HEREDOC.search(kept):
+        here = _HEREDOC.search(kept)
+        if here and kept[: here.start()].count("((") <= kept[: here.start()].count("))"):  # not `$((1 << n))`
             heredoc = here.group(2)
         current, start = "", 0
     if quote := _open_quote(current):

@@ -298,6 +298,8 @@ def test_a_multi_line_string_of_overrides_is_read_across_its_lines_and_an_unquot
         "cat > notes.txt <<-'EOF'\n\tdon't tune the lr\n\tEOF\nread -ra A <<<\"$x\"\n" + COMMAND
     )  # no quote opened
     assert read_job(heredoc, "h.sh").flat == read_job(COMMAND, "c.sh").flat
+    shifted = "M=$((1 << n))\n" + COMMAND  # a shift, not a here-document
+    assert read_job(shifted, "x.sh").flat == read_job(COMMAND, "c.sh").flat
 
 
 def test_a_crlf_script_given_as_a_file_is_said_and_read_as_the_same_job(tmp_path: Path) -> None:
