@@ -616,7 +616,7 @@ def _launcher(prefix: list[str], variables: dict[str, str], known: _Known, at: s
         out.append(filled.replace(_TEXT_DOLLAR, "$"))
     if left:
         why = [f"`${name}` ({known.why(name)})" for name in sorted(left)]
-        python = next((i for i, w in enumerate(out) if re.search(r"(^|/)python[\d.]*$", w)), len(out) - 2)
+        python = next((i for i, w in enumerate(out) if re.search(r"(^|/)python[\d.]*$", w)), 0)  # none: no drop
         drop = (
             f", or drop `{' '.join(out[:python])}` from it (trials then run verl where autotune runs)" if python else ""
         )

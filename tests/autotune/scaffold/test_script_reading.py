@@ -268,6 +268,8 @@ def test_the_launchers_variables_are_filled_in_and_those_known_only_when_the_job
     plain = read_job(COMMAND.replace("python3", "srun -w node1 python3"), "p.sh")
     assert plain.command[:3] == ["srun", "-w", "node1"] and not any("launcher" in n for n in plain.notes)
     assert _command_lines(plain.command)[0].startswith("command: ")
+    own = read_job(COMMAND.replace("python3", "$PY"), "py.sh")  # its Python unknown: nothing to drop
+    assert own.command[0] == "$PY" and any(n.endswith("write the value in `command:`") for n in own.notes), own.notes
     element = read_job("head=${NODES[0]}\n" + COMMAND.replace("python3", "srun -w $head python3"), "e.sh")
     assert element.command[:3] == ["srun", "-w", "$head"]  # the name the script gives it, not `${NODES[0]}`
     assert any("the launcher keeps `$head` (set at line 1 to `${NODES[0]}`, known only when the job runs)" in n
