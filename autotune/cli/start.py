@@ -78,9 +78,21 @@ _Job = Annotated[
     ),
 ]
 _GpusPerNode = Annotated[
-    int | None, typer.Option(min=1, help="GPUs per node (default: the job's trainer.n_gpus_per_node).")
+    int | None,
+    typer.Option(
+        min=1,
+        help="GPUs per node (default: the job's trainer.n_gpus_per_node; needed where the script writes it as a "
+        "variable the machine gives, ${SLURM_GPUS_PER_NODE}).",
+    ),
 ]
-_Nodes = Annotated[int | None, typer.Option(min=1, help="Nodes (default: the job's trainer.nnodes, else 1).")]
+_Nodes = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="Nodes (default: the job's trainer.nnodes, else 1; needed where the script writes it as a variable the "
+        "machine gives, $SLURM_NNODES).",
+    ),
+]
 _InitGpu = Annotated[
     str | None,
     typer.Option(
