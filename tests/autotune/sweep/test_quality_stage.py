@@ -58,6 +58,7 @@ def tail_mean(metrics_file: Path, metric: str, last: int) -> tuple[int, float, f
     return len(rows), sum(values[-last:]) / len(values[-last:]), max(means)
 
 
+@pytest.mark.slow  # a minute on 2 quiet cores: the default suite reached 7 min 38 s (2026-12-07)
 def test_the_quality_stage_ships_the_setting_that_keeps_the_bound_and_resumes_without_rerunning(tmp_path):
     mult = "  actor_mult: {type: categorical, choices: [2, 3]}"  # a systems variable: pinned, not searched
     space = write_space(tmp_path, extra_params=mult, extra_baseline="  actor_mult: 2")
