@@ -175,6 +175,8 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> Summary 
         err.print(f"[yellow]{exc}[/]")
         say_unfinished(study, None)
         return None
+    if winner.behind:  # the export is NOT FINAL for it (audit 35 F2)
+        err.print(f"[yellow]{escape(winner.behind)}[/]")
     speed = ""
     if winner.speedup is not None:
         low, high = winner.speedup_spread or (math.nan, math.nan)

@@ -30,7 +30,7 @@ from autotune.study.confirmation_result import Confirmation, ConfirmedCandidate,
 from autotune.study.predicted_winner import PredictedWinner
 from autotune.study.result_files import null_for_nan
 from autotune.study.storage import StudyInfo, StudyPaths, baseline_trial, counted, feasible_trials
-from autotune.trial.record import TrialRecord, outcome_of
+from autotune.trial.record import TrialRecord, is_baseline, outcome_of
 
 WinnerSource = Literal["confirmed", "sweep", "predicted"]
 
@@ -153,6 +153,8 @@ def not_final_because(paths: StudyPaths, space: Space, winner: Winner | None) ->
     running = in_progress(paths)
     if running:
         return f"{running}; export again when it finishes"
+    if winner is not None and winner.behind:
+        return winner.behind
     quality = Quality.read(paths)
     if quality is not None and quality.undecided:  # a crash left it open: a rerun's decision replaces these values
         return f"the quality stage decided nothing: {quality.verdict}"
@@ -324,6 +326,8 @@ class Winner:
     and `speedup` its predicted speedup over the baseline."""
     beaten: ConfirmedCandidate | None = None
     """When the baseline won confirmation: the best candidate it beat (`Confirmation.best_candidate`)."""
+    behind: str | None = None
+    """Why its confirmation is no longer of the sweep's best trials (`confirmation_behind`): not final."""
 
     @property
     def one_round(self) -> bool:
@@ -397,6 +401,35 @@ class Winner:
         )
 
 
+def top_candidates(study: optuna.Study, space: Space, k: int) -> list[optuna.trial.FrozenTrial]:
+    """The `k` best feasible trials on the first objective, the baseline and repeats of a setting left out: what
+    confirmation measures (and what a worker's confirmation must still be of to be kept)."""
+    sign = 1.0 if space.objectives[0].direction == "maximize" else -1.0
+    ranked = sorted(
+        (t for t in feasible_trials(study) if not is_baseline(t) and TrialRecord.of(t).duplicate_of is None),
+        key=lambda t: -sign * t.values[0],
+    )
+    return ranked[:k]
+
+
+def confirmation_behind(study: optuna.Study, space: Space, confirmation: Confirmation) -> str | None:
+    """Why the confirmation is no longer of the sweep's best trials, or None: trials that finished after it (a
+    worker started with a larger --trials, or a study resumed with --confirm 0) rank among the top it chose from.
+    It was shipped as "confirmed", exit 0, beside a better trial it never ran (audit 35 F2)."""
+    ran = {n for n, row in confirmation.candidates.items() if not row.is_baseline}
+    if not ran:
+        return None
+    missed = [t for t in top_candidates(study, space, len(ran)) if t.number not in ran]
+    if not missed:
+        return None
+    names = ", ".join(f"#{t.number} ({t.values[0]:g} in its one run)" for t in missed)
+    return (
+        f"the sweep went on after its confirmation (of {', '.join(f'#{n}' for n in sorted(ran))}): {names} now "
+        f"{'ranks' if len(missed) == 1 else 'rank'} among its top {len(ran)}, unconfirmed; `autotune run` of the study "
+        "with confirmation on confirms again"
+    )
+
+
 def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
     """The one rule for the winner: confirmation's, else the best feasible trial on the first objective."""
     maximize = space.objectives[0].direction == "maximize"
@@ -419,6 +452,7 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
                 row,
                 confirmation.row(confirmation.baseline),
                 ablation,
+                behind=confirmation_behind(study, space, confirmation),
             )
         paired = row.speedup_geomean > 0  # the figure it was chosen on, with its interval (audit 16 F2: the mean of
         return Winner(  # the ratios and their min-max were printed in the brackets where the interval is read)
@@ -431,6 +465,7 @@ def find_winner(study: optuna.Study, paths: StudyPaths, space: Space) -> Winner:
             row,
             confirmation.row(confirmation.baseline),
             beaten=confirmation.best_candidate(maximize) if confirmation.baseline_won else None,
+            behind=confirmation_behind(study, space, confirmation),
         )
     best = best_trial(study, [o.direction for o in space.objectives])
     if best is None:

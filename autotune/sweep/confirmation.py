@@ -29,9 +29,10 @@ from autotune.space.schema import Space
 from autotune.study.confirmation_result import Confirmation, ConfirmedCandidate
 from autotune.study.progress import SweepProgress
 from autotune.study.ratios import Ratios, gain_interval
-from autotune.study.storage import StudyPaths, baseline_trial, feasible_trials
+from autotune.study.results import top_candidates
+from autotune.study.storage import StudyPaths, baseline_trial
 from autotune.trial.evaluation import evaluate
-from autotune.trial.record import TrialRecord, is_baseline
+from autotune.trial.record import TrialRecord
 
 
 @dataclass
@@ -60,15 +61,6 @@ class Candidate:
     @property
     def stem(self) -> str:
         return self.label or f"t{self.number:04d}"
-
-
-def top_candidates(study: optuna.Study, space: Space, k: int) -> list[optuna.trial.FrozenTrial]:
-    sign = 1.0 if space.objectives[0].direction == "maximize" else -1.0
-    ranked = sorted(
-        (t for t in feasible_trials(study) if not is_baseline(t) and TrialRecord.of(t).duplicate_of is None),
-        key=lambda t: -sign * t.values[0],
-    )
-    return ranked[:k]
 
 
 def measure_interleaved(

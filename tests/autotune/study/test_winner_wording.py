@@ -354,3 +354,43 @@ def test_a_running_ablation_of_a_resumed_study_is_not_called_cut_short_beside_th
         set_stage(paths, CONFIRMATION)
         said = str(unfinished_quality(paths, space))
     assert " runs confirmation (a stage after the sweep)" in said and "quality stage last" not in said, said
+
+
+def test_a_confirmation_the_sweep_went_on_past_is_not_final_and_one_still_of_its_best_trials_is(tmp_path):
+    """A `--confirm 0 --trials 16` worker swept on after another's confirmation of the first trials: `best` and the
+    export (exit 0) shipped "trial #6 (confirmed)" beside a later, faster trial #11 it never ran (audit 35 F2)."""
+    import pytest
+    import typer
+
+    from autotune.cli.reading import export_winner
+    from autotune.study.confirmation_result import Confirmation, ConfirmedCandidate
+    from autotune.study.storage import save_space
+    from autotune.sweep.backends.lifecycle import tell_outcome as tell
+
+    space = load_space("fsdp3d", device="cpu")
+    study, paths = _study(tmp_path, [("complete", 600.0), ("complete", 650.0), ("complete", 550.0)])
+    save_space(paths, space)
+
+    def row(number: int, mean: float, baseline: bool = False) -> ConfirmedCandidate:
+        return ConfirmedCandidate(number=number, params={}, values=[mean, mean], feasible_rounds=2, rounds=2,
+                                  mean=mean, is_baseline=baseline, speedup_geomean=mean / 500)  # fmt: skip
+
+    Confirmation.decide([row(0, 500.0, True), row(1, 610.0), row(2, 640.0)], 0, True).write(paths)
+    assert find_winner(study, paths, space).behind is None  # of the sweep's top 2: #2 and #1
+    export_winner(paths, None, tmp_path / "then.yaml", check=False)
+    assert "NOT FINAL" not in (tmp_path / "then.yaml").read_text()
+
+    later = study.ask()  # slower than both confirmed: the confirmation is still of the top 2
+    tell(study, later, space, TrialRecord(outcome="complete", key_metrics={"throughput": 580.0}), [580.0])
+    assert find_winner(study, paths, space).behind is None
+    faster = study.ask()
+    tell(study, faster, space, TrialRecord(outcome="complete", key_metrics={"throughput": 700.0}), [700.0])
+    winner = find_winner(study, paths, space)
+    assert winner.number == 2 and winner.behind == (
+        "the sweep went on after its confirmation (of #1, #2): #5 (700 in its one run) now ranks among its top 2, "
+        "unconfirmed; `autotune run` of the study with confirmation on confirms again"
+    )
+    with pytest.raises(typer.Exit) as ended:
+        export_winner(paths, None, tmp_path / "now.yaml", check=False)
+    assert ended.value.exit_code == 1
+    assert (tmp_path / "now.yaml").read_text().startswith(f"# NOT FINAL: {winner.behind}")
