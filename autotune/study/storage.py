@@ -143,7 +143,10 @@ class StudyPaths:
         self,
         note: Callable[[str], None],
         doing: str = RUNS_STAGES,
-        then: str = "this worker then keeps what is measured and runs what is left",
+        then: str = (
+            "this worker then keeps what is measured as its own flags ask (the same candidates and rounds) and "
+            "measures the rest: started with another --top-k, --confirm or --ablate, it measures again"
+        ),
     ) -> Iterator[None]:
         """Held while this process measures on the study's winner: a worker running a stage after the sweep
         (confirmation, the ablation and the equivalence check; the quality stage), or `autotune explain`. One runs
