@@ -7,6 +7,7 @@ the baseline and every categorical choice can run on the trainer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -288,6 +289,12 @@ def _add_warnings(space: Space, adapter: TrainerAdapter, device: DeviceKind) -> 
         space.warnings.append(
             f"{space.path}: `trial.hang_timeout_s` {t.hang_timeout_s:g} is not below `trial.timeout_s` {t.timeout_s:g}: "
             "a trial that hangs is killed only at the timeout, as one that runs too long; set it below (default 60)"
+        )
+    unexpanded = sorted({m for word in space.command or [] for m in re.findall(r"\$\{?\w+\}?", word)})
+    if unexpanded:  # `srun -w $head_node ...`: every real trial would launch with the text itself (audit 36)
+        space.warnings.append(
+            f"{space.path}: `command:` holds {', '.join(f'`{v}`' for v in unexpanded)}: trials run it without a shell, "
+            "so each would get the text itself; write the value, or drop the launcher prefix that uses it"
         )
     for name in (n for n in space.env if is_secret(n)):
         space.warnings.append(

@@ -294,6 +294,26 @@ def test_a_secret_in_a_spaces_env_is_warned_of_and_a_tokenizer_setting_is_not(tm
     )
 
 
+def test_a_shell_variable_left_in_the_command_is_warned_of(tmp_path):
+    """Trials run `command:` as argv, without a shell: a launcher's `-w $head_node` (left by a hand edit, or by init
+    for a value only the job knows) reached every real trial as the text itself, with no word (audit 36 F8)."""
+    from autotune.space.loader import SPACE_DIR
+
+    text = (SPACE_DIR / "fsdp3d-8gpu.yaml").read_text()
+    plain = "command: [python3, -m, verl.trainer.main_ppo]"
+    assert text.count(plain) == 1
+    path = tmp_path / "launcher.yaml"
+    path.write_text(
+        text.replace(plain, "command: [srun, -w, $head_node, --bind, '${WORK}', python3, -m, verl.trainer.main_ppo]")
+    )
+    [warned] = [w for w in load_space(str(path)).warnings if "`command:`" in w]
+    assert warned == (
+        f"{path}: `command:` holds `$head_node`, `${{WORK}}`: trials run it without a shell, so each would get the "
+        "text itself; write the value, or drop the launcher prefix that uses it"
+    )
+    assert not [w for w in load_space(str(SPACE_DIR / "fsdp3d-8gpu.yaml")).warnings if "`command:`" in w]
+
+
 def test_a_when_that_can_hold_is_accepted(tmp_path):
     """The default of a key no param sets, a base value, and a param's own choice all satisfy a `when`."""
     path = tmp_path / "small.yaml"
