@@ -6,7 +6,9 @@ import contextlib
 import datetime
 import functools
 import math
+import os
 import signal
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -342,8 +344,13 @@ def run(
                 "interrupted" if STOPPED_BY[0] == signal.SIGINT else f"stopped by {signal.Signals(STOPPED_BY[0]).name}"
             )
             rewrite = f"autotune report {paths.name}{paths.flags(storage)}" + (f" -o {reports}" if report_dir else "")
+            from autotune.study.live import live_workers
+
+            me = f"worker pid {os.getpid()} on {socket.gethostname()}"
+            others = [w for w in live_workers(paths) if w != me]  # it said "resume" while another went on (35 F5)
+            going_on = f"; {' and '.join(others)} {'goes' if len(others) == 1 else 'go'} on with it" if others else ""
             err.print(
-                f"\n[yellow]{how}[/]; run the same command again to resume (finished trials, and the finished rounds of "
+                f"\n[yellow]{how}[/]{going_on}; run the same command again to resume (finished trials, and the finished rounds of "
                 f"confirmation, the ablation and the quality stage, are kept in {paths.root}/); the report in {reports}/ "
                 f"is as it was last written (`{rewrite}` rewrites it)"
             )

@@ -381,10 +381,26 @@ def test_ctrl_c_says_how_to_resume_and_leaves_no_trainer_behind(tmp_path):
     assert log.exists(), "the baseline trial never started training"
     descendants = psutil.Process(proc.pid).children(recursive=True)  # trial ranks, their launcher, the zygote
     assert len(descendants) >= 2
-    proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
+    other = subprocess.Popen(  # another worker on the study, alive: it goes on, and is named (audit 35 F5)
+        [sys.executable, "-c", "import time; from pathlib import Path; from autotune.study.storage import StudyPaths; "
+         "from autotune.study.live import working\n"
+         f"with working(StudyPaths(Path({str(runs)!r}), 'small')):\n    print('in', flush=True); time.sleep(120)"],
+        stdout=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        assert other.stdout is not None and other.stdout.readline() == "in\n"
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        other.kill()
+        other.wait()
     assert proc.returncode == 130, stderr
     assert "interrupted" in stderr and "run the same command again to resume" in stderr
+    import socket
+
+    assert f"interrupted; worker pid {other.pid} on {socket.gethostname()} goes on with it; run" in " ".join(
+        stderr.split()
+    )
     assert "Traceback" not in stderr
     _, alive = psutil.wait_procs(descendants, timeout=15)
     assert not alive, [p.cmdline() for p in alive]
