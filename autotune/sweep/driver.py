@@ -229,16 +229,29 @@ def wait_for_other_workers(
     A trial of a dead worker here (its pid gone) is not waited for; one elsewhere at most a trial's timeout.
     `quiet_polls`: how many polls a second apart must find no live trial (a worker between two of its trials has
     none for an instant)."""
-    said, quiet = False, 0
+    said_at: float | None = None
+    said_of: set[int] = set()
+    quiet, started = 0, time.monotonic()
     while quiet < quiet_polls:
         running = live_trials(study, timeout_s)
         quiet = 0 if running else quiet + 1
-        if running and not said:
-            numbers = ", ".join(f"#{t.number}" for t in running)
-            progress.note(f"waiting for trial {numbers} of another worker to finish: {why}")
-            said = True
+        numbers = {t.number for t in running}
+        named = ", ".join(f"#{n}" for n in sorted(numbers))
+        if running and said_at is None:
+            progress.note(f"waiting for trial {named} of another worker to finish: {why}")
+            said_at, said_of = time.monotonic(), numbers
+        elif running and said_at is not None and numbers != said_of and time.monotonic() - said_at >= STILL_WAITING_S:
+            # one line, then silence through a whole sweep (75 s of 24 trials; hours on a GPU; audit 35 F6)
+            progress.note(
+                f"still waiting: trial {named} of another worker runs now ({time.monotonic() - started:.0f} s)"
+            )
+            said_at, said_of = time.monotonic(), numbers
         if quiet < quiet_polls:
             time.sleep(1.0)
+
+
+STILL_WAITING_S = 30.0
+"""How often at most a worker waiting for another's trials says which it waits for now (when that changed)."""
 
 
 def _confirm_ablate_check(
