@@ -5,8 +5,9 @@ read here, by init's reader (`script.py`), so calibrate accepts the scripts init
 '$b']"` with the variables the script sets; a slurm script's other commands) and refuses what init refuses, with
 init's message (two `main_ppo` commands: it merged them and fitted the last one's world size, audit 36 F6). Where
 calibrate differs, for the fit's sake: a key the run adds (`+key=value`) is allowed (a space cannot hold it; a fit
-does not need it), and a value using a variable the script does not set is refused at its line (a space leaves it
-for `base:`; the fit would read the text `$TBS` as the value).
+does not need it), and a value using a variable the script does not set is refused at its line where the cost model
+reads the key (a space leaves it for `base:`; the fit would read the text `$TBS` as the value), else left as written,
+said (`trainer.experiment_name=run-${SFT_MODEL}`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from autotune.adapters.verl_config import SHELL_VAR
 from autotune.scaffold.job import _silent_readings, read_job, unset_said
 from autotune.scaffold.script import from_script
 from autotune.sim.verl_log import NEITHER, SCRIPT, RunConfig, config_kind, load_config
+from autotune.sim.workload import modelled_keys
 
 __all__ = ["read_run_config"]
 
@@ -37,12 +39,17 @@ def read_run_config(path: str | Path) -> RunConfig:
     job = from_script(text, str(path), added=True)
     flat = {key.removeprefix("+"): value for key, value in job.flat.items()}
     lines = {key.removeprefix("+"): line for key, line in job.lines.items()}
+    left: list[str] = []
     for key, value in flat.items():
         words = value if isinstance(value, list) else [value]
         names = {m.group(1) or m.group(2) for w in words if isinstance(w, str) for m in SHELL_VAR.finditer(w)}
         unset = sorted(names & set(job.unset))
-        if unset:  # as a value it would be read as text ("invalid literal for int(): '$TBS'")
-            at = f"{path}:{lines[key]}" if key in lines else str(path)
+        at = f"{path}:{lines[key]}" if key in lines else str(path)
+        if unset and key not in modelled_keys():  # `experiment_name=...${SFT_MODEL}` refused the whole log (audit 36)
+            left.append(
+                f"{at}: `{key}={value}` uses {unset_said(unset)}, left as written: the cost model does not read it"
+            )
+        elif unset:  # as a value it would be read as text ("invalid literal for int(): '$TBS'")
             raise ValueError(
                 f"{at}: `{key}={value}` uses a shell variable the file does not set ({unset_said(unset)}); write its "
                 "value (or give the overrides the run printed)"
@@ -51,5 +58,5 @@ def read_run_config(path: str | Path) -> RunConfig:
     if passes:  # as the script writes it (`"${@}"`: bash drops the quotes)
         passes = next((word for word in text.split() if word.strip("\"'") == passes), passes)
     checked = tuple(key for key in job.flat if not key.startswith("+"))
-    said = tuple(_silent_readings(text, str(path)))  # as init says them
+    said = (*_silent_readings(text, str(path)), *left)  # as init says them
     return RunConfig(str(path), flat, dict(job.env), checked, passes=passes, lines=lines, said=said)
