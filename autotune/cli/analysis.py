@@ -145,9 +145,7 @@ def explain_cmd(
         raise typer.Exit(1)
 
 
-CALIBRATE_MODES = (
-    "calibrate fits a STUDY (with --holdout, --runs-dir, --storage) or verl logs (--verl-log with --verl-config, --gpu)"
-)
+CALIBRATE_MODES = "calibrate fits a STUDY (with --holdout, --runs-dir, --storage) or verl logs (--verl-log with --verl-config, --gpu, --nodes, --gpus-per-node)"
 MEMORY_NOT_FITTED = (
     "memory is not calibrated: the step times are fitted, the memory predictions stay the cost model's own (on the "
     "built-in trainer's CPU trials they miss what resharding costs: check a predicted winner's memory by running it)"
@@ -157,7 +155,8 @@ LOG_MEMORY_NOT_FITTED = (
     "predicted winner's memory against the runs' perf/max_memory_allocated_gb)"
 )
 _STUDY_OPTIONS = {"holdout": "--holdout", "runs_dir": "--runs-dir", "storage": "--storage"}
-_LOG_OPTIONS = {"verl_log": "--verl-log", "verl_config": "--verl-config", "gpu": "--gpu"}
+_LOG_OPTIONS = {"verl_log": "--verl-log", "verl_config": "--verl-config", "gpu": "--gpu", "nodes": "--nodes",
+                "gpus_per_node": "--gpus-per-node"}  # fmt: skip
 
 
 @app.command(short_help="Fit the cost model to measured trials or verl logs.")
@@ -170,6 +169,14 @@ def calibrate(
         typer.Option(help="The overrides (key=value), YAML config or run script of each --verl-log, in order."),
     ] = None,
     gpu: Annotated[str | None, typer.Option(help="GPU the logged runs ran on (preset or device YAML).")] = None,
+    nodes: Annotated[
+        int | None,
+        typer.Option(min=1, help="Nodes the logged runs ran on, for a script's trainer.nnodes=$SLURM_NNODES."),
+    ] = None,
+    gpus_per_node: Annotated[
+        int | None,
+        typer.Option(min=1, help="GPUs per node, for a script's trainer.n_gpus_per_node=$SLURM_GPUS_PER_NODE."),
+    ] = None,
     output: Annotated[
         Path | None,
         typer.Option(
@@ -209,7 +216,7 @@ def calibrate(
 
     _one_mode(ctx, study, verl_log)
     if study is None:
-        _calibrate_logs(verl_log or [], verl_config or [], gpu, output)
+        _calibrate_logs(verl_log or [], verl_config or [], gpu, output, nodes, gpus_per_node)
         return
     paths = StudyPaths(runs_dir, study)
     space = study_space(paths)
@@ -269,13 +276,23 @@ def _one_mode(ctx: typer.Context, study: str | None, verl_log: list[Path] | None
         raise typer.Exit(2)
 
 
-def _calibrate_logs(logs: list[Path], configs: list[Path], gpu: str | None, output: Path | None) -> None:
+def _calibrate_logs(
+    logs: list[Path],
+    configs: list[Path],
+    gpu: str | None,
+    output: Path | None,
+    nodes: int | None = None,
+    gpus_per_node: int | None = None,
+) -> None:
     """Every error here is the input's (a file, a key, the pairing): exit 2. Warnings are yellow, on stderr."""
+    import functools
+
     from autotune.scaffold.run_config import read_run_config
     from autotune.sim.verl_log import calibrate_logs_to_file
 
+    read = functools.partial(read_run_config, nodes=nodes, gpus_per_node=gpus_per_node)
     try:  # a run script read as `init` reads it (it had a reader of its own, audit 36 F5/F6)
-        _, lines = calibrate_logs_to_file(logs, configs, gpu, None, output, read_run_config)
+        _, lines = calibrate_logs_to_file(logs, configs, gpu, None, output, read)
     except OSError as exc:  # -o in a missing folder printed a bare "[Errno 2] ...": the path, and what to check
         if not exc.filename:
             raise

@@ -27,8 +27,9 @@ _ARGUMENTS_NOTE = re.compile(r"`(.+)` \(the script's arguments\) left out")
 """init's note of the `$@` it leaves out of the command."""
 
 
-def read_run_config(path: str | Path) -> RunConfig:
-    """`path` as calibrate reads it: a run script as init reads it, else a YAML config or an overrides file."""
+def read_run_config(path: str | Path, nodes: int | None = None, gpus_per_node: int | None = None) -> RunConfig:
+    """`path` as calibrate reads it: a run script as init reads it, else a YAML config or an overrides file. `nodes`
+    and `gpus_per_node` (calibrate's flags, as init's) fill a script's `trainer.nnodes=$SLURM_NNODES`."""
     with open(path, encoding="utf-8", newline="") as file:  # `\r\n` kept, to be said (bash cannot run the file)
         text = file.read()
     kind = config_kind(text, path)
@@ -36,7 +37,8 @@ def read_run_config(path: str | Path) -> RunConfig:
         read_job(text, str(path))
     if kind != SCRIPT:
         return load_config(path)
-    job = from_script(text, str(path), added=True)
+    cluster = {"trainer.nnodes": nodes, "trainer.n_gpus_per_node": gpus_per_node}
+    job = from_script(text, str(path), cluster=cluster, added=True)
     flat = {key.removeprefix("+"): value for key, value in job.flat.items()}
     lines = {key.removeprefix("+"): line for key, line in job.lines.items()}
     left: list[str] = []
@@ -58,5 +60,6 @@ def read_run_config(path: str | Path) -> RunConfig:
     if passes:  # as the script writes it (`"${@}"`: bash drops the quotes)
         passes = next((word for word in text.split() if word.strip("\"'") == passes), passes)
     checked = tuple(key for key in job.flat if not key.startswith("+"))
-    said = (*_silent_readings(text, str(path)), *left)  # as init says them
+    filled = [note for note in job.notes if re.search(r"read as `trainer\.\w+=\d+`, from --", note)]  # --nodes
+    said = (*_silent_readings(text, str(path)), *filled, *left)  # as init says them
     return RunConfig(str(path), flat, dict(job.env), checked, passes=passes, lines=lines, said=said)

@@ -80,7 +80,7 @@ def _logical_lines(text: str, source: str) -> list[_Logical]:
     if quote := _open_quote(current):
         raise JobError(
             f"{source}:{opened}: the `{quote}` opened on this line is not closed by the end of the file: bash refuses "
-            f"the script (`bash -n {source}` says so); close the quote and rerun init"
+            f"the script (`bash -n {source}` says so); close the quote and run again"
         )
     if current.strip():
         out.append(_Logical(start, start, current.strip(), None))
@@ -123,7 +123,7 @@ def _outer_refused(outer: Outer, unset: set[str], command: _Logical | None, sour
             raise JobError(
                 f"{source}:{line}: the command (line {at}) runs inside a `for` loop over `{name}` ({' '.join(values)}: "
                 f"{len(values)} jobs) and uses `${name}`; init tunes one job: write one value in place of `${name}` "
-                f"(or set `{name}=...` before the command, without the loop) and rerun init"
+                f"(or set `{name}=...` before the command, without the loop) and run again"
             )
         notes.append(f"the command runs inside a loop (line {line}): read as one job, as each pass runs it")
     arguments = sorted(n for n in unset if n.isdigit())
@@ -133,7 +133,7 @@ def _outer_refused(outer: Outer, unset: set[str], command: _Logical | None, sour
         raise JobError(
             f"{source}:{at}: {', '.join(f'`${n}`' for n in arguments)} in the command: the function `{fname}`'s "
             f"argument(s) (the function is defined at line {line}; its calls: {calls}); init does not run functions: "
-            "write the value in the command (or set a variable before it) and rerun init"
+            "write the value in the command (or set a variable before it) and run again"
         )
 
 
@@ -181,7 +181,7 @@ def _expanded(token: str, arrays: dict[str, tuple[list[str], int]], at: str, rea
         return elements
     raise JobError(
         f'{at}: `{token}`: init reads a bash array only whole, `"${{{name}[@]}}"`, of an array the script sets as '
-        f"`{name}=(...)` before the command; write these overrides on the command line (or the array so) and rerun init"
+        f"`{name}=(...)` before the command; write these overrides on the command line (or the array so) and run again"
     )
 
 
@@ -197,7 +197,7 @@ def _orphan(tokens: list[str], at: _Logical, command: _Logical, source: str) -> 
         else f"line {command.end}, the command's last, does not end in `\\`; add it"
     )
     raise JobError(
-        f"{source}:{at.start}: `{' '.join(tokens)[:60]}` is not part of the command: {why} and rerun init (bash runs "
+        f"{source}:{at.start}: `{' '.join(tokens)[:60]}` is not part of the command: {why} and run again (bash runs "
         "this line as a command of its own, which fails, and the job without it)"
     )
 
@@ -415,8 +415,8 @@ def _machine_value(word: str, cluster: dict[str, int | None], at: str, known: _K
     why = known.why(name)
     if given is None:
         raise JobError(
-            f"{at}: `{word}`: `${name}` is known only when the job runs ({why}); init needs the number: pass "
-            f"`{flag} N` ({flag} N fills `{key}`; the script can keep `${name}`) and rerun init"
+            f"{at}: `{word}`: `${name}` is known only when the job runs ({why}); the number is needed: pass "
+            f"`{flag} N` ({flag} N fills `{key}`; the script can keep `${name}`) and run again"
         )
     notes.append(f"{at}: `{word}` read as `{key}={given}`, from {flag} {given} (`${name}`: {why})")
     return f"{key}={given}"
@@ -517,7 +517,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
         raise JobError(
             f"{source}:{at_line}: the `python3 -m {ENTRY}` command is inside a `{shell} -c` string, which init does not "
             f"read (another shell runs it): give init the command the string holds, `{said[:100]}{' ...' * (len(said) > 100)}`, "
-            "in a file of its own (its variables set before it), and rerun init"
+            "in a file of its own (its variables set before it), and run again"
         )
     if command_line is None:
         raise JobError(f"{source}: no `python3 -m {ENTRY} key=value ...` command found")

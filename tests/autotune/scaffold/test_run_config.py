@@ -83,7 +83,9 @@ PYTHONUNBUFFERED=1 srun --overlap --nodes=1 --ntasks=1 -w "$head_node" \\
 """verl's examples/slurm/ray_on_slurm.slurm, shortened: other commands around the one verl runs."""
 
 
-def calibrate(tmp_path: Path, script: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, dict | None]:
+def calibrate(
+    tmp_path: Path, script: str, capsys: pytest.CaptureFixture[str], nodes: int | None = None
+) -> tuple[int, str, dict | None]:
     """`autotune calibrate` (the command's own code, in this process: a subprocess costs seconds) on a 3-step log
     with `script` as its --verl-config: the exit code, what it printed, the fit."""
     import typer
@@ -94,7 +96,7 @@ def calibrate(tmp_path: Path, script: str, capsys: pytest.CaptureFixture[str]) -
     log.write_text("".join(STEP.format(n=n) for n in (1, 2, 3)))
     config.write_text(script)
     try:
-        _calibrate_logs([log], [config], "H100", out)
+        _calibrate_logs([log], [config], "H100", out, nodes)
         code = 0
     except typer.Exit as exc:
         code = exc.exit_code
@@ -203,6 +205,24 @@ def test_a_variable_the_script_does_not_set_in_a_key_the_fit_does_not_read_is_le
         f"{tmp_path / 'run.sh'}:2: `trainer.experiment_name=gspo-${{SFT_MODEL}}-RL` uses $SFT_MODEL: not set in the "
         "script, left as written: the cost model does not read it" in " ".join(said.split())
     ), said
+
+
+def test_a_slurm_scripts_node_count_comes_from_nodes_as_in_init(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`trainer.nnodes=$SLURM_NNODES` (verl's slurm examples): refused, "write its value" (the user's real script
+    keeps the variable). `--nodes 2` fills it as init's flag does, said; without it, the refusal names the flag."""
+    script = (
+        "python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B-Instruct \\\n"
+        "  trainer.n_gpus_per_node=8 trainer.nnodes=$SLURM_NNODES\n"
+    )
+    code, said, fit = calibrate(tmp_path, script, capsys, nodes=2)
+    assert code == 0 and fit is not None and fit["runs"][0]["gpus"] == 16, said
+    assert "`trainer.nnodes=$SLURM_NNODES` read as `trainer.nnodes=2`, from --nodes 2" in " ".join(said.split())
+    (tmp_path / "without").mkdir()
+    code, said, fit = calibrate(tmp_path / "without", script, capsys)
+    assert code == 2 and fit is None
+    assert "the number is needed: pass `--nodes N`" in " ".join(said.split()), said
 
 
 def test_calibrate_says_a_scripts_windows_line_ends_as_init_does(

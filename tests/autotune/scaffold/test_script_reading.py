@@ -95,7 +95,7 @@ def test_a_comment_ends_the_command_as_in_bash_and_the_lines_it_cuts_off_are_ref
     with pytest.raises(
         JobError,
         match=r"^run.sh:5: `actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct .*` is not part of the command: the "
-        r"comment on line 4 ends the command there .*; move the comment out of the command \(above it\) and rerun init",
+        r"comment on line 4 ends the command there .*; move the comment out of the command \(above it\) and run again",
     ):
         read_job(mid, "run.sh")
     escaped = COMMAND.replace("grpo \\\n", 'grpo \\  # ["grpo", "gae"]\n')

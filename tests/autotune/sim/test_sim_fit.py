@@ -413,7 +413,7 @@ def test_calibrate_bad_input_exits_2_as_the_read_commands_do(tmp_path):
 def test_calibrate_refuses_options_of_the_other_mode(tmp_path):
     """A STUDY with --verl-log (or an option of one mode in the other) was ignored without a word: refused, exit 2,
     in one line naming the two modes and their options. `--holdout 0` is refused too: given, though the default."""
-    modes = "a STUDY (with --holdout, --runs-dir, --storage) or verl logs (--verl-log with --verl-config, --gpu)"
+    modes = "a STUDY (with --holdout, --runs-dir, --storage) or verl logs (--verl-log with --verl-config, --gpu, --nodes, --gpus-per-node)"
     for args, given in (
         (("mystudy",), "STUDY `mystudy`"),
         (("--holdout", "0"), "--holdout"),
