@@ -89,7 +89,7 @@ def _secrets_left_out(job: Job) -> None:
     if secrets:
         names = ", ".join(secrets)
         job.notes.append(
-            f"{names}: a secret, left out of `env:` (the space is stored with the study and its trials, and its env "
+            f"{names}: {'secrets' if len(secrets) > 1 else 'a secret'}, left out of `env:` (the space is stored with the study and its trials, and its env "
             f"goes into the export and the report): trials inherit the environment `autotune run` starts in, so "
             f"export it there (`export {secrets[0]}=...`)"
         )

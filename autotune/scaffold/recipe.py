@@ -260,14 +260,17 @@ def _rollout_tp(job: Job, value: Any, g: int, world: int, heads: int | None, hea
     """Choices dividing the GPUs of one node (a rollout kept in a node); a job's own TP that spans whole nodes
     (TP 16 on 8-GPU nodes: verl places such a replica on TP / GPUs-per-node nodes) is kept as its baseline."""
     fits_heads = [d for d in _divisors(g) if heads is None or heads % d == 0]
+    whole_nodes = [
+        g * n for n in range(2, world // g + 1) if world % (g * n) == 0 and (heads is None or heads % (g * n) == 0)
+    ]
     tp = int(value(TP))
-    spans_nodes = tp > g and tp % g == 0 and world % tp == 0 and (heads is None or heads % tp == 0)
+    spans_nodes = tp in whole_nodes
     if tp not in fits_heads and not spans_nodes:
         raise JobError(
             f"{job.at(TP)}: `{TP}`={tp} must divide the {g} GPUs per node"
             + (f" and the model's {heads} attention heads ({heads_from})" if heads else "")
             + f", or be a multiple of {g} that divides the {world} GPUs (a rollout on whole nodes); "
-            + f"choose one of {fits_heads}"
+            + f"choose one of {fits_heads + whole_nodes}"
         )
     why = f"divide the {g} GPUs per node (a rollout stays in a node)"
     if spans_nodes:

@@ -23,6 +23,9 @@ from autotune.sim.workload import modelled_keys
 
 __all__ = ["read_run_config"]
 
+CLUSTER_KEYS = ("trainer.nnodes", "trainer.n_gpus_per_node")
+"""Read by the fit as the run's world (no workload key): a variable left in one is refused, not left as text."""
+
 _ARGUMENTS_NOTE = re.compile(r"`(.+)` \(the script's arguments\) left out")
 """init's note of the `$@` it leaves out of the command."""
 
@@ -47,7 +50,9 @@ def read_run_config(path: str | Path, nodes: int | None = None, gpus_per_node: i
         names = {m.group(1) or m.group(2) for w in words if isinstance(w, str) for m in SHELL_VAR.finditer(w)}
         unset = sorted(names & set(job.unset))
         at = f"{path}:{lines[key]}" if key in lines else str(path)
-        if unset and key not in modelled_keys():  # `experiment_name=...${SFT_MODEL}` refused the whole log (audit 36)
+        if (
+            unset and key not in modelled_keys() and key not in CLUSTER_KEYS
+        ):  # `experiment_name=...${SFT_MODEL}` refused the whole log (audit 36)
             left.append(
                 f"{at}: `{key}={value}` uses {unset_said(unset)}, left as written: the cost model does not read it"
             )

@@ -168,7 +168,9 @@ def test_a_jobs_rollout_tp_on_whole_nodes_is_kept_and_one_across_part_of_a_node_
     [tp] = [k for k in recipe(job, Cluster(8, 4), verl_tree()[1]).knobs if k.name.endswith("parallel_size")]
     assert tp.spec["choices"] == [1, 2, 4, 8, 16] and tp.baseline == 16 and "16, the job's own, on 2 whole" in tp.why
     line = 1 + next(i for i, ln in enumerate(text.splitlines()) if "parallel_size=2" in ln)
-    with pytest.raises(JobError, match=rf"^run.sh:{line}: .*=12 must divide the 8 GPUs per node .*choose one of "):
+    with pytest.raises(
+        JobError, match=rf"^run.sh:{line}: .*=12 must divide the 8 GPUs per node .*choose one of \[1, 2, 4, 8, 16\]$"
+    ):
         recipe(read_job(text.replace("parallel_size=2", "parallel_size=12"), "run.sh"), Cluster(8, 4), verl_tree()[1])
 
 
@@ -526,7 +528,7 @@ def test_a_secret_the_job_exports_stays_out_of_the_space_and_is_said(tmp_path: P
     job = read_job(text, "run.sh")
     assert job.env == {"TOKENIZERS_PARALLELISM": "false", "VLLM_ATTENTION_BACKEND": "XFORMERS"}
     [said] = [n for n in job.notes if "secret" in n]
-    assert said.startswith("HF_TOKEN, WANDB_API_KEY: a secret, left out of `env:`") and "export HF_TOKEN=" in said
+    assert said.startswith("HF_TOKEN, WANDB_API_KEY: secrets, left out of `env:`") and "export HF_TOKEN=" in said
     written = render_space(job, Cluster(8), recipe(job, Cluster(8), verl_tree()[1]), "x")
     assert "0123abcd" not in written and "hf_x" not in written and "TOKENIZERS_PARALLELISM" in written
 
