@@ -344,10 +344,9 @@ def run(
                 "interrupted" if STOPPED_BY[0] == signal.SIGINT else f"stopped by {signal.Signals(STOPPED_BY[0]).name}"
             )
             rewrite = f"autotune report {paths.name}{paths.flags(storage)}" + (f" -o {reports}" if report_dir else "")
-            from autotune.study.live import live_workers
+            from autotune.study.live import other_workers
 
-            me = f"worker pid {os.getpid()} on {socket.gethostname()}"
-            others = [w for w in live_workers(paths) if w != me]  # it said "resume" while another went on (35 F5)
+            others = other_workers(paths)  # it said only "resume" while another went on with the study (35 F5)
             going_on = f"; {' and '.join(others)} {'goes' if len(others) == 1 else 'go'} on with it" if others else ""
             err.print(
                 f"\n[yellow]{how}[/]{going_on}; run the same command again to resume (finished trials, and the finished rounds of "
@@ -518,8 +517,6 @@ def _time_summary(study, started: datetime.datetime) -> str | None:  # type: ign
     invocation started to the last one it finished (confirmation re-runs not included). Other workers'
     trials are theirs (each worker's line counted every trial of the study, audit 17 F8); a reused result
     ran nothing and is counted apart."""
-    import os
-    import socket
 
     from autotune.report.data import time_outside_steps
     from autotune.trial.record import SKIPPED, TrialRecord

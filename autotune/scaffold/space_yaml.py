@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from autotune.adapters.verl_config import SHELL_VAR
 from autotune.scaffold.job import ENTRY, Job, JobError
 from autotune.scaffold.recipe import Cluster, Recipe
 
@@ -68,7 +69,7 @@ def _command_lines(command: list[str]) -> list[str]:
     if len(command) == 3 and _PLAIN_PYTHON.fullmatch(command[0]) and command[1:] == ["-m", ENTRY]:
         return [f"# command: left out (the job's `{' '.join(command)}`): trials run verl under the Python autotune runs "
                 "under, where init found it"]  # fmt: skip
-    left = [word for word in command if re.search(r"\$\{?\w", word)]
+    left = [word for word in command if SHELL_VAR.search(word)]
     said = (  # trials run it without a shell (audit 36 F8)
         [f"# {', '.join(left)}: not known to init; trials run `command:` without a shell: write the value, or drop the "
          "launcher's prefix"] if left else []

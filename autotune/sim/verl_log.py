@@ -58,7 +58,7 @@ from autotune.sim.fit import (
 )
 from autotune.sim.hardware import Device, cluster, device_to_json
 from autotune.sim.model import PHASE_METRICS, CostModel, default_weights, job_of
-from autotune.sim.workload import PRESETS, find_shape, has_critic, shape_words, spread_from_longest
+from autotune.sim.workload import PRESETS, find_shape, gpus_per_node, has_critic, shape_words, spread_from_longest
 from verl_keys.keys import suggest_key
 
 _ENV_KEY = re.compile(r"[A-Z][A-Z0-9_]*")
@@ -448,8 +448,7 @@ def log_observation(run: LoggedRun, gpu: str | Device, model: str | None = None)
     """The run as the fit sees it: the cost model's features for its resolved config on `gpu`, and its measured
     phases; the same features a simulated trial of the run's space gets (a test holds the two equal)."""
     shape = find_shape(model or run.flat.get("actor_rollout_ref.model.path"), run.flat)
-    from autotune.sim.workload import gpus_per_node  # the run's own layout: a 2 x 4 log was fitted as 1 x 8
-
+    # the run's own layout: a 2 x 4 log was fitted as 1 x 8 (audit 36 F3)
     cost = CostModel(cluster(gpu, run.world, gpus_per_node(run.flat, run.world)), shape, prompt_tokens=run.prompt_tokens,
                      response_tokens=run.response_tokens, response_spread=run.response_spread,
                      vllm_version=run.vllm_version, verl_version=run.verl_version)  # fmt: skip

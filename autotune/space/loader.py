@@ -7,7 +7,6 @@ the baseline and every categorical choice can run on the trainer.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -290,7 +289,9 @@ def _add_warnings(space: Space, adapter: TrainerAdapter, device: DeviceKind) -> 
             f"{space.path}: `trial.hang_timeout_s` {t.hang_timeout_s:g} is not below `trial.timeout_s` {t.timeout_s:g}: "
             "a trial that hangs is killed only at the timeout, as one that runs too long; set it below (default 60)"
         )
-    unexpanded = sorted({m for word in space.command or [] for m in re.findall(r"\$\{?\w+\}?", word)})
+    from autotune.adapters.verl_config import SHELL_VAR
+
+    unexpanded = sorted({word for word in space.command or [] if SHELL_VAR.search(word)})
     if unexpanded:  # `srun -w $head_node ...`: every real trial would launch with the text itself (audit 36)
         space.warnings.append(
             f"{space.path}: `command:` holds {', '.join(f'`{v}`' for v in unexpanded)}: trials run it without a shell, "

@@ -95,6 +95,12 @@ def working(paths: StudyPaths, plan: dict[str, Any] | None = None) -> Iterator[N
         f.close()
 
 
+def other_workers(paths: StudyPaths) -> list[str]:
+    """`live_workers` but this process: who goes on with the study when this worker stops."""
+    me = f"worker pid {os.getpid()} on {socket.gethostname()}"
+    return [w for w in live_workers(paths) if w.partition(" (")[0] != me]
+
+
 def live_workers(paths: StudyPaths) -> list[str]:
     """Each live `autotune run` of the study, as "worker pid N on HOST" (this process among them while it holds
     `working`: its own refreshed report says the study runs); inside `closing_on_own_decision`, only those started
