@@ -7,8 +7,9 @@ the model; `check_starts` puts the job through verl's start-up checks before any
 changes from the job would run out of memory.
 """
 
-from autotune.scaffold.job import Job, JobError, check_starts, read_job
+from autotune.scaffold.job import Job, JobError, check_starts
 from autotune.scaffold.prescreen import Screened, prescreen
+from autotune.scaffold.read import read_job
 from autotune.scaffold.recipe import Cluster, Recipe, recipe
 from autotune.scaffold.space_yaml import render_space
 

@@ -16,7 +16,8 @@ import re
 from pathlib import Path
 
 from autotune.adapters.verl_config import SHELL_VAR
-from autotune.scaffold.job import _silent_readings, read_job, unset_said
+from autotune.scaffold.job import unset_said
+from autotune.scaffold.read import read_job, silent_readings
 from autotune.scaffold.script import from_script
 from autotune.sim.verl_log import NEITHER, SCRIPT, RunConfig, config_kind, load_config
 from autotune.sim.workload import modelled_keys
@@ -66,5 +67,5 @@ def read_run_config(path: str | Path, nodes: int | None = None, gpus_per_node: i
         passes = next((word for word in text.split() if word.strip("\"'") == passes), passes)
     checked = tuple(key for key in job.flat if not key.startswith("+"))
     filled = [note for note in job.notes if re.search(r"read as `trainer\.\w+=\d+`, from --", note)]  # --nodes
-    said = (*_silent_readings(text, str(path)), *filled, *left)  # as init says them
+    said = (*silent_readings(text, str(path)), *filled, *left)  # as init says them
     return RunConfig(str(path), flat, dict(job.env), checked, passes=passes, lines=lines, said=said)

@@ -1,4 +1,4 @@
-"""A run script or command line read as bash reads it, into the job verl runs (see `job.py`).
+"""A run script or command line read as bash reads it (its text by `bash.py`), into the job verl runs (see `job.py`).
 
 Line continuations joined, comments dropped, `NAME=value` and `export NAME=value` lines remembered (exports
 are the job's environment) and substituted where the command uses them (`data.train_files="$train_files"`),
@@ -10,98 +10,25 @@ a list).
 
 from __future__ import annotations
 
-import itertools
 import re
-import shlex
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from autotune.adapters.verl_config import (
+    ENTRY,
     ENV_PREFIX,
     SCRIPT_ARGUMENTS,
     SHELL_VAR,
-    shell_chars,
     substitute,
     unquoted,
     without_comment,
 )
-from autotune.scaffold.job import ENTRY, Job, JobError, engine_of, engine_refused, unset_said
+from autotune.scaffold import bash
+from autotune.scaffold.job import Job, JobError, engine_of, engine_refused, unset_said
 
 __all__ = ["from_script"]
 
-_ASSIGN = re.compile(r"^[A-Za-z_]\w*=")
 _HOME = "AUTOTUNE-HOME-b1f4"
-_SHELL_END = {"|", "||", "&&", ";", "&", ">", ">>", "2>&1", "1>&2", "<"}
-
-
-class _Logical(NamedTuple):
-    start: int
-    """The physical line it starts on (from 1)."""
-    end: int
-    text: str
-    comment: int | None
-    """The line of the comment that ended it (bash ends a command at a comment, a `\\` in the comment or not)."""
-
-
-def _logical_lines(text: str, source: str) -> list[_Logical]:
-    """The script's commands as bash reads them: `\\`-continued lines joined, each comment cut off, a comment ending
-    its line whatever came before (a `\\` before it, or a comment line inside the continuation, does not carry the
-    command on past it: what follows is another command)."""
-    out: list[_Logical] = []
-    current, start, opened, heredoc = "", 0, 0, ""
-    for n, raw in enumerate(text.splitlines(), 1):
-        if heredoc:  # a here-document's text, up to its delimiter: not commands (its `'` opens no quote)
-            heredoc = "" if raw.removesuffix("\r").strip() == heredoc else heredoc
-            continue
-        joined = current + raw.removesuffix("\r")
-        kept = without_comment(joined)  # before `;` splits it: `x=1  # a; b=2` sets x only
-        if quote := _open_quote(kept):  # `ACTOR_CONFIG="` on its own line: the string goes on (audit 36 F7)
-            opened = opened if current and _open_quote(current) else n
-            escaped = (len(kept) - len(kept.rstrip("\\"))) % 2 and quote == '"'  # `\` ends a line in "...": joined
-            current, start = (kept[:-1] if escaped else kept + "\n"), start or n
-            continue
-        trailing = len(kept.rstrip()) - len(kept.rstrip().rstrip("\\"))
-        if trailing % 2 and kept.rstrip() != kept:  # `value \  # note`: `\ ` is an escaped space, not a continuation
-            raise JobError(
-                f"{source}:{n}: a `\\` followed by a space{' and a comment' if kept != joined else ''} ends the command "
-                "on this line (bash reads `\\ ` as an escaped space, not as a line continuation), and runs the lines "
-                "after it as another command; delete what follows the `\\` (a comment goes on its own line, above "
-                "the command)"
-            )
-        if kept == joined and trailing % 2:
-            current, start = kept[:-1] + " ", start or n
-            continue
-        if kept.strip():
-            out.append(_Logical(start or n, n, kept.strip(), n if kept != joined else None))
-        here = _HEREDOC.search(kept)
-        if here and kept[: here.start()].count("((") <= kept[: here.start()].count("))"):  # not `$((1 << n))`
-            heredoc = here.group(2)
-        current, start = "", 0
-    if quote := _open_quote(current):
-        raise JobError(
-            f"{source}:{opened}: the `{quote}` opened on this line is not closed by the end of the file: bash refuses "
-            f"the script (`bash -n {source}` says so); close the quote and run again"
-        )
-    if current.strip():
-        out.append(_Logical(start, start, current.strip(), None))
-    return out
-
-
-_HEREDOC = re.compile(r"(?<!<)<<-?(?!<)\s*(['\"]?)([A-Za-z_]\w*)\1")
-"""A here-document's start, `cat <<EOF`, `<<-'END'` (not a here-string, `<<<`): its delimiter."""
-
-
-def _open_quote(text: str) -> str:
-    """The quote (`'` or `"`) still open at the end of `text`, as bash reads it; "" when none is."""
-    quote = ""
-    for _, ch, where in shell_chars(text):
-        if where == "syntax" and ch in "'\"":
-            quote = "" if quote else ch
-    return quote
-
-
-_FUNCTION = re.compile(r"(?:function\s+([A-Za-z_][\w-]*)\s*(?:\(\s*\))?|([A-Za-z_][\w-]*)\s*\(\s*\))\s*\{?\s*")
-"""A function's definition, `train() {` or `function train {`, up to its body."""
 
 
 class Outer(NamedTuple):
@@ -113,7 +40,7 @@ class Outer(NamedTuple):
     calls: list[tuple[int, list[str]]]
 
 
-def _outer_refused(outer: Outer, unset: set[str], command: _Logical | None, source: str, notes: list[str]) -> None:
+def _outer_refused(outer: Outer, unset: set[str], command: bash.Logical | None, source: str, notes: list[str]) -> None:
     """Refused: a command run for each value of a loop's variable, or taking a function's arguments, named for what
     they are (they were "not set in the script", audit 29 F12); a loop that does not change the job is said."""
     at = command.start if command else 0
@@ -157,12 +84,12 @@ def _array_part(
         assert start is not None
         array, line = (start.group(1), at, ""), line[start.end() :]
     name, first, so_far = array
-    line = _arithmetic(line, variables, source, strict=False)
+    line = bash.arithmetic(line, variables, source, strict=False)
     depth = 1
     for i, ch in unquoted(line):
         depth += {"(": 1, ")": -1}.get(ch, 0)
         if depth == 0:
-            words = _tokens(f"{so_far} {line[:i]}", f"{source}:{first}")
+            words = bash.shell_words(f"{so_far} {line[:i]}", f"{source}:{first}")
             arrays[name] = ([_substitute(word, variables, unset) for word in words], first)
             return None
     return name, first, f"{so_far} {line}"
@@ -185,7 +112,7 @@ def _expanded(token: str, arrays: dict[str, tuple[list[str], int]], at: str, rea
     )
 
 
-def _orphan(tokens: list[str], at: _Logical, command: _Logical, source: str) -> None:
+def _orphan(tokens: list[str], at: bash.Logical, command: bash.Logical, source: str) -> None:
     """Refused: a line of overrides after the command's end, which bash runs as a command of its own (`trainer.save_freq=20:
     command not found`) while the job runs without them (a comment inside the continuation cut it, audit 29 F8)."""
     if not tokens or not re.match(r"[+~]?[A-Za-z_][\w-]*(\.[\w-]+)+=", tokens[0]):
@@ -202,43 +129,11 @@ def _orphan(tokens: list[str], at: _Logical, command: _Logical, source: str) -> 
     )
 
 
-_TEXT_DOLLAR = "\x00"
-"""Stands for a `$` bash reads as text (`'run_$N'`, `\\$N`) while the line's variables are filled in."""
-
-
-def _text_dollars(line: str) -> str:
-    """The line with each `$` bash does not expand (inside single quotes, or escaped) as `_TEXT_DOLLAR`."""
-    out: list[str] = []
-    for _, ch, where in shell_chars(line):
-        if ch == "$" and where == "\\":
-            out[-1] = _TEXT_DOLLAR  # its backslash goes too, as in bash
-        else:
-            out.append(_TEXT_DOLLAR if ch == "$" and where == "'" else ch)
-    return "".join(out)
-
-
-_SPLIT = "\x01"
-"""Stands for the `$` of an unquoted word that is one variable (`$ACTOR_CONFIG`), which bash splits into words."""
-
-_BARE = re.compile(r"\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*\})(?=\s|$)")
-
-
-def _bare_expansions(line: str) -> str:
-    """The line with the `$` of each unquoted word that is one variable as `_SPLIT`."""
-    free = {i for i, _ in unquoted(line)}
-    out = list(line)
-    for m in _BARE.finditer(line):
-        i = m.start()
-        if i in free and (i == 0 or (line[i - 1].isspace() and i - 1 in free)):
-            out[i] = _SPLIT
-    return "".join(out)
-
-
 def _split(token: str, variables: dict[str, str], split: list[str], set_at: dict[str, int]) -> list[str]:
     """The command's word, or the words of the variable it is when unquoted (`$ACTOR_CONFIG` holding several
     overrides: bash splits its value at spaces and line ends, verl's `run_qwen30b_gspo.sh` style; it was one word,
     which hydra cannot read, audit 36 F7); a variable the script does not set stays as written."""
-    if not token.startswith(_SPLIT):
+    if not token.startswith(bash.SPLIT):
         return [token]
     name = token[1:].strip("{}")
     if name not in variables:
@@ -259,13 +154,6 @@ def _wrapped(tokens: list[str], line: int) -> tuple[int, str, str] | None:
     return None
 
 
-def _tokens(line: str, source: str) -> list[str]:
-    try:
-        return shlex.split(line)
-    except ValueError as exc:
-        raise JobError(f"{source}: cannot read `{line[:80]}`: {exc} (an unclosed quote?)") from None
-
-
 def _joined_flags(tokens: list[str]) -> list[str]:
     """`--config-name ppo_trainer` (hydra takes the value as the next word) as `--config-name=ppo_trainer`."""
     out: list[str] = []
@@ -277,98 +165,9 @@ def _joined_flags(tokens: list[str]) -> list[str]:
     return out
 
 
-def _statements(line: str) -> list[str]:
-    """A line's commands, split at `;` and `&&` outside quotes and parentheses (`n=4; lr=1e-6` set only `n`:
-    the second was read as a word), each run in turn as bash does."""
-    out, depth, begin, skip = [], 0, 0, -1
-    for i, ch in unquoted(line):
-        if ch in "()":
-            depth += 1 if ch == "(" else -1
-        elif depth == 0 and i > skip and (ch == ";" or line.startswith("&&", i)):
-            out.append(line[begin:i])
-            begin = skip = i + (2 if ch == "&" else 1)
-    out.append(line[begin:])
-    return [part.strip() for part in out if part.strip() and part.strip() != "&"]
-
-
-def _arithmetic(line: str, variables: dict[str, str], source: str, strict: bool) -> str:
-    """The line with each `$((...))` worked out as bash does for integers (`$((1024 * 2))`, `$((max_prompt_length
-    + max_response_length))`: a sixth of verl's example scripts); one it cannot work out is refused, named, when
-    `strict`, else left as written."""
-    out, i = [], 0
-    while (start := line.find("$((", i)) >= 0:
-        depth, end = 0, None
-        for j in range(start + 1, len(line)):
-            depth += {"(": 1, ")": -1}.get(line[j], 0)
-            if depth == 0:
-                end = j
-                break
-        if end is None or line[end - 1] != ")":
-            raise JobError(f"{source}: cannot read the shell arithmetic in `{line[start : start + 60]}`")
-        expr = line[start + 3 : end - 1]
-        try:
-            out.append(line[i:start] + str(_integer(expr, variables, source)))
-        except JobError:
-            if strict:
-                raise
-            out.append(line[i : end + 1])
-        i = end + 1
-    return "".join(out) + line[i:]
-
-
-def _integer(expr: str, variables: dict[str, str], source: str) -> int:
-    import ast
-
-    def name(m: re.Match[str]) -> str:
-        key = m.group(1) or m.group(2) or m.group(3)
-        if key not in variables:
-            raise JobError(f"{source}: `$(({expr}))` uses `{key}`, which the script does not set; write the number")
-        return f"({variables[key]})"
-
-    text = re.sub(r"\$\{(\w+)\}|\$(\w+)|\b([A-Za-z_]\w*)\b", name, expr)
-
-    def divided(a: int, b: int) -> int:  # bash divides as C does, toward zero: $((-7 / 2)) is -3, not -4
-        return abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
-
-    def remainder(a: int, b: int) -> int:  # and its remainder takes the dividend's sign: $((-7 % 2)) is -1
-        return a - b * divided(a, b)
-
-    ops = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__, ast.Div: divided,
-           ast.FloorDiv: divided, ast.Mod: remainder}  # fmt: skip
-
-    def value(node: ast.AST) -> int:
-        if isinstance(node, ast.Constant) and type(node.value) is int:
-            return node.value
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            return -value(node.operand) if isinstance(node.op, ast.USub) else value(node.operand)
-        if isinstance(node, ast.BinOp) and type(node.op) in ops:
-            return ops[type(node.op)](value(node.left), value(node.right))
-        raise ValueError(ast.dump(node))
-
-    try:
-        return value(ast.parse(text.strip(), mode="eval").body)
-    except ZeroDivisionError:
-        raise JobError(f"{source}: `$(({expr}))` divides by zero (bash refuses it too); write the number") from None
-    except (SyntaxError, ValueError):
-        raise JobError(
-            f"{source}: `$(({expr}))` is not integer arithmetic init can work out (+ - * / %); write the number"
-        ) from None
-
-
 def _substitute(value: str, variables: dict[str, str], unset: set[str]) -> str:
     # `~` after hydra has read the value (hydra's grammar refuses a bare `~`): HOME's stand-in, put back later
     return substitute(value, variables, unset, special={"HOME": _HOME})
-
-
-def _filled_as_it_runs(tokens: list[str]) -> list[str]:
-    """The variables a statement fills when it runs: `read -ra ADDR <<<...`'s, `for node in ...`'s."""
-    words = list(itertools.dropwhile(_ASSIGN.match, tokens))  # `IFS=' ' read ...`
-    if words[:1] == ["for"] and len(words) > 1:
-        return [words[1]]
-    if words[:1] != ["read"]:
-        return []
-    ends = [i for i, t in enumerate(words) if t in _SHELL_END or t.startswith("<")]
-    return [t for t in words[1 : ends[0] if ends else None] if re.fullmatch(r"[A-Za-z_]\w*", t)]
 
 
 class _Known(NamedTuple):
@@ -439,22 +238,26 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
     wrapped: tuple[int, str, str] | None = None  # a `bash -c '...main_ppo...'`: its line, shell, string
     conditional: list[str] = []  # set inside an `if`, `case` or loop: read as if it ran
     depth = 0
-    command: _Logical | None = None
+    command: bash.Logical | None = None
     blocks: list[tuple[list[str], int]] = []  # the `if`, `case` and loops open here: their first words, their line
     function: tuple[str, int] | None = None  # the function whose body this is: its name, its line
     outer = Outer([], None, [])
     arrays: dict[str, tuple[list[str], int]] = {}  # each bash array's elements (filled in) and line
     array: tuple[str, int, str] | None = None  # the array being read: name, line, text so far
-    for logical, statement in ((lg, part) for lg in _logical_lines(text, source) for part in _statements(lg.text)):
-        line = _text_dollars(statement)
+    for logical, statement in (
+        (lg, part) for lg in bash.logical_lines(text, source) for part in bash.statements(lg.text)
+    ):
+        line = bash.text_dollars(statement)
         if array is not None or _ARRAY.match(line):  # `NAME=(` ... `)`: a bash array's elements, over lines
             array = _array_part(array, line, logical.start, variables, unset, arrays, source)
             continue
-        if defined := _FUNCTION.match(line):  # `train() {`, `function train {`: its body follows
+        if defined := bash.FUNCTION.match(line):  # `train() {`, `function train {`: its body follows
             function, line = (defined.group(1) or defined.group(2), logical.start), line[defined.end() :]
         # worked out on the command's line (refused there when it cannot be); elsewhere a variable it cannot
         # work out is left to be named if the command uses it
-        tokens = _tokens(_arithmetic(line, variables, source, strict=ENTRY in line), f"{source}:{logical.start}")
+        tokens = bash.shell_words(
+            bash.arithmetic(line, variables, source, strict=ENTRY in line), f"{source}:{logical.start}"
+        )
         if tokens[:1] and tokens[0] in ("then", "else", "do"):
             tokens = tokens[1:]  # `do python3 -m ...`: the command after the keyword
         if ENTRY in line and wrapped is None:
@@ -465,7 +268,9 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
                     f"{source}:{logical.start}: runs {ENTRY} a second time (first at line {command.start if command else 0}"
                     "): one job is read: give a script (or file) with its one command"
                 )
-            tokens = _tokens(_arithmetic(_bare_expansions(line), variables, source, True), f"{source}:{logical.start}")
+            tokens = bash.shell_words(
+                bash.arithmetic(bash.bare_expansions(line), variables, source, True), f"{source}:{logical.start}"
+            )
             split: list[str] = []
             command_line = [w for t in tokens for w in _split(t, variables, split, set_at)]
             command = logical
@@ -482,7 +287,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
             continue
         if tokens[:1] == ["}"]:
             function = None
-        runtime.update(_filled_as_it_runs(tokens))
+        runtime.update(bash.filled_as_it_runs(tokens))
         if tokens[:1] and tokens[0] in ("if", "case", "for", "while", "until"):
             depth += 1
             blocks.append((tokens, logical.start))
@@ -496,7 +301,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
             if exported and token in variables:  # `NAME=value` then `export NAME`: the job has it too
                 env[token] = variables[token]
                 continue
-            if not _ASSIGN.match(token):
+            if not bash.ASSIGN.match(token):
                 break  # `set -x`, `cd dir`, `ray start ...`: not an assignment
             if depth and token.partition("=")[0] not in conditional:
                 conditional.append(token.partition("=")[0])
@@ -512,7 +317,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
                 env[name] = variables[name]
     if command_line is None and wrapped is not None:
         at_line, shell, inner = wrapped
-        said = " ".join(inner.replace("\\\n", " ").split()).replace(_TEXT_DOLLAR, "$")
+        said = " ".join(inner.replace("\\\n", " ").split()).replace(bash.TEXT_DOLLAR, "$")
         said = said[m.start() :] if (m := re.search(rf"\S*python\S*\s+-m\s+{re.escape(ENTRY)}", said)) else said
         raise JobError(
             f"{source}:{at_line}: the `python3 -m {ENTRY}` command is inside a `{shell} -c` string, which init does not "
@@ -523,7 +328,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
         raise JobError(f"{source}: no `python3 -m {ENTRY} key=value ...` command found")
     at = next(i for i, t in enumerate(command_line) if t == ENTRY or t.endswith(ENTRY))
     prefix = command_line[: at + 1]
-    while prefix and _ASSIGN.match(prefix[0]):  # NAME=value python3 -m ...: the command's environment
+    while prefix and bash.ASSIGN.match(prefix[0]):  # NAME=value python3 -m ...: the command's environment
         name, _, value = prefix.pop(0).partition("=")
         env[name] = _substitute(value, variables, unset)
     if prefix[:1] == ["env"]:
@@ -532,7 +337,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
     prefix = _launcher(prefix, variables, known, f"{source}:{command.start if command else 0}", notes)
     words = []
     rest = _joined_flags(command_line[at + 1 :])
-    ends = [i for i, t in enumerate(rest) if t in _SHELL_END or t.startswith((">", "2>", "1>"))]
+    ends = [i for i, t in enumerate(rest) if t in bash.SHELL_END or t.startswith((">", "2>", "1>"))]
     rest = rest[: ends[0]] if ends else rest
 
     def where(word: str) -> str:
@@ -595,8 +400,8 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
             f"`{name}={value}` {what}, which a trial's environment (or the export's) cannot: left out of `env:`; set "
             "it on the machines the trials run on, or write the whole value"
         )
-    words = [w.replace(_TEXT_DOLLAR, "$") for w in words]
-    env = {k: v.replace(_TEXT_DOLLAR, "$") for k, v in env.items()}
+    words = [w.replace(bash.TEXT_DOLLAR, "$") for w in words]
+    env = {k: v.replace(bash.TEXT_DOLLAR, "$") for k, v in env.items()}
     flat, more_env = _parse_overrides(words, where, notes, added)
     env = {k: _home(v) for k, v in {**env, **more_env}.items()}
     return Job(flat, env, prefix, source, notes, tuple(sorted(unset)), _script_lines(text, flat))
@@ -613,7 +418,7 @@ def _launcher(prefix: list[str], variables: dict[str, str], known: _Known, at: s
         known_values = {k: v for k, v in variables.items() if not known.partial(k)}  # `$head_node`, not its value
         filled = substitute(word, known_values, special={"HOME": _HOME}).replace(_HOME, "$HOME")
         left |= {m.group(1) for m in re.finditer(r"\$\{?(\w+)", filled)}  # `${nodes_array[0]}` too
-        out.append(filled.replace(_TEXT_DOLLAR, "$"))
+        out.append(filled.replace(bash.TEXT_DOLLAR, "$"))
     if left:
         why = [f"`${name}` ({known.why(name)})" for name in sorted(left)]
         python = next((i for i, w in enumerate(out) if re.search(r"(^|/)python[\d.]*$", w)), 0)  # none: no drop

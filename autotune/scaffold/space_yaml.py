@@ -11,8 +11,8 @@ from typing import Any
 
 import yaml
 
-from autotune.adapters.verl_config import SHELL_VAR
-from autotune.scaffold.job import ENTRY, Job, JobError
+from autotune.adapters.verl_config import ENTRY, SHELL_VAR
+from autotune.scaffold.job import Job, JobError
 from autotune.scaffold.recipe import Cluster, Recipe
 
 __all__ = ["baseline", "render_space", "trial_settings"]

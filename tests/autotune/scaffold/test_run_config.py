@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.scaffold.job import JobError, read_job
+from autotune.scaffold import JobError, read_job
 
 STEP = (
     "step:{n} - timing_s/gen:20.0 - timing_s/old_log_prob:2.0 - timing_s/values:2.0 - timing_s/update_critic:6.0 "
