@@ -28,6 +28,7 @@ import yaml
 
 from autotune.adapters.base import DeviceKind, TrainerAdapter
 from autotune.adapters.verl_config import ENV_PREFIX, overrides, render_yaml
+from autotune.names import is_secret
 from autotune.space.freeze import inert_params
 from autotune.space.sampling import trial_config
 from autotune.space.schema import Space
@@ -103,8 +104,21 @@ def export_settings(
 
     flat = {k: expand_home(v, home) for k, v in coerce_ints(flat).items()}
     for name, value in sorted(config.env.items()):
-        flat[ENV_PREFIX + name] = str(expand_home(value, home))  # as the keys: `~` is expanded by nothing downstream
+        if not is_secret(name):  # the export is a file to share: a secret stays where it is (`secrets_left_out`)
+            flat[ENV_PREFIX + name] = str(expand_home(value, home))  # `~` is expanded by nothing downstream
     return flat
+
+
+def secrets_left_out(space: Space) -> str | None:
+    """The export's line for the secrets the space's `env:` holds (`WANDB_API_KEY`), which it leaves out (its value
+    went into best.yaml, audit 36 F11); None when there are none."""
+    names = sorted(name for name in space.env if is_secret(name))
+    if not names:
+        return None
+    return (
+        f"left out, {'secrets' if len(names) > 1 else 'a secret'} of the space's env: {', '.join(names)}: export "
+        f"{'them' if len(names) > 1 else 'it'} where verl starts (`export {names[0]}=...`; its Ray workers inherit it)"
+    )
 
 
 FILLED = "not searched: the value the trials ran with, which verl's config check needs"
@@ -206,6 +220,8 @@ def exported(
         )
     if inert:
         header.append(f"left at baseline (inert on the {device} sweep, not measured): {', '.join(inert)}")
+    if secrets := secrets_left_out(space):
+        header.append(secrets)
     filled = [k for k in filled_keys(space, winner.params, flat) if k not in algorithm]
     if filled:
         header.append(f"{FILLED}: " + ", ".join(overrides({k: flat[k] for k in filled})))

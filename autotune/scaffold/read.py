@@ -50,7 +50,7 @@ def read_job(text: str, source: str, nodes: int | None = None, gpus_per_node: in
 
 def _secrets_left_out(job: Job) -> None:
     """A secret the job exports (`export WANDB_API_KEY=...`) stays out of the space's `env:` (audit 36 F11): the
-    space is stored in the study and each trial's folder, and its env goes into the export and the report. Trials
+    space is stored with the study, each trial's folder and its wandb run. Trials
     inherit the environment `autotune run` starts in: the secret is exported there."""
     secrets = sorted(name for name in job.env if is_secret(name))
     for name in secrets:
@@ -58,8 +58,8 @@ def _secrets_left_out(job: Job) -> None:
     if secrets:
         names = ", ".join(secrets)
         job.notes.append(
-            f"{names}: {'secrets' if len(secrets) > 1 else 'a secret'}, left out of `env:` (the space is stored with the study and its trials, and its env "
-            f"goes into the export and the report): trials inherit the environment `autotune run` starts in, so "
+            f"{names}: {'secrets' if len(secrets) > 1 else 'a secret'}, left out of `env:` (the space is stored with the study, each trial's folder "
+            f"and its wandb run): trials inherit the environment `autotune run` starts in, so "
             f"export it there (`export {secrets[0]}=...`)"
         )
 

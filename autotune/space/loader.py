@@ -299,8 +299,8 @@ def _add_warnings(space: Space, adapter: TrainerAdapter, device: DeviceKind) -> 
         )
     for name in (n for n in space.env if is_secret(n)):
         space.warnings.append(
-            f"{space.path}: `env.{name}` looks like a secret: the space is stored with the study and each trial, and "
-            f"its env goes into the export and the report; remove it and export it where `autotune run` starts "
+            f"{space.path}: `env.{name}` looks like a secret: the space is stored with the study, each trial's "
+            f"folder and its wandb run (the export leaves it out); remove it and export it where `autotune run` starts "
             f"(trials inherit that environment)"
         )
     for key in space.tuned_keys:

@@ -16,6 +16,8 @@ from typing import Any
 import optuna
 import yaml
 
+from autotune.adapters.verl_config import ENV_PREFIX
+from autotune.names import is_secret
 from autotune.study.frames import trials_frame
 from autotune.study.storage import StudyInfo, StudyPaths
 from autotune.trial.record import TrialRecord, read_rows
@@ -77,7 +79,7 @@ class WandbLogger:
                 "trial_number": number,
                 "baseline": rec.baseline,
                 "predicted": predicted,
-                "env": rec.env,
+                "env": {k: v for k, v in rec.env.items() if not is_secret(k)},  # W&B is a shared place
                 **self._ran_with(rec),
             },
             "predicted-trial" if predicted else "trial",
@@ -102,7 +104,9 @@ class WandbLogger:
         config = self.paths.located(rec.dir) / "config.yaml" if rec.dir else None
         if config is None or not config.exists():  # an invalid configuration never got one
             return {}
-        return {f"verl/{k}": v for k, v in to_flat_dict(yaml.safe_load(config.read_text()) or {}).items()}
+        ran = to_flat_dict(yaml.safe_load(config.read_text()) or {})
+        secret = {k for k in ran if k.startswith(ENV_PREFIX) and is_secret(k.removeprefix(ENV_PREFIX))}
+        return {f"verl/{k}": v for k, v in ran.items() if k not in secret}  # a space's `env.WANDB_API_KEY`: not logged
 
     def log_summary(self, study: optuna.Study, winner: dict[str, Any]) -> None:
         import wandb

@@ -166,6 +166,23 @@ def test_settings_put_env_under_rays_env_vars_as_strings(faked_gpu_sweep):
     assert env == {"NCCL_BUFFSIZE": "16", "NCCL_IB_HCA": "mlx5", "NCCL_PROTO": "LL"}  # strings: Ray refuses others
 
 
+def test_a_secret_in_the_spaces_env_stays_out_of_the_export_said_in_its_header(faked_gpu_sweep, tmp_path):
+    """best.yaml is a file to share (committed, pasted in a ticket): a secret a space's `env:` holds by hand went into
+    it, under Ray's env_vars, value and all (audit 36 F11, left after init's fix); it stays out, named in the header
+    with where to set it instead. Its other variables ship as before."""
+    paths, space = faked_gpu_sweep
+    space = dataclasses.replace(space, env={"WANDB_API_KEY": "wk-123", "HF_TOKEN": "hf_abc", "NCCL_IB_HCA": "mlx5"})
+    _, yaml_path, overrides_path = export(
+        load_study(paths), paths, space, get_adapter(space.trainer), tmp_path / "best.yaml"
+    )
+    text, lines = yaml_path.read_text(), overrides_path.read_text()
+    assert "wk-123" not in text + lines and "hf_abc" not in text + lines
+    assert "# left out, secrets of the space's env: HF_TOKEN, WANDB_API_KEY: export them where verl starts" in text
+    exported = to_flat_dict(yaml.safe_load(text))
+    assert exported[ENV_PREFIX + "NCCL_IB_HCA"] == "mlx5"
+    assert ENV_PREFIX + "WANDB_API_KEY" not in exported
+
+
 def test_a_study_without_a_feasible_trial_is_refused_with_the_fix(faked_gpu_sweep, tmp_path):
     _, space = faked_gpu_sweep
     empty = StudyPaths(tmp_path / "runs", "empty")

@@ -281,7 +281,7 @@ def test_a_searched_keys_base_value_is_the_baseline_where_the_baseline_gives_non
 
 
 def test_a_secret_in_a_spaces_env_is_warned_of_and_a_tokenizer_setting_is_not(tmp_path):
-    """A space's `env:` is stored with the study and each trial and goes into the export and the report (audit 36
+    """A space's `env:` is stored with the study, each trial's folder and its wandb run (audit 36
     F11): a secret written there by hand is warned of, with where to put it instead."""
     path = tmp_path / "small.yaml"
     path.write_text(
