@@ -213,6 +213,17 @@ def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | No
                 f"a {reward_model_words(rm)}: the cost model (pre-screen, `--fidelity sim`) does not model it; its "
                 "scoring time and its memory are in no predicted step time or peak"
             )
+        from autotune.sim.workload import context_cut_words, dynamic_sampling_words, find_shape
+
+        merged = {**defaults, **job.flat}
+        try:
+            positions = find_shape(model or merged.get("actor_rollout_ref.model.path"), {}).positions
+        except (ValueError, OSError, TypeError):
+            positions = 0
+        if cut := context_cut_words(merged, positions):  # the job's own responses, cut (audit 37 F14)
+            notes.append(f"the job: {cut}")
+        if sampling := dynamic_sampling_words(merged):  # predicted as one generation, said nowhere (audit 37 F5)
+            notes.append(f"{sampling}: the pre-screen's and `--fidelity sim`'s step times are so too")
         util = float(value("actor_rollout_ref.rollout.gpu_memory_utilization"))
         low, high = min(0.3, util), max(0.9, util)
         knobs.append(

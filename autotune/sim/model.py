@@ -168,7 +168,7 @@ class CostModel:
     ) -> tuple[Workload, dict[str, dict[str, float]]]:
         w = workload(flat, env, world, self.prompt_tokens, self.response_tokens, response_spread=self.response_spread,
                      vllm_version=self.vllm_version, response_max=self.response_max,
-                     verl_version=self.verl_version)  # fmt: skip
+                     verl_version=self.verl_version, positions=self.shape.positions)  # fmt: skip
         return w, phase_features(w, self.shape, self.cluster, self.param_bytes)
 
     def predict(self, flat: dict[str, Any], env: dict[str, str], world: int) -> Prediction:

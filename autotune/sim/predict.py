@@ -19,7 +19,7 @@ from typing import Any
 from autotune.adapters import get_adapter
 from autotune.sim.model import Calibration, CostModel, Prediction
 from autotune.sim.sim_fidelity import CostModelFidelity
-from autotune.sim.workload import rollout_tp_problem
+from autotune.sim.workload import context_problem, rollout_tp_problem
 from autotune.space.sampling import given_params, trial_config
 from autotune.space.schema import Space
 from autotune.trial.fidelity import FidelitySettings
@@ -86,7 +86,9 @@ def predict_space(
     if params is not None:  # a setting the sweep could sample: refused otherwise (ValueError naming the param)
         params = given_params(space, get_adapter(space.trainer, space.command), params)
     trial = predict_trial(space, fidelity, params)
-    problem = rollout_tp_problem(trial.flat, model)  # a simulated sweep's trial of it is `invalid`
+    problem = rollout_tp_problem(trial.flat, model) or context_problem(
+        trial.flat, fidelity.model_positions(trial.flat)
+    )  # a simulated sweep's trial of it is `invalid`
     if problem:
         raise ValueError(problem)
     return trial

@@ -22,6 +22,9 @@ from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_devic
 from autotune.sim.model import LENGTH_KEYS, CalibratedRun, Calibration, CostModel, job_of
 from autotune.sim.workload import (
     VERL_GPUS_PER_NODE,
+    context_cut_words,
+    context_problem,
+    dynamic_sampling_words,
     find_shape,
     gpus_per_node,
     has_critic,
@@ -179,9 +182,17 @@ class CostModelFidelity(Fidelity):
     def check(self, adapter: TrainerAdapter, base_config: list[str], flat: dict[str, Any], world: int) -> None:
         """Keys were checked when the space loaded; what the rollout engine refuses at start-up is refused here
         (`invalid`), as a real trial of it fails."""
-        problem = rollout_tp_problem(adapter.resolved(base_config, flat), self.model)
+        resolved = adapter.resolved(base_config, flat)
+        problem = rollout_tp_problem(resolved, self.model) or context_problem(resolved, self.model_positions(resolved))
         if problem:
             raise InvalidConfig(problem)
+
+    def model_positions(self, flat: dict[str, Any]) -> int:
+        """The model's max_position_embeddings where its config.json says it, else 0 (`Shape.positions`)."""
+        try:
+            return find_shape(self.model or flat.get("actor_rollout_ref.model.path"), flat).positions
+        except (ValueError, OSError, KeyError, TypeError):
+            return 0
 
     def unmeasured_metrics(self, adapter: TrainerAdapter) -> tuple[str, ...]:
         return UNPREDICTED
@@ -304,8 +315,14 @@ class CostModelFidelity(Fidelity):
             how = "from the spread of " + (self._calibration_words() if self.job_runs else "the calibration's runs")
         else:
             how = "a guess: geometric lengths of the mean; set sim.response_max to a run's response_length/max"
-        capped = " (the length limit)" if w.longest_response >= w.max_response else ""
-        response = source("response_tokens", "half of data.max_response_length")
+        cut = self.cost_model(flat).shape.positions
+        capped = (
+            (" (the model's context)" if w.response_cap < w.max_response else " (the length limit)")
+            if (w.longest_response >= w.response_cap)
+            else ""
+        )
+        response = source("response_tokens", "half of data.max_response_length" if w.response_cap >= w.max_response
+                          else "half of where the model's context ends them")  # fmt: skip
         given = stated.get("response_tokens") or self._calibrated("response_tokens")
         if given is not None and float(given) > w.max_response:  # a calibration of runs with longer responses
             response = (
@@ -317,6 +334,8 @@ class CostModelFidelity(Fidelity):
             if flat.get("actor_rollout_ref.rollout.name") == "sglang"
             else ""
         )  # the same numbers as a vLLM job's, said nowhere (audit 29 F7)
+        for said in (context_cut_words(flat, cut), dynamic_sampling_words(flat)):  # audit 37 F14, F5
+            engine += f"; {said}" if said else ""
         if has_reward_model(flat):  # predicted as if it had none, said nowhere (audit 36 F10)
             engine += (
                 f"; its {reward_model_words(flat)} not modelled (its scoring time and memory are in no prediction)"

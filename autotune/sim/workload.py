@@ -26,6 +26,9 @@ class Shape:
     vocab: int
     head_dim: int
     tied_embeddings: bool = False
+    positions: int = 0
+    """`max_position_embeddings` of its config.json (a multimodal model's `text_config`'s), the context verl's rollout
+    gives vLLM (`context_tokens`); 0: not known (a preset, or a config.json without it)."""
 
     @property
     def layer_params(self) -> int:
@@ -79,6 +82,54 @@ def shape_from_hf(raw: dict[str, Any]) -> Shape:
         vocab=int(raw["vocab_size"]),
         head_dim=int(raw.get("head_dim") or hidden // heads),
         tied_embeddings=bool(raw.get("tie_word_embeddings", False)),
+        positions=int(
+            raw.get("max_position_embeddings") or (raw.get("text_config") or {}).get("max_position_embeddings") or 0
+        ),
+    )
+
+
+MAX_MODEL_LEN = "actor_rollout_ref.rollout.max_model_len"
+POSITIONS_OVERRIDE = "actor_rollout_ref.model.override_config.max_position_embeddings"
+"""verl applies the model's `override_config` to its Hugging Face config before the rollout reads its context (verl's
+DAPO scripts raise a 4k-context model's to 32k so): given by a job as `+key=value`, a key of an open map."""
+
+
+def context_tokens(flat: dict[str, Any], positions: int) -> int | None:
+    """The context verl 0.9's vLLM rollout runs with: `rollout.max_model_len`, else the model's max_position_embeddings
+    (`positions`, or the job's `override_config` of it) (`vLLMHttpServer._validate_configs`); None when not known."""
+    given = flat.get(MAX_MODEL_LEN)
+    override = flat.get(POSITIONS_OVERRIDE, flat.get("+" + POSITIONS_OVERRIDE))
+    model = int(override) if override else positions
+    return int(given) if given else (model or None)
+
+
+def context_problem(flat: dict[str, Any], positions: int) -> str | None:
+    """Why verl's rollout refuses the job at start-up, or None: a `rollout.max_model_len` above the model's
+    max_position_embeddings (verl: 'max_model_len (N) should be less than or equal to max_position_embeddings (M)')."""
+    given = flat.get(MAX_MODEL_LEN)
+    override = flat.get(POSITIONS_OVERRIDE, flat.get("+" + POSITIONS_OVERRIDE))
+    model = int(override) if override else positions
+    if not given or not model or int(given) <= model:
+        return None
+    return (
+        f"verl's rollout refuses {MAX_MODEL_LEN}={given}: the model's max_position_embeddings is {model} ('max_model_len "
+        f"({given}) should be less than or equal to max_position_embeddings ({model})'); lower it, or raise the model's "
+        f"with `+{POSITIONS_OVERRIDE}=N` if the model handles that context"
+    )
+
+
+def context_cut_words(flat: dict[str, Any], positions: int) -> str | None:
+    """Where the model's context cuts responses shorter than data.max_response_length allows (a Qwen2.5-Math-7B's 4,096
+    positions under DAPO's 2k prompts and 8k responses): what the job does, said; None where it does not."""
+    context = context_tokens(flat, positions)
+    prompt, response = flat.get("data.max_prompt_length"), flat.get("data.max_response_length")
+    if context is None or prompt is None or response is None or int(prompt) + int(response) <= context:
+        return None
+    return (
+        f"responses end at the model's context, {context:,} tokens less each prompt's (at most {context - int(prompt):,} "
+        f"after a {int(prompt):,}-token prompt), not at data.max_response_length's {int(response):,}: verl's rollout "
+        f"runs vLLM with the model's max_position_embeddings as its context and cuts each response there; raise it with "
+        f"`+{POSITIONS_OVERRIDE}={int(prompt) + int(response)}` (as verl's DAPO scripts do) if the model handles that"
     )
 
 
@@ -178,6 +229,9 @@ class Workload:
     """No measured spread or longest response: lengths taken as geometric, of the mean (see `longest_response`)."""
     max_prompt: int = 0
     """data.max_prompt_length (padded sequences are max_prompt + max_response long); 0 = the mean prompt."""
+    response_cap: float = 0.0
+    """Where responses end: max_response, or less where the model's context ends first (`context_tokens`, less the
+    mean prompt); 0 = max_response. Sequences are still padded to max_response."""
     enforce_eager: bool = False
     """vLLM without CUDA graphs: every decode step pays the kernel launches of every layer."""
     max_num_seqs: int = 256
@@ -268,14 +322,12 @@ class Workload:
         sample (benchmarks/longest_response.py, 25 runs of other repositories, 9 not all at the cap) the median
         error of the longest is 13% (Gaussian: 26%).
         """
-        count = self.responses
+        count, cap = self.responses, self.response_cap or self.max_response  # the context may end them first
         if self.geometric_tail and count > 1:
-            return float(min(self.max_response, self.response_tokens * (math.log(count) + EULER_GAMMA + 0.5 / count)))
+            return float(min(cap, self.response_tokens * (math.log(count) + EULER_GAMMA + 0.5 / count)))
         if count <= 1 or self.response_spread <= 0:
-            return float(min(self.max_response, self.response_tokens))
-        return float(
-            min(self.max_response, self.response_tokens + self.response_spread * math.sqrt(2 * math.log(count)))
-        )
+            return float(min(cap, self.response_tokens))
+        return float(min(cap, self.response_tokens + self.response_spread * math.sqrt(2 * math.log(count))))
 
 
 def spread_from_longest(mean: float, longest: float, count: int) -> float:
@@ -391,6 +443,21 @@ def reward_model_words(flat: dict[str, Any]) -> str:
     return f"reward model ({path})" if path else "reward model"
 
 
+def dynamic_sampling_words(flat: dict[str, Any]) -> str | None:
+    """DAPO's group filtering (`algorithm.filter_groups.enable` on verl 0.9's V1 trainer, `trainer.use_v1`, its default)
+    said where the job turns it on, else None: the trainer evicts each group whose answers all score alike and
+    generates a new prompt's group in its place until the batch is full (`verl.trainer.ppo.v1.replay_buffer`), as many
+    times as the answers fail to differ, which depends on the model and the data; the cost model predicts one
+    generation of the train batch, so its generation time is a floor (audit 37 F5)."""
+    if not _flag(flat, "algorithm.filter_groups.enable") or not _flag(flat, "trainer.use_v1", default=True):
+        return None
+    return (
+        "DAPO's group filtering (algorithm.filter_groups) generates a new group for each one it filters out, as often "
+        "as the answers do not differ: the cost model predicts one generation of the train batch, a floor (a run's "
+        "filter_groups/evicted_samples says how many more it generated)"
+    )
+
+
 def _flag(flat: dict[str, Any], *keys: str, default: bool = False) -> bool:
     """The first key that is set (not None) among `keys`, as a bool."""
     for key in keys:
@@ -411,18 +478,22 @@ def workload(
     vllm_version: str | None = None,
     response_max: float | None = None,
     verl_version: str | None = None,
+    positions: int = 0,
 ) -> Workload:
     """Counts from a resolved verl config; token lengths measured (or stated in the space's `sim:`), or a fraction
-    of the limits."""
+    of the limits. `positions`: the model's max_position_embeddings (0: not known), whose context cuts responses
+    (`context_tokens`)."""
     g = flat.get
     prompts = _need(flat, "data.train_batch_size")
     n = int(g("actor_rollout_ref.rollout.n") or 1)
     max_prompt, max_response = _need(flat, "data.max_prompt_length"), _need(flat, "data.max_response_length")
     p_tok = prompt_tokens if prompt_tokens is not None else 0.8 * max_prompt
-    r_tok = response_tokens if response_tokens is not None else response_fraction * max_response
-    r_tok = min(r_tok, max_response)  # a mean measured on runs allowed longer responses than this config (verl cuts)
+    context = context_tokens(flat, positions)
+    cap = float(max_response) if context is None else float(max(1.0, min(max_response, context - p_tok)))
+    r_tok = response_tokens if response_tokens is not None else response_fraction * cap
+    r_tok = min(r_tok, cap)  # a mean measured on runs allowed longer responses than this config (verl cuts)
     if response_max is not None:  # a measured longest response: the spread that puts longest_response there
-        spread = spread_from_longest(r_tok, min(response_max, max_response), int(prompts) * n)
+        spread = spread_from_longest(r_tok, min(response_max, cap), int(prompts) * n)
     else:
         spread = response_spread if response_spread is not None else DEFAULT_SPREAD_RATIO * r_tok
     mini = _need(flat, "actor_rollout_ref.actor.ppo_mini_batch_size")
@@ -454,6 +525,7 @@ def workload(
         response_spread=float(spread),
         geometric_tail=response_max is None and response_spread is None,
         max_prompt=max_prompt,
+        response_cap=cap,
         has_ref=builtin or algorithm_kl,
         engine="builtin" if builtin else "verl",
         engine_workers=not builtin and verl_engine_workers(verl_version),
