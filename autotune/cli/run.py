@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from autotune.adapters import device_kind
+from autotune.adapters import device_kind, get_adapter
 from autotune.cli import preflight
 from autotune.cli.app import (
     RunsDirOpt,
@@ -448,14 +448,17 @@ def _unused_flags_or_exit(
 
 def _prepared_space(space: str, trainer: str | None, sampler: str | None, freeze_inert: bool, simulated: bool) -> Space:
     """The space file loaded and checked, its warnings printed, inert knobs frozen when asked."""
-    from autotune.space.freeze import freeze
+    from autotune.space.freeze import freeze, inert_params
 
     parsed = space_or_exit(space, trainer, sampler)
     for warning in parsed.warnings:
         err.print(f"[yellow]warning[/] {escape(warning)}")
-    if parsed.warnings and not freeze_inert and not simulated:
+    inert = inert_params(parsed, get_adapter(parsed.trainer, parsed.command).knob_status, device_kind())
+    if inert and not freeze_inert and not simulated:  # after any warning, inert or not, it was said (audit 38 F12)
         err.print(
-            "[yellow]  tuning these changes nothing here; pass --freeze-inert to fix them at their baseline values[/]"
+            f"[yellow]  tuning {escape(', '.join(inert))} changes nothing here; pass --freeze-inert to fix "
+            f"{'them' if len(inert) > 1 else 'it'} at {'their' if len(inert) > 1 else 'its'} baseline "
+            f"value{'s' if len(inert) > 1 else ''}[/]"
         )
     from autotune.space.stages import describe_held, throughput_stage
 

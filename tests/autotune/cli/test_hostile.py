@@ -659,3 +659,21 @@ def test_a_database_lost_mid_command_ends_in_one_line_that_says_the_command_resu
     with pytest.raises(ZeroDivisionError):  # any other error is not dressed as the database's
         monkeypatch.setattr(cli, "app", lambda args: 1 / 0)
         cli.main()
+
+
+def test_the_freeze_inert_hint_names_the_inert_knobs_and_follows_no_other_warning(tmp_path, capsys):
+    """ "tuning these changes nothing here; pass --freeze-inert" followed every space warning, a secret in `env:` or a
+    quality horizon too, where no knob was inert (audit 38 F12): it names the knobs --freeze-inert fixes, and only
+    when there are some (the CPU default's four NCCL/CUDA variables, inert on gloo)."""
+    from autotune.cli.run import _prepared_space
+
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("name: s\ntrainer: builtin\ntrial: {steps: 3, warmup_steps: 1, world_size: 1}\n"
+                      "env: {HF_TOKEN: hf_abc}\nparams:\n  actor_rollout_ref.actor.ppo_epochs: {type: int, low: 1, high: 2}\n")  # fmt: skip
+    _prepared_space(str(secret), None, None, False, False)
+    said = capsys.readouterr().err
+    assert "looks like a secret" in said and "--freeze-inert" not in said, said
+    _prepared_space("fsdp3d", None, None, False, False)
+    said = " ".join(capsys.readouterr().err.split())
+    inert = "env.NCCL_PROTO, env.NCCL_ALGO, env.NCCL_MAX_NCHANNELS, env.CUDA_DEVICE_MAX_CONNECTIONS"
+    assert f"tuning {inert} changes nothing here; pass --freeze-inert to fix them at their baseline values" in said
