@@ -66,6 +66,6 @@ def read_run_config(path: str | Path, nodes: int | None = None, gpus_per_node: i
     if passes:  # as the script writes it (`"${@}"`: bash drops the quotes)
         passes = next((word for word in text.split() if word.strip("\"'") == passes), passes)
     checked = tuple(key for key in job.flat if not key.startswith("+"))
-    filled = [note for note in job.notes if re.search(r"read as `trainer\.\w+=\d+`, from --", note)]  # --nodes
+    filled = [n for n in job.notes if re.search(r"read as `trainer\.\w+=\d+`, from (--|the script's `#SBATCH)", n)]
     said = (*silent_readings(text, str(path)), *filled, *left)  # as init says them
     return RunConfig(str(path), flat, dict(job.env), checked, passes=passes, lines=lines, said=said)

@@ -25,6 +25,7 @@ from autotune.adapters.verl_config import (
 )
 from autotune.scaffold import bash
 from autotune.scaffold.job import Job, JobError, engine_of, engine_refused, unset_said
+from autotune.scaffold.slurm import sbatch_cluster
 
 __all__ = ["from_script"]
 
@@ -202,21 +203,43 @@ CLUSTER_FLAGS = {"trainer.nnodes": "--nodes", "trainer.n_gpus_per_node": "--gpus
 _WHOLE_VARIABLE = re.compile(r"\$(\w+)|\$\{(\w+)\}")
 
 
-def _machine_value(word: str, cluster: dict[str, int | None], at: str, known: _Known, notes: list[str]) -> str:
+def _machine_value(
+    word: str,
+    cluster: dict[str, int | None],
+    at: str,
+    known: _Known,
+    notes: list[str],
+    sbatch: dict[str, tuple[int, int, str]],
+    missing: list[str],
+) -> str:
     """`trainer.nnodes=$SLURM_NNODES`: a cluster key whose value is a variable the machine fills when the job runs
-    (the script does not set it, or sets it from a command), filled from init's flag, said; without the flag,
-    refused naming it (it was "verl expects a number ... write the value instead", audit 36 F2)."""
+    (the script does not set it, or sets it from a command), filled from init's flag, said; without the flag, from the
+    script's own `#SBATCH` request (`slurm.py`), said (audit 38 F11); without either, named in `missing` (every such
+    key is refused at once, naming its flag: it was "verl expects a number ... write the value instead", audit 36 F2).
+    A flag that differs from the script's `#SBATCH` request is taken, said beside it."""
     key, _, value = word.partition("=")
     whole = _WHOLE_VARIABLE.fullmatch(value)
     if key not in CLUSTER_FLAGS or whole is None:
         return word
     name, flag, given = whole.group(1) or whole.group(2), CLUSTER_FLAGS[key], cluster.get(key)
     why = known.why(name)
-    if given is None:
-        raise JobError(
+    requested = sbatch.get(key)
+    if given is None and requested is None:
+        missing.append(
             f"{at}: `{word}`: `${name}` is known only when the job runs ({why}); the number is needed: pass "
-            f"`{flag} N` ({flag} N fills `{key}`; the script can keep `${name}`) and run again"
+            f"`{flag} N` ({flag} N fills `{key}`; the script can keep `${name}`)"
         )
+        return word
+    if given is None and requested is not None:
+        number, line, said = requested
+        notes.append(f"{at}: `{word}` read as `{key}={number}`, from the script's `{said}` (line {line}), which slurm "
+                     f"gives the job as `${name}`; {flag} N gives another")  # fmt: skip
+        return f"{key}={number}"
+    if requested is not None and requested[0] != given:
+        number, line, said = requested
+        notes.append(f"{at}: `{word}` read as `{key}={given}`, from {flag} {given}, where the script's `{said}` (line "
+                     f"{line}) runs the job with {number}: the flag is taken; check it is the cluster you mean")  # fmt: skip
+        return f"{key}={given}"
     notes.append(f"{at}: `{word}` read as `{key}={given}`, from {flag} {given} (`${name}`: {why})")
     return f"{key}={given}"
 
@@ -344,6 +367,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
         return _word_at(text, source, word)
 
     read: list[str] = []
+    sbatch, missing = sbatch_cluster(text), list[str]()
     rest = [word for token in rest for word in _expanded(token, arrays, where(token), read)]
     if read:
         notes.append(f"bash arrays the command hands on, each element read as an override: {', '.join(read)}")
@@ -366,7 +390,11 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
                 "the value in the command instead"
             )
         word = _substitute(token, variables, unset)
-        words.append(word if cluster is None else _machine_value(word, cluster, where(token), known, notes))
+        words.append(
+            word if cluster is None else _machine_value(word, cluster, where(token), known, notes, sbatch, missing)
+        )
+    if missing:  # every cluster key the job needs a number for, at once
+        raise JobError("\n".join(missing) + (" and run again" if len(missing) == 1 else "\nand run again"))
     # the variables the command's values still name (an export's own, such as `$PATH`, are said below)
     unset = {m.group(1) or m.group(2) for word in words for m in SHELL_VAR.finditer(word) if m.group(3) is None}
     _outer_refused(outer, unset, command, source, notes)

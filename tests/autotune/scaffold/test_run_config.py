@@ -216,6 +216,10 @@ def test_a_slurm_scripts_node_count_comes_from_nodes_as_in_init(
     code, said, fit = calibrate(tmp_path / "without", script, capsys)
     assert code == 2 and fit is None
     assert "the number is needed: pass `--nodes N`" in " ".join(said.split()), said
+    (tmp_path / "batch").mkdir()  # the script's own request, as slurm gives it (audit 38 F11)
+    code, said, fit = calibrate(tmp_path / "batch", "#!/bin/bash\n#SBATCH --nodes=2\n" + script, capsys)
+    assert code == 0 and fit is not None and fit["runs"][0]["gpus"] == 16, said
+    assert "read as `trainer.nnodes=2`, from the script's `#SBATCH --nodes=2` (line 2)" in " ".join(said.split())
 
 
 def test_calibrate_says_a_scripts_windows_line_ends_as_init_does(

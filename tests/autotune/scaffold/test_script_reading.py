@@ -236,6 +236,36 @@ def test_the_cluster_keys_a_scheduler_fills_are_filled_from_inits_flags_or_refus
     assert read_job(COMMAND, "plain.sh").flat["trainer.nnodes"] == 1  # a number the script writes is its own
 
 
+def test_a_batch_scripts_own_sbatch_request_fills_the_scheduler_variables_and_a_differing_flag_is_said() -> None:
+    """A slurm script states its nodes and GPUs (`#SBATCH --nodes=2`, `--gres=gpu:h100:4`), which slurm gives
+    `$SLURM_NNODES` and `$SLURM_GPUS_PER_NODE`: it was refused as "known only when the job runs", one missing flag per
+    run, and a `--nodes 4` contradicting it was taken without a word (audit 38 F11). The request fills them, said; a
+    flag differing from it is taken, said beside it; with neither, both flags are named in one refusal. Options after
+    the first command are not slurm's (it stops reading them there)."""
+    body = COMMAND.replace("trainer.n_gpus_per_node=8", "trainer.n_gpus_per_node=$SLURM_GPUS_PER_NODE").replace(
+        "trainer.nnodes=1", "trainer.nnodes=${SLURM_NNODES}"
+    )
+    header = "#!/bin/bash\n#SBATCH --job-name=ppo\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:h100:4\n\n"
+    job = read_job(header + body, "s.slurm")
+    assert job.flat["trainer.nnodes"] == 2 and job.flat["trainer.n_gpus_per_node"] == 4
+    notes = " ".join(" ".join(job.notes).split())
+    assert (
+        "read as `trainer.nnodes=2`, from the script's `#SBATCH --nodes=2` (line 3), which slurm gives the job" in notes
+    )
+    assert "read as `trainer.n_gpus_per_node=4`, from the script's `#SBATCH --gres=gpu:h100:4` (line 4)" in notes
+    other = read_job(header.replace("--nodes=2", "-N 3") + body, "s.slurm", nodes=4)
+    assert other.flat["trainer.nnodes"] == 4
+    said = "read as `trainer.nnodes=4`, from --nodes 4, where the script's `#SBATCH -N 3` (line 3) runs the job with 3"
+    assert said in " ".join(" ".join(other.notes).split())
+    late = "#!/bin/bash\nset -x\n#SBATCH --nodes=2\n#SBATCH --gpus-per-node=4\n" + body  # after a command: a comment
+    with pytest.raises(JobError) as refused:
+        read_job(late, "s.slurm")
+    lines = str(refused.value).splitlines()
+    assert [line.split("`")[1] for line in lines[:2]] == [
+        "trainer.n_gpus_per_node=$SLURM_GPUS_PER_NODE", "trainer.nnodes=${SLURM_NNODES}"]  # fmt: skip
+    assert "pass `--gpus-per-node N`" in lines[0] and "pass `--nodes N`" in lines[1] and lines[2] == "and run again"
+
+
 def test_the_launchers_variables_are_filled_in_and_those_known_only_when_the_job_runs_are_said() -> None:
     """verl's slurm example's `srun ... -w "$head_node" apptainer run --bind $verl_workdir ...` became the space's
     `command:` as written, which trials run without a shell, without a word (audit 36 F8); `ADDR`, filled by the
