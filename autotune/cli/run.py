@@ -346,8 +346,10 @@ def run(
             rewrite = f"autotune report {paths.name}{paths.flags(storage)}" + (f" -o {reports}" if report_dir else "")
             from autotune.study.live import other_workers
 
-            others = other_workers(paths)  # it said only "resume" while another went on with the study (35 F5)
+            others = other_workers(paths, plan)  # it said only "resume" while another went on with the study (35 F5)
             going_on = f"; {' and '.join(others)} {'goes' if len(others) == 1 else 'go'} on with it" if others else ""
+            if any("(started with" in w for w in others):  # its flags measure or keep other things (audit 38 F6)
+                going_on += ", with its own flags: this command again goes on with yours"
             err.print(
                 f"\n[yellow]{how}[/]{going_on}; run the same command again to resume (finished trials, and the finished rounds of "
                 f"confirmation, the ablation and the quality stage, are kept in {paths.root}/); the report in {reports}/ "

@@ -95,18 +95,34 @@ def working(paths: StudyPaths, plan: dict[str, Any] | None = None) -> Iterator[N
         f.close()
 
 
-def other_workers(paths: StudyPaths) -> list[str]:
-    """`live_workers` but this process: who goes on with the study when this worker stops."""
+def other_workers(paths: StudyPaths, plan: dict[str, Any] | None = None) -> list[str]:
+    """`live_workers` but this process: who goes on with the study when this worker stops; given this worker's `plan`,
+    each started with other flags is named with them ("worker pid N on HOST (started with --stage throughput)"): one
+    was said to go on with an interrupted `--stage all` worker's study, and its flags never ran the quality stage
+    (audit 38 F6)."""
     me = f"worker pid {os.getpid()} on {socket.gethostname()}"
-    return [w for w in live_workers(paths) if w.partition(" (")[0] != me]
+    if plan is None:
+        return [w for w in live_workers(paths) if w.partition(" (")[0] != me]
+    return [
+        name + (f" (started {other})" if theirs is not None and (other := _differs(plan, theirs)) else "")
+        for name, theirs in _alive(paths)
+        if name != me
+    ]  # fmt: skip (an unreadable plan: nothing claimed)
 
 
 def live_workers(paths: StudyPaths) -> list[str]:
     """Each live `autotune run` of the study, as "worker pid N on HOST" (this process among them while it holds
     `working`: its own refreshed report says the study runs); inside `closing_on_own_decision`, only those started
     with other flags, said ("worker pid N on HOST (started with --top-k 3)")."""
-    folder = paths.root / ".workers"
     closing = _CLOSING.get()
+    if closing is None:
+        return [name for name, _ in _alive(paths)]
+    return [f"{name} (started {other})" for name, theirs in _alive(paths) if (other := _differs(closing, theirs))]
+
+
+def _alive(paths: StudyPaths) -> list[tuple[str, dict[str, Any] | None]]:
+    """Each live worker of the study ("worker pid N on HOST") with its plan (None: unreadable)."""
+    folder = paths.root / ".workers"
     if not folder.is_dir():
         return []
     out = []
@@ -120,9 +136,7 @@ def live_workers(paths: StudyPaths) -> list[str]:
                 fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
             except BlockingIOError:  # its worker holds it: alive
                 host, _, pid = path.name.rpartition("-")
-                other = "" if closing is None else _differs(closing, _plan(f.read()))
-                if closing is None or other:
-                    out.append(f"worker pid {pid} on {host}" + (f" (started {other})" if other else ""))
+                out.append((f"worker pid {pid} on {host}", _plan(f.read())))
                 continue
             fcntl.flock(f, fcntl.LOCK_UN)  # a killed worker's, left behind: not alive
     return out

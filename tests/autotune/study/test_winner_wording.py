@@ -270,6 +270,12 @@ def test_a_study_a_live_worker_still_runs_is_said_so_and_its_export_is_not_final
         assert worker.stdout is not None and worker.stdout.readline() == "in\n"
         running = f"study `w` is still running: worker pid {worker.pid} on {socket.gethostname()} sweeps it"
         assert in_progress(paths) == running
+        from autotune.study.live import other_workers
+
+        mine = {**plan, "stage": "throughput", "confirm": 1}  # an interrupted worker names who goes on, and its
+        assert other_workers(paths, mine) == [  # flags where they differ (it went on with another plan, 38 F6)
+            f"worker pid {worker.pid} on {socket.gethostname()} (started with --stage all --confirm 2)"]  # fmt: skip
+        assert other_workers(paths, plan) == [f"worker pid {worker.pid} on {socket.gethostname()}"]
         said = why_unconfirmed(study, find_winner(study, paths, space), paths)
         assert said.startswith(f"the sweep is still running in worker pid {worker.pid}") and "--confirm 0" not in said
         from autotune.cli.reading import say_unfinished
