@@ -12,16 +12,28 @@ from typing import Any, Literal, get_args, get_origin
 
 from verl_keys.yaml_lines import RawScalar
 
+LEAF_CUTOFF = 0.6
+"""How alike a suggestion's last name must be to the key's (difflib's ratio) when the whole keys are alike only
+through the section they share: `reward_model.overlong_buffer.len` is 0.63 like `reward_model.rollout.name` as a
+whole, 0.29 by its last name, and was suggested it (audit 37 F13)."""
+
+WHOLE_CUTOFF = 0.85
+"""How alike two whole keys must be for a suggestion whatever their last names (a misspelt section)."""
+
 
 def suggest_key(key: str, valid: Iterable[str]) -> str | None:
-    """The closest valid dotted key: same leaf name elsewhere first, then by spelling."""
+    """The closest valid dotted key: same leaf name elsewhere first, then by spelling; None where nothing is
+    close (a key alike only by the section it is in, `LEAF_CUTOFF`, is no suggestion)."""
     valid = list(valid)
     leaf = key.rsplit(".", 1)[-1]
     same_leaf = [k for k in valid if k.rsplit(".", 1)[-1] == leaf]
     if len(same_leaf) >= 1:
         return difflib.get_close_matches(key, same_leaf, n=1, cutoff=0.0)[0]
     close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
-    if close:
+    if close and (
+        difflib.SequenceMatcher(None, leaf, close[0].rsplit(".", 1)[-1]).ratio() >= LEAF_CUTOFF
+        or difflib.SequenceMatcher(None, key, close[0]).ratio() >= WHOLE_CUTOFF
+    ):
         return close[0]
     leaves = {k.rsplit(".", 1)[-1]: k for k in valid}
     close_leaf = difflib.get_close_matches(leaf, list(leaves), n=1, cutoff=0.75)

@@ -760,3 +760,15 @@ def test_init_refuses_a_space_a_folder_a_missing_folder_and_broken_yaml_in_one_l
         assert len(proc.stderr.strip().splitlines()) <= 3 and "<unicode string>" not in out, proc.stderr  # one line
         assert out.count("--gpu") <= 2 and "--gpu --gpu" not in out and f"--gpu {device}: --gpu" not in out, out
     assert not (tmp_path / "g.yaml").exists() and not (tmp_path / "no").exists()
+
+
+def test_an_unknown_key_gets_no_suggestion_alike_only_by_its_section() -> None:
+    """DAPO's `reward_model.overlong_buffer.len` got "did you mean `reward_model.rollout.name`?", alike only by the
+    `reward_model.` they share (audit 37 F13): no suggestion then; a misspelling still gets its key."""
+    with pytest.raises(JobError) as e:
+        read_job("python3 -m verl.trainer.main_ppo reward_model.overlong_buffer.len=4096", "job.sh")
+    assert str(e.value).startswith("job.sh:1: verl has no key `reward_model.overlong_buffer.len` (fix its name"), (
+        e.value
+    )
+    with pytest.raises(JobError, match=r"no key `trainer.val_before_trian`; did you mean `trainer.val_before_train`\?"):
+        read_job("python3 -m verl.trainer.main_ppo trainer.val_before_trian=false", "job.sh")
