@@ -90,6 +90,11 @@ class TrainerAdapter(ABC):
     def keys(self) -> dict[str, KeyInfo]:
         """Every config key this trainer understands."""
 
+    def open_map(self, key: str) -> str | None:
+        """The open map of the trainer's config (a mapping whose keys are the user's) that a key outside `keys()`
+        goes into, or None: such a key is kept in a space's `base:` as written. Default: the trainer has none."""
+        return None
+
     @abstractmethod
     def defaults(self, base_config: list[str]) -> dict[str, Any]:
         """Every key's value before the trial's own settings (trainer defaults, then presets)."""

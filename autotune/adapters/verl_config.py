@@ -361,11 +361,45 @@ def check_file(path: Path) -> Any:
         GlobalHydra.instance().clear()
 
 
+CODE_OPEN_MAPS = ("reward_model.reward_kwargs",)
+"""Open maps verl reads though its YAML does not declare them: verl 0.9's reward loop takes
+`reward_model.reward_kwargs` (what its DAPO, GSPO and FAPO examples add, `+reward_model.reward_kwargs.overlong_buffer_cfg.*`)
+as the reward's `reward_kwargs` (`verl/experimental/reward_loop/reward_loop.py`, its config migration)."""
+
+
+@cache
+def open_maps() -> frozenset[str]:
+    """verl's open maps: the mappings of its config whose keys are the user's, which hydra adds to with `+key=value`
+    (`actor_rollout_ref.model.override_config: {}`, `actor_rollout_ref.rollout.engine_kwargs.vllm: {}`,
+    `data.apply_chat_template_kwargs: {}`: every empty mapping of its default config), and `CODE_OPEN_MAPS`.
+    Empty where verl is not installed (the builtin trainer's keys go into none)."""
+    try:
+        from omegaconf import OmegaConf
+
+        raw = flatten_tree(OmegaConf.to_container(defaults_config(), resolve=False))
+    except (ImportError, MissingPart):
+        return frozenset()
+    return frozenset(k for k, v in raw.items() if v == {}) | frozenset(CODE_OPEN_MAPS)
+
+
+def open_map(key: str) -> str | None:
+    """The open map of verl's (`open_maps`) a key verl does not declare goes into
+    (`actor_rollout_ref.model.override_config.max_position_embeddings`: `actor_rollout_ref.model.override_config`),
+    or None: such a key is the job's own setting, kept as it is (verl reads the map whole), and added to the map
+    with `+` on hydra's command line (`overrides`); in a YAML config it nests under the map."""
+    if key.startswith(ENV_PREFIX):
+        return None  # the environment, carried on its own (`+`, too)
+    parts = key.split(".")
+    maps = open_maps()
+    return next((".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1) if ".".join(parts[:i]) in maps), None)
+
+
 def overrides(flat: dict[str, Any]) -> list[str]:
-    """Hydra command-line overrides (`+` for keys verl's schema does not declare)."""
+    """Hydra command-line overrides (`+` for keys verl's schema does not declare: the environment's, and a key
+    added to one of verl's open maps, `open_map`, which hydra refuses without it)."""
     lines = []
     for key, value in flat.items():
-        prefix = "+" if key.startswith(ENV_PREFIX) else ""
+        prefix = "+" if key.startswith(ENV_PREFIX) or open_map(key) is not None else ""
         lines.append(f"{prefix}{key}={hydra_value(value)}")
     return lines
 

@@ -6,6 +6,9 @@ the trial's overrides, and its console lines are parsed back into the same metri
   of verl's default.
 * Environment variables travel as `+ray_kwargs.ray_init.runtime_env.env_vars.NAME=value` (verl
   hands them to every Ray worker) and are also set for the launcher process.
+* A key of a map verl leaves open (`actor_rollout_ref.model.override_config.max_position_embeddings`, kept by
+  `autotune init` from a job's `+key=value`) is a known key of a space's `base:` and travels as `+key=value`,
+  as hydra needs to add to the map (`verl_config.open_map`).
 * Each trial is short and side-effect free: `trainer.total_training_steps`, console logging only,
   no checkpoints, no validation, no resume.
 * verl does not log communication time, so `perf/comm_share` is missing for verl trials; limits
@@ -347,6 +350,13 @@ class VerlAdapter(TrainerAdapter):
     def keys(self) -> dict[str, KeyInfo]:
         return dict(_verl_keys())  # a copy: the caller may add to it
 
+    def open_map(self, key: str) -> str | None:
+        """verl's open maps (`verl_config.open_map`: `actor_rollout_ref.model.override_config: {}` and the like):
+        a key added to one is the job's own setting, each trial's overrides add it with `+`."""
+        from autotune.adapters.verl_config import open_map
+
+        return open_map(key)
+
     def defaults(self, base_config: list[str]) -> dict[str, Any]:
         return dict(verl_tree()[1])
 
@@ -410,7 +420,7 @@ class VerlAdapter(TrainerAdapter):
         from autotune.adapters.verl_config import check_types, defaults_config
 
         known = verl_tree()[0]
-        unknown = [k for k in flat if not k.startswith(ENV_PREFIX) and k not in known]
+        unknown = [k for k in flat if not k.startswith(ENV_PREFIX) and k not in known and self.open_map(k) is None]
         if unknown:
             raise InvalidConfig(f"verl has no key {unknown[0]!r}")
         problems = check_types(defaults_config(), {k: v for k, v in flat.items() if not k.startswith(ENV_PREFIX)})

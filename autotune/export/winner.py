@@ -10,6 +10,9 @@ and `best.overrides` holds the same settings for a command line:
 
 Environment variables (NCCL, CUDA) travel the way verl passes them to its Ray workers:
 `ray_kwargs.ray_init.runtime_env.env_vars.NAME` (a key verl's schema does not declare, hence `+`).
+A key of a map verl leaves open (`actor_rollout_ref.model.override_config.max_position_embeddings`, which
+`autotune init` keeps from a job's `+key=value`) nests under its map in the YAML and is `+key=value` in the
+overrides, as hydra needs to add it (`verl_config.open_map`).
 Keys that exist only in the builtin trainer (`builtin.*`, `trainer.metrics_file`) and the
 per-trial step count are not exported. Environment values are always strings (Ray refuses
 anything else), quoted in the overrides so hydra does not read `16` as a number; paths starting

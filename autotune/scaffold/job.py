@@ -1,7 +1,8 @@
 """The user's own verl job (read from how they launch it by `read.py`) and the checks it goes through.
 
 Every key is checked against the installed verl's own config, as `autotune export --check` does: each key verl
-does not know is refused at its line, with the closest key verl has. `check_starts` then puts the job through
+does not know is refused at its line, with the closest key verl has (where one is close), all at once with the
+words refused as the command was read; a key added to one of verl's open maps (`verl_config.open_map`) is known. `check_starts` then puts the job through
 verl's start-up checks before init writes anything. An engine other than FSDP is refused here, for both readers.
 """
 
@@ -45,6 +46,9 @@ class Job:
     """Variables the command uses that the script does not set (left as written)."""
     lines: dict[str, int] = field(default_factory=dict)
     """The source's line (from 1) that sets each key, where it can be found: errors point at it."""
+    refused: list[str] = field(default_factory=list)
+    """The command's words refused as it was read, each at its line (a `+key` verl does not declare, a sweep, a
+    deletion): said by `check_keys` with the unknown keys, all at once (audit 37 F3)."""
 
     def at(self, key: str) -> str:
         line = self.lines.get(key)
@@ -75,25 +79,29 @@ def engine_refused(at: str, said: str, engine: str) -> JobError:
 
 def check_keys(job: Job) -> None:
     """verl's own config accepts every key and the type of every value: each unknown key is named at its line
-    with the closest key verl has (hydra's own message names neither), all of them at once."""
+    with the closest key verl has (hydra's own message names neither), all of them at once, with the words refused
+    as the command was read (`Job.refused`). A key added to one of verl's open maps (`open_map`) is known."""
+    from autotune.adapters.verl_config import open_map
     from autotune.adapters.verl_trainer import verl_tree
 
     known = verl_tree()[0]
+    said = list(job.refused)
     try:
         compose(overrides(job.flat))
     except VerlRejected as exc:
-        unknown = [k for k in job.flat if k not in known]
-        if not unknown:
-            raise JobError(f"{job.source}: verl rejects the job: {exc}") from None
-        raise JobError("\n".join(_unknown_key(job, key) for key in unknown)) from None
+        unknown = [k for k in job.flat if k not in known and open_map(k) is None]
+        said += [_unknown_key(job, key) for key in unknown] or [f"{job.source}: verl rejects the job: {exc}"]
+        raise JobError("\n".join(said)) from None
     problems = check_types(defaults_config(), job.flat)
     if problems:
         hint = f" ({unset_said(job.unset)}; write the value instead)" if job.unset else ""
         keys = [re.match(r"`([^`]+)`", problem) for problem in problems]  # each at its line (audit 29 F14)
-        said = [
+        said += [
             f"{job.at(k.group(1)) if k else job.source}: {problem}" for k, problem in zip(keys, problems, strict=True)
         ]
         raise JobError("\n".join(said) + hint)
+    if said:
+        raise JobError("\n".join(said))
 
 
 def unset_said(names: Iterable[str], only_arguments: bool = False) -> str:

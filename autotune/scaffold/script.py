@@ -248,8 +248,10 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
     """The job `text` (a run script or command line) runs. With `cluster` (init's flags, by the key each gives,
     `CLUSTER_FLAGS`), a cluster key whose value is a variable known only when the job runs is filled from its
     flag, or refused naming the flag when it is None; without it, left as written (named, as any unset variable).
-    `added`: a `+key=value` override (a key verl's config does not declare) is kept in `flat` as `+key` (calibrate
-    reads a run's config, where the run may add keys) instead of refused (init's space cannot hold it)."""
+    `added`: a `+key=value` override is kept in `flat` as `+key` (calibrate reads a run's config, where the run may
+    add keys) instead of read by what the key is to verl (`_parse_overrides`: kept into an open map, read as the
+    override on a declared key, else refused: init's space cannot hold it). The words refused are in `Job.refused`,
+    said by `job.check_keys` with the unknown keys; with `added` (no key check follows) raised here, all at once."""
     variables: dict[str, str] = {}
     env: dict[str, str] = {}
     unset: set[str] = set()
@@ -430,9 +432,11 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
         )
     words = [w.replace(bash.TEXT_DOLLAR, "$") for w in words]
     env = {k: v.replace(bash.TEXT_DOLLAR, "$") for k, v in env.items()}
-    flat, more_env = _parse_overrides(words, where, notes, added)
+    flat, more_env, refused = _parse_overrides(words, where, notes, added)
+    if refused and added:  # calibrate: no key check follows to say them with
+        raise JobError("\n".join(refused))
     env = {k: _home(v) for k, v in {**env, **more_env}.items()}
-    return Job(flat, env, prefix, source, notes, tuple(sorted(unset)), _script_lines(text, flat))
+    return Job(flat, env, prefix, source, notes, tuple(sorted(unset)), _script_lines(text, flat), refused)
 
 
 def _launcher(prefix: list[str], variables: dict[str, str], known: _Known, at: str, notes: list[str]) -> list[str]:
@@ -503,7 +507,7 @@ def _script_lines(text: str, keys: dict[str, Any]) -> dict[str, int]:
     physical = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if not ln.lstrip().startswith("#")]
     found = {}
     for key in keys:
-        setting = re.compile(rf"(?:^|[\s'\"]){re.escape(key)}=")
+        setting = re.compile(rf"(?:^|[\s'\"])\+{{0,2}}{re.escape(key)}=")  # `+key=`, `++key=` too (audit 37 F4)
         hits = [n for n, ln in physical if setting.search(ln)]
         if hits:
             found[key] = hits[-1]
@@ -518,21 +522,35 @@ def _home(value: Any) -> Any:
 
 def _parse_overrides(
     words: list[str], where: Callable[[str], str], notes: list[str], added: bool = False
-) -> tuple[dict[str, Any], dict[str, str]]:
+) -> tuple[dict[str, Any], dict[str, str], list[str]]:
+    """The command's overrides as verl reads them: (keys, environment, refusals). Every word refused is said at its
+    line, all of them at once (they came one a run, the first `+` line stopping the rest, audit 37 F3): the refusals
+    are returned, to be said with the unknown keys (`job.check_keys`).
+
+    `+key=value` and `++key=value` (hydra's add and force-add) are read by what the key is in verl's config
+    (audit 37 F1, F2, F4): a key verl declares is read as `key=value` (hydra refuses `+` there, "An item is already
+    at", and `++` sets it as a plain override does), said for `+`; a key added to one of verl's open maps
+    (`verl_config.open_map`: `+actor_rollout_ref.model.override_config.max_position_embeddings=32768`) is kept, as
+    its plain dotted key (a space's `base:` holds it so, its YAML nests it under the map, and each trial, the
+    export's `.overrides` and its check add it back with `+`); any other is refused: verl's config does not declare
+    it. With `added` (calibrate, reading a run's config, where the run may add keys) every `+key` is kept as `+key`."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import OverrideParseException
 
     flat: dict[str, Any] = {}
     env: dict[str, str] = {}
+    refused: list[str] = []
     parser = OverridesParser.create()
     for word in words:
         if word.startswith("~"):
-            raise JobError(
+            refused.append(
                 f"{where(word)}: `{word}` deletes `{word[1:].partition('=')[0]}` from verl's config; autotune spaces only "
                 "set keys: leave it out, or set the key's value"
             )
+            continue
         if "=" not in word:
-            raise JobError(f"{where(word)}: `{word}` is not a `key=value` override; remove it or write it as one")
+            refused.append(f"{where(word)}: `{word}` is not a `key=value` override; remove it or write it as one")
+            continue
         try:
             [override] = parser.parse_overrides([word])
         except OverrideParseException as exc:
@@ -545,12 +563,15 @@ def _parse_overrides(
                 )
             if word.partition("=")[2].startswith("~"):  # bash leaves `key=~/x` as written: hydra refuses the `~`
                 fix = "; write `$HOME` for `~` (bash fills it in; init reads it as `~`)"
-            raise JobError(f"{where(word)}: hydra cannot read `{word}`: {first}{fix}") from None
+            refused.append(f"{where(word)}: hydra cannot read `{word}`: {first}{fix}")
+            continue
         key = override.key_or_group
         if override.is_sweep_override():
-            raise JobError(f"{where(word)}: `{word}` is a hydra sweep; give `{key}` one value")
+            refused.append(f"{where(word)}: `{word}` is a hydra sweep; give `{key}` one value")
+            continue
         if override.is_delete():
-            raise JobError(f"{where(word)}: `{word}` deletes `{key}` from verl's config; autotune spaces only set keys")
+            refused.append(f"{where(word)}: `{word}` deletes `{key}` from verl's config; autotune spaces only set keys")
+            continue
         value: Any = _home(override.value())
         if key.startswith("hydra."):  # the launcher's own settings, not verl's: each trial sets its own
             notes.append(f"`{word}` is hydra's own setting, not verl's: left out (each trial sets its own)")
@@ -564,13 +585,39 @@ def _parse_overrides(
         if override.is_add() and added:
             flat[f"+{key}"] = value
             continue
-        if override.is_add():  # `+key=value`: a key verl's config does not declare, which a space cannot hold
-            raise JobError(
-                f"{where(word)}: `{word}` adds a key verl's ppo_trainer config does not declare; a space's `base:` holds "
-                "only declared keys, so neither init nor a sweep's trials can carry it: a sweep of the job without "
-                "it measures another job (a vLLM engine setting, a model override or a reward setting changes speed, "
-                "memory or what is learned). Tune without it only if it changes none of these, adding it to the "
-                "exported `.overrides` yourself; otherwise this job cannot be tuned by autotune as it stands"
-            )
+        if override.is_add() or override.is_force_add():
+            problem = _added(word, key, where(word), notes, force=override.is_force_add())
+            if problem:
+                refused.append(problem)
+                continue
         flat[key] = value
-    return flat, env
+    return flat, env, refused
+
+
+def _added(word: str, key: str, at: str, notes: list[str], force: bool) -> str | None:
+    """`+key=value` (or `++`, `force`) read by what the key is to verl (see `_parse_overrides`): None where it is
+    kept as `key` (a note said where the reading is not the word's own), else the refusal."""
+    from autotune.adapters.verl_config import open_map
+    from autotune.adapters.verl_trainer import verl_tree
+
+    if key in verl_tree()[0]:  # declared: hydra refuses `+` (not `++`) there
+        if not force:
+            notes.append(
+                f"{at}: `{word}` read as `{word[1:]}`: verl's config declares `{key}` (hydra refuses `+` there, "
+                f'"An item is already at"): write it without `+` in the script too'
+            )
+        return None
+    if (into := open_map(key)) is not None:
+        notes.append(
+            f"{at}: `{word}` adds `{key.removeprefix(into + '.')}` to `{into}`, a map verl leaves open: kept in "
+            f"`base:` as `{key}` (each trial and the export's `.overrides` add it with `+`)"
+        )
+        return None
+    return (
+        f"{at}: `{word}` adds a key verl's ppo_trainer config does not declare; a space's `base:` holds "
+        "only declared keys (and keys of the maps verl leaves open, such as `actor_rollout_ref.model.override_config`), "
+        "so neither init nor a sweep's trials can carry it: a sweep of the job without "
+        "it measures another job (a vLLM engine setting, a model override or a reward setting changes speed, "
+        "memory or what is learned). Tune without it only if it changes none of these, adding it to the "
+        "exported `.overrides` yourself; otherwise this job cannot be tuned by autotune as it stands"
+    )

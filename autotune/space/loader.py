@@ -118,7 +118,7 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
         raise MissingPart(f"{path}: {exc}") from None
     except RuntimeError as exc:  # e.g. the verl trainer without verl installed
         raise SpaceError([f"{r.at('trainer')}: {exc}"]) from None
-    base, base_where = sections.parse_base(r, top.get("base"), keys)
+    base, base_where = sections.parse_base(r, top.get("base"), keys, adapter.open_map)
     env = sections.parse_env(r, top.get("env"))
     base_config = sections.parse_base_config(r, top.get("base_config"), adapter, path)
     trial = r.settings(TrialSettings, top.get("trial"), "trial")

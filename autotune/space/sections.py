@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +48,21 @@ def parse_command(r: Reader, raw: Any) -> list[str] | None:
     return list(raw) if raw else None
 
 
-def parse_base(r: Reader, raw: Any, keys: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-    """The config every trial shares, typed by the trainer's keys, and where each key was written."""
+def parse_base(
+    r: Reader, raw: Any, keys: dict[str, Any], open_map: Callable[[str], str | None] = lambda key: None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The config every trial shares, typed by the trainer's keys, and where each key was written. A key in one of
+    the trainer's open maps (`open_map`, the adapter's: verl's `actor_rollout_ref.model.override_config: {}`) is
+    kept as written: its map takes any key and value (audit 37 F1)."""
     tree = r.mapping(raw, "base")
     flat = flatten(tree, {k[1:]: v for k, v in r.where.items() if k[:1] == ("base",)}, r.path)
     base: dict[str, Any] = {}
     base_where: dict[str, str] = {}
     for key, located in flat.items():
         base_where[key] = located.where
+        if key not in keys and open_map(key) is not None:
+            base[key] = coerce(located.value, Any)
+            continue
         if key not in keys:
             hint = suggest_key(key, keys)
             r.error(located.where, f"unknown key `{key}` in base" + (f"; did you mean `{hint}`?" if hint else ""))

@@ -479,3 +479,62 @@ def test_real_verl_trial_on_a_gpu(tmp_path):
     attrs = load_study(paths).trials[0].user_attrs
     assert attrs["outcome"] == "complete", attrs
     assert attrs["key_metrics"]["memory_gb"] > 0  # actor/perf/max_memory_allocated_gb from CUDA
+
+
+def test_a_key_of_a_map_verl_leaves_open_loads_in_base_and_reaches_each_trial_with_its_plus(tmp_path):
+    """A job's `+actor_rollout_ref.model.override_config.max_position_embeddings=32768` (verl's DAPO example) is kept
+    by init as its dotted key in `base:` (audit 37 F1): the space loads with it (dotted or nested under its map), each
+    trial's overrides add it with the `+` hydra needs for a key of an open map (without it hydra refuses: "Could not
+    override"), verl's check accepts the trial, and hydra's own compose of the trial's overrides puts the value where
+    verl reads it. A key of a section verl declares whole is still unknown."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from omegaconf import OmegaConf
+
+    from autotune.adapters.verl_config import config_dir
+    from autotune.space.loader import SPACE_DIR
+    from autotune.space.sampling import trial_config
+
+    added = {
+        "actor_rollout_ref.model.override_config.max_position_embeddings": 32768,
+        "reward_model.reward_kwargs.overlong_buffer_cfg.len": 4096,
+        "data.apply_chat_template_kwargs.reasoning_effort": "medium",
+    }
+    text = (SPACE_DIR / "verl-cpu.yaml").read_text()
+    dotted = tmp_path / "dotted.yaml"
+    dotted.write_text(text.replace("base:\n", "base:\n" + "".join(f"  {k}: {v}\n" for k, v in added.items()), 1))
+    nested = tmp_path / "nested.yaml"
+    nested.write_text(
+        text.replace(
+            "base:\n",
+            "base:\n  actor_rollout_ref.model.override_config:\n    max_position_embeddings: 32768\n"
+            "  reward_model:\n    reward_kwargs:\n      overlong_buffer_cfg:\n        len: 4096\n"
+            "  data.apply_chat_template_kwargs: {reasoning_effort: medium}\n",
+            1,
+        )
+    )
+    for path in (dotted, nested):
+        space = load_space(str(path))
+        assert {k: space.base[k] for k in added} == added, space.base
+        adapter = get_adapter("verl", space.command)
+        flat = trial_config(space, adapter, dict(space.baseline)).flat  # the baseline trial's keys
+        lines, _ = adapter.trial_overrides(flat, 2)
+        for key, value in added.items():
+            assert f"+{key}={value}" in lines, lines
+        adapter.quick_check([], flat, 2)
+        adapter.check([], flat, 2)  # verl's compose and validate_config, as before every trial
+        GlobalHydra.instance().clear()
+        try:
+            with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
+                composed = compose(config_name="ppo_trainer", overrides=lines)
+                with pytest.raises(Exception, match="Could not override"):  # hydra's rule: the `+` is needed
+                    compose(config_name="ppo_trainer", overrides=[f"{k}={v}" for k, v in added.items()][:1])
+        finally:
+            GlobalHydra.instance().clear()
+        assert {k: OmegaConf.select(composed, k) for k in added} == added
+    undeclared = tmp_path / "undeclared.yaml"
+    undeclared.write_text(text.replace("base:\n", "base:\n  actor_rollout_ref.actor.no_such: 1\n", 1))
+    with pytest.raises(SpaceError, match=r"undeclared.yaml:\d+: unknown key `actor_rollout_ref.actor.no_such` in base"):
+        load_space(str(undeclared))
+    with pytest.raises(InvalidConfig, match=r"verl has no key 'actor_rollout_ref\.actor\.no_such'"):
+        get_adapter("verl").quick_check([], {"actor_rollout_ref.actor.no_such": 1}, 2)

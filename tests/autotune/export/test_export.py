@@ -242,3 +242,43 @@ def test_a_micro_batch_dynamic_batching_leaves_unused_is_not_exported_and_verl_a
         ), settings
         assert {settings[k] for k in micro} == {2}, settings
     validate(compose(overrides(settings)))  # raises VerlRejected with verl's message
+
+
+def test_a_key_of_a_map_verl_leaves_open_is_exported_under_its_map_and_with_its_plus(faked_gpu_sweep, tmp_path):
+    """A space's `base:` key of an open map of verl's (init keeps a job's
+    `+actor_rollout_ref.model.override_config.max_position_embeddings=32768` so, audit 37 F1) ships: nested under
+    its map in best.yaml, as `+key=value` in best.overrides (hydra refuses it without the `+`), `export --check`
+    passes, and hydra itself composes both files with the value where verl reads it."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from omegaconf import OmegaConf
+
+    from autotune.adapters.verl_config import config_dir
+    from autotune.export.winner import check_export
+
+    paths, space = faked_gpu_sweep
+    added = {
+        "actor_rollout_ref.model.override_config.max_position_embeddings": 32768,
+        "reward_model.reward_kwargs.overlong_buffer_cfg.enable": True,
+    }
+    space = dataclasses.replace(space, base={**space.base, **added})
+    _, yaml_path, overrides_path = export(
+        load_study(paths), paths, space, get_adapter(space.trainer), tmp_path / "best.yaml"
+    )
+    nested = yaml.safe_load(yaml_path.read_text())
+    assert nested["actor_rollout_ref"]["model"]["override_config"] == {"max_position_embeddings": 32768}
+    assert nested["reward_model"]["reward_kwargs"] == {"overlong_buffer_cfg": {"enable": True}}
+    lines = overrides_path.read_text().splitlines()
+    assert "+actor_rollout_ref.model.override_config.max_position_embeddings=32768" in lines
+    assert "+reward_model.reward_kwargs.overlong_buffer_cfg.enable=true" in lines
+    assert check_export(yaml_path, overrides_path)[0] == []
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
+            from_lines = compose(config_name="ppo_trainer", overrides=lines)
+        with initialize_config_dir(config_dir=str(yaml_path.parent), version_base=None):
+            from_file = compose(config_name=yaml_path.stem)
+    finally:
+        GlobalHydra.instance().clear()
+    for composed in (from_lines, from_file):
+        assert {k: OmegaConf.select(composed, k) for k in added} == added

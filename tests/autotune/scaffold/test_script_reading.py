@@ -4,10 +4,13 @@ from them, each read as bash and verl read it or refused at its line with the fi
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytest.importorskip("omegaconf", reason="autotune init checks keys with verl's config (the `verl` extra)")
+
+from omegaconf import OmegaConf
 
 from autotune.scaffold import JobError, read_job
 from autotune.space.loader import SPACE_DIR
@@ -175,7 +178,7 @@ def test_a_lora_job_on_a_machine_without_vllm_or_sglang_is_not_blamed_on_the_scr
 @pytest.mark.parametrize(
     ("line", "error"),
     [
-        ("+actor_rollout_ref.model.override_config.x=1", r"^run.sh:3: `\+actor_rollout_ref.model.override_config.x=1` adds a key"),
+        ("+actor_rollout_ref.actor.x=1", r"^run.sh:3: `\+actor_rollout_ref.actor.x=1` adds a key"),
         ("trainer.experiment_name=run}", r"^run.sh:3: hydra cannot read `trainer.experiment_name=run}`"),
         ("actor_rollout_ref.model.path=~/models/x", r"^run.sh:3: hydra cannot read .*; write `\$HOME` for `~`"),
         ("actor_rollout_ref.actor.optim.lr=fast", r"^run.sh:3: `actor_rollout_ref.actor.optim.lr`: verl expects a number"),
@@ -370,3 +373,108 @@ def test_a_script_running_main_ppo_twice_is_refused_naming_both_lines() -> None:
     """ "runs verl.trainer.main_ppo twice" named neither line: which one to keep? (audit 36 F14)"""
     with pytest.raises(JobError, match=r"^two.sh:11: runs verl.trainer.main_ppo a second time \(first at line 2\)"):
         read_job("set -x\n" + COMMAND + "\n" + COMMAND, "two.sh")
+
+
+def _verl_composed(words: list[str]) -> Any:
+    """verl's ppo_trainer config composed by hydra itself with these overrides (what main_ppo reads), not through
+    autotune: the tests' own judge."""
+    import importlib.util
+
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    spec = importlib.util.find_spec("verl")
+    assert spec is not None and spec.submodule_search_locations
+    folder = Path(next(iter(spec.submodule_search_locations))) / "trainer" / "config"
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(config_dir=str(folder), version_base=None):
+            return compose(config_name="ppo_trainer", overrides=words)
+    finally:
+        GlobalHydra.instance().clear()
+
+
+OPEN_MAP_LINES = {  # verl's examples (DAPO, GSPO via main_ppo, Qwen2.5-VL): each into a map verl leaves open
+    "+actor_rollout_ref.model.override_config.max_position_embeddings=32768": 32768,
+    "+reward_model.reward_kwargs.overlong_buffer_cfg.enable=True": True,
+    "+reward_model.reward_kwargs.overlong_buffer_cfg.len=4096": 4096,
+    "+actor_rollout_ref.rollout.engine_kwargs.vllm.disable_mm_preprocessor_cache=True": True,
+    "+data.apply_chat_template_kwargs.reasoning_effort=medium": "medium",
+}
+
+
+def test_a_key_added_to_a_map_verl_leaves_open_is_kept_at_its_line_as_verl_reads_it() -> None:
+    """`+actor_rollout_ref.model.override_config.max_position_embeddings=32768` (verl's DAPO example), GSPO's
+    `+reward_model.reward_kwargs.*` and every Qwen2.5-VL example's `+...engine_kwargs.vllm.*` were refused as keys
+    "verl's ppo_trainer config does not declare" (audit 37 F1): each goes into a map verl leaves open, and verl's own
+    compose puts it there. Kept as its dotted key, with the value verl reads, said at its line; a key `+` adds to a
+    section verl declares whole (`actor_rollout_ref.actor`) is still refused, at its line."""
+    lines = COMMAND.splitlines(keepends=True)
+    added = [f"    {word} \\\n" for word in OPEN_MAP_LINES]
+    job = read_job("".join([*lines[:2], *added, *lines[2:]]), "run.sh")
+    composed = _verl_composed(list(OPEN_MAP_LINES))
+    for n, (word, value) in enumerate(OPEN_MAP_LINES.items(), 3):
+        key = word[1:].partition("=")[0]
+        assert OmegaConf.select(composed, key) == value  # verl's own reading of the word
+        assert job.flat[key] == value and job.lines[key] == n, (key, job.flat.get(key), job.lines.get(key))
+        assert any(note.startswith(f"run.sh:{n}: `{word}` adds ") for note in job.notes), job.notes
+    with pytest.raises(JobError, match=r"^run.sh:3: `\+actor_rollout_ref.actor.no_such=1` adds a key verl's "):
+        read_job("".join([*lines[:2], "    +actor_rollout_ref.actor.no_such=1 \\\n", *lines[2:]]), "run.sh")
+
+
+def test_a_plus_on_a_key_verl_declares_is_read_as_the_override_it_means_and_said() -> None:
+    """`+trainer.val_before_train=False` (TinyZero, Search-R1) was refused as a key verl "does not declare"; verl
+    declares it, and hydra refuses the `+` ("An item is already at"): init reads it as `trainer.val_before_train=False`
+    and says so, with the fix for the script (audit 37 F2)."""
+    from hydra.errors import ConfigCompositionException
+
+    with pytest.raises(ConfigCompositionException, match=r"An item is already at 'trainer\.val_before_train'"):
+        _verl_composed(["+trainer.val_before_train=False"])
+    verl_reads = _verl_composed(["trainer.val_before_train=False"]).trainer.val_before_train
+    lines = COMMAND.splitlines(keepends=True)
+    job = read_job("".join([*lines[:2], "    +trainer.val_before_train=False \\\n", *lines[2:]]), "run.sh")
+    assert job.flat["trainer.val_before_train"] is verl_reads is False
+    assert (
+        "run.sh:3: `+trainer.val_before_train=False` read as `trainer.val_before_train=False`: verl's config declares "
+        "`trainer.val_before_train`"
+    ) in "\n".join(job.notes), job.notes
+    assert "write it without `+`" in "\n".join(job.notes)
+
+
+def test_every_refused_word_and_unknown_key_is_named_at_once() -> None:
+    """The first `+` line stopped init, the next named on the next run, and unknown keys only once every `+` line was
+    gone (audit 37 F3: Search-R1 took three runs): each refused word and unknown key is named at its line, at once."""
+    lines = COMMAND.splitlines(keepends=True)
+    words = [
+        "+actor_rollout_ref.actor.no_such=1",  # line 3: undeclared, added
+        "+trainer.no_such_either=2",  # line 4
+        "data.train_batch_size=8,16",  # line 5: a sweep
+        "actor_rollout_ref.actor.ppo_mini_bach_size=4",  # line 6: unknown
+    ]
+    script = "".join([*lines[:2], *(f"    {w} \\\n" for w in words), *lines[2:]])
+    with pytest.raises(JobError) as e:
+        read_job(script, "run.sh")
+    said = str(e.value).splitlines()
+    assert [line.partition(": ")[0] for line in said] == ["run.sh:3", "run.sh:4", "run.sh:5", "run.sh:6"], said
+    assert "adds a key" in said[0] and "adds a key" in said[1] and "hydra sweep" in said[2]
+    assert "verl has no key `actor_rollout_ref.actor.ppo_mini_bach_size`" in said[3]
+
+
+def test_a_force_add_is_read_as_verl_reads_it_at_its_line() -> None:
+    """`++key=value` (hydra's force-add, which verl composes) was read as a plain key and refused as "verl has no
+    key", without its line (audit 37 F4): into an open map it is kept, on a declared key it is the override, and an
+    undeclared key is refused at its line as `+` is."""
+    forced = {
+        "++actor_rollout_ref.model.override_config.max_position_embeddings=32768": (
+            "actor_rollout_ref.model.override_config.max_position_embeddings",
+            32768,
+        ),
+        "++trainer.val_before_train=false": ("trainer.val_before_train", False),
+    }
+    composed = _verl_composed(list(forced))  # hydra accepts both
+    lines = COMMAND.splitlines(keepends=True)
+    job = read_job("".join([*lines[:2], *(f"    {w} \\\n" for w in forced), *lines[2:]]), "run.sh")
+    for n, (key, value) in enumerate(forced.values(), 3):
+        assert OmegaConf.select(composed, key) == value and job.flat[key] == value and job.lines[key] == n
+    with pytest.raises(JobError, match=r"^run.sh:3: `\+\+actor_rollout_ref.actor.no_such=1` adds a key verl's "):
+        read_job("".join([*lines[:2], "    ++actor_rollout_ref.actor.no_such=1 \\\n", *lines[2:]]), "run.sh")
