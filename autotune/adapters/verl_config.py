@@ -457,6 +457,10 @@ SHELL_VAR = re.compile(r"\$(?:\{(\w+)(?::?-)?|(\w+)|([@*]))")
 ENTRY = "verl.trainer.main_ppo"
 """The module a verl PPO job runs (`python3 -m verl.trainer.main_ppo key=value ...`)."""
 
+NO_WAIT = "--no-wait"
+"""`ray job submit`'s flag to return once the job is submitted, not when it ends: a launcher of trials must not
+have it (a trial is measured as its command runs, and ends when it ends)."""
+
 
 def runs_verl(text: str) -> bool:
     """A run script or command line: it runs verl on a line that is not a comment (an exported YAML names the

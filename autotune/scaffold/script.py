@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from autotune.adapters.verl_config import (
     ENTRY,
     ENV_PREFIX,
+    NO_WAIT,
     SCRIPT_ARGUMENTS,
     SHELL_VAR,
     substitute,
@@ -443,9 +444,20 @@ def _launcher(prefix: list[str], variables: dict[str, str], known: _Known, at: s
     """The command's launcher (`srun ... apptainer run --bind $verl_workdir $image python3 -m ...`) with the script's
     variables filled in, as in the overrides: trials run it as it is written, without a shell, so a `$NAME` left in
     would reach them as text (audit 36 F8). One the script does not set, or sets from a command, is kept and said,
-    with the fix; so is `$HOME` (a trial's `~` is no home either, without a shell)."""
+    with the fix; so is `$HOME` (a trial's `~` is no home either, without a shell). `ray job submit --no-wait` is
+    kept without `--no-wait`, said: a trial waits for its command to end, as its measure of the job; with the flag it
+    ended at the submission, "failed" at once, while the job ran on, and each further trial submitted another
+    (audit 37 F6)."""
     left: set[str] = set()
     out = []
+    python = next((i for i, w in enumerate(prefix) if re.search(r"(^|/)python[\d.]*$", w)), len(prefix))
+    if NO_WAIT in prefix[:python]:
+        prefix = [w for i, w in enumerate(prefix) if w != NO_WAIT or i > python]
+        notes.append(
+            f"{at}: `{NO_WAIT}` dropped from the launcher: each trial must wait for its job (autotune measures the "
+            "job as the command runs and starts the next trial when it ends); with it, every trial would end at the "
+            "submission, as failed, while its job went on holding the GPUs"
+        )
     for word in prefix:
         known_values = {k: v for k, v in variables.items() if not known.partial(k)}  # `$head_node`, not its value
         filled = substitute(word, known_values, special={"HOME": _HOME}).replace(_HOME, "$HOME")

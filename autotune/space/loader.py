@@ -7,6 +7,7 @@ the baseline and every categorical choice can run on the trainer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -118,6 +119,7 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
         raise MissingPart(f"{path}: {exc}") from None
     except RuntimeError as exc:  # e.g. the verl trainer without verl installed
         raise SpaceError([f"{r.at('trainer')}: {exc}"]) from None
+    _check_command(r, adapter, command)
     base, base_where = sections.parse_base(r, top.get("base"), keys, adapter.open_map)
     env = sections.parse_env(r, top.get("env"))
     base_config = sections.parse_base_config(r, top.get("base_config"), adapter, path)
@@ -168,6 +170,31 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
     if r.problems:
         raise SpaceError(r.problems)
     return space
+
+
+def _check_command(r: Reader, adapter: TrainerAdapter, command: list[str] | None) -> None:
+    """A verl space's `command:` that runs another module than main_ppo (`[python3, -m, recipe.dapo.main_dapo]`,
+    the workaround after init refuses such a job) is refused, as init refuses the job (audit 37 F7): everything but
+    the trial's run itself is main_ppo's (`base:` checked against ppo_trainer's keys, each trial's config composed
+    and validated by it, the cost model predicting PPO, the export telling to run main_ppo), so its sweep would
+    measure one trainer and check, predict and export another. A warning would leave all of that in place; a
+    demanding user wants the mismatch stopped before a GPU hour is spent. A command that names no module (a wrapper
+    script, `[python, my_launch.py]`, a stand-in) cannot be judged: it is taken to run main_ppo."""
+    from autotune.adapters.verl_config import ENTRY
+
+    if adapter.name != "verl" or not command:
+        return
+    modules = [command[i + 1] for i, word in enumerate(command[:-1]) if word == "-m"]
+    other = [m for m in modules if m != ENTRY and not re.fullmatch(r"\$\{?\w+\}?", m)]
+    if other and ENTRY not in modules:
+        r.error(
+            r.at("command"),
+            f"`command:` runs `{other[-1]}`, not `{ENTRY}`: a `trainer: verl` space tunes verl's PPO trainer; "
+            f"`base:` is checked against main_ppo's config, each trial's config composed and validated by it, "
+            f"`--fidelity sim` predicts a PPO step and `export` writes a main_ppo config, so a sweep of "
+            f"`{other[-1]}` would be checked, predicted and exported as another job (`autotune init` refuses such a "
+            f"job for the same reason); `command:` holds the launcher and `python3 -m {ENTRY}`",
+        )
 
 
 def _check_whole(r: Reader, space: Space, adapter: TrainerAdapter, sampler_overridden: bool) -> None:
@@ -296,6 +323,14 @@ def _add_warnings(space: Space, adapter: TrainerAdapter, device: DeviceKind) -> 
         space.warnings.append(
             f"{space.path}: `command:` holds {', '.join(f'`{v}`' for v in unexpanded)}: trials run it without a shell, "
             "so each would get the text itself; write the value, or drop the launcher prefix that uses it"
+        )
+    from autotune.adapters.verl_config import NO_WAIT
+
+    if NO_WAIT in (space.command or []):  # every trial "failed" at once while its job ran on (audit 37 F6)
+        space.warnings.append(
+            f"{space.path}: `command:` holds `{NO_WAIT}`: `ray job submit` then returns once the job is submitted, so "
+            "each trial would end at once, as failed, while its job goes on holding the GPUs and the next trial "
+            f"submits another; remove `{NO_WAIT}` (a trial must wait for its job)"
         )
     for name in (n for n in space.env if is_secret(n)):
         space.warnings.append(

@@ -478,3 +478,19 @@ def test_a_force_add_is_read_as_verl_reads_it_at_its_line() -> None:
         assert OmegaConf.select(composed, key) == value and job.flat[key] == value and job.lines[key] == n
     with pytest.raises(JobError, match=r"^run.sh:3: `\+\+actor_rollout_ref.actor.no_such=1` adds a key verl's "):
         read_job("".join([*lines[:2], "    ++actor_rollout_ref.actor.no_such=1 \\\n", *lines[2:]]), "run.sh")
+
+
+def test_ray_job_submit_no_wait_is_dropped_from_the_launcher_and_said() -> None:
+    """verl's FAPO recipe submits `ray job submit --no-wait ... -- python3 -m verl.trainer.main_ppo`; init kept
+    `--no-wait` in `command:`, so each trial "failed (exited after 0 of 8 steps)" at the submission while its job ran
+    on, and every further trial submitted another (audit 37 F6)."""
+    script = COMMAND.replace(
+        "python3", "ray job submit --no-wait --address http://localhost:8265 --working-dir /w -- python3", 1
+    )
+    job = read_job(script, "fapo.sh")
+    assert job.command == [
+        "ray", "job", "submit", "--address", "http://localhost:8265", "--working-dir", "/w", "--",
+        "python3", "-m", "verl.trainer.main_ppo",
+    ]  # fmt: skip
+    [said] = [n for n in job.notes if "--no-wait" in n]
+    assert said.startswith("fapo.sh:1: `--no-wait` dropped from the launcher: each trial must wait for its job")

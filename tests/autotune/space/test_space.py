@@ -409,3 +409,43 @@ def test_an_unknown_key_with_no_close_key_says_what_to_do(tmp_path):
         load_space(str(path))
     assert "unknown key `my.new_key`: not a key of the trainer's config (a dotted name is one; a name without dots " \
         "is a variable for `derived:`)" in str(exc.value), str(exc.value)  # fmt: skip
+
+
+def test_no_wait_in_the_command_is_warned_of(tmp_path):
+    """`ray job submit --no-wait` returns once the job is submitted: every trial "failed (exited after 0 of 8 steps)"
+    while its job ran on and the next trial submitted another, with no word from validate (audit 37 F6)."""
+    from autotune.space.loader import SPACE_DIR
+
+    text = (SPACE_DIR / "fsdp3d-8gpu.yaml").read_text()
+    plain = "command: [python3, -m, verl.trainer.main_ppo]"
+    path = tmp_path / "nowait.yaml"
+    path.write_text(
+        text.replace(plain, "command: [ray, job, submit, --no-wait, --, python3, -m, verl.trainer.main_ppo]")
+    )
+    [warned] = [w for w in load_space(str(path)).warnings if "--no-wait" in w]
+    assert warned.startswith(f"{path}: `command:` holds `--no-wait`: `ray job submit` then returns once the job is ")
+    assert warned.endswith("remove `--no-wait` (a trial must wait for its job)")
+    path.write_text(text.replace(plain, "command: [ray, job, submit, --, python3, -m, verl.trainer.main_ppo]"))
+    assert not [w for w in load_space(str(path)).warnings if "--no-wait" in w]
+
+
+def test_a_command_running_another_trainer_is_refused(tmp_path):
+    """`command: [python3, -m, recipe.dapo.main_dapo]` (the workaround after init refuses main_dapo) passed validate,
+    sim and export: checked against main_ppo's config, predicted as PPO, exported as a main_ppo job (audit 37 F7)."""
+    from autotune.space.loader import SPACE_DIR
+
+    text = (SPACE_DIR / "fsdp3d-8gpu.yaml").read_text()
+    plain = "command: [python3, -m, verl.trainer.main_ppo]"
+    line = text.splitlines().index(plain) + 1
+    path = tmp_path / "dapo.yaml"
+    path.write_text(text.replace(plain, "command: [ray, job, submit, --, python3, -m, recipe.dapo.main_dapo]"))
+    with pytest.raises(SpaceError) as refused:
+        load_space(str(path))
+    [problem] = refused.value.problems
+    assert problem.startswith(
+        f"{path}:{line}: `command:` runs `recipe.dapo.main_dapo`, not `verl.trainer.main_ppo`: a `trainer: verl` space "
+        "tunes verl's PPO trainer"
+    )
+    assert problem.endswith("`command:` holds the launcher and `python3 -m verl.trainer.main_ppo`")
+    path.write_text(text.replace(plain, "command: [python3, my_launcher.py]"))  # names no module: taken as main_ppo
+    assert load_space(str(path)).command == ["python3", "my_launcher.py"]
