@@ -1,33 +1,38 @@
 """A job read from its text: a `main_ppo` command line or run script (`script.py`, as bash reads it), or a verl YAML.
 
 Told apart by their text (a script runs verl on a line that is not a comment). A search space, a script that runs
-another trainer or only sources another file are refused at their line; a secret the job exports stays out of the
-space's `env:`; what init reads otherwise than bash runs it is said. Every key is then checked with verl's own
-config (`job.check_keys`).
+another trainer (any Python module or file given `key=value` overrides, `python3 -m $ENTRY` followed through its
+variable; named with the next step for what it is) or only sources another file are refused at their line; a
+secret the job exports stays out of the space's `env:`; what init reads otherwise than bash runs it is said. Every
+key is then checked with verl's own config (`job.check_keys`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+import shlex
+from typing import Any, NamedTuple
 
 import yaml
 
 from autotune.adapters.verl_config import (
     ENTRY,
     ENV_PREFIX,
+    SHELL_VAR,
     VerlRejected,
     compose,
     overrides,
     runs_verl,
+    substitute,
     without_comment,
 )
 from autotune.names import is_secret
+from autotune.scaffold import bash
 from autotune.scaffold.job import Job, JobError, check_keys, engine_of, engine_refused
 from autotune.scaffold.script import from_script
 from verl_keys.yaml_lines import yaml_error
 
-__all__ = ["read_job", "silent_readings"]
+__all__ = ["read_job", "refuse_other_trainers", "silent_readings"]
 
 
 def read_job(text: str, source: str, nodes: int | None = None, gpus_per_node: int | None = None) -> Job:
@@ -36,11 +41,11 @@ def read_job(text: str, source: str, nodes: int | None = None, gpus_per_node: in
     `gpus_per_node` (init's flags) fill a script's `trainer.nnodes=$SLURM_NNODES` (a variable the machine gives
     when the job runs); where such a key's flag is None, the job is refused naming the flag."""
     _not_a_space(text, source)
+    refuse_other_trainers(text, source)
     if runs_verl(text):
         job = from_script(text, source, cluster={"trainer.nnodes": nodes, "trainer.n_gpus_per_node": gpus_per_node})
         job.notes.extend(silent_readings(text, source))
     else:
-        _other_entry(text, source)
         _sourced(text, source)
         job = _from_yaml(text, source)
     _secrets_left_out(job)
@@ -86,24 +91,150 @@ def silent_readings(text: str, source: str) -> list[str]:
     return notes
 
 
-_OTHER_ENTRY = re.compile(
-    r"(?:^|\s)(?:-m\s+((?:verl|recipe)\.[\w.]+|[\w.]*main\w*)|python[\d.]*\s+(\S*main_\w+\.py))(?=\s|$)"
-)
-"""A trainer other than main_ppo a script runs: `-m recipe.dapo.main_dapo`, `-m verl.experimental.fully_async_policy.
-fully_async_main`, `python3 recipe/x/main_x.py`."""
+class Run(NamedTuple):
+    """A program a script runs with Python (`python3 -m X`, `python train.py`, `torchrun ... -m X`)."""
+
+    line: int
+    module: str
+    """`recipe.dapo.main_dapo`, or the file (`train.py`)."""
+    overrides: int
+    """How many `key=value` words follow it: a trainer's (hydra's) overrides; a data script takes `--flags`."""
+    via: str
+    """The variable that gives the module (`${ENTRYPOINT}`, set to `-m verl.trainer.sft_trainer`), else ""."""
 
 
-def _other_entry(text: str, source: str) -> None:
-    """Refused, at its line, when a script runs another trainer than main_ppo (it was read as YAML, and refused
-    at an unrelated line as "not valid YAML", audit 29 F10)."""
-    runs = [(n, m.group(1) or m.group(2)) for n, line in enumerate(text.splitlines(), 1)
-            if (m := _OTHER_ENTRY.search(without_comment(line)))]  # fmt: skip
-    if runs:
-        (line, module), more = runs[0], f" (and on {len(runs) - 1} more line(s))" if len(runs) > 1 else ""
-        raise JobError(
-            f"{source}:{line}: runs `{module}`{more}, not `{ENTRY}`; autotune init reads `python3 -m {ENTRY} "
-            "key=value ...` jobs only (verl's PPO trainer), so this job cannot be tuned by init as it stands"
+_LAUNCHES = re.compile(r"(^|/)(python[\d.]*|torchrun|deepspeed|accelerate)$")
+_OVERRIDE = re.compile(r"[+~]{0,2}[A-Za-z_][\w./-]*=")
+_SHAPED = re.compile(r"(?:verl|recipe)\.[\w.]+|[\w.]*main\w*|\S*main_\w+\.py")
+"""A trainer's name, `-m recipe.dapo.main_dapo`, `-m verl.experimental.fully_async_policy.fully_async_main`,
+`recipe/x/main_x.py`: one even without overrides on its line (`"$@"` only)."""
+
+
+def script_runs(text: str, source: str) -> list[Run]:
+    """What a script runs with Python, each at its line, its variables filled in as bash would (`ENTRYPOINT=${
+    ENTRYPOINT:-"-m verl.trainer.sft_trainer"}` then `torchrun ... ${ENTRYPOINT} key=value ...`, verl's SFT scripts;
+    `python3 -m $ENTRY`); of an `if`'s branches the first sets a variable (its default case). A text bash cannot
+    read (a YAML job) runs nothing. `main_ppo` is found as a word anywhere (`$PY -m verl.trainer.main_ppo`)."""
+    try:
+        logical = bash.logical_lines(text, source)
+    except JobError:
+        return []
+    variables: dict[str, str] = {}
+    set_at: dict[str, int] = {}
+    branches: list[tuple[set[str], bool]] = []  # each open `if`: the names its branches set, past its first branch
+    runs: list[Run] = []
+    for line in logical:
+        for statement in bash.statements(line.text):
+            try:
+                raw = shlex.split(bash.arithmetic(statement, variables, source, strict=False))
+            except (ValueError, JobError):
+                continue
+            if raw[:1] == ["if"]:
+                branches.append((set(), False))
+            elif raw[:1] in (["elif"], ["else"]) and branches:
+                branches[-1] = (branches[-1][0], True)
+            elif raw[:1] == ["fi"] and branches:
+                branches.pop()
+            raw = raw[1:] if raw[:1] and raw[0] in ("then", "else", "do", "export") else raw
+            if raw and all(bash.ASSIGN.match(word) for word in raw):
+                for word in raw:
+                    name, _, value = word.partition("=")
+                    if branches and branches[-1][1] and name in branches[-1][0]:
+                        continue  # `else ENTRYPOINT=...`: the first branch's stays
+                    if branches:
+                        branches[-1][0].add(name)
+                    variables[name], set_at[name] = substitute(value, variables), line.start
+                continue
+            words: list[tuple[str, str]] = []  # (word as bash runs it, the variable it came from)
+            for word in raw:
+                if "$" not in word:
+                    words.append((word, ""))
+                    continue
+                names = [m.group(1) or m.group(2) for m in SHELL_VAR.finditer(word) if m.group(3) is None]
+                via = f"`{word}`, set at line {set_at[names[0]]}" if names and names[0] in set_at else ""
+                words += [(w, via) for w in substitute(word, variables).split()]
+            runs.extend(_runs_in(words, line.start))
+    return runs
+
+
+def _runs_in(words: list[tuple[str, str]], line: int) -> list[Run]:
+    plain = [w for w, _ in words]
+    for i, word in enumerate(plain):
+        if i and plain[i - 1] == "-c" and ENTRY in word:  # `srun bash -c 'python3 -m verl.trainer.main_ppo ...'`
+            return [Run(line, ENTRY, 0, "")]  # (refused by `from_script`, naming the string)
+        if word == ENTRY or (word.endswith(ENTRY) and not bash.ASSIGN.match(word)):
+            return [Run(line, ENTRY, sum(bool(_OVERRIDE.match(w)) for w in plain[i + 1 :]), words[i][1])]
+    for i, word in enumerate(plain):
+        if not _LAUNCHES.search(word):
+            continue
+        for j in range(i + 1, len(plain)):
+            if plain[j] == "-c":
+                break
+            if plain[j] == "-m" or plain[j].endswith(".py"):
+                at = j + 1 if plain[j] == "-m" else j
+                if at >= len(plain):
+                    break
+                overrides = sum(bool(_OVERRIDE.match(w)) for w in plain[at + 1 :])
+                return [Run(line, plain[at], overrides, words[at][1])]
+            if not plain[j].startswith("-") and _OVERRIDE.match(plain[j]):
+                break
+    return []
+
+
+def refuse_other_trainers(text: str, source: str) -> None:
+    """JobError, at its line, where the script runs another trainer and no `main_ppo` (init's and calibrate's
+    refusal, audit 37 F15: calibrate read a DAPO script as overrides and blamed a shell variable)."""
+    if trainers := _other_trainers(script_runs(text, source)):
+        raise _refused_trainers(trainers, source)
+
+
+def _other_trainers(runs: list[Run]) -> list[Run]:
+    """The trainers other than main_ppo among `runs` (none where main_ppo is run): those given `key=value` overrides
+    (a data script's `--local_dir` is no trainer: R1's `recipe.r1.data_process` was named as the job, audit 37
+    F12), else those named as trainers are (`recipe.*`, `*main*`)."""
+    if any(run.module == ENTRY for run in runs):
+        return []
+    given = [run for run in runs if run.overrides]
+    return given or [run for run in runs if _SHAPED.fullmatch(run.module)]
+
+
+def _refused_trainers(trainers: list[Run], source: str) -> JobError:
+    """Refused, at the first trainer's line, naming each (it was read as YAML, and refused at an unrelated line as
+    "not valid YAML", audit 29 F10 and 37 F9), with the next step for what they are (audit 37 F12)."""
+    said = [f"`{run.module}`" + (f" (through {run.via})" if run.via else "") for run in trainers]
+    if len(trainers) > 1:
+        said = [f"{what} (line {run.line})" for what, run in zip(said, trainers, strict=True)]
+    if trainers[0].module.startswith("$"):  # `python3 -m $ENTRY`, the script setting no ENTRY
+        return JobError(
+            f"{source}:{trainers[0].line}: runs `{trainers[0].module}`, a variable the script does not set, so init "
+            f"cannot tell the trainer; autotune tunes `python3 -m {ENTRY} key=value ...` jobs: write the module in the "
+            "command (or set the variable in the script) and run again"
         )
+    names = " and ".join([", ".join(said[:-1]), said[-1]] if len(said) > 1 else said)
+    modules = " ".join(run.module for run in trainers)
+    why = []
+    if "sft" in modules:
+        why.append("supervised fine-tuning has no rollout, and the rollout is what autotune models and tunes")
+    if re.search(r"generation|main_eval", modules):
+        why.append("generation or evaluation is no training job: there is no training step for autotune to tune")
+    if "main_dapo" in modules:
+        why.append(
+            "verl's main_ppo runs DAPO's dynamic sampling itself (`algorithm.filter_groups.enable=True`, "
+            "`algorithm.filter_groups.metric`, `data.gen_batch_size`): write the job for `python3 -m "
+            f"{ENTRY}` with those keys (verl's recipe/dapo/test_dapo_7b_math.sh does) and give init that script"
+        )
+    if re.search(r"(^|/)verl/trainer/main_ppo\.py\b", modules):
+        why.append(f"that file is main_ppo's own: run it as `python3 -m {ENTRY}` (the module trials run) and run again")
+    if not why:
+        why.append(
+            "its keys would be checked against main_ppo's config, its trials predicted as PPO and its winner "
+            "exported as a main_ppo job: where it is verl's PPO trainer under another name, write the job as "
+            f"`python3 -m {ENTRY} key=value ...` and give init that"
+        )
+    return JobError(
+        f"{source}:{trainers[0].line}: runs {names}, not `{ENTRY}`; autotune tunes verl's PPO (RL) trainer only, "
+        f"`python3 -m {ENTRY} key=value ...`: {'; '.join(why)}"
+    )
 
 
 _SOURCE = re.compile(r"^\s*(?:source|\.)\s+(\S+)")

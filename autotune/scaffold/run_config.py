@@ -3,8 +3,9 @@
 The cost model's floor (`autotune/sim/verl_log.py`) reads a YAML config or an overrides file; a run script is
 read here, by init's reader (`script.py`), so calibrate accepts the scripts init accepts (`train_files="['$a',
 '$b']"` with the variables the script sets; a slurm script's other commands) and refuses what init refuses, with
-init's message (two `main_ppo` commands: it merged them and fitted the last one's world size, audit 36 F6). Where
-calibrate differs, for the fit's sake: a key the run adds (`+key=value`) is allowed (a space cannot hold it; a fit
+init's message (two `main_ppo` commands: it merged them and fitted the last one's world size, audit 36 F6; a script
+that runs another trainer, DAPO's or SFT's: read as overrides, it was refused for a shell variable, audit 37 F15).
+Where calibrate differs, for the fit's sake: a key the run adds (`+key=value`) is allowed (a space cannot hold it; a fit
 does not need it), and a value using a variable the script does not set is refused at its line where the cost model
 reads the key (a space leaves it for `base:`; the fit would read the text `$TBS` as the value), else left as written,
 said (`trainer.experiment_name=run-${SFT_MODEL}`).
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from autotune.adapters.verl_config import SHELL_VAR
 from autotune.scaffold.job import unset_said
-from autotune.scaffold.read import read_job, silent_readings
+from autotune.scaffold.read import read_job, refuse_other_trainers, silent_readings
 from autotune.scaffold.script import from_script
 from autotune.sim.verl_log import NEITHER, SCRIPT, RunConfig, config_kind, load_config
 from autotune.sim.workload import modelled_keys
@@ -36,6 +37,8 @@ def read_run_config(path: str | Path, nodes: int | None = None, gpus_per_node: i
     and `gpus_per_node` (calibrate's flags, as init's) fill a script's `trainer.nnodes=$SLURM_NNODES`."""
     with open(path, encoding="utf-8", newline="") as file:  # `\r\n` kept, to be said (bash cannot run the file)
         text = file.read()
+    # a DAPO or SFT script: init's refusal, not a shell variable's (audit 37 F15)
+    refuse_other_trainers(text, str(path))
     kind = config_kind(text, path)
     if kind == NEITHER:  # a shell file without verl's command (an sbatch header and `source ...`): init's refusal
         read_job(text, str(path))

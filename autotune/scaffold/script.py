@@ -148,6 +148,14 @@ def _split(token: str, variables: dict[str, str], split: list[str], set_at: dict
     return words
 
 
+def _entry(token: str, variables: dict[str, str]) -> bool:
+    """`token` runs main_ppo: `verl.trainer.main_ppo` (or a path ending in it), or a variable the script sets to it
+    (`ENTRY=verl.trainer.main_ppo` then `python3 -m $ENTRY`); not that assignment itself."""
+    if token == ENTRY or (token.endswith(ENTRY) and not bash.ASSIGN.match(token)):
+        return True
+    return "$" in token and _substitute(token, variables, set()) == ENTRY
+
+
 def _wrapped(tokens: list[str], line: int) -> tuple[int, str, str] | None:
     """`srun bash -c 'python3 -m verl.trainer.main_ppo ...'`: its line, the shell, the string (audit 36 F12)."""
     for i in range(1, len(tokens) - 1):
@@ -288,7 +296,8 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
             tokens = tokens[1:]  # `do python3 -m ...`: the command after the keyword
         if ENTRY in line and wrapped is None:
             wrapped = _wrapped(tokens, logical.start)
-        if ENTRY in line and any(t.endswith(ENTRY) or t == ENTRY for t in tokens):
+        entry = [t for t in tokens if _entry(t, variables)] if ENTRY in line or "$" in line else []
+        if entry:  # `python3 -m $ENTRY` too; not `ENTRY=verl.trainer.main_ppo`
             if command_line is not None:
                 raise JobError(
                     f"{source}:{logical.start}: runs {ENTRY} a second time (first at line {command.start if command else 0}"
@@ -299,7 +308,11 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
             )
             split: list[str] = []
             command_line = [w for t in tokens for w in _split(t, variables, split, set_at)]
+            command_line = [ENTRY if _entry(w, variables) else w for w in command_line]
             command = logical
+            for via in [t for t in entry if not t.endswith(ENTRY)]:  # through a variable (audit 37 F10: its
+                name = next(m.group(1) or m.group(2) for m in SHELL_VAR.finditer(via))  # assignment was the command)
+                notes.append(f"`{via}` (set at line {set_at.get(name, '?')}) read as `{ENTRY}`, the command's module")
             if split:
                 notes.append(
                     f"unquoted variables the command hands on, split into words as bash does: {', '.join(split)}"

@@ -240,3 +240,32 @@ def test_calibrate_says_a_scripts_windows_line_ends_as_init_does(
     said = " ".join(capsys.readouterr().err.split())
     assert f"warning: --verl-config {tmp_path / 'run.sh'} has Windows (CRLF) line ends: bash runs it" in said, said
     assert json.loads((tmp_path / "cal.json").read_text())["runs"][0]["gpus"] == 8  # read as plain line ends
+
+
+@pytest.mark.parametrize(
+    ("script", "said"),
+    [
+        (  # verl's recipe/dapo/test_dapo_7b.sh's shape: a `$((1024 * 2))` was blamed as a shell variable
+            "max_prompt_length=$((1024 * 2))\npython3 -m recipe.dapo.main_dapo \\\n"
+            "    data.max_prompt_length=${max_prompt_length} \\\n    trainer.n_gpus_per_node=8\n",
+            "run.sh:2: runs `recipe.dapo.main_dapo`, not `verl.trainer.main_ppo`",
+        ),
+        (  # verl's SFT example: `nproc_per_node=$1` was blamed
+            "nproc_per_node=$1\ntorchrun --standalone --nnodes=1 --nproc_per_node=$nproc_per_node \\\n"
+            "    -m verl.trainer.fsdp_sft_trainer \\\n    data.train_batch_size=64 \\\n    model.partial_pretrain=x\n",
+            "run.sh:2: runs `verl.trainer.fsdp_sft_trainer`, not `verl.trainer.main_ppo`",
+        ),
+    ],
+)
+def test_calibrate_refuses_another_trainers_script_as_init_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], script: str, said: str
+) -> None:
+    """Audit 37 F15: a DAPO or SFT script given to `--verl-config` was read as overrides and refused for a shell
+    variable (`max_prompt_length=$((1024` uses a shell variable...); init refuses it as running another trainer."""
+    code, out, fit = calibrate(tmp_path, script, capsys)
+    with pytest.raises(JobError) as init:
+        read_job(script, str(tmp_path / "run.sh"))
+    assert str(init.value).startswith(f"{tmp_path}/{said}; autotune tunes verl's PPO (RL) trainer only")
+    assert code == 2 and fit is None, out
+    assert " ".join(str(init.value).split()) in " ".join(out.split()), out
+    assert "shell variable" not in out

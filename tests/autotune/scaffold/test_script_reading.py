@@ -3,6 +3,7 @@ from them, each read as bash and verl read it or refused at its line with the fi
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -494,3 +495,85 @@ def test_ray_job_submit_no_wait_is_dropped_from_the_launcher_and_said() -> None:
     ]  # fmt: skip
     [said] = [n for n in job.notes if "--no-wait" in n]
     assert said.startswith("fapo.sh:1: `--no-wait` dropped from the launcher: each trial must wait for its job")
+
+
+REFUSED = "not `verl.trainer.main_ppo`; autotune tunes verl's PPO (RL) trainer only, `python3 -m verl.trainer.main_ppo"
+
+
+def test_a_trainer_module_of_any_name_is_refused_as_another_trainer_not_as_yaml() -> None:
+    """rllm's `python3 -m examples.countdown.train_countdown`, its `python -u train.py` and verl's SFT scripts
+    (`ENTRYPOINT=${ENTRYPOINT:-"-m verl.trainer.sft_trainer"}`, then `torchrun ... ${ENTRYPOINT} key=value ...`) were
+    refused as "a verl config is a YAML mapping", or as invalid YAML at an unrelated line (audit 37 F9)."""
+    rllm = "set -x\n\npython3 -m examples.countdown.train_countdown \\\n    data.train_batch_size=32 \\\n    trainer.nnodes=1\n"
+    with pytest.raises(JobError, match=rf"^c.sh:3: runs `examples.countdown.train_countdown`, {re.escape(REFUSED)}"):
+        read_job(rllm, "c.sh")
+    train_py = (
+        "MODEL_PATH=Qwen/Qwen3-4B\n\npython -u train.py \\\n    rllm/backend=verl \\\n    model.path=$MODEL_PATH\n"
+    )
+    with pytest.raises(JobError, match=rf"^t.sh:3: runs `train.py`, {re.escape(REFUSED)}"):
+        read_job(train_py, "t.sh")
+    sft = (
+        'ENTRYPOINT=${ENTRYPOINT:-"-m verl.trainer.sft_trainer"}\nSP_SIZE=${SP_SIZE:-1}\n'
+        "torchrun --standalone --nnodes=1 --nproc-per-node=8 \\\n    ${ENTRYPOINT} \\\n"
+        "    data.train_batch_size=96 \\\n    engine.ulysses_sequence_parallel_size=${SP_SIZE}\n"
+    )
+    with pytest.raises(JobError) as refused:
+        read_job(sft, "sft.sh")
+    assert str(refused.value).startswith(
+        f"sft.sh:3: runs `verl.trainer.sft_trainer` (through `${{ENTRYPOINT}}`, set at line 1), {REFUSED}"
+    )
+    assert str(refused.value).endswith("supervised fine-tuning has no rollout, and the rollout is what autotune models "
+                                       "and tunes")  # fmt: skip
+    as_file = "python3 verl/trainer/main_ppo.py \\\n    data.train_batch_size=8\n"  # main_ppo's own file: said so
+    with pytest.raises(JobError, match=r"^f.sh:1: runs `verl/trainer/main_ppo.py`, .*: that file is main_ppo's own: "):
+        read_job(as_file, "f.sh")
+
+
+def test_another_trainer_is_named_though_main_ppo_is_echoed_and_dapo_is_told_its_main_ppo_keys() -> None:
+    """A main_dapo script whose `echo` names main_ppo got "no `python3 -m verl.trainer.main_ppo ...` command found"
+    (audit 37 F11); the refusal offered no next step, though verl's main_ppo runs DAPO's dynamic sampling (F12)."""
+    script = (
+        'echo "DAPO: same overrides as verl.trainer.main_ppo, plus filter_groups"\n'
+        "python3 -m recipe.dapo.main_dapo \\\n  data.train_batch_size=64 \\\n  trainer.n_gpus_per_node=8\n"
+    )
+    with pytest.raises(JobError) as refused:
+        read_job(script, "e.sh")
+    assert str(refused.value).startswith(f"e.sh:2: runs `recipe.dapo.main_dapo`, {REFUSED}")
+    assert "verl's main_ppo runs DAPO's dynamic sampling itself (`algorithm.filter_groups.enable=True`" in str(
+        refused.value
+    )
+
+
+def test_a_script_of_several_other_programs_names_its_trainers_not_its_data_preparation() -> None:
+    """verl's R1 recipe prepares data (line 5, `--flags`), then runs main_generation and main_eval: the refusal named
+    the data preparation's line only (audit 37 F12)."""
+    script = (
+        "DATA=/data\n\n# Eval Data Process\n"
+        "python3 -m recipe.r1.data_process \\\n    --local_dir $DATA\n"  # line 4
+        "python3 -m verl.trainer.main_generation \\\n    data.path=$DATA/test.parquet \\\n    data.n_samples=8\n"  # 6
+        "python3 -m recipe.r1.main_eval \\\n    data.path=$DATA/out.parquet\n"  # line 9
+    )
+    with pytest.raises(JobError) as refused:
+        read_job(script, "r1.sh")
+    assert str(refused.value).startswith(
+        f"r1.sh:6: runs `verl.trainer.main_generation` (line 6) and `recipe.r1.main_eval` (line 9), {REFUSED}"
+    )
+    assert str(refused.value).endswith("generation or evaluation is no training job: there is no training step for "
+                                       "autotune to tune")  # fmt: skip
+
+
+def test_main_ppo_given_through_a_variable_is_the_command() -> None:
+    """`ENTRY=verl.trainer.main_ppo` then `python3 -m $ENTRY key=value ...`: the assignment was taken as the command,
+    every override dropped, and the job blamed for not setting what it sets (audit 37 F10)."""
+    script = (
+        "ENTRY=verl.trainer.main_ppo\npython3 -m $ENTRY \\\n  data.train_batch_size=64 \\\n"
+        "  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \\\n  trainer.n_gpus_per_node=8\n"
+    )
+    job = read_job(script, "v.sh")
+    assert job.command == ["python3", "-m", "verl.trainer.main_ppo"]
+    assert job.flat == {
+        "data.train_batch_size": 64,
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": 4,
+        "trainer.n_gpus_per_node": 8,
+    }
+    assert "`$ENTRY` (set at line 1) read as `verl.trainer.main_ppo`, the command's module" in job.notes
