@@ -4,7 +4,8 @@ The YAML composes on top of verl's own `ppo_trainer` config (hydra defaults list
 
     python -m verl.trainer.main_ppo --config-path=$PWD --config-name=best
 
-and `best.overrides` holds the same settings for a command line:
+(behind the launcher of the space's `command:` when it has one, as the header's `run:` line writes it) and
+`best.overrides` holds the same settings for a command line:
 
     python -m verl.trainer.main_ppo $(cat best.overrides)
 
@@ -23,6 +24,7 @@ config and runs verl's own `validate_config` on the result.
 from __future__ import annotations
 
 import math
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,7 @@ import optuna
 import yaml
 
 from autotune.adapters.base import DeviceKind, TrainerAdapter
-from autotune.adapters.verl_config import ENV_PREFIX, overrides, render_yaml
+from autotune.adapters.verl_config import ENTRY, ENV_PREFIX, overrides, render_yaml
 from autotune.names import is_secret
 from autotune.space.freeze import inert_params
 from autotune.space.sampling import trial_config
@@ -207,7 +209,7 @@ def exported(
         f"autotune winner of study `{paths.name}`: trial #{winner.number} ({winner.source}{speed})",
         f"{space.objectives[0].metric} ({space.objectives[0].reducer}) = {winner.value:.6g}"
         f"{unit_of(space.objectives[0].metric)}{_whose(winner)}",
-        f"run: python -m verl.trainer.main_ppo --config-path=<this folder> --config-name={out.stem}",
+        f"run: {_launched(space)} --config-path=<this folder> --config-name={out.stem}",
     ]
     if space.trainer == "builtin":  # the built-in trainer reads this file as is, on the presets the sweep used
         presets = "".join(f" --config {name}" for name in space.base_config)
@@ -277,6 +279,14 @@ def mark_checked(yaml_path: Path, line: str) -> None:
     lines = yaml_path.read_text().replace(UNCHECKED, "").splitlines()
     end = next((i for i, text in enumerate(lines) if not text.startswith("#")), len(lines))
     yaml_path.write_text("\n".join([*lines[:end], f"# {line}", *lines[end:]]) + "\n")
+
+
+def _launched(space: Space) -> str:
+    """The command the `run:` line gives: the space's `command:` when it has one (the launcher the trials ran behind,
+    `ray job submit ... -- python3 -m verl.trainer.main_ppo`; it was left off, audit 37 F8), else main_ppo."""
+    if space.trainer == "verl" and space.command:
+        return shlex.join(space.command)
+    return f"python -m {ENTRY}"
 
 
 def _whose(winner: Winner) -> str:

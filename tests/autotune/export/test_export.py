@@ -282,3 +282,29 @@ def test_a_key_of_a_map_verl_leaves_open_is_exported_under_its_map_and_with_its_
         GlobalHydra.instance().clear()
     for composed in (from_lines, from_file):
         assert {k: OmegaConf.select(composed, k) for k in added} == added
+
+
+def test_the_run_line_puts_the_spaces_launcher_in_front(faked_gpu_sweep, tmp_path):
+    """The header's `# run:` line said `python -m verl.trainer.main_ppo ...` for a space whose trials ran behind
+    `ray job submit ... --` (audit 37 F8): the launcher is put in front, as the trials ran it."""
+    paths, space = faked_gpu_sweep
+    launcher = ["ray", "job", "submit", "--address", "http://head:8265", "--", "python3", "-m", "verl.trainer.main_ppo"]
+    _, yaml_path, _ = export(
+        load_study(paths),
+        paths,
+        dataclasses.replace(space, command=launcher),
+        get_adapter(space.trainer),
+        tmp_path / "best.yaml",
+    )
+    run = "# run: ray job submit --address http://head:8265 -- python3 -m verl.trainer.main_ppo --config-path=<this "
+    assert f"\n{run}folder> --config-name=best\n" in yaml_path.read_text()
+    _, plain, _ = export(
+        load_study(paths),
+        paths,
+        dataclasses.replace(space, command=None),
+        get_adapter(space.trainer),
+        tmp_path / "plain.yaml",
+    )
+    assert "\n# run: python -m verl.trainer.main_ppo --config-path=<this folder> --config-name=plain\n" in (
+        plain.read_text()
+    )
