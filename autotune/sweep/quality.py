@@ -126,15 +126,27 @@ class QualityStage:
         self.done = sum(
             1 for t in study.get_trials(deepcopy=False) if t.state.is_finished() and t.state != TrialState.FAIL
         )
-        retries = sum(  # a failed run's retry runs even when the budget is spent (a smaller --trials on the rerun)
-            1
-            for t in study.get_trials(deepcopy=False, states=(TrialState.WAITING,))
-            if QualityRecord.of(t).retry_of is not None
-        )
+        # a failed run's retry and the rerun of a run a stopped worker cut short run even when the budget is spent
+        # (a smaller --trials on the rerun): their settings were drawn already. The rerun was said ("run again:
+        # #2 as #4") and then not run, its setting missing from the ladder and the decision (audit 38 F7).
+        again = [
+            t for t in study.get_trials(deepcopy=False, states=(TrialState.WAITING,)) if _run_again_of(t) is not None
+        ]
+        retries = len(again)
         left = max(self.n_trials - self.done, retries)
         searched = ", ".join(self.searched)
         if self.done:
-            rest = f"{left} to run" if left > 0 else "nothing left to search (quality.trials in the space runs more)"
+            if self.n_trials - self.done <= 0 < retries:
+                n = f"{retries} run{'s' if retries > 1 else ''}"
+                which = ", ".join(f"#{_run_again_of(t)} as #{t.number}" for t in again)
+                rest = (
+                    f"no new setting to search (quality.trials in the space runs more), but the {n} cut short or "
+                    f"failed run{'s' if retries == 1 else ''} again ({which})"
+                )
+            elif left > 0:
+                rest = f"{left} to run"
+            else:
+                rest = "nothing left to search (quality.trials in the space runs more)"
             of = f" of {self.n_trials}" if self.done <= self.n_trials else f" (more than the {self.n_trials} asked)"
             self.progress.note(f"quality stage: {self.done}{of} searched settings finished already; {rest}")
         if left > 0:
@@ -549,6 +561,12 @@ def _quality_run(curve: Curve, q: QualitySettings, job: _Job) -> QualityRun:
         seed=job.seed, steps=s.steps, score=s.score, kl_peak=s.kl_peak, kl_peak_step=s.kl_peak_step,
         kl_last=s.kl_last, entropy_low=s.entropy_low, broke=broke, dir=str(job.trial_dir),
     )  # fmt: skip
+
+
+def _run_again_of(t: FrozenTrial) -> int | None:
+    """The search trial a queued trial runs again: the run a stopped worker cut short, or the one that failed."""
+    r = QualityRecord.of(t)
+    return r.rerun_of if r.rerun_of is not None else r.retry_of
 
 
 def _finite(value: float) -> float:

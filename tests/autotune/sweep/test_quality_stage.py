@@ -471,3 +471,51 @@ def test_the_search_reuses_the_run_of_a_setting_it_drew_again(tmp_path):
     assert copy.intermediate_values == {4: 0.35} and copy.system_attrs["constraints:kl_bound"] == 0.375
     assert not job.trial_dir.exists() and stage.done == 1
     assert "baseline's setting again: its run is reused (kl_bound)" in " ".join(log.read_text().split())
+
+
+def test_a_resumed_search_runs_the_rerun_of_a_cut_run_even_when_its_budget_is_spent(tmp_path):
+    """Killed while a search run ran, the stage resumed with `--trials 2`, which its two finished settings reach:
+    it said "run again: #2 as #4" and ran nothing, the cut setting missing from the ladder and the decision, its
+    rerun left queued (audit 38 F7). The rerun runs, as a failed run's retry does, and the line says so. No run of
+    the trainer here: each search run is told a score at once."""
+    from rich.console import Console
+
+    from autotune.adapters import get_adapter
+    from autotune.study.progress import SweepProgress
+    from autotune.sweep.quality import QualityStage
+    from autotune.trial.record import QualityRecord
+
+    space = write_space(tmp_path)
+    space.write_text(space.read_text() + QUALITY)
+    loaded = load_space(space)
+    paths = StudyPaths(tmp_path / "runs", "small")
+    log = tmp_path / "log.txt"
+    progress = SweepProgress(1, "perf/throughput", console=Console(file=open(log, "w")))  # noqa: SIM115
+    first = QualityStage(loaded, get_adapter("builtin"), paths, progress)
+    study = first.open_study()  # the baseline and 3 space-filling settings, queued
+    for _ in range(2):  # the baseline and #1 finish
+        trial = study.ask()
+        QualityRecord(outcome="complete", steps=8, score=0.1, feasible=True).save(trial, ("outcome", "steps", "score"))
+        study.tell(trial, 0.1)
+    cut = study.ask()  # #2: running when its worker was killed
+    cut_kl = cut.suggest_float(KL, 1e-6, 1.0, log=True)
+    ran: list[tuple[int, float]] = []
+    resumed = QualityStage(loaded, get_adapter("builtin"), paths, progress, n_trials=2)
+    resumed.prepared = True  # no trainer runs: nothing to warm up
+
+    def told(study, job):
+        ran.append((job.trial.number, job.params[KL]))
+        QualityRecord(outcome="complete", steps=8, score=0.2, feasible=True).save(job.trial, ("outcome", "score"))
+        study.tell(job.trial, 0.2)
+        resumed.done += 1
+
+    resumed._search_one = told
+    after = resumed.search()
+    assert ran == [(4, cut_kl)], ran  # #3, queued behind, was failed `requeued` and queued again as #5
+    rerun = after.trials[4]
+    assert rerun.state == optuna.trial.TrialState.COMPLETE and QualityRecord.of(rerun).rerun_of == 2
+    said = " ".join(log.read_text().split())
+    assert "run again: #2 as #4" in said, said
+    assert "2 of 2 searched settings finished already; no new setting to search" in said, said
+    assert "but the 1 run cut short or failed runs again (#2 as #4)" in said, said
+    assert "nothing left to search" not in said, said
