@@ -194,9 +194,12 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> Summary 
 
     s = summary(study, paths, space)
     whose = f" ({s.whole or winner.predicted_less})" if s.whole or winner.predicted_less else ""  # not the whole trial
+    # the summary's value beside the summary's label: with every change sent back, the baseline's confirmed mean
+    # (it printed the whole winner's labelled "the baseline's", the report the baseline's: 1079 vs 587, audit 38 F1)
+    value = s.winner_value if math.isfinite(s.winner_value) else winner.value
     console.print(
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), "
-        f"{space.objectives[0].metric} = {winner.value:.5g}{whose}"
+        f"{space.objectives[0].metric} = {value:.5g}{whose}"
     )
     alone = _say_why_not_confirmed(study, paths, winner)
     say_unfinished(study, winner, alone_said=alone)

@@ -383,7 +383,7 @@ def baseline_study(tmp_path, steps, extra_params, extra_baseline):
     return throughput_stage(load_space(str(space_path))), paths, load_study(paths)
 
 
-def test_an_ablation_that_sends_every_change_back_ships_the_baseline_at_one(tmp_path):
+def test_an_ablation_that_sends_every_change_back_ships_the_baseline_at_one(tmp_path, capsys):
     """A winner whose one change is inert here (an NCCL variable on a CPU) is, with it at baseline, the baseline
     itself: what ships was read from the winner's runs against the baseline's, and said ×0.94 [0.59, 1.50] of the
     baseline it is (audit 12 F2). Two interleaved rounds of real world-1 runs."""
@@ -417,6 +417,14 @@ def test_an_ablation_that_sends_every_change_back_ships_the_baseline_at_one(tmp_
     s = summary(study, paths, space)
     assert (s.winner, s.speedup, s.winner_value) == (1, 1.0, 1.0), s
     assert s.whole == "the baseline's, in confirmation" and s.baseline_ships, s
+    # `best` printed the whole winner's confirmed mean, 1.1, labelled "the baseline's" beside the report's 1.0 (the
+    # baseline's confirmed mean, rows[0] above; audit 38 F1)
+    from autotune.cli.reading import print_best
+
+    capsys.readouterr()
+    print_best(paths, None, space)
+    said = " ".join(capsys.readouterr().out.split())
+    assert "perf/throughput = 1 (the baseline's, in confirmation)" in said, said
 
 
 def test_a_change_whose_leave_one_out_broke_a_limit_is_needed_and_what_ships_stays_inside_the_limits(tmp_path):
