@@ -212,7 +212,7 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> Summary 
     elif winner.baseline_won:
         console.print(f"  {beaten_line(winner.beaten)}; nothing to ablate", markup=False)
     elif winner.source == "confirmed":  # which reason held, not both as advice (audit 15 F11)
-        console.print(f"  {winner_caveat(study, winner, paths)}")
+        console.print(f"  {winner_caveat(study, winner, paths, behind=False)}")  # winner.behind: said above
     rss = f", peak RSS {s.rss_ratio:.2f}×" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
     what = "predicted memory" if winner.source == "predicted" else "memory"
     console.print(f"  {what} {s.memory_ratio:.2f}× the baseline ({s.memory_metric}){rss}")

@@ -243,16 +243,20 @@ def _before_quality(paths: StudyPaths) -> str | None:
     return holder
 
 
-def winner_caveat(study: optuna.Study, winner: Winner, paths: StudyPaths) -> str:
+def winner_caveat(study: optuna.Study, winner: Winner, paths: StudyPaths, behind: bool = True) -> str:
     """What a reader must know of the winner before its figures, as `best` says it: why a sweep's winner is its best
     single run (no confirmation, one running now or cut short, or none inside the limits), why a confirmed one was
     not ablated; empty otherwise. The report's summary said neither: a 1.57x single run mid-confirmation, later
-    1.13x, then 1x, read as the result (audit 27 F2, F3)."""
+    1.13x, then 1x, read as the result (audit 27 F2, F3). First, with `behind`, that the sweep went on past its
+    confirmation (`Winner.behind`), as the export's `NOT FINAL` says: the report's summary and the notebook said
+    nothing of the better unconfirmed trial (audit 38 F2); `best` prints it apart, first."""
     if winner.source == "sweep":
         return why_unconfirmed(study, winner, paths) if Confirmation.read(paths) is None else NO_CANDIDATE_INSIDE
+    said = [f"NOT FINAL: {winner.behind}"] if behind and winner.behind else []
     if winner.source == "confirmed" and winner.ablation is None and not winner.baseline_won:
-        return f"not ablated: every change of the winner ships, none measured alone ({why_not_ablated(winner, paths)})"
-    return ""
+        reason = why_not_ablated(winner, paths)
+        said.append(f"not ablated: every change of the winner ships, none measured alone ({reason})")
+    return "; ".join(said)
 
 
 def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> str:

@@ -362,7 +362,7 @@ def test_a_running_ablation_of_a_resumed_study_is_not_called_cut_short_beside_th
     assert " runs confirmation (a stage after the sweep)" in said and "quality stage last" not in said, said
 
 
-def test_a_confirmation_the_sweep_went_on_past_is_not_final_and_one_still_of_its_best_trials_is(tmp_path):
+def test_a_confirmation_the_sweep_went_on_past_is_not_final_and_one_still_of_its_best_trials_is(tmp_path, capsys):
     """A `--confirm 0 --trials 16` worker swept on after another's confirmation of the first trials: `best` and the
     export (exit 0) shipped "trial #6 (confirmed)" beside a later, faster trial #11 it never ran (audit 35 F2)."""
     import pytest
@@ -400,3 +400,19 @@ def test_a_confirmation_the_sweep_went_on_past_is_not_final_and_one_still_of_its
         export_winner(paths, None, tmp_path / "now.yaml", check=False)
     assert ended.value.exit_code == 1
     assert (tmp_path / "now.yaml").read_text().startswith(f"# NOT FINAL: {winner.behind}")
+    # the report's summary and the notebook's (`open_study(...).summary()`) said nothing of #5 (audit 38 F2)
+    from autotune import open_study
+    from autotune.report.data import summary
+
+    said = (
+        "NOT FINAL: the sweep went on after its confirmation (of #1, #2): #5 (700 in its one run) now ranks among "
+        "its top 2, unconfirmed"
+    )
+    assert said in summary(study, paths, space).caveat
+    assert said in open_study("w", runs_dir=tmp_path / "runs").summary().caveat
+    from autotune.cli.reading import print_best
+
+    capsys.readouterr()
+    print_best(paths, None, space)  # `best` says it once, first, as before
+    out, err = capsys.readouterr()
+    assert " ".join((out + err).split()).count("the sweep went on after its confirmation") == 1, out + err
