@@ -261,14 +261,9 @@ def say_unfinished(study: optuna.Study, winner: Winner | None = None, alone_said
     from optuna.trial import TrialState
 
     console.file.flush()  # the table first: in a pipe it is buffered, and this note went into its middle
-    unfinished = {
-        TrialState.RUNNING: "not finished ({}): still running, or interrupted; `autotune run` with the same space "
-        "resumes the sweep and runs them again",
-        TrialState.WAITING: "queued ({}; a retry of an interrupted trial, or enqueued): `autotune run` with the same "
-        "space runs them",
-    }
     import socket
 
+    from autotune.study.frames import unfinished_lines
     from autotune.sweep.backends.lifecycle import process_alive
     from autotune.trial.record import TrialRecord
 
@@ -279,11 +274,8 @@ def say_unfinished(study: optuna.Study, winner: Winner | None = None, alone_said
             live[t.number] = f"#{t.number} (worker pid {worker.pid})"
     if live:
         err.print(f"[yellow]  running now: {', '.join(live.values())}[/]")
-    for state, what in unfinished.items():
-        trials = [t for t in study.get_trials(deepcopy=False, states=(state,)) if t.number not in live]
-        if trials:
-            numbers = ", ".join(f"#{t.number}" for t in trials)
-            err.print(f"[yellow]  {len(trials)} trial{'s' if len(trials) > 1 else ''} {what.format(numbers)}[/]")
+    for line in unfinished_lines(study, set(live)):
+        err.print(f"[yellow]  {escape(line)}[/]")
     complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     if winner is not None and winner.source == "sweep" and len(complete) <= 1 and not alone_said:
         err.print("[yellow]  only the baseline has finished: the sweep has compared nothing yet[/]")

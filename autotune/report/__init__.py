@@ -19,9 +19,12 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
     summary = data.summary(study, paths, space)
     quality = Quality.read(paths)
     trials = data.trial_table(study)
+    open_ = int(trials["outcome"].isin(data.UNFINISHED).sum()) if not trials.empty else 0
+    ended = len(trials) - open_  # a trial a killed worker left running is not counted among them, but said
+    count = f"{ended} trial{'' if ended == 1 else 's'}" + (f" ({open_} not finished)" if open_ else "")
     page = render.render(
         title=f"autotune · {paths.name}",
-        subtitle=f"{space.trainer} trainer · {len(trials)} trial{'' if len(trials) == 1 else 's'} · world {space.trial.world_size} · {space.path}",
+        subtitle=f"{space.trainer} trainer · {count} · world {space.trial.world_size} · {space.path}",
         summary=summary,
         history=data.history(study, space),
         pareto=data.pareto(study),

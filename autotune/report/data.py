@@ -38,7 +38,7 @@ from autotune.report.importance import (  # noqa: F401  (re-exported: the report
 from autotune.space.freeze import inert_params
 from autotune.space.schema import Space
 from autotune.study.ablation_result import Ablation, ExplainStep, Explanation
-from autotune.study.frames import objective_names, step_frame, trials_frame
+from autotune.study.frames import NOT_FINISHED, QUEUED, objective_names, step_frame, trials_frame, unfinished_lines
 from autotune.study.predicted_winner import PredictedWinner
 from autotune.study.results import (
     NoWinner,
@@ -223,7 +223,12 @@ def summary(study: optuna.Study, paths: StudyPaths, space: Space) -> Summary:
         speedup_interval=winner.speedup_spread if winner and winner.source == "confirmed" and winner.speedup_spread
         else (math.nan, math.nan),
         quality_other_systems=_quality_other_systems(study, paths, space, winner),
-        caveat="; ".join(x for x in (_running(paths), winner_caveat(study, winner, paths) if winner else no_winner) if x),
+        caveat="; ".join(
+            x
+            for x in (_running(paths), winner_caveat(study, winner, paths) if winner else no_winner,
+                      *unfinished_lines(study))
+            if x
+        ),
     )  # fmt: skip
 
 
@@ -468,7 +473,9 @@ def failures(study: optuna.Study) -> pd.DataFrame:
     if frame.empty:
         return frame
     bad = frame[frame["counted"] & (frame["outcome"] != "complete")]
-    bad = pd.concat([bad, frame[frame["reason"] == "interrupted"]])
+    # an interrupted trial, and one a killed worker left running (or queued): the page said "Every trial completed
+    # within its limits" and left it out, where `trials` and `best` name it (audit 38 F8)
+    bad = pd.concat([bad, frame[(frame["reason"] == "interrupted") | frame["outcome"].isin(UNFINISHED)]])
     labels = short_labels(c.removeprefix("param:") for c in frame.columns if c.startswith("param:"))
     sampled = {t.number: t.params for t in study.get_trials(deepcopy=False)}  # the frame's columns turn 32 into 32.0
     rows = []
@@ -482,22 +489,29 @@ def failures(study: optuna.Study) -> pd.DataFrame:
         kind = (
             "interrupted"
             if t["reason"] == "interrupted"
+            else UNFINISHED[t["outcome"]]
+            if t["outcome"] in UNFINISHED
             else (t["outcome"] if t["outcome"] in ("pruned", "infeasible") else reason)
         )
-        rows.append(
-            {"number": t["number"], "kind": kind, "outcome": t["outcome"], "detail": t["detail"], "config": config}
-        )
+        detail = t["detail"]
+        if t["outcome"] in UNFINISHED:
+            detail = (NOT_FINISHED if t["outcome"] == "running" else QUEUED).format(f"#{t['number']}")
+        rows.append({"number": t["number"], "kind": kind, "outcome": t["outcome"], "detail": detail, "config": config})
     return pd.DataFrame(rows, columns=["number", "kind", "outcome", "detail", "config"])
 
 
+UNFINISHED = {"running": "not finished", "queued": "queued"}
+"""The outcome `trials_frame` gives a trial that has not ended, and the report's kind for it."""
+
+
 def trial_table(study: optuna.Study) -> pd.DataFrame:
-    """Every counted trial (and an interrupted one). A simulated study's has no wall or start-up time (a prediction
-    has none: they read 0 s), its train time is labelled predicted and is missing where the trial is predicted to
-    fail."""
+    """Every counted trial (and an interrupted one, and one not finished: running, or left so by a killed worker).
+    A simulated study's has no wall or start-up time (a prediction has none: they read 0 s), its train time is
+    labelled predicted and is missing where the trial is predicted to fail."""
     frame = trials_frame(study)
     if frame.empty:
         return frame
-    frame = frame[frame["counted"] | (frame["reason"] == "interrupted")]
+    frame = frame[frame["counted"] | (frame["reason"] == "interrupted") | frame["outcome"].isin(UNFINISHED)]
     dropped: tuple[str, ...] = ("counted", "optuna_state", "dir")
     if StudyInfo.of(study).fidelity == "sim":
         dropped += ("wall_s", "startup_s")

@@ -43,6 +43,27 @@ def units_line(columns: list[str]) -> str:
     return "; ".join(said)
 
 
+NOT_FINISHED = (
+    "not finished ({}): still running, or interrupted; `autotune run` with the same space resumes the sweep and runs "
+    "them again"
+)
+"""What `trials`, `best`, `export` and the report say of trials left RUNNING (`{}`: their numbers)."""
+QUEUED = "queued ({}; a retry of an interrupted trial, or enqueued): `autotune run` with the same space runs them"
+"""What they say of WAITING trials."""
+
+
+def unfinished_lines(study: optuna.Study, leave_out: set[int] | frozenset[int] = frozenset()) -> list[str]:
+    """ "1 trial not finished (#2): still running, or interrupted; ...", and the queued ones, leaving out the trials
+    in `leave_out` (those `best` names as running now, in a live worker of this host)."""
+    said = []
+    for state, what in ((TrialState.RUNNING, NOT_FINISHED), (TrialState.WAITING, QUEUED)):
+        trials = [t for t in study.get_trials(deepcopy=False, states=(state,)) if t.number not in leave_out]
+        if trials:
+            numbers = ", ".join(f"#{t.number}" for t in trials)
+            said.append(f"{len(trials)} trial{'s' if len(trials) > 1 else ''} {what.format(numbers)}")
+    return said
+
+
 def _unfinished(t: FrozenTrial) -> str | None:
     """A WAITING trial is queued (a retry of an interrupted one, say), not running: no process runs it."""
     return None if t.state.is_finished() else "queued" if t.state == TrialState.WAITING else "running"

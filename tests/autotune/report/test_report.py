@@ -552,3 +552,38 @@ def test_two_writers_of_one_file_never_share_a_temporary_name(tmp_path):
         t.join()
     assert errors == [] and json.loads(target.read_text())["i"] == 49
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]  # no temporary file left behind
+
+
+def test_a_trial_a_killed_worker_left_running_is_named_not_left_out(tmp_path):
+    """A lone worker SIGKILLed mid-trial: `trials`, `best` and `export` named #1 "not finished", while the report
+    said "Every trial completed within its limits", counted 1 trial and left #1 out of every table (audit 38 F8).
+    No trainer runs: the baseline's outcome is given, #1 is asked and never told, as the kill leaves it."""
+    from autotune.sweep.backends.lifecycle import tell_outcome
+    from autotune.trial.record import TrialRecord
+    from tests.autotune.conftest import write_space
+
+    space = load_space(str(write_space(tmp_path)))
+    paths = StudyPaths(tmp_path / "runs", "small")
+    study = create_or_load(space, paths, storage_url(paths, None))
+    base = study.ask()  # the baseline, enqueued as trial 0
+    record = TrialRecord(outcome="complete", key_metrics={"throughput": 500.0})
+    tell_outcome(study, base, space, record, [500.0])
+    study.ask()  # #1: running when its worker was killed
+    frame = data.failures(study)
+    assert list(frame["number"]) == [1] and list(frame["kind"]) == ["not finished"], frame
+    said = (
+        "not finished (#1): still running, or interrupted; `autotune run` with the same space resumes the sweep and "
+        "runs them again"
+    )
+    assert frame.iloc[0]["detail"] == said
+    page = render.Page()
+    render.failures_section(page, frame)
+    assert "Every trial completed" not in page.html("t", "t")
+    table = data.trial_table(study)
+    assert list(table["number"]) == [0, 1] and list(table["outcome"]) == ["complete", "running"], table
+    assert f"1 trial {said}" in data.summary(study, paths, space).caveat
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = write_report(study, paths, space, tmp_path / "report")
+    text = report.read_text()
+    assert "builtin trainer · 1 trial (1 not finished) · world 1" in text and "Every trial completed" not in text
