@@ -24,6 +24,35 @@ if TYPE_CHECKING:
     from autotune.study.results import Winner
 
 
+ASKED = "requested"
+"""`runs/<study>/ablation/requested`: the ablation rounds the worker that confirmed last asked for (`--ablate N`, 0:
+off) and that worker, written before its confirmation. An ablation that starts afresh clears its folder, this file
+with it; its runs then keep their results (`kept.json`) until it finishes."""
+
+
+def ask_ablation(paths: StudyPaths, rounds: int) -> None:
+    """Record the rounds this worker's ablation asks for, before its confirmation (a kill between the two read as
+    "the ablation was off", audit 18 F5; a `--ablate 0` worker's winner beside another worker's finished ablation
+    read as "cut short", audit 38 F4)."""
+    import os
+    import socket
+
+    path = paths.root / "ablation" / ASKED
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"--ablate {rounds}\nworker pid {os.getpid()} on {socket.gethostname()}\n")
+
+
+def ablation_asked(paths: StudyPaths) -> tuple[int, str] | None:
+    """(the rounds, the worker) `ask_ablation` recorded; None when nothing is recorded (the ablation began, which
+    clears it, or a study of an earlier version, which recorded only `--ablate N` of 2 or more)."""
+    try:
+        lines = (paths.root / "ablation" / ASKED).read_text().splitlines()
+        rounds = int(lines[0].removeprefix("--ablate "))
+    except (OSError, ValueError, IndexError):
+        return None
+    return rounds, lines[1] if len(lines) > 1 else ""
+
+
 @dataclass(kw_only=True)
 class ExplainStep(Ratios):
     """One step of the ablation path: a knob applied on top of the steps before it (`Ratios` against

@@ -25,7 +25,7 @@ from typing import Any, Literal
 import optuna
 
 from autotune.space.schema import Space
-from autotune.study.ablation_result import Ablation, Explanation
+from autotune.study.ablation_result import Ablation, Explanation, ablation_asked
 from autotune.study.confirmation_result import Confirmation, ConfirmedCandidate, beaten_line
 from autotune.study.predicted_winner import PredictedWinner
 from autotune.study.result_files import null_for_nan
@@ -216,13 +216,38 @@ def why_not_ablated(winner: Winner, paths: StudyPaths) -> str:
             "a new confirmation did not finish (cut short?): the same `autotune run` command finishes it, keeping "
             "its finished rounds, and then ablates"
         )
-    if rounds < 2:
-        return f"its confirmation ran {rounds} round: the ablation needs 2 or more (`--confirm 2`)"
+    cut = (
+        "the ablation did not finish (cut short?): the same `autotune run` command finishes it, keeping its "
+        "finished rounds"
+    )
+    # the rounds the worker that confirmed asked for: it said "the ablation needs 2 or more (`--confirm 2`)" of an
+    # `--ablate 0` worker's (`--confirm 1` ablates too) and "cut short" beside another winner's finished ablation
+    # (audit 38 F3, F4)
+    asked = ablation_asked(paths)
+    if asked is not None:
+        ablate, worker = asked
+        who = f" in {worker}, which confirmed it" if worker else ""
+        if ablate == 0:
+            return f"the ablation was off{who}: `--ablate 0`, or the space's `confirm.ablation_repeats: 0`"
+        if ablate < 2:
+            return (
+                f"the ablation was asked for {ablate} round{who}: it needs 2 or more (`--ablate 2`); without "
+                "`--ablate` it runs the space's `confirm.ablation_repeats`, else as many rounds as confirmation "
+                f"(`--confirm {ablate}`)"
+            )
+        return cut
+    # a study of an earlier version, which recorded only an ask of 2 rounds or more: runs kept as they finished, or
+    # runs with no result written, are an ablation cut short; a finished ablation's runs (of another winner, or of
+    # this one before it was confirmed again) are not this one's
     folder = paths.root / "ablation"
-    if folder.is_dir() and any(folder.iterdir()):  # its runs, or only the request the run wrote before confirming
+    if any(folder.rglob("kept.json")) or (
+        folder.is_dir() and any(folder.iterdir()) and not Ablation.file(paths).exists()
+    ):
+        return cut
+    if rounds < 2:
         return (
-            "the ablation did not finish (cut short?): the same `autotune run` command finishes it, keeping its "
-            "finished rounds"
+            f"its confirmation ran {rounds} round, and the ablation runs as many unless `--ablate` or the space's "
+            "`confirm.ablation_repeats` says otherwise: it needs 2 or more (`--ablate 2`), or it was off (`--ablate 0`)"
         )
     return "the ablation was off: `--ablate 0`, or the space's `confirm.ablation_repeats: 0`"
 

@@ -51,7 +51,7 @@ from autotune.adapters.base import TrainerAdapter
 from autotune.export.winner import sweep_device
 from autotune.space.freeze import inert_params
 from autotune.space.schema import Space
-from autotune.study.ablation_result import AblatedKnob, Ablation, AblationVerdict
+from autotune.study.ablation_result import AblatedKnob, Ablation, AblationVerdict, ask_ablation
 from autotune.study.confirmation_result import Confirmation, ConfirmedSpeedup
 from autotune.study.progress import SweepProgress
 from autotune.study.ratios import LEVEL, Ratios, gain_interval, intervals_overlap
@@ -135,6 +135,7 @@ def run_ablation(
     folder = paths.root / "ablation"
     keep = kept_key(space, limits)
     start_kept(folder)  # an ablation cut short goes on from its finished rounds; a finished one's do not mix in
+    ask_ablation(paths, repeats)  # cleared with the folder: what `best` reads if this one is cut short
     measure_interleaved(space, adapter, runs, folder, repeats, limits, progress, "ablation", keep=keep)
 
     def ref_of(c: Candidate) -> Candidate:

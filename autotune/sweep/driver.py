@@ -262,7 +262,7 @@ def _confirm_ablate_check(
     (on a GPU each is minutes to hours). Deleting the result file measures it again."""
     from rich.markup import escape
 
-    from autotune.study.ablation_result import Ablation
+    from autotune.study.ablation_result import Ablation, ask_ablation
     from autotune.study.confirmation_result import Confirmation, beaten_line
     from autotune.study.result_files import ResultsFileError
     from autotune.sweep.ablation import run_ablation
@@ -277,12 +277,7 @@ def _confirm_ablate_check(
 
     set_stage(opts.paths, CONFIRMATION)  # what `best`, `export` and the report say this worker runs now
 
-    requested = opts.paths.root / "ablation" / "requested"  # asked for before confirmation: a kill between the two
-    if opts.ablate > 0 and opts.confirm >= 2:  # read as "the ablation was off: --ablate 0" (audit 18 F5)
-        requested.parent.mkdir(parents=True, exist_ok=True)
-        requested.write_text(f"--ablate {opts.ablate}\n")
-    else:  # this run's ask is what `best` reads
-        requested.unlink(missing_ok=True)
+    ask_ablation(opts.paths, opts.ablate)  # this run's ask is what `best` reads of a winner it did not ablate
     earlier = kept(Confirmation.read)
     base = baseline_trial(study)
     wanted = sorted([base.number] + [t.number for t in top_candidates(study, opts.space, opts.top_k)]) if base else []

@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
+import socket
 
 import optuna
 import pytest
@@ -251,10 +253,30 @@ def test_find_winner_ships_the_minimal_winner_and_the_file_round_trips(tmp_path)
     (paths.root / "ablation" / "requested").write_text("--ablate 2\n")
     assert why_not_ablated(unablated, paths).startswith("the ablation did not finish (cut short?)")
     (paths.root / "ablation" / "requested").unlink()
-    (paths.root / "ablation" / "r1-base").mkdir(parents=True)
+    (paths.root / "ablation" / "r1-base").mkdir(parents=True)  # the earlier ablation's runs, finished: not this one's
+    assert why_not_ablated(unablated, paths).startswith("the ablation was off: `--ablate 0`")
+    (paths.root / "ablation" / "r1-base" / "kept.json").write_text("{}")  # a run of an ablation cut short
     assert why_not_ablated(unablated, paths).startswith("the ablation did not finish (cut short?): the same `autot")
+    (paths.root / "ablation" / "r1-base" / "kept.json").unlink()
+    # the rounds the confirming worker asked for, as it records them (`ask_ablation`): a `--confirm 1 --ablate 0`
+    # worker was told "the ablation needs 2 or more (`--confirm 2`)", which --confirm 1 does not stop, and one beside
+    # another worker's finished ablation of another winner "cut short ... the same command" (audit 38 F3, F4)
+    from autotune.study.ablation_result import ask_ablation
+
+    me = f"worker pid {os.getpid()} on {socket.gethostname()}"
     one_round = dataclasses.replace(unablated, confirmed=dataclasses.replace(unablated.confirmed, rounds=1))
-    assert why_not_ablated(one_round, paths).startswith("its confirmation ran 1 round: the ablation needs 2 or more")
+    ask_ablation(paths, 0)
+    off = (
+        f"the ablation was off in {me}, which confirmed it: `--ablate 0`, or the space's `confirm.ablation_repeats: 0`"
+    )
+    assert why_not_ablated(one_round, paths) == off and why_not_ablated(unablated, paths) == off
+    ask_ablation(paths, 1)  # --confirm 1 and no --ablate: the ablation's rounds default to confirmation's
+    assert why_not_ablated(one_round, paths) == (
+        f"the ablation was asked for 1 round in {me}, which confirmed it: it needs 2 or more (`--ablate 2`); without "
+        "`--ablate` it runs the space's `confirm.ablation_repeats`, else as many rounds as confirmation (`--confirm 1`)"
+    )
+    ask_ablation(paths, 2)  # asked, and killed before its ablation finished
+    assert why_not_ablated(one_round, paths).startswith("the ablation did not finish (cut short?): the same `autot")
 
 
 def one_round_confirmation(base, winner):

@@ -311,6 +311,7 @@ def test_a_confirmation_cut_short_goes_on_from_its_finished_rounds(small_study, 
     minutes), round 2 runs, and once it is written nothing is kept for a later re-confirmation."""
     import shutil
     import signal
+    import socket
     import subprocess
     import sys
     import time
@@ -321,6 +322,7 @@ def test_a_confirmation_cut_short_goes_on_from_its_finished_rounds(small_study, 
     copy = tmp_path / "runs"
     shutil.copytree(runs, copy)
     confirm_dir = copy / "small" / "confirm"
+    host = socket.gethostname()
     args = ["run", "--space", str(space), "--runs-dir", str(copy), "--confirm", "2", "--ablate", "0",
             "--report-dir", str(tmp_path / "report")]  # fmt: skip
     asked = [*args[:-3], "2", *args[-2:]]  # --ablate 2: the interrupted run asked for an ablation
@@ -348,7 +350,7 @@ def test_a_confirmation_cut_short_goes_on_from_its_finished_rounds(small_study, 
     said = " ".join(between.stdout.split())
     assert "(a new confirmation did not finish (cut short?): the same `autotune run` command finishes it" in said, said
     assert "its confirmation ran 1 round" not in said
-    assert (copy / "small" / "ablation" / "requested").read_text() == "--ablate 2\n"
+    assert (copy / "small" / "ablation" / "requested").read_text() == f"--ablate 2\nworker pid {proc.pid} on {host}\n"
     stamps = {p: p.stat().st_mtime_ns for p in confirm_dir.glob("r1-*/metrics.jsonl")}
     again = autotune(*args)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
@@ -357,10 +359,11 @@ def test_a_confirmation_cut_short_goes_on_from_its_finished_rounds(small_study, 
     confirmation = json.loads((copy / "small" / "confirmation.json").read_text())
     assert all(len(c["values"]) == 2 for c in confirmation["candidates"].values())
     assert not list(confirm_dir.rglob("kept.json"))  # a finished confirmation's rounds are not reused
-    assert not (copy / "small" / "ablation" / "requested").exists()  # this run asked for none
+    asked = (copy / "small" / "ablation" / "requested").read_text()
+    assert asked.startswith("--ablate 0\nworker pid "), asked  # this run asked for none
     if confirmation["winner"] != confirmation["baseline"]:  # the reason that held (both were said, as advice)
-        said = "not ablated: every change of the winner ships, none measured alone (the ablation was off: `--ablate 0`"
-        assert said in again.stdout, again.stdout[-3000:]
+        said = "not ablated: every change of the winner ships, none measured alone (the ablation was off in worker pid "
+        assert said in again.stdout and "which confirmed it: `--ablate 0`" in again.stdout, again.stdout[-3000:]
 
 
 def test_a_study_of_its_baseline_alone_says_so_and_names_no_quality_stage(tmp_path):
