@@ -536,6 +536,10 @@ def _time_summary(study, started: datetime.datetime) -> str | None:  # type: ign
         mine = rec.controller == me  # under Ray, the driver that asked for it (audit 20 F4)
         if mine and t.datetime_complete and t.datetime_start and t.datetime_start >= started and rec.outcome != SKIPPED:
             ran, reused = ran + (rec.duplicate_of is None), reused + (rec.duplicate_of is not None)
+    if not ran:  # only reused results: "0 sweep trials (and 2 reused, not run) in 0 s, ...: 100% outside them"
+        return (
+            f"time: no sweep trial ran in this worker ({reused} reused a finished trial's result)" if reused else None
+        )
     train = span * (1 - share)
     also = f" (and {reused} reused, not run)" if reused else ""
     trials = f"{ran} sweep trial{'s' if ran != 1 else ''}"  # not confirmation's or the quality stage's runs

@@ -95,7 +95,13 @@ class SweepProgress:
             best += f" (×{self.best / self.baseline:.2f} vs baseline)"
         left = self.total - done
         rest = f"{left} to run" if left > 0 else f"nothing left to run (a larger {self.budget_flag} runs more)"
-        self.note(f"resuming: {done} of {self.total} trials finished{best}; {rest}")
+        # more than this run asks: another worker's larger --trials, or an earlier run's ("7 of 6", audit 38 F13)
+        finished = (
+            f"{done} of {self.total} trials finished"
+            if done <= self.total
+            else f"{done} trials finished (more than the {self.total} this run asks for)"
+        )
+        self.note(f"resuming: {finished}{best}; {rest}")
 
     def _clock(self, remaining_trials: int) -> str:
         elapsed = time.monotonic() - self.start

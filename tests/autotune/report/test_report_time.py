@@ -183,3 +183,20 @@ def test_a_limit_no_trial_was_held_to_is_not_judged_and_a_simulated_trial_says_w
     notes = score(simulated, [{"step": 1, "metrics": {"perf/throughput": 1.0}}], None, is_baseline=True).notes
     assert "`actor/reward_kl_penalty` is not predicted by the cost model: limit skipped" in notes, notes
     assert "`perf/comm_share` is not logged by the verl trainer: limit skipped" in notes, notes
+
+
+def test_a_worker_whose_trials_all_reused_a_result_says_it_ran_none():
+    """A second worker whose two trials repeated the baseline's configuration (their results reused, nothing run)
+    ended with "time: 0 sweep trials (and 2 reused, not run) in 0 s, 0 s in training steps: 100% outside them"
+    (audit 38 F13)."""
+    import os
+    import socket
+
+    from autotune.cli.run import _time_summary
+
+    me = {"host": socket.gethostname(), "pid": os.getpid()}
+    mine = optuna.create_study()
+    for start in (0.0, 0.3):
+        mine.add_trial(_trial(start, start + 0.2, 9.0, duplicate_of=0, worker=me))
+    said = _time_summary(mine, datetime.datetime(2026, 11, 30, 12, 0, 0))
+    assert said == "time: no sweep trial ran in this worker (2 reused a finished trial's result)", said

@@ -123,3 +123,25 @@ def test_a_ray_trials_line_says_it_retries_an_interrupted_trial():
     )
     progress.finished_trial(trial, 3)
     assert ") (a retry of interrupted trial #2) : complete" in console.export_text(), console.export_text()
+
+
+def test_a_resumed_sweep_with_more_trials_finished_than_it_asks_for_does_not_say_7_of_6():
+    """A worker started with `--trials 6` beside one with `--trials 7` said "resuming: 7 of 6 trials finished"
+    (audit 38 F13). Said as the quality stage says it: more than it asks for, nothing left to run."""
+    import io
+
+    import optuna
+    from rich.console import Console
+
+    from autotune.study.progress import SweepProgress
+
+    study = optuna.create_study(direction="maximize")
+    for value in range(100, 107):  # 7 finished trials, none the baseline
+        study.add_trial(optuna.trial.create_trial(values=[float(value)], user_attrs={"outcome": "complete"}))
+    out = io.StringIO()
+    SweepProgress(6, "perf/throughput", True, Console(file=out, width=200)).resume_from(study)
+    said = " ".join(out.getvalue().split())
+    assert said == (
+        "resuming: 7 trials finished (more than the 6 this run asks for), best perf/throughput=106; nothing left to "
+        "run (a larger --trials runs more)"
+    ), said
