@@ -197,9 +197,11 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> Summary 
     # the summary's value beside the summary's label: with every change sent back, the baseline's confirmed mean
     # (it printed the whole winner's labelled "the baseline's", the report the baseline's: 1079 vs 587, audit 38 F1)
     value = s.winner_value if math.isfinite(s.winner_value) else winner.value
+    from autotune.trial.scoring import unit_of
+
     console.print(
         f"[bold green]winner[/]: trial #{winner.number} ({winner.source}{speed}), "
-        f"{space.objectives[0].metric} = {value:.5g}{whose}"
+        f"{space.objectives[0].metric} = {value:.5g}{unit_of(space.objectives[0].metric)}{whose}"
     )
     alone = _say_why_not_confirmed(study, paths, winner)
     say_unfinished(study, winner, alone_said=alone)

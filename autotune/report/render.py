@@ -63,7 +63,7 @@ def summary_section(page: Page, s: data.Summary) -> None:
     cards = [
         ("winner", f"#{s.winner} ({s.source})" + ("; the baseline's values ship" if sent_back else "")),
         ("speedup vs baseline" + (" (what ships)" if s.whole else ""), f"{times(s.speedup)}{spread}"),
-        (s.objective + whose, f"{fmt(s.winner_value)} vs {fmt(s.baseline_value)}"),
+        (s.objective + whose, f"{fmt(s.winner_value)} vs {fmt(s.baseline_value)}{unit_of(s.objective)}"),  # 38 F14
         (f"memory vs baseline ({MEMORY_NAMES.get(s.memory_metric, s.memory_metric)})", times(s.memory_ratio)),
         ("peak RSS vs baseline", times(s.rss_ratio)),
         ("KL to reference" + whose, fmt(s.kl)),

@@ -98,7 +98,7 @@ class EquivalenceResult:
 
     def summary(self) -> list[str]:
         """Lines for the console."""
-        changed = ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in self.changes.items()) or "none"
+        changed = ", ".join(f"{k}: {_said(a)} -> {_said(b)}" for k, (a, b) in self.changes.items()) or "none"
         if self.outcome == "not_run":
             return [f"equivalence check not run: {self.detail}"]
         if self.outcome == "could_not_run":
@@ -138,6 +138,12 @@ class EquivalenceResult:
                 ],
             }
         )
+
+
+def _said(value: Any) -> str:
+    """A changed key's value as the line says it: one the configuration leaves out (a fixed micro-batch under
+    dynamic batching) is `unset`, not Python's `None` (audit 38 F14)."""
+    return "unset" if value is None else repr(value)
 
 
 def result_file(paths: StudyPaths) -> Path:

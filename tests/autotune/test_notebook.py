@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import shutil
 from collections import Counter
@@ -45,6 +46,28 @@ def test_sweep_analysis_notebook_executes_and_reports_the_studys_numbers(small_s
         assert re.search(rf"^{outcome}\s+{n}$", text, re.M), (outcome, n, text[:2000])
     # four completed trials are too few to rank knobs: the notebook says so instead of drawing noise
     assert "fewer than 8 completed trials: no ranking" in json.dumps([o.get("data", {}) for o in outputs])
+    # the checklist says its values as the report's does, MFU 6.9% and memory 1.02x, where it printed 0.06924 and
+    # 1.024; complete trials' reason is blank, not `None` (audit 38 F14)
+    from autotune.report.data import summary
+    from autotune.study.storage import stored_space
+
+    s = summary(study, StudyPaths(runs, "small"), stored_space(StudyPaths(runs, "small")))
+    said = {c.name: v for c in s.checks for v in [re.search(rf"^  {re.escape(c.name)}\s+(\S+)", text, re.M)]}
+    for c in s.checks:
+        value = (
+            "–"
+            if math.isnan(c.value)
+            else f"{c.value * 100:.1f}%"
+            if c.percent
+            else f"{c.value:.2f}x"
+            if c.times
+            else None
+        )
+        if value is not None:
+            assert said[c.name] is not None and said[c.name].group(1) == value, (c, text[:3000])
+    assert any(c.percent for c in s.checks) and any(c.times for c in s.checks)
+    table = next(o["data"]["text/plain"] for o in outputs if "reason" in o.get("data", {}).get("text/plain", ""))
+    assert "reason" in table and "None" not in table, table
 
 
 def test_the_notebook_on_a_simulated_study_labels_predictions_and_draws_no_steps(tmp_path, monkeypatch):

@@ -554,10 +554,8 @@ def test_two_writers_of_one_file_never_share_a_temporary_name(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]  # no temporary file left behind
 
 
-def test_a_trial_a_killed_worker_left_running_is_named_not_left_out(tmp_path):
-    """A lone worker SIGKILLed mid-trial: `trials`, `best` and `export` named #1 "not finished", while the report
-    said "Every trial completed within its limits", counted 1 trial and left #1 out of every table (audit 38 F8).
-    No trainer runs: the baseline's outcome is given, #1 is asked and never told, as the kill leaves it."""
+def _baseline_only(tmp_path):
+    """(space, paths, study) of the small space whose baseline finished at 500 tokens/s/GPU (its outcome given)."""
     from autotune.sweep.backends.lifecycle import tell_outcome
     from autotune.trial.record import TrialRecord
     from tests.autotune.conftest import write_space
@@ -566,8 +564,25 @@ def test_a_trial_a_killed_worker_left_running_is_named_not_left_out(tmp_path):
     paths = StudyPaths(tmp_path / "runs", "small")
     study = create_or_load(space, paths, storage_url(paths, None))
     base = study.ask()  # the baseline, enqueued as trial 0
-    record = TrialRecord(outcome="complete", key_metrics={"throughput": 500.0})
-    tell_outcome(study, base, space, record, [500.0])
+    tell_outcome(study, base, space, TrialRecord(outcome="complete", key_metrics={"throughput": 500.0}), [500.0])
+    return space, paths, study
+
+
+def test_the_summary_card_of_the_objective_has_its_unit(tmp_path):
+    """The card read `perf/throughput  2000 vs 858.8`, no unit, where the history's axis says tokens/s/GPU (audit 38
+    F14)."""
+    space, paths, study = _baseline_only(tmp_path)
+    page = render.Page()
+    render.summary_section(page, data.summary(study, paths, space))
+    cards = re.findall(r'<div class="label">([^<]*)</div><div>([^<]*)</div>', page.html("t", "t"))
+    assert ("perf/throughput", "500 vs 500 tokens/s/GPU") in cards, cards
+
+
+def test_a_trial_a_killed_worker_left_running_is_named_not_left_out(tmp_path):
+    """A lone worker SIGKILLed mid-trial: `trials`, `best` and `export` named #1 "not finished", while the report
+    said "Every trial completed within its limits", counted 1 trial and left #1 out of every table (audit 38 F8).
+    No trainer runs: the baseline's outcome is given, #1 is asked and never told, as the kill leaves it."""
+    space, paths, study = _baseline_only(tmp_path)
     study.ask()  # #1: running when its worker was killed
     frame = data.failures(study)
     assert list(frame["number"]) == [1] and list(frame["kind"]) == ["not finished"], frame

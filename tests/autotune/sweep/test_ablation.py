@@ -446,7 +446,7 @@ def test_an_ablation_that_sends_every_change_back_ships_the_baseline_at_one(tmp_
     capsys.readouterr()
     print_best(paths, None, space)
     said = " ".join(capsys.readouterr().out.split())
-    assert "perf/throughput = 1 (the baseline's, in confirmation)" in said, said
+    assert "perf/throughput = 1 tokens/s/GPU (the baseline's, in confirmation)" in said, said
 
 
 def test_a_change_whose_leave_one_out_broke_a_limit_is_needed_and_what_ships_stays_inside_the_limits(tmp_path):

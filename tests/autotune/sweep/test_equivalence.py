@@ -235,3 +235,13 @@ def test_a_failed_check_of_several_changes_names_the_one_that_moves_the_math(tmp
     assert result.moved_by["ppo_epochs=2"].startswith(("new_logp differs by", "actor/", "critic/"))
     assert "alone, ppo_epochs=2 moves it" in result.headline
     assert any(line.startswith("  alone, ppo_epochs=2 moves it: ") for line in result.summary())
+
+
+def test_a_key_the_winner_leaves_unset_reads_unset_not_none() -> None:
+    """Dynamic batching leaves the fixed micro-batch unset: the passed check's line (in `best`, the report's summary,
+    the export's header) read `ppo_micro_batch_size_per_gpu: 2 -> None` (audit 38 F14). No run: the result is given."""
+    from autotune.study.equivalence_result import EquivalenceResult
+
+    result = EquivalenceResult("equivalent", {MICRO: [2, None], DYNAMIC: [False, True]}, CPU, ["loss"], [], {"loss": 0})
+    line = result.summary()[0]
+    assert f"({MICRO}: 2 -> unset, {DYNAMIC}: False -> True)" in line and "None" not in line, line
