@@ -53,8 +53,9 @@ QUEUED = "queued ({}; a retry of an interrupted trial, or enqueued): `autotune r
 
 
 def unfinished_lines(study: optuna.Study, leave_out: set[int] | frozenset[int] = frozenset()) -> list[str]:
-    """ "1 trial not finished (#2): still running, or interrupted; ...", and the queued ones, leaving out the trials
-    in `leave_out` (those `best` names as running now, in a live worker of this host)."""
+    """What `trials`, `best` and the report say of trials not finished ("1 trial not finished (#2): still running,
+    or interrupted; ..."), and of queued ones, leaving out the trials in `leave_out` (those `best` names as running
+    now, in a live worker of this host)."""
     said = []
     for state, what in ((TrialState.RUNNING, NOT_FINISHED), (TrialState.WAITING, QUEUED)):
         trials = [t for t in study.get_trials(deepcopy=False, states=(state,)) if t.number not in leave_out]
