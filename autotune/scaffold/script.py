@@ -3,9 +3,9 @@
 Line continuations joined, comments dropped, `NAME=value` and `export NAME=value` lines remembered (exports
 are the job's environment) and substituted where the command uses them (`data.train_files="$train_files"`),
 `$HOME` written as `~` (the verl adapter expands it for each trial), `$@` dropped. A variable the script does
-not set is left as written and named in a note: its value is the user's to fill in. Overrides are parsed by
-hydra's own override parser, so values mean what they mean to verl (`1e-6` is a float, `'["console","wandb"]'`
-a list).
+not set is left as written and named in a note: its value is the user's to fill in; a cluster key a scheduler
+fills takes init's flag or the script's `#SBATCH` request (`slurm.py`). The command's words are then read as
+verl reads them (`overrides.py`: hydra's own override parser).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from typing import Any, NamedTuple
 
 from autotune.adapters.verl_config import (
     ENTRY,
-    ENV_PREFIX,
     NO_WAIT,
     SCRIPT_ARGUMENTS,
     SHELL_VAR,
@@ -26,11 +25,10 @@ from autotune.adapters.verl_config import (
 )
 from autotune.scaffold import bash
 from autotune.scaffold.job import Job, JobError, engine_of, engine_refused, unset_said
+from autotune.scaffold.overrides import HOME_MARK, home, parse_overrides
 from autotune.scaffold.slurm import sbatch_cluster
 
 __all__ = ["from_script"]
-
-_HOME = "AUTOTUNE-HOME-b1f4"
 
 
 class Outer(NamedTuple):
@@ -177,7 +175,7 @@ def _joined_flags(tokens: list[str]) -> list[str]:
 
 def _substitute(value: str, variables: dict[str, str], unset: set[str]) -> str:
     # `~` after hydra has read the value (hydra's grammar refuses a bare `~`): HOME's stand-in, put back later
-    return substitute(value, variables, unset, special={"HOME": _HOME})
+    return substitute(value, variables, unset, special={"HOME": HOME_MARK})
 
 
 class _Known(NamedTuple):
@@ -258,7 +256,7 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
     `CLUSTER_FLAGS`), a cluster key whose value is a variable known only when the job runs is filled from its
     flag, or refused naming the flag when it is None; without it, left as written (named, as any unset variable).
     `added`: a `+key=value` override is kept in `flat` as `+key` (calibrate reads a run's config, where the run may
-    add keys) instead of read by what the key is to verl (`_parse_overrides`: kept into an open map, read as the
+    add keys) instead of read by what the key is to verl (`overrides.parse_overrides`: kept into an open map, read as the
     override on a declared key, else refused: init's space cannot hold it). The words refused are in `Job.refused`,
     said by `job.check_keys` with the unknown keys; with `added` (no key check follows) raised here, all at once."""
     variables: dict[str, str] = {}
@@ -446,10 +444,10 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
         )
     words = [w.replace(bash.TEXT_DOLLAR, "$") for w in words]
     env = {k: v.replace(bash.TEXT_DOLLAR, "$") for k, v in env.items()}
-    flat, more_env, refused = _parse_overrides(words, where, notes, added)
+    flat, more_env, refused = parse_overrides(words, where, notes, added)
     if refused and added:  # calibrate: no key check follows to say them with
         raise JobError("\n".join(refused))
-    env = {k: _home(v) for k, v in {**env, **more_env}.items()}
+    env = {k: home(v) for k, v in {**env, **more_env}.items()}
     return Job(flat, env, prefix, source, notes, tuple(sorted(unset)), _script_lines(text, flat), refused)
 
 
@@ -473,7 +471,7 @@ def _launcher(prefix: list[str], variables: dict[str, str], known: _Known, at: s
         )
     for word in prefix:
         known_values = {k: v for k, v in variables.items() if not known.partial(k)}  # `$head_node`, not its value
-        filled = substitute(word, known_values, special={"HOME": _HOME}).replace(_HOME, "$HOME")
+        filled = substitute(word, known_values, special={"HOME": HOME_MARK}).replace(HOME_MARK, "$HOME")
         left |= {m.group(1) for m in re.finditer(r"\$\{?(\w+)", filled)}  # `${nodes_array[0]}` too
         out.append(filled.replace(bash.TEXT_DOLLAR, "$"))
     if left:
@@ -537,112 +535,3 @@ def _script_lines(text: str, keys: dict[str, Any]) -> dict[str, int]:
         if hits:
             found[key] = hits[-1]
     return found
-
-
-def _home(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_home(v) for v in value]
-    return value.replace(_HOME, "~") if isinstance(value, str) else value
-
-
-def _parse_overrides(
-    words: list[str], where: Callable[[str], str], notes: list[str], added: bool = False
-) -> tuple[dict[str, Any], dict[str, str], list[str]]:
-    """The command's overrides as verl reads them: (keys, environment, refusals). Every word refused is said at its
-    line, all of them at once (they came one a run, the first `+` line stopping the rest, audit 37 F3): the refusals
-    are returned, to be said with the unknown keys (`job.check_keys`).
-
-    `+key=value` and `++key=value` (hydra's add and force-add) are read by what the key is in verl's config
-    (audit 37 F1, F2, F4): a key verl declares is read as `key=value` (hydra refuses `+` there, "An item is already
-    at", and `++` sets it as a plain override does), said for `+`; a key added to one of verl's open maps
-    (`verl_config.open_map`: `+actor_rollout_ref.model.override_config.max_position_embeddings=32768`) is kept, as
-    its plain dotted key (a space's `base:` holds it so, its YAML nests it under the map, and each trial, the
-    export's `.overrides` and its check add it back with `+`); any other is refused: verl's config does not declare
-    it. With `added` (calibrate, reading a run's config, where the run may add keys) every `+key` is kept as `+key`."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from hydra.errors import OverrideParseException
-
-    flat: dict[str, Any] = {}
-    env: dict[str, str] = {}
-    refused: list[str] = []
-    parser = OverridesParser.create()
-    for word in words:
-        if word.startswith("~"):
-            refused.append(
-                f"{where(word)}: `{word}` deletes `{word[1:].partition('=')[0]}` from verl's config; autotune spaces only "
-                "set keys: leave it out, or set the key's value"
-            )
-            continue
-        if "=" not in word:
-            refused.append(f"{where(word)}: `{word}` is not a `key=value` override; remove it or write it as one")
-            continue
-        try:
-            [override] = parser.parse_overrides([word])
-        except OverrideParseException as exc:
-            first = str(exc).strip().splitlines()[0]
-            fix = ""
-            if "#" in word.partition("=")[2]:  # verl's hydra refuses it the same way
-                name, _, text = word.partition("=")
-                fix = (
-                    f"; hydra reads `#` only inside quotes: write {name}='{text}' (in the script: \"{name}='{text}'\")"
-                )
-            if word.partition("=")[2].startswith("~"):  # bash leaves `key=~/x` as written: hydra refuses the `~`
-                fix = "; write `$HOME` for `~` (bash fills it in; init reads it as `~`)"
-            refused.append(f"{where(word)}: hydra cannot read `{word}`: {first}{fix}")
-            continue
-        key = override.key_or_group
-        if override.is_sweep_override():
-            refused.append(f"{where(word)}: `{word}` is a hydra sweep; give `{key}` one value")
-            continue
-        if override.is_delete():
-            refused.append(f"{where(word)}: `{word}` deletes `{key}` from verl's config; autotune spaces only set keys")
-            continue
-        value: Any = _home(override.value())
-        if key.startswith("hydra."):  # the launcher's own settings, not verl's: each trial sets its own
-            notes.append(f"`{word}` is hydra's own setting, not verl's: left out (each trial sets its own)")
-            continue
-        if key == "trainer.logger" and isinstance(value, str):  # verl's tracking takes one name as a list of it
-            notes.append(f"`{word}` is written as a list, `{key}: [{value}]`, as verl reads it")
-            value = [value]
-        if key.startswith(ENV_PREFIX):
-            env[key[len(ENV_PREFIX) :]] = str(value)
-            continue
-        if override.is_add() and added:
-            flat[f"+{key}"] = value
-            continue
-        if override.is_add() or override.is_force_add():
-            problem = _added(word, key, where(word), notes, force=override.is_force_add())
-            if problem:
-                refused.append(problem)
-                continue
-        flat[key] = value
-    return flat, env, refused
-
-
-def _added(word: str, key: str, at: str, notes: list[str], force: bool) -> str | None:
-    """`+key=value` (or `++`, `force`) read by what the key is to verl (see `_parse_overrides`): None where it is
-    kept as `key` (a note said where the reading is not the word's own), else the refusal."""
-    from autotune.adapters.verl_config import open_map
-    from autotune.adapters.verl_trainer import verl_tree
-
-    if key in verl_tree()[0]:  # declared: hydra refuses `+` (not `++`) there
-        if not force:
-            notes.append(
-                f"{at}: `{word}` read as `{word[1:]}`: verl's config declares `{key}` (hydra refuses `+` there, "
-                f'"An item is already at"): write it without `+` in the script too'
-            )
-        return None
-    if (into := open_map(key)) is not None:
-        notes.append(
-            f"{at}: `{word}` adds `{key.removeprefix(into + '.')}` to `{into}`, a map verl leaves open: kept in "
-            f"`base:` as `{key}` (each trial and the export's `.overrides` add it with `+`)"
-        )
-        return None
-    return (
-        f"{at}: `{word}` adds a key verl's ppo_trainer config does not declare; a space's `base:` holds "
-        "only declared keys (and keys of the maps verl leaves open, such as `actor_rollout_ref.model.override_config`), "
-        "so neither init nor a sweep's trials can carry it: a sweep of the job without "
-        "it measures another job (a vLLM engine setting, a model override or a reward setting changes speed, "
-        "memory or what is learned). Tune without it only if it changes none of these, adding it to the "
-        "exported `.overrides` yourself; otherwise this job cannot be tuned by autotune as it stands"
-    )
