@@ -156,17 +156,28 @@ def export(
     said in the header; one that failed, or could not run, marks the YAML NOT FOR SHIPPING, removes the
     overrides (they hold no comment) and raises NotForShipping: a failed check shipped all the same (audit 26 F1)."""
     winner, text, flat = exported(study, paths, space, adapter, out, predicted)
+    text, kept = with_kept_check(text, paths, winner) if kept_check else (text, None)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     overrides_path = out.with_suffix(".overrides")
     overrides_path.write_text("\n".join(overrides(flat)) + "\n")
-    kept = shipping_verdict(paths, winner.params) if kept_check else None
+    if kept is not None and not kept.ok:  # the overrides hold no comment to mark them: removed
+        overrides_path.unlink(missing_ok=True)
+        raise NotForShipping(f"{out} marked NOT FOR SHIPPING and {overrides_path} removed: {kept.headline}", kept)
+    return winner, out, overrides_path
+
+
+def with_kept_check(text: str, paths: StudyPaths, winner: Winner) -> tuple[str, EquivalenceResult | None]:
+    """The export's text with what the equivalence check `autotune run` kept for this winner found (None: none ran):
+    passed, its line at the header's end; failed or could not run, marked NOT FOR SHIPPING. `export` writes it and
+    the report shows it (its copy lacked the line, audit 38 F10)."""
+    kept = shipping_verdict(paths, winner.params)
     if kept is not None and not kept.ok:
         source = f"{result_file(paths)}; `autotune export --check` runs it again"
-        raise NotForShipping(mark_not_for_shipping(out, overrides_path, kept.headline, source), kept)
+        return f"# NOT FOR SHIPPING: {kept.headline} ({source})\n" + text, kept
     if kept is not None and kept.outcome == "equivalent" and kept.changes:
-        mark_checked(out, f"{kept.summary()[0]} (autotune run)")
-    return winner, out, overrides_path
+        return checked_text(text, f"{kept.summary()[0]} (autotune run)"), kept
+    return text, kept
 
 
 class NotForShipping(ExportError):
@@ -276,9 +287,14 @@ def mark_not_for_shipping(yaml_path: Path, overrides_path: Path, why: str, sourc
 def mark_checked(yaml_path: Path, line: str) -> None:
     """The export's header after `export --check` passed: what it found, as its last comment line, and no longer
     "no equivalence check (`export --check` runs it)"."""
-    lines = yaml_path.read_text().replace(UNCHECKED, "").splitlines()
-    end = next((i for i, text in enumerate(lines) if not text.startswith("#")), len(lines))
-    yaml_path.write_text("\n".join([*lines[:end], f"# {line}", *lines[end:]]) + "\n")
+    yaml_path.write_text(checked_text(yaml_path.read_text(), line))
+
+
+def checked_text(text: str, line: str) -> str:
+    """`text` with `line` as its header's last comment line, and no longer "no equivalence check"."""
+    lines = text.replace(UNCHECKED, "").splitlines()
+    end = next((i for i, said in enumerate(lines) if not said.startswith("#")), len(lines))
+    return "\n".join([*lines[:end], f"# {line}", *lines[end:]]) + "\n"
 
 
 def _launched(space: Space) -> str:

@@ -524,6 +524,7 @@ def trial_table(study: optuna.Study) -> pd.DataFrame:
 def exported_yaml(study: optuna.Study, paths: StudyPaths, space: Space) -> str:
     """What `autotune export` writes to best.yaml, header and the quality stage's algorithm values included (a
     simulated winner with its PREDICTED, NOT MEASURED line)."""
+    from autotune.export.winner import with_kept_check
     from autotune.study.results import not_final_because
 
     try:
@@ -531,6 +532,7 @@ def exported_yaml(study: optuna.Study, paths: StudyPaths, space: Space) -> str:
         winner, text, _ = exported(study, paths, space, adapter, Path("best.yaml"), predicted=True)
     except ExportError as exc:
         return f"# {exc}"
+    text, _ = with_kept_check(text, paths, winner)  # the equivalence check's line, as `export` writes it (38 F10)
     why = not_final_because(paths, space, winner)  # its copy button copied what `export` marks (audit 34 N1)
     return f"# NOT FINAL: {why}\n{text}" if why else text
 
