@@ -431,25 +431,31 @@ def test_a_resumed_search_runs_again_what_it_queued_cut_short_or_saw_crash_with_
     assert [t.number for t in waiting] == [6], waiting  # kl 0.15, queued since the start; no retry of #5
 
 
+def _quality_space(tmp_path):  # type: ignore[no-untyped-def]
+    """(the small space with a quality section, loaded; its study's paths; a log file; a progress writing to it)."""
+    from rich.console import Console
+
+    from autotune.study.progress import SweepProgress
+
+    space = write_space(tmp_path)
+    space.write_text(space.read_text() + QUALITY)
+    log = tmp_path / "log.txt"
+    progress = SweepProgress(1, "perf/throughput", console=Console(file=open(log, "w")))  # noqa: SIM115
+    return load_space(space), StudyPaths(tmp_path / "runs", "small"), log, progress
+
+
 def test_the_search_reuses_the_run_of_a_setting_it_drew_again(tmp_path):
     """TPE drew the baseline's setting again, and one setting twice side by side, and each ran: the same setting at
     the same seed is the same run (audit 32 F8). The second draw takes the first's result, rungs and constraints,
     and runs nothing (the old code ran it: an 8-step run of the trainer, its own score)."""
-    from rich.console import Console
 
     from autotune.adapters import get_adapter
     from autotune.space.sampling import suggest
-    from autotune.study.progress import SweepProgress
     from autotune.sweep.quality import QualityStage, _Job
     from autotune.sweep.quality_study import open_quality_study
     from autotune.trial.record import QualityRecord
 
-    space = write_space(tmp_path)
-    space.write_text(space.read_text() + QUALITY)
-    loaded = load_space(space)
-    paths = StudyPaths(tmp_path / "runs", "small")
-    log = tmp_path / "log.txt"
-    progress = SweepProgress(1, "perf/throughput", console=Console(file=open(log, "w")))  # noqa: SIM115
+    loaded, paths, log, progress = _quality_space(tmp_path)
     stage = QualityStage(loaded, get_adapter("builtin"), paths, progress)
     study = open_quality_study(loaded, paths, f"sqlite:///{paths.db}", {}, progress)
     study.enqueue_trial(stage.baseline_params(), user_attrs=QualityRecord(baseline=True).attrs(("baseline",)))
@@ -478,19 +484,12 @@ def test_a_resumed_search_runs_the_rerun_of_a_cut_run_even_when_its_budget_is_sp
     it said "run again: #2 as #4" and ran nothing, the cut setting missing from the ladder and the decision, its
     rerun left queued (audit 38 F7). The rerun runs, as a failed run's retry does, and the line says so. No run of
     the trainer here: each search run is told a score at once."""
-    from rich.console import Console
 
     from autotune.adapters import get_adapter
-    from autotune.study.progress import SweepProgress
     from autotune.sweep.quality import QualityStage
     from autotune.trial.record import QualityRecord
 
-    space = write_space(tmp_path)
-    space.write_text(space.read_text() + QUALITY)
-    loaded = load_space(space)
-    paths = StudyPaths(tmp_path / "runs", "small")
-    log = tmp_path / "log.txt"
-    progress = SweepProgress(1, "perf/throughput", console=Console(file=open(log, "w")))  # noqa: SIM115
+    loaded, paths, log, progress = _quality_space(tmp_path)
     first = QualityStage(loaded, get_adapter("builtin"), paths, progress)
     study = first.open_study()  # the baseline and 3 space-filling settings, queued
     for _ in range(2):  # the baseline and #1 finish
