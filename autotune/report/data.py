@@ -477,7 +477,10 @@ def failures(study: optuna.Study) -> pd.DataFrame:
     # within its limits" and left it out, where `trials` and `best` name it (audit 38 F8)
     bad = pd.concat([bad, frame[(frame["reason"] == "interrupted") | frame["outcome"].isin(UNFINISHED)]])
     labels = short_labels(c.removeprefix("param:") for c in frame.columns if c.startswith("param:"))
-    sampled = {t.number: t.params for t in study.get_trials(deepcopy=False)}  # the frame's columns turn 32 into 32.0
+    every = study.get_trials(deepcopy=False)
+    sampled = {t.number: t.params for t in every}  # the frame's columns turn 32 into 32.0
+    retries = {t.system_attrs["failed_trial"]: t.number for t in every if "failed_trial" in t.system_attrs}
+    workers = {t.number: TrialRecord.of(t).worker for t in every}
     rows = []
     for _, t in bad.iterrows():
         config = ", ".join(
@@ -494,6 +497,12 @@ def failures(study: optuna.Study) -> pd.DataFrame:
             else (t["outcome"] if t["outcome"] in ("pruned", "infeasible") else reason)
         )
         detail = t["detail"]
+        if t["reason"] == "interrupted" and not detail:  # its story, as the run said it (audit 38 F9)
+            worker = workers.get(t["number"])
+            who = f"worker pid {worker.pid} on {worker.host}" if worker is not None else "its worker"
+            again = retries.get(t["number"])
+            detail = f"{who} stopped while it ran; " + (f"run again as #{again}" if again is not None else
+                                                         "not run again")  # fmt: skip
         if t["outcome"] in UNFINISHED:
             detail = (NOT_FINISHED if t["outcome"] == "running" else QUEUED).format(f"#{t['number']}")
         rows.append({"number": t["number"], "kind": kind, "outcome": t["outcome"], "detail": detail, "config": config})

@@ -617,3 +617,22 @@ def test_a_trial_a_killed_worker_left_running_is_named_not_left_out(tmp_path):
         report = write_report(study, paths, space, tmp_path / "report")
     text = report.read_text()
     assert "builtin trainer · 1 trial (1 not finished) · world 1" in text and "Every trial completed" not in text
+
+
+def test_an_interrupted_trial_says_whose_worker_stopped_and_its_retry(tmp_path):
+    """The Failures table showed `| 5 | interrupted |  |`: no detail, nothing of the retry the run said it queued
+    ("trial #5 was interrupted (worker pid N is gone): retrying it" -> #6; audit 38 F9). Its worker is a record
+    (no process killed here); the interruption and the retry are the sweep's own (`fail_interrupted`, Optuna's
+    retry callback)."""
+    from autotune.sweep.backends.lifecycle import fail_interrupted, trial_id
+    from autotune.trial.record import TrialRecord, Worker
+
+    _, _, study = _baseline_only(tmp_path)
+    cut = study.ask()
+    TrialRecord(worker=Worker(host="node-a", pid=4242)).save(cut, ("worker",))
+    storage = study._storage
+    assert fail_interrupted(study, storage, trial_id(storage, study.study_name, cut.number))
+    [retry] = [t for t in study.get_trials() if t.system_attrs.get("failed_trial") == cut.number]
+    row = data.failures(study).set_index("number").loc[cut.number]
+    assert row["kind"] == "interrupted"
+    assert row["detail"] == f"worker pid 4242 on node-a stopped while it ran; run again as #{retry.number}"
