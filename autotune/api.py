@@ -78,6 +78,22 @@ class StudyView:
     def summary(self) -> data.Summary:
         return data.summary(self.study, self.paths, self.space)
 
+    def quality(self) -> list[str]:
+        """The quality stage's decision on the algorithm knobs, as `best` and the export's header say it (each
+        setting's scores and KL over seeds, then what ships), or the one line saying why there is none: the space has
+        no `quality:` section, or the stage has not run, is running, or was cut short (the notebook said nothing of
+        it, audit 38 F15)."""
+        from autotune.study.quality_result import Quality
+        from autotune.study.results import unfinished_quality
+
+        quality = Quality.read(self.paths)
+        if quality is not None:
+            return quality.lines()
+        why = unfinished_quality(self.paths, self.space)
+        return [
+            why or "no quality stage: the space has no `quality:` section; the algorithm knobs stay at the baseline's"
+        ]
+
     def history(self) -> pd.DataFrame:
         return data.history(self.study, self.space)
 

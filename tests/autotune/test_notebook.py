@@ -68,6 +68,8 @@ def test_sweep_analysis_notebook_executes_and_reports_the_studys_numbers(small_s
     assert any(c.percent for c in s.checks) and any(c.times for c in s.checks)
     table = next(o["data"]["text/plain"] for o in outputs if "reason" in o.get("data", {}).get("text/plain", ""))
     assert "reason" in table and "None" not in table, table
+    # the quality stage's decision, or why there is none (the notebook said nothing of it, audit 38 F15)
+    assert "no quality stage: the space has no `quality:` section" in text
 
 
 def test_the_notebook_on_a_simulated_study_labels_predictions_and_draws_no_steps(tmp_path, monkeypatch):

@@ -405,7 +405,7 @@ def baseline_study(tmp_path, steps, extra_params, extra_baseline):
     return throughput_stage(load_space(str(space_path))), paths, load_study(paths)
 
 
-def test_an_ablation_that_sends_every_change_back_ships_the_baseline_at_one(tmp_path, capsys):
+def test_an_ablation_that_sends_every_change_back_ships_the_baseline_at_one(tmp_path, capsys, monkeypatch):
     """A winner whose one change is inert here (an NCCL variable on a CPU) is, with it at baseline, the baseline
     itself: what ships was read from the winner's runs against the baseline's, and said ×0.94 [0.59, 1.50] of the
     baseline it is (audit 12 F2). Two interleaved rounds of real world-1 runs."""
@@ -447,6 +447,13 @@ def test_an_ablation_that_sends_every_change_back_ships_the_baseline_at_one(tmp_
     print_best(paths, None, space)
     said = " ".join(capsys.readouterr().out.split())
     assert "perf/throughput = 1 tokens/s/GPU (the baseline's, in confirmation)" in said, said
+    # the notebook compared the baseline with the sent-back winner #1 "step by step", as if #1 shipped (audit 38 F15)
+    from tests.autotune.test_notebook import executed, text_of
+
+    text = text_of(executed(paths.runs_dir, paths.name, monkeypatch))
+    assert "the baseline's systems values ship: winner #1 does not ship, nothing to compare with the baseline #0" in (
+        text
+    ), text[-3000:]
 
 
 def test_a_change_whose_leave_one_out_broke_a_limit_is_needed_and_what_ships_stays_inside_the_limits(tmp_path):
