@@ -37,7 +37,7 @@ def write_report(study: optuna.Study, paths: StudyPaths, space: Space, out_dir: 
         failures=data.failures(study),
         trials=trials,
         exported=data.exported_yaml(study, paths, space),
-        provenance=data.provenance(study, space),
+        provenance=data.provenance(study, space, paths=paths),
         predicted=data.predicted_vs_measured(study, paths),
         ablation=data.ablation(study, paths, space),
         minimal=data.minimal_winner(study, paths, space),

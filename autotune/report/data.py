@@ -39,6 +39,7 @@ from autotune.space.freeze import inert_params
 from autotune.space.schema import Space
 from autotune.study.ablation_result import Ablation, ExplainStep, Explanation
 from autotune.study.frames import NOT_FINISHED, QUEUED, objective_names, step_frame, trials_frame, unfinished_lines
+from autotune.study.live import worker_flags
 from autotune.study.predicted_winner import PredictedWinner
 from autotune.study.results import (
     NoWinner,
@@ -546,7 +547,9 @@ def exported_yaml(study: optuna.Study, paths: StudyPaths, space: Space) -> str:
     return f"# NOT FINAL: {why}\n{text}" if why else text
 
 
-def provenance(study: optuna.Study, space: Space, backend: str = "optuna") -> dict[str, str]:
+def provenance(
+    study: optuna.Study, space: Space, backend: str = "optuna", paths: StudyPaths | None = None
+) -> dict[str, str]:
     def version(package: str) -> str:
         try:
             return metadata.version(package)
@@ -569,18 +572,49 @@ def provenance(study: optuna.Study, space: Space, backend: str = "optuna") -> di
             if info.fidelity == "sim"
             else {"trials ran on": trial_hosts(study)}
         ),
+        **({"workers": workers} if (workers := trial_workers(study, paths)) else {}),
         "report written on": f"{platform.node()} ({platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()})",
         "python": sys.version.split()[0],
         **{name: version(name) for name in ("autotune", "torch", "transformers", "optuna", "plotly", "verl")},
     }
 
 
+def trial_workers(study: optuna.Study, paths: StudyPaths | None) -> str:
+    """Each worker that ran the study's trials, with the flags it was started with and its trials' numbers ("worker
+    pid 15383 on vm (--stage all --trials 8 --top-k 1): #0-#4"): nothing said which worker ran what, or with which
+    flags, where two decided in turn (audit 38 F5). A repeat whose result was reused ran nothing: not counted."""
+    ran: dict[tuple[str, int], list[int]] = {}
+    for t in study.get_trials(deepcopy=False):
+        rec = TrialRecord.of(t)
+        if rec.worker and rec.outcome and rec.duplicate_of is None:
+            ran.setdefault((rec.worker.host, rec.worker.pid), []).append(t.number)
+    flags = worker_flags(paths) if paths is not None else {}
+    out = []
+    for (host, pid), numbers in ran.items():
+        said = flags.get((host, pid))
+        started = f" ({said})" if said else " (flags not recorded)" if said is None else ""
+        out.append(f"worker pid {pid} on {host}{started}: {_numbers(numbers)}")
+    return "; ".join(out)
+
+
+def _numbers(numbers: list[int]) -> str:
+    """`#0-#4, #7` of trial numbers in order."""
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"#{r[0]}" if len(r) == 1 else f"#{r[0]}-#{r[-1]}" for r in runs)
+
+
 def trial_hosts(study: optuna.Study) -> str:
-    """The hosts whose workers ran the study's trials, with how many each (recorded on every trial)."""
+    """The hosts whose workers ran the study's trials, with how many each (recorded on every trial); a repeat whose
+    result was reused ran nothing there (it counted: "7 trials" where 4 ran, audit 38 F16)."""
     hosts: dict[str, int] = {}
     for t in study.get_trials(deepcopy=False):
         rec = TrialRecord.of(t)
-        if rec.worker and rec.outcome:
+        if rec.worker and rec.outcome and rec.duplicate_of is None:
             hosts[rec.worker.host] = hosts.get(rec.worker.host, 0) + 1
     return ", ".join(f"{h} ({n} trials)" for h, n in sorted(hosts.items())) or "not recorded"
 

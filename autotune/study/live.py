@@ -72,6 +72,28 @@ def _me() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
+WORKERS_LOG = "workers.jsonl"
+"""Every worker that ran on the study, a line each as it started (host, pid, plan): the `.workers/` files say who is
+alive and go when a worker ends; the report names each worker's trials and flags from this (audit 38 F5)."""
+
+
+def worker_flags(paths: StudyPaths) -> dict[tuple[str, int], str]:
+    """{(host, pid): the flags it was started with, as `autotune run` takes them} of every worker `WORKERS_LOG`
+    records (a pid used again later on a host: its later worker's)."""
+    out: dict[tuple[str, int], str] = {}
+    log = paths.root / WORKERS_LOG
+    for line in log.read_text().splitlines() if log.exists() else []:
+        try:
+            said = json.loads(line)
+            plan = said.get("plan") or {}
+            out[(str(said["host"]), int(said["pid"]))] = " ".join(
+                f"{flag} {plan[key]}" for key, flag in FLAGS.items() if plan.get(key) is not None
+            )
+        except (ValueError, KeyError, TypeError, AttributeError):  # a line cut short by a kill: passed over
+            continue
+    return out
+
+
 @contextlib.contextmanager
 def working(paths: StudyPaths, plan: dict[str, Any] | None = None) -> Iterator[None]:
     """Held by an `autotune run` worker for its whole life on the study (`live_workers` sees it from any process
@@ -88,6 +110,8 @@ def working(paths: StudyPaths, plan: dict[str, Any] | None = None) -> Iterator[N
         fcntl.flock(f, fcntl.LOCK_EX)
         f.write(json.dumps(plan or {}, sort_keys=True))
         f.flush()
+        with (paths.root / WORKERS_LOG).open("a") as log:  # kept when it ends: who ran what, with which flags
+            log.write(json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "plan": plan or {}}) + "\n")
     try:
         yield
     finally:
