@@ -164,13 +164,22 @@ def check_model_or_exit(model: str | None, space: Space) -> None:
     the first prediction died with a traceback and left a study folder holding only its lock."""
     from autotune.sim.workload import find_shape
 
-    named = model or space.base.get("actor_rollout_ref.model.path")
+    key = "actor_rollout_ref.model.path"
+    named, default = model or space.base.get(key), None
+    if named is None and space.trainer == "verl":  # a job that sets none runs verl's default (it died with a traceback)
+        from autotune.adapters import get_adapter
+
+        named = default = get_adapter(space.trainer, space.command).defaults(space.base_config).get(key)
     if not isinstance(named, str):
         return  # the built-in trainer's model is sized from its own config
     try:
         find_shape(named, {})
     except ValueError as exc:
-        where = "--model" if model else f"{space.path}: `actor_rollout_ref.model.path`"
+        where = (
+            "--model" if model
+            else f"{space.path}: no `{key}` in `base:`, so verl's default," if default is not None
+            else f"{space.path}: `{key}`"
+        )  # fmt: skip
         err.print(
             f"[red]{where} {escape(named)}: {escape(str(exc))}[/]; give --model with the model's config.json (or its "
             "folder), or a preset name such as Qwen2.5-7B"

@@ -677,3 +677,27 @@ def test_the_freeze_inert_hint_names_the_inert_knobs_and_follows_no_other_warnin
     said = " ".join(capsys.readouterr().err.split())
     inert = "env.NCCL_PROTO, env.NCCL_ALGO, env.NCCL_MAX_NCHANNELS, env.CUDA_DEVICE_MAX_CONNECTIONS"
     assert f"tuning {inert} changes nothing here; pass --freeze-inert to fix them at their baseline values" in said
+
+
+def test_a_simulated_sweep_of_a_space_without_a_model_path_is_refused_naming_verls_default(tmp_path, capsys):
+    """A job that sets no `actor_rollout_ref.model.path` runs verl's default (`~/models/deepseek-llm-7b-chat`), which
+    the cost model cannot size: `run --fidelity sim` died with a traceback where a space naming a model it cannot
+    size is refused (a verify pass of audit 37, N1). Refused the same way, naming verl's default and the fix."""
+    import typer
+
+    from autotune.cli.preflight import check_model_or_exit
+    from autotune.space.loader import load_space
+
+    text = (ROOT / "search_spaces" / "fsdp3d-8gpu.yaml").read_text()
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith("actor_rollout_ref.model.path:"))
+    path = tmp_path / "nomodel.yaml"
+    path.write_text(text.replace(line + "\n", ""))
+    with pytest.raises(typer.Exit) as ended:
+        check_model_or_exit(None, load_space(str(path)))
+    said = " ".join(capsys.readouterr().err.split())
+    assert ended.value.exit_code == 2
+    assert (
+        f"{path}: no `actor_rollout_ref.model.path` in `base:`, so verl's default, ~/models/deepseek-llm-7b-chat:"
+        in said
+    )
+    assert "give --model with the model's config.json" in said
