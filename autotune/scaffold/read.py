@@ -221,7 +221,7 @@ def _refused_trainers(trainers: list[Run], source: str) -> JobError:
         why.append(
             "verl's main_ppo runs DAPO's dynamic sampling itself (`algorithm.filter_groups.enable=True`, "
             "`algorithm.filter_groups.metric`, `data.gen_batch_size`): write the job for `python3 -m "
-            f"{ENTRY}` with those keys (verl's recipe/dapo/test_dapo_7b_math.sh does) and give init that script"
+            f"{ENTRY}` with those keys (verl's recipe/dapo/test_dapo_7b_math.sh does) and give that script instead"
         )
     if re.search(r"(^|/)verl/trainer/main_ppo\.py\b", modules):
         why.append(f"that file is main_ppo's own: run it as `python3 -m {ENTRY}` (the module trials run) and run again")
@@ -229,7 +229,7 @@ def _refused_trainers(trainers: list[Run], source: str) -> JobError:
         why.append(
             "its keys would be checked against main_ppo's config, its trials predicted as PPO and its winner "
             "exported as a main_ppo job: where it is verl's PPO trainer under another name, write the job as "
-            f"`python3 -m {ENTRY} key=value ...` and give init that"
+            f"`python3 -m {ENTRY} key=value ...` and give that instead"
         )
     return JobError(
         f"{source}:{trainers[0].line}: runs {names}, not `{ENTRY}`; autotune tunes verl's PPO (RL) trainer only, "

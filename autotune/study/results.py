@@ -123,7 +123,7 @@ def unfinished_quality(paths: StudyPaths, space: Space) -> str | None:
     if quality_started(paths):
         return (
             "the quality stage did not finish (cut short?): the algorithm knobs are still the baseline's, not judged "
-            "yet; the same `autotune run` command finishes it, keeping its finished runs"
+            "yet; `autotune run` without `--stage throughput` finishes it, keeping its finished runs"
         )
     return (
         "the space's quality stage has not run: the algorithm knobs are the baseline's, not judged (`autotune run` "
@@ -324,7 +324,8 @@ def why_unconfirmed(study: optuna.Study, winner: Winner, paths: StudyPaths) -> s
     if quality_started(paths):  # `--stage quality` cut short: "a larger --trials" was wrong advice
         return (
             "only the baseline ran in the throughput stage (the systems values the quality stage uses); the quality "
-            "stage did not finish (cut short?): the same `autotune run` command finishes it, keeping its finished runs"
+            "stage did not finish (cut short?): `autotune run` without `--stage throughput` finishes it, keeping its "
+            "finished runs"
         )
     return ONLY_BASELINE_PICKED if StudyInfo.of(study).sim_study else ONLY_BASELINE
 

@@ -123,6 +123,9 @@ def test_a_confirmation_or_quality_stage_cut_short_is_said_so_with_the_command_t
     assert "has not run" in str(unfinished_quality(paths, space))  # no stage yet (e.g. --stage throughput)
     (paths.root / "quality" / "search" / "0000").mkdir(parents=True)
     assert "the quality stage did not finish (cut short?)" in str(unfinished_quality(paths, space))
+    # the worker that said it may be a `--stage throughput` one, whose own command never runs the stage (a verify
+    # pass of audit 38 F6): not "the same command"
+    assert "`autotune run` without `--stage throughput` finishes it" in str(unfinished_quality(paths, space))
     with paths.finishing(print):  # a worker runs it now: not "cut short?", and who runs it (audit 19 C1)
         running = str(unfinished_quality(paths, space))
     assert "(the quality stage last) are running in worker pid " in running and "cut short" not in running, running
