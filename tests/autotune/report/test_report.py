@@ -256,16 +256,17 @@ def test_run_writes_the_report_and_report_command_checks_it(small_study, tmp_pat
 def test_the_reports_exported_yaml_is_the_text_export_writes(small_study, tmp_path):
     """The report's copy-button YAML is "the text `export` writes, header included": it lacked the line saying the
     equivalence check `autotune run` kept passed (audit 38 F10)."""
+    from autotune.export.winner import export
     from autotune.report import data
     from autotune.study.storage import stored_space
 
     runs, _, _ = small_study
-    exported = autotune("export", "small", "--runs-dir", str(runs), "-o", str(tmp_path / "best.yaml"))
-    assert exported.returncode == 0, exported.stdout + exported.stderr
+    paths = StudyPaths(runs, "small")
+    study, space = load_study(paths), stored_space(paths)
+    export(study, paths, space, get_adapter(space.trainer, space.command), tmp_path / "best.yaml")  # `export`'s own
     written = (tmp_path / "best.yaml").read_text()
     assert "# equivalence check passed" in written, written[:1500]
-    paths = StudyPaths(runs, "small")
-    assert data.exported_yaml(load_study(paths), paths, stored_space(paths)) == written
+    assert data.exported_yaml(study, paths, space) == written
 
 
 def test_wandb_offline_runs_hold_every_trial(small_study):

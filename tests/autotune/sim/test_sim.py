@@ -455,6 +455,7 @@ def _speedup(paths) -> float:
     return winner.speedup
 
 
+@pytest.mark.slow  # 28 s on the small study's worker, the default suite's longest pole: in `make test-slow`
 def test_calibration_on_a_cpu_study_and_a_multi_fidelity_sweep(small_study, tmp_path):
     runs, space, _ = small_study
     cal = tmp_path / "calibration.json"

@@ -173,7 +173,16 @@ def run_env() -> dict[str, str]:
     return {**trainer_env(), "RAY_AUTH_MODE": "disabled"}
 
 
-@pytest.mark.parametrize("backend", BACKEND_PARAMS)
+CONTRACT_PARAMS = [
+    pytest.param(b, marks=[*p.marks, *([pytest.mark.slow] if b in SLOW_ON else [])])
+    for b, p in zip(BACKENDS, BACKEND_PARAMS, strict=True)
+]
+"""The contract on Ray (36 s on 2 cores, the default suite's longest) is in `make test-slow`, which keeps the
+default under its 8 minutes; the default suite runs real local Ray in its timeout test and the Ray driver tests of
+test_backend_registry, and the contract itself on the optuna backend."""
+
+
+@pytest.mark.parametrize("backend", CONTRACT_PARAMS)
 def test_sweep_contract_baseline_hang_report_export(tmp_path, backend, request):
     path = write_space(
         tmp_path,
