@@ -299,7 +299,8 @@ class CostModelFidelity(Fidelity):
 
         config = trial_config(space, adapter, dict(space.baseline))
         flat = adapter.resolved(space.base_config, config.flat)
-        w = self.cost_model(flat).predict(flat, config.env, space.trial.world_size).workload
+        cost = self.cost_model(flat)
+        w = cost.predict(flat, config.env, space.trial.world_size).workload
         stated = self.sim.lengths() if self.sim is not None else {}
 
         def source(key: str, otherwise: str) -> str:
@@ -315,7 +316,7 @@ class CostModelFidelity(Fidelity):
             how = "from the spread of " + (self._calibration_words() if self.job_runs else "the calibration's runs")
         else:
             how = "a guess: geometric lengths of the mean; set sim.response_max to a run's response_length/max"
-        cut = self.cost_model(flat).shape.positions
+        cut = cost.shape.positions  # the model's context, where its config.json says it
         capped = (
             (" (the model's context)" if w.response_cap < w.max_response else " (the length limit)")
             if (w.longest_response >= w.response_cap)

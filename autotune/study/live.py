@@ -127,11 +127,11 @@ def other_workers(paths: StudyPaths, plan: dict[str, Any] | None = None) -> list
     me = f"worker pid {os.getpid()} on {socket.gethostname()}"
     if plan is None:
         return [w for w in live_workers(paths) if w.partition(" (")[0] != me]
-    return [
+    return [  # an unreadable plan (an older worker's, or one being written): nothing claimed of its flags
         name + (f" (started {other})" if theirs is not None and (other := _differs(plan, theirs)) else "")
         for name, theirs in _alive(paths)
         if name != me
-    ]  # fmt: skip (an unreadable plan: nothing claimed)
+    ]
 
 
 def live_workers(paths: StudyPaths) -> list[str]:
