@@ -10,7 +10,6 @@ key is then checked with verl's own config (`job.check_keys`).
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Any, NamedTuple
 
 import yaml
@@ -126,8 +125,8 @@ def script_runs(text: str, source: str) -> list[Run]:
     for line in logical:
         for statement in bash.statements(line.text):
             try:
-                raw = shlex.split(bash.arithmetic(statement, variables, source, strict=False))
-            except (ValueError, JobError):
+                raw = bash.shell_words(bash.arithmetic(statement, variables, source, strict=False), source)
+            except JobError:  # an unclosed quote: `from_script` refuses it at its line
                 continue
             if raw[:1] == ["if"]:
                 branches.append((set(), False))

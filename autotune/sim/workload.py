@@ -98,17 +98,20 @@ def context_tokens(flat: dict[str, Any], positions: int) -> int | None:
     """The context verl 0.9's vLLM rollout runs with: `rollout.max_model_len`, else the model's max_position_embeddings
     (`positions`, or the job's `override_config` of it) (`vLLMHttpServer._validate_configs`); None when not known."""
     given = flat.get(MAX_MODEL_LEN)
+    return int(given) if given else (_model_positions(flat, positions) or None)
+
+
+def _model_positions(flat: dict[str, Any], positions: int) -> int:
+    """The model's max_position_embeddings as verl's rollout sees it: the job's `override_config` of it (as a key of
+    `base:`, or calibrate's `+key`), else `positions` (0: not known)."""
     override = flat.get(POSITIONS_OVERRIDE, flat.get("+" + POSITIONS_OVERRIDE))
-    model = int(override) if override else positions
-    return int(given) if given else (model or None)
+    return int(override) if override else positions
 
 
 def context_problem(flat: dict[str, Any], positions: int) -> str | None:
     """Why verl's rollout refuses the job at start-up, or None: a `rollout.max_model_len` above the model's
     max_position_embeddings (verl: 'max_model_len (N) should be less than or equal to max_position_embeddings (M)')."""
-    given = flat.get(MAX_MODEL_LEN)
-    override = flat.get(POSITIONS_OVERRIDE, flat.get("+" + POSITIONS_OVERRIDE))
-    model = int(override) if override else positions
+    given, model = flat.get(MAX_MODEL_LEN), _model_positions(flat, positions)
     if not given or not model or int(given) <= model:
         return None
     return (
