@@ -280,7 +280,10 @@ def minimal_winner_section(
         page.section("minimal", "The minimal winner", f'<p class="note">Not measured: {html.escape(why)}.</p>')
         return
     s, w = info.shipped_speedup, info.winner_speedup
-    where = "in rounds of its own against the baseline" if info.shipped_rounds == "reduced" else "in the same rounds"
+    where = {
+        "reduced": "in rounds of its own against the baseline",
+        "pooled": "over confirmation's rounds and the ablation's (its one change, measured in both)",
+    }.get(info.shipped_rounds, "in the same rounds")
     agree = {True: "agrees with", False: "does NOT agree with", None: "cannot be compared with"}[info.agrees]
     confirmed = info.confirmed
     compare = (

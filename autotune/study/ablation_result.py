@@ -259,6 +259,9 @@ class AblatedKnob:
     verdict: AblationVerdict = "not measured"
     without: str = ""
     """When needed: how the winner without it broke a limit (`outside limits: memory ... in 3 of 3 rounds`)."""
+    confirmation_rounds: int = 0
+    """How many of the first `ratios` are confirmation's rounds: the winner's one change, whose leave-one-out is
+    the baseline, measured there too when confirmation ran no other candidate (`sweep.ablation.confirmation_ratios`)."""
 
     @property
     def kept(self) -> bool:
@@ -295,7 +298,8 @@ class Ablation(Conclusion):
     """The shipped configuration over the baseline, interleaved in the same rounds."""
     shipped_rounds: str = "ablation"
     """Where `shipped_speedup` was measured: `ablation` (the shipped configuration was one of the
-    ablation's configurations) or `reduced` (its own interleaved rounds against the baseline)."""
+    ablation's configurations), `reduced` (its own interleaved rounds against the baseline) or `pooled` (the
+    winner's one change, over confirmation's rounds and the ablation's)."""
     confirmed: ConfirmedSpeedup | None = None
     agrees: bool | None = None
     """The winner's intervals in confirmation and in the ablation overlap (None: not both measured)."""
@@ -338,6 +342,13 @@ class Ablation(Conclusion):
     def redo(cls, paths: StudyPaths) -> str:
         return "run the sweep again (`autotune run --space ...`): finished trials are kept and the ablation re-runs"
 
+    @property
+    def where_measured(self) -> str:
+        """Where `shipped_speedup` comes from, in words."""
+        return {"reduced": "its own rounds", "pooled": "confirmation's rounds and the ablation's"}.get(
+            self.shipped_rounds, "same rounds"
+        )
+
     def lines(self) -> list[str]:
         """The minimal winner as plain text lines (`best`, the CLI after a sweep, the benchmark)."""
         pct = f"{self.level:.0%}"
@@ -345,7 +356,9 @@ class Ablation(Conclusion):
         counts = {len(k.ratios) for k in self.knobs if k.ratios}
         for k in self.knobs:
             spread = f"×{k.gain:.3f} {interval(k.low, k.high)}" if not math.isnan(k.gain) else "not run"
-            if len(counts) > 1 and k.ratios:  # extra rounds went to the undecided changes
+            if k.confirmation_rounds:
+                spread += f" in {len(k.ratios)} rounds, {k.confirmation_rounds} of them confirmation's"
+            elif len(counts) > 1 and k.ratios:  # extra rounds went to the undecided changes
                 spread += f" in {len(k.ratios)} rounds"
             out.append(f"  {'kept   ' if k.kept else 'dropped'} {k.label}: {spread}  ({k.said})")
         s, w = self.shipped_speedup, self.winner_speedup
@@ -355,7 +368,7 @@ class Ablation(Conclusion):
         else:
             out.append(
                 f"ships ×{s.speedup_geomean:.3f} {interval(s.speedup_low, s.speedup_high)} over the baseline"
-                f" ({'its own rounds' if self.shipped_rounds == 'reduced' else 'same rounds'}); {whole}"
+                f" ({self.where_measured}); {whole}"
             )
         if self.confirmed:
             c = self.confirmed
@@ -370,5 +383,11 @@ class Ablation(Conclusion):
                     f"confirmation's interval lies above 1, but no single change cleared the noise in {self.rounds} "
                     "ablation rounds: more rounds may keep one (`--ablate N`, or the space's "
                     "`confirm.ablation_max_repeats`)"
+                    + (
+                        "; a one-change winner's confirmation rounds count too when confirmation runs no other "
+                        "candidate (`--top-k 1`)"
+                        if len(self.knobs) == 1 and not self.knobs[0].confirmation_rounds
+                        else ""
+                    )
                 )
         return out

@@ -18,6 +18,15 @@ way confirmation is (every configuration once per round, rotated order, ratios w
                  Judging after every extra round lets a change without effect ship more often
                  (simulated at that noise, `benchmarks/ablation_stopping.py`: 12.7% against 4.8%
                  with 3 fixed rounds) and a real 10% gain far more often (68% against 24%)
+    one change   a winner with one change has the baseline as its leave-one-out: the ablation measures again
+                 what confirmation measured, the winner over the baseline. When confirmation ran no other
+                 candidate beside it, its rounds pool with the ablation's (`confirmation_ratios`): they did not
+                 choose the winner, so a change without effect passes the pooled interval no more often than
+                 the ablation's own (at most (1 - LEVEL) / 2: shipping needs that interval above 1.0, and
+                 confirmation letting it through first only lowers it). A confirmed ×1.85 [1.15, 2.97] was
+                 dropped by two noisier ablation rounds (audit 38 F17). With other candidates beside it,
+                 confirmation's rounds picked the best of several, which reads high by chance (the winner's
+                 curse): not reused then.
     what ships   the winner with every dropped knob at baseline. When that is a configuration the
                  rounds already ran (the winner itself, or the winner without its one dropped knob),
                  its speedup over the baseline comes from the same rounds; else the reduced
@@ -41,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 from collections.abc import Collection
 from typing import Any
 
@@ -141,12 +151,16 @@ def run_ablation(
     def ref_of(c: Candidate) -> Candidate:
         return baseline_c if c.params == base_params else c
 
+    prior = confirmation_ratios(confirmation, row.number)
+
     def judged(c: Candidate) -> tuple[list[float], tuple[float, float, float, AblationVerdict]]:
         # rounds are appended in order, so the first len(ref) rounds of the winner pair with the ref's
         ratios = [
             w / v if v and not math.isnan(w) else math.nan
             for w, v in zip(winner_c.values, ref_of(c).values, strict=False)
         ]
+        if c.params == base_params:  # the winner's one change: confirmation measured this comparison too
+            ratios = prior + ratios
         gain, low, high, said = verdict(ratios, maximize, level)
         return ratios, (gain, low, high, "needed" if broke(c) else said)
 
@@ -184,6 +198,7 @@ def run_ablation(
                 high=high,
                 verdict=said,
                 without=broke(c),
+                confirmation_rounds=len(prior) if c.params == base_params else 0,
             )
         )
     for name in skipped:
@@ -211,6 +226,10 @@ def run_ablation(
             space, adapter, [ref, measured], folder / "reduced", repeats, limits, progress, "shipped", keep=keep
         )
         shipped_speedup = compare(measured, ref)
+    elif measured is winner_c and prior and all(c.params == base_params for c in loo):
+        # the one change ships, judged on confirmation's rounds too: its speedup over the baseline is theirs too
+        shipped_rounds = "pooled"
+        shipped_speedup = pooled(compare(*_paired(winner_c, baseline_c)), ablated[0].ratios)
     else:
         shipped_speedup = compare(*_paired(measured, baseline_c)) if measured is not baseline_c else _unity()
     outside = broke(measured) if measured is not winner_c else ""
@@ -246,6 +265,37 @@ def run_ablation(
     for line in result.lines():
         progress.note(escape(line))
     return result
+
+
+def confirmation_ratios(confirmation: Confirmation, winner: int) -> list[float]:
+    """The winner over the baseline in each of confirmation's rounds (NaN where a run failed), when confirmation
+    measured no other candidate beside it; else [] (those rounds chose the winner among several: not reused)."""
+    row, base = confirmation.row(winner), confirmation.row(confirmation.baseline)
+    if row is None or base is None or set(confirmation.candidates) != {winner, confirmation.baseline}:
+        return []
+    return [
+        w / b if b and not math.isnan(w) and not math.isnan(b) else math.nan
+        for w, b in zip(row.values, base.values, strict=False)
+    ]
+
+
+def pooled(measured: Ratios, ratios: list[float]) -> Ratios:
+    """`measured` (the ablation's rounds) with its speedup figures taken over `ratios` (confirmation's rounds and
+    the ablation's); its memory and RSS ratios stay the ablation's."""
+    usable = [r for r in ratios if r > 0 and not math.isnan(r)]
+    if not usable:
+        return measured
+    low, high = gain_interval(usable)
+    return dataclasses.replace(
+        measured,
+        speedup_mean=statistics.fmean(usable),
+        speedup_geomean=math.exp(statistics.fmean(map(math.log, usable))),
+        speedup_min=min(usable),
+        speedup_max=max(usable),
+        speedup_std=statistics.stdev(usable) if len(usable) > 1 else 0.0,
+        speedup_low=low,
+        speedup_high=high,
+    )
 
 
 def _undecided(judged: tuple[float, float, float, AblationVerdict], maximize: bool) -> bool:

@@ -456,11 +456,76 @@ def test_an_ablation_that_sends_every_change_back_ships_the_baseline_at_one(tmp_
     ), text[-3000:]
 
 
+def record_rounds(folder, stem, params, values, key, breach=""):
+    """Record one configuration's ablation rounds (r1, r2, ...) as the kept results an interrupted ablation goes on
+    from: the real ablation reads them instead of running them. `breach`: each round broke a limit so."""
+    from autotune.sweep.confirmation import KEPT, _canonical
+
+    for r, value in enumerate(values, 1):
+        run = folder / f"r{r}-{stem}"
+        run.mkdir(parents=True, exist_ok=True)
+        result = {"value": value, "feasible": not breach, "ran": True, "limits": {}, "key_metrics": {},
+                  "detail": breach}  # fmt: skip
+        (run / KEPT).write_text(json.dumps({"key": key, "params": _canonical(params), **result}))
+
+
+def test_a_one_change_winner_pools_confirmations_rounds_only_when_confirmation_ran_no_other_candidate(tmp_path):
+    """A winner with one change has the baseline as its leave-one-out: the ablation measures again what confirmation
+    measured. Confirmed ×1.85 [1.15, 2.97], it was dropped by two noisier ablation rounds (audit 38 F17). Confirmation's
+    rounds pool with the ablation's when confirmation ran no other candidate (they did not choose the winner); beside
+    another candidate they picked the best of two and read high by chance: not reused. The ablation's two rounds are
+    recorded (1.6 and 1.0 the baseline), read by the real ablation; the study is a real one."""
+    from autotune.sweep.confirmation import kept_key
+    from autotune.trial.record import TrialRecord
+
+    space, paths, study = baseline_study(tmp_path, 2, f"  {EPOCHS}: {{type: int, low: 1, high: 2, role: systems}}",
+                                         f"  {EPOCHS}: 2")  # fmt: skip
+    adapter = get_adapter(space.trainer, space.command)
+    defaults = adapter.defaults(space.base_config)
+    base = dict(study.trials[0].params)
+    winner = configure(space, defaults, {**base, EPOCHS: 1})
+    key = kept_key(space, dict(TrialRecord.of(study.trials[0]).limits))
+    confirmed = [1.3, 1.25, 1.35, 1.3]  # the winner over the baseline, round by round
+
+    def ablate(others):
+        folder = paths.root / "ablation"
+        record_rounds(folder, "base", base, [1.0, 1.0], key)
+        record_rounds(folder, "winner", winner, [1.6, 1.0], key)
+        rows = [
+            ConfirmedCandidate(number=0, params=base, values=[1.0] * 4, feasible_rounds=4, rounds=4, mean=1.0,
+                               is_baseline=True),
+            ConfirmedCandidate(number=1, params=winner, values=confirmed, feasible_rounds=4, rounds=4, mean=1.3,
+                               speedup_geomean=1.3),
+            *(ConfirmedCandidate(number=2, params={**base, EPOCHS: 1, DYN: True}, values=[1.2] * 4,
+                                 feasible_rounds=4, rounds=4, mean=1.2, speedup_geomean=1.2) for _ in range(others)),
+        ]  # fmt: skip
+        confirmation = Confirmation.decide(rows, 0, maximize=True)
+        assert confirmation.winner == 1
+        result = run_ablation(study, space, adapter, paths, confirmation, 2, SweepProgress(0, "perf/throughput"))
+        assert result is not None and [k.knob for k in result.knobs] == [EPOCHS], result.lines()
+        (paths.root / "ablation.json").unlink()
+        return result, result.knobs[0]
+
+    # alone, 1.6 and 1.0 reach below 1 (t with one degree of freedom): within noise
+    result, knob = ablate(others=1)
+    assert (knob.verdict, knob.ratios, knob.confirmation_rounds) == ("within noise", [1.6, 1.0], 0), result.lines()
+    assert result.shipped == configure(space, defaults, base)
+    # pooled: six rounds, geometric mean (1.3 * 1.25 * 1.35 * 1.3 * 1.6 * 1.0) ** (1/6) = 1.2879, kept
+    result, knob = ablate(others=0)
+    assert (knob.verdict, knob.ratios, knob.confirmation_rounds) == ("kept", [*confirmed, 1.6, 1.0], 4), result.lines()
+    assert knob.low > 1.0 and abs(knob.gain - 1.2879) < 1e-3, knob
+    assert result.shipped == winner and result.shipped_rounds == "pooled"
+    assert abs(result.shipped_speedup.speedup_geomean - 1.2879) < 1e-3, result.shipped_speedup
+    said = "\n".join(result.lines())
+    assert "in 6 rounds, 4 of them confirmation's  (kept)" in said, said
+    assert "over the baseline (confirmation's rounds and the ablation's)" in said, said
+
+
 def test_a_change_whose_leave_one_out_broke_a_limit_is_needed_and_what_ships_stays_inside_the_limits(tmp_path):
     """Leaving out a change that saves memory is faster: the ablation dropped it, and what shipped broke the memory
     limit in every round (audit 30 F1). The rounds are recorded (each run's kept result, the files an interrupted
     ablation goes on from), so the real ablation reads them instead of running them; the study is a real one."""
-    from autotune.sweep.confirmation import KEPT, _canonical, kept_key
+    from autotune.sweep.confirmation import kept_key
     from autotune.trial.record import TrialRecord
 
     space, paths, study = baseline_study(
@@ -475,12 +540,7 @@ def test_a_change_whose_leave_one_out_broke_a_limit_is_needed_and_what_ships_sta
     breach = "outside limits: memory 0.0081 GiB > max 0.0079 GiB"
 
     def record(folder, stem, params, value, feasible=True):
-        for r in (1, 2):
-            run = folder / f"r{r}-{stem}"
-            run.mkdir(parents=True, exist_ok=True)
-            result = {"value": value * (1 + r / 100), "feasible": feasible, "ran": True, "limits": {},
-                      "key_metrics": {}, "detail": "" if feasible else breach}  # fmt: skip
-            (run / KEPT).write_text(json.dumps({"key": key, "params": _canonical(params), **result}))
+        record_rounds(folder, stem, params, [value * 1.01, value * 1.02], key, "" if feasible else breach)
 
     def ablate(loo_values):
         folder = paths.root / "ablation"
