@@ -163,6 +163,11 @@ def _runs_in(words: list[tuple[str, str]], line: int) -> list[Run]:
             return [Run(line, ENTRY, 0, "")]  # (refused by `from_script`, naming the string)
         if word == ENTRY or (word.endswith(ENTRY) and not bash.ASSIGN.match(word)):
             return [Run(line, ENTRY, sum(bool(_OVERRIDE.match(w)) for w in plain[i + 1 :]), words[i][1])]
+    lead = next((i for i, word in enumerate(plain) if not bash.ASSIGN.match(word)), len(plain))
+    if plain[lead : lead + 1] and plain[lead].startswith("$") and plain[lead + 1 : lead + 2] == ["-m"]:
+        at = lead + 2  # `$PYTHON_BIN -m X`: a Python the script does not set (left as written)
+        if at < len(plain):
+            return [Run(line, plain[at], sum(bool(_OVERRIDE.match(w)) for w in plain[at + 1 :]), words[at][1])]
     for i, word in enumerate(plain):
         if not _LAUNCHES.search(word):
             continue

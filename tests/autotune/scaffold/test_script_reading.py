@@ -529,6 +529,16 @@ def test_a_trainer_module_of_any_name_is_refused_as_another_trainer_not_as_yaml(
         read_job(as_file, "f.sh")
 
 
+def test_another_trainer_run_by_a_python_the_script_does_not_set_is_named_not_read_as_yaml() -> None:
+    """`$PYTHON_BIN -m recipe.dapo.main_dapo key=value ...` with PYTHON_BIN set outside the script: bash runs `-m ...`
+    with the variable empty, and the refusal said "a verl config is a YAML mapping" (audit 37, left in stop 67)."""
+    for launch in ("$PYTHON_BIN", "HYDRA_FULL_ERROR=1 ${PYTHON_BIN}"):
+        script = f"set -x\n{launch} -m recipe.dapo.main_dapo \\\n  data.train_batch_size=64 \\\n  trainer.nnodes=1\n"
+        with pytest.raises(JobError) as refused:
+            read_job(script, "p.sh")
+        assert str(refused.value).startswith(f"p.sh:2: runs `recipe.dapo.main_dapo`, {REFUSED}"), launch
+
+
 def test_another_trainer_is_named_though_main_ppo_is_echoed_and_dapo_is_told_its_main_ppo_keys() -> None:
     """A main_dapo script whose `echo` names main_ppo got "no `python3 -m verl.trainer.main_ppo ...` command found"
     (audit 37 F11); the refusal offered no next step, though verl's main_ppo runs DAPO's dynamic sampling (F12)."""
