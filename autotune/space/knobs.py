@@ -8,7 +8,7 @@ those checks need all three sections at once, so they live here rather than on t
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, cast
 
 from autotune.adapters.base import TrainerAdapter
@@ -50,21 +50,22 @@ def parse_params(r: Reader, raw: Any, adapter: TrainerAdapter) -> list[Param]:
         r.error(r.at("params"), NO_PARAMS)
     params = []
     for name, spec in specs.items():
-        if _known_name(r, name, keys):
+        if _known_name(r, name, keys, adapter.open_map):
             param = _param(r, name, spec, adapter)
             if param is not None:
                 params.append(param)
     return params
 
 
-def _known_name(r: Reader, name: str, keys: dict[str, Any]) -> bool:
-    """A param names an environment variable, a trainer key (dotted), or a variable (no dots)."""
+def _known_name(r: Reader, name: str, keys: dict[str, Any], open_map: Callable[[str], str | None]) -> bool:
+    """A param names an environment variable, a trainer key (dotted; one in a map the trainer leaves open, verl's
+    `actor_rollout_ref.rollout.engine_kwargs.vllm.swap_space`, too), or a variable (no dots)."""
     if name.startswith("env."):
         trouble = env_name_problem(name.removeprefix("env."))
         if trouble:
             r.error(r.at("params", name), f"param `{name}`: {trouble}")
         return not trouble
-    if "." in name and name not in keys:
+    if "." in name and name not in keys and open_map(name) is None:
         hint = suggest_key(name, keys)
         fix = (
             f"; did you mean `{hint}`?" if hint else
@@ -147,11 +148,12 @@ class Names:
     """Every name under `params:`, also those refused (their own error says why)."""
 
     @classmethod
-    def of(cls, keys: dict[str, Any], declared: set[str]) -> Names:
-        """`declared`: every name under `params:`, also those refused (their own error says why)."""
+    def of(cls, keys: dict[str, Any], declared: set[str], open_keys: Collection[str] = frozenset()) -> Names:
+        """`declared`: every name under `params:`, also those refused (their own error says why); `open_keys`: keys
+        the space sets in the trainer's open maps (in `base:` or as params)."""
         variables = {name for name in declared if "." not in name}
         trial = {f"trial.{f.name}" for f in dataclasses.fields(TrialSettings)}
-        return cls(keys, frozenset({*keys, *variables, *trial}), frozenset(declared))
+        return cls(keys, frozenset({*keys, *open_keys, *variables, *trial}), frozenset(declared))
 
     def check_term(self, r: Reader, term: Any, at: str, label: str) -> None:
         try:

@@ -126,7 +126,8 @@ def _parse(r: Reader, top: dict[str, Any], path: Path, adapter: TrainerAdapter, 
     trial = r.settings(TrialSettings, top.get("trial"), "trial")
     params = knobs.parse_params(r, top.get("params"), adapter)
     declared = set(top["params"]) if isinstance(top.get("params"), dict) else set()
-    names = knobs.Names.of(keys, declared)
+    open_keys = {k for k in [*base, *declared] if k not in keys and "." in k and adapter.open_map(k) is not None}
+    names = knobs.Names.of(keys, declared, open_keys)
     knobs.check_param_conditions(r, params, names, _fixed_value(adapter, base, base_config))
     derived = knobs.parse_derived(r, top.get("derived"), names, declared)
     knobs.check_variables_used(r, params, derived)

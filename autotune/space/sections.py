@@ -220,6 +220,10 @@ def parse_baseline(
             out[p.name] = None
         elif p.when:
             continue  # conditional: only needed when its condition holds at the baseline
+        elif p.name not in keys and "." in p.name and not p.is_env:  # a key in one of the trainer's open maps
+            r.error(p.where, f"baseline: no value for `{p.name}`: a key the space adds to a map verl leaves open has "
+                             f"no verl default; set `baseline.{p.name}` to the value the job runs (the engine's own "
+                             "default where the job sets none)")  # fmt: skip
         else:
             r.error(
                 p.where,
@@ -243,6 +247,9 @@ def parse_quality(
     base: dict[str, Any] = {}
     roles = {p.name: p.role for p in params}
     for key, located in flat.items():
+        if key not in keys and adapter.open_map(key) is not None:  # in a map verl leaves open: any key and value
+            base[key] = coerce(located.value, Any)
+            continue
         if key not in keys:
             hint = suggest_key(key, keys)
             r.error(

@@ -538,3 +538,31 @@ def test_a_key_of_a_map_verl_leaves_open_loads_in_base_and_reaches_each_trial_wi
         load_space(str(undeclared))
     with pytest.raises(InvalidConfig, match=r"verl has no key 'actor_rollout_ref\.actor\.no_such'"):
         get_adapter("verl").quick_check([], {"actor_rollout_ref.actor.no_such": 1}, 2)
+
+
+def test_a_key_of_a_map_verl_leaves_open_is_a_knob_and_a_quality_base_key_each_trial_adds_with_its_plus(tmp_path):
+    """A vLLM engine argument verl passes through (`rollout.engine_kwargs.vllm.swap_space`) searched as a param, and
+    one set in `quality.base`, were "unknown key" (left in stop 67; `base:` took them, audit 37 F1). A param there has
+    no verl default: the baseline must give its value, and says so. Each trial adds it with its `+`; verl's check
+    accepts the trial."""
+    from autotune.space.loader import SPACE_DIR
+    from autotune.space.sampling import trial_config
+
+    swap, block = "actor_rollout_ref.rollout.engine_kwargs.vllm.swap_space", "data.apply_chat_template_kwargs.x"
+    text = (SPACE_DIR / "verl-cpu.yaml").read_text()
+    text = text.replace("params:\n", f"params:\n  {swap}: {{type: categorical, choices: [4, 8]}}\n", 1)
+    text = text.replace("quality:\n", f"quality:\n  base: {{{block}: 1}}\n", 1)
+    path = tmp_path / "open.yaml"
+    path.write_text(text)
+    with pytest.raises(SpaceError, match=rf"open.yaml:\d+: baseline: no value for `{swap}`: a key the space adds to a "
+                                         "map verl leaves open has no verl default; set `baseline"):  # fmt: skip
+        load_space(str(path))
+    path.write_text(text.replace("\nbaseline:", f"\nbaseline:\n  {swap}: 4  #", 1))
+    space = load_space(str(path))
+    assert [p.name for p in space.params if p.name == swap] == [swap] and space.baseline[swap] == 4
+    assert space.quality is not None and space.quality.base == {block: 1}
+    adapter = get_adapter("verl", space.command)
+    flat = trial_config(space, adapter, {**space.baseline, swap: 8}).flat
+    lines, _ = adapter.trial_overrides(flat, 2)
+    assert f"+{swap}=8" in lines, lines
+    adapter.check([], flat, 2)  # verl's compose and validate_config, as before every trial
