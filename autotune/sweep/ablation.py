@@ -229,7 +229,7 @@ def run_ablation(
     elif measured is winner_c and prior and all(c.params == base_params for c in loo):
         # the one change ships, judged on confirmation's rounds too: its speedup over the baseline is theirs too
         shipped_rounds = "pooled"
-        shipped_speedup = pooled(compare(*_paired(winner_c, baseline_c)), ablated[0].ratios)
+        shipped_speedup = pooled(compare(*_paired(winner_c, baseline_c)), ablated[0].ratios, level)
     else:
         shipped_speedup = compare(*_paired(measured, baseline_c)) if measured is not baseline_c else _unity()
     outside = broke(measured) if measured is not winner_c else ""
@@ -279,13 +279,13 @@ def confirmation_ratios(confirmation: Confirmation, winner: int) -> list[float]:
     ]
 
 
-def pooled(measured: Ratios, ratios: list[float]) -> Ratios:
+def pooled(measured: Ratios, ratios: list[float], level: float = LEVEL) -> Ratios:
     """`measured` (the ablation's rounds) with its speedup figures taken over `ratios` (confirmation's rounds and
     the ablation's); its memory and RSS ratios stay the ablation's."""
     usable = [r for r in ratios if r > 0 and not math.isnan(r)]
     if not usable:
         return measured
-    low, high = gain_interval(usable)
+    low, high = gain_interval(usable, level)
     return dataclasses.replace(
         measured,
         speedup_mean=statistics.fmean(usable),
