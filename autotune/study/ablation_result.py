@@ -139,7 +139,10 @@ class Explanation(Conclusion):
         configuration the path reaches); else the winner's confirmed speedup; None without either."""
         if winner.ablation is not None:
             ratios = winner.ablation.shipped_speedup
-            return ConfirmedSpeedup.of_ratios(ratios, winner.ablation.rounds), "what ships, measured by the ablation,"
+            return (
+                ConfirmedSpeedup.of_ratios(ratios, winner.ablation.shipped_round_count),
+                "what ships, measured by the ablation,",
+            )
         row = confirmation.row(winner.number) if confirmation else None
         return (ConfirmedSpeedup.of(row) if row else None), "confirmed speedup"
 
@@ -341,6 +344,12 @@ class Ablation(Conclusion):
     @classmethod
     def redo(cls, paths: StudyPaths) -> str:
         return "run the sweep again (`autotune run --space ...`): finished trials are kept and the ablation re-runs"
+
+    @property
+    def shipped_round_count(self) -> int:
+        """The rounds `shipped_speedup` is over: the ablation's, and confirmation's too where they were pooled."""
+        pooled = max((k.confirmation_rounds for k in self.knobs), default=0) if self.shipped_rounds == "pooled" else 0
+        return self.rounds + pooled
 
     @property
     def where_measured(self) -> str:

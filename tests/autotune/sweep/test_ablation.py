@@ -514,7 +514,7 @@ def test_a_one_change_winner_pools_confirmations_rounds_only_when_confirmation_r
     result, knob = ablate(others=0)
     assert (knob.verdict, knob.ratios, knob.confirmation_rounds) == ("kept", [*confirmed, 1.6, 1.0], 4), result.lines()
     assert knob.low > 1.0 and abs(knob.gain - 1.2879) < 1e-3, knob
-    assert result.shipped == winner and result.shipped_rounds == "pooled"
+    assert result.shipped == winner and result.shipped_rounds == "pooled" and result.shipped_round_count == 6
     assert abs(result.shipped_speedup.speedup_geomean - 1.2879) < 1e-3, result.shipped_speedup
     said = "\n".join(result.lines())
     assert "in 6 rounds, 4 of them confirmation's  (kept)" in said, said
