@@ -97,6 +97,22 @@ def folder_problem(folder: Path) -> str | None:
     return None
 
 
+def replaces_own_file(out: Path) -> str | None:
+    """Why writing an export at `out` would replace a file autotune did not write (None: nothing there, or an
+    earlier export): `-o prod.yaml` replaced the user's own verl config without a word."""
+    from autotune.export.winner import EXPORT_MARK
+
+    if not out.is_file():
+        return None
+    try:
+        head = out.read_text(errors="replace")[:8000]
+    except OSError:
+        return None
+    if f"# {EXPORT_MARK}" in head:
+        return None
+    return f"exists and is not an autotune export (no `# {EXPORT_MARK}` line): writing the winner would replace it"
+
+
 def output_problem(out: Path) -> str | None:
     """Why a file cannot be written at `out` (None: it can). Its folder must exist: a mistyped path
     is said, not made into folders."""

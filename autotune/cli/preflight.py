@@ -124,9 +124,11 @@ def not_ray_head(address: str) -> str | None:
 
 def check_export_path_or_exit(out: Path) -> None:
     """--export's file must be writable before the sweep starts, not found unwritable when it ends."""
-    from autotune.cli.app import output_problem
+    from autotune.cli.app import output_problem, replaces_own_file
 
     problem = output_problem(out)
+    if problem is None and (problem := replaces_own_file(out)):
+        problem += "; move it away, or --export another file (`autotune export --force` overwrites it)"
     if problem:
         err.print(f"[red]--export {escape(str(out))} {escape(problem)}[/]")
         raise typer.Exit(2)

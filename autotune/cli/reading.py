@@ -23,6 +23,7 @@ from autotune.cli.app import (
     folder_problem,
     load_or_exit,
     output_problem,
+    replaces_own_file,
     study_space,
 )
 from autotune.extras import require
@@ -147,11 +148,15 @@ def export_cmd(
     ] = False,
     runs_dir: RunsDirOpt = Path("runs"),
     storage: StorageOpt = None,
+    force: Annotated[
+        bool, typer.Option(help="Overwrite -o's file though autotune did not write it (an earlier export it did).")
+    ] = False,
 ) -> None:
     """Write the winner as nested verl YAML plus `key=value` overrides for verl.trainer.main_ppo."""
-    problem = output_problem(output)
+    problem = output_problem(output) or (None if force else replaces_own_file(output))
     if problem:
-        err.print(f"[red]-o {escape(str(output))} {escape(problem)}[/]")
+        fix = "; pass --force to overwrite it, or -o another file" if problem == replaces_own_file(output) else ""
+        err.print(f"[red]-o {escape(str(output))} {escape(problem)}{fix}[/]")
         raise typer.Exit(2)
     export_winner(StudyPaths(runs_dir, study), storage, output, check, predicted)
 

@@ -49,6 +49,10 @@ from autotune.trial.scoring import unit_of
 
 NOT_EXPORTED = ("trainer.total_training_steps",)
 
+EXPORT_MARK = "autotune winner of study"
+"""How every export's header begins (after a NOT FINAL or NOT FOR SHIPPING line): `export -o` refuses to replace a
+file without it unless `--force` (`cli.app.replaces_own_file`)."""
+
 
 class ExportError(RuntimeError):
     pass
@@ -217,7 +221,7 @@ def exported(
                   else f" ({what}: {low:.2f}-{high:.2f})" if winner.speedup_spread else "")  # fmt: skip
         speed = f", {winner.speedup:.2f}x the baseline{spread}"
     header = [
-        f"autotune winner of study `{paths.name}`: trial #{winner.number} ({winner.source}{speed})",
+        f"{EXPORT_MARK} `{paths.name}`: trial #{winner.number} ({winner.source}{speed})",
         f"{space.objectives[0].metric} ({space.objectives[0].reducer}) = {winner.value:.6g}"
         f"{unit_of(space.objectives[0].metric)}{_whose(winner)}",
         f"run: {_launched(space)} --config-path=<this folder> --config-name={out.stem}",

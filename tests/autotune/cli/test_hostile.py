@@ -465,6 +465,12 @@ def test_paths_the_command_cannot_use_end_in_one_line_not_a_traceback(tmp_path):
          f"--report-dir {afile / 'r'} cannot be made: {afile} is a file, not a folder"),
         (("report", "small", "--runs-dir", str(tmp_path / "runs"), "-o", str(afile)),
          f"-o {afile} is a file: the report is a folder"),
+        # a file autotune did not write was replaced by the export without a word (`-o prod.yaml`)
+        (("export", "small", "--runs-dir", str(tmp_path / "runs"), "-o", str(afile)),
+         f"-o {afile} exists and is not an autotune export (no `# autotune winner of study` line): writing the winner "
+         "would replace it; pass --force to overwrite it, or -o another file"),
+        (("run", "--space", str(space), "--runs-dir", str(tmp_path / "runs"), "--export", str(afile)),
+         f"--export {afile} exists and is not an autotune export"),
     ]  # fmt: skip
     for args, expected in cases:
         proc = autotune(*args, timeout=120)
@@ -472,6 +478,20 @@ def test_paths_the_command_cannot_use_end_in_one_line_not_a_traceback(tmp_path):
         assert expected in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
     assert not (tmp_path / "runs").exists()  # refused before the study was made
     assert not (tmp_path / "no").exists()
+    assert afile.read_text() == "not a folder\n"
+
+
+def test_export_replaces_its_own_earlier_export_and_another_file_only_with_force(tmp_path):
+    """`export -o` refuses a file autotune did not write (above); an earlier export it replaces, and `--force`
+    replaces the other file too."""
+    runs = ("--runs-dir", str(tmp_path / "runs"))
+    assert autotune("run", "--space", "fsdp3d-8gpu", "--fidelity", "sim", "--trials", "2", *runs).returncode == 0
+    own, other = tmp_path / "best.yaml", tmp_path / "prod.yaml"
+    other.write_text("data: {train_batch_size: 8}\n")
+    for path, flags in ((own, ()), (own, ()), (other, ("--force",))):
+        proc = autotune("export", "fsdp3d-8gpu", *runs, "-o", str(path), "--predicted", *flags)
+        assert proc.returncode == 0, proc.stderr
+        assert path.read_text().startswith("# autotune winner of study `fsdp3d-8gpu`"), path.read_text()[:300]
 
 
 def test_a_trial_left_running_is_named_by_trials_and_best(tmp_path):
