@@ -95,6 +95,11 @@ class TrainerAdapter(ABC):
         goes into, or None: such a key is kept in a space's `base:` as written. Default: the trainer has none."""
         return None
 
+    def ranks(self, flat: dict[str, Any], world: int) -> int:
+        """The ranks a trial of `flat` (its config as the trainer resolves it) runs on, given the space's
+        `trial.world_size`. Default: that world (the built-in trainer's torchrun starts as many)."""
+        return world
+
     @abstractmethod
     def defaults(self, base_config: list[str]) -> dict[str, Any]:
         """Every key's value before the trial's own settings (trainer defaults, then presets)."""

@@ -357,6 +357,11 @@ class VerlAdapter(TrainerAdapter):
 
         return open_map(key)
 
+    def ranks(self, flat: dict[str, Any], world: int) -> int:
+        """verl starts `trainer.n_gpus_per_node` x `trainer.nnodes` ranks, whatever `trial.world_size` says (a space
+        may search either: `verl-cpu` searches 1 or 2 ranks under a world of 2)."""
+        return verl_ranks(flat, world)
+
     def defaults(self, base_config: list[str]) -> dict[str, Any]:
         return dict(verl_tree()[1])
 
@@ -501,6 +506,11 @@ def _split(line: str) -> tuple[str, str]:
     return key, value
 
 
+def verl_ranks(flat: dict[str, Any], world: int) -> int:
+    """`trainer.n_gpus_per_node` x `trainer.nnodes` of a trial's config (`world` for a key it lacks)."""
+    return int(flat.get("trainer.n_gpus_per_node", world)) * int(flat.get("trainer.nnodes", 1))
+
+
 def cpu_plugin(flat: dict[str, Any], world: int) -> tuple[list[tuple[str, str]], dict[str, str]]:
     """The `verl_cpu` plugin's (overrides, environment) for this trial's rank count."""
     try:
@@ -510,6 +520,5 @@ def cpu_plugin(flat: dict[str, Any], world: int) -> tuple[list[tuple[str, str]],
             f"trainer.device=cpu runs verl on this repository's CPU plugin, which does not import: {exc}; "
             "install the repository (`pip install -e .[verl]`)"
         ) from None
-    ranks = int(flat.get("trainer.n_gpus_per_node", world)) * int(flat.get("trainer.nnodes", 1))
-    settings = plugin_settings(ranks)
+    settings = plugin_settings(verl_ranks(flat, world))
     return [_split(line) for line in settings.overrides], settings.env

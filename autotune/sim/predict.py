@@ -53,8 +53,8 @@ def predict_trial(space: Space, fidelity: CostModelFidelity, params: dict[str, A
     adapter = get_adapter(space.trainer, space.command)
     config = trial_config(space, adapter, dict(space.baseline if params is None else params))
     flat = adapter.resolved(space.base_config, config.flat)
-    world = space.trial.world_size
-    cost = fidelity.cost_model(flat)
+    world = adapter.ranks(flat, space.trial.world_size)  # as a simulated trial: the ranks the trainer starts
+    cost = fidelity.cost_model(flat, world)
     return PredictedTrial(flat, dict(config.env), world, cost, cost.predict(flat, config.env, world))
 
 

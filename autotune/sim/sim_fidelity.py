@@ -216,10 +216,13 @@ class CostModelFidelity(Fidelity):
         flat = job.adapter.resolved(
             job.space.base_config, job.config.flat
         )  # defaults and interpolations, as the trainer has them
-        trial = job.space.trial
-        return [self.simulate(flat, job.config.env, trial.world_size, trial.steps, job.trial_dir)]
+        trial = job.space.trial  # on the ranks the trainer starts: verl's n_gpus_per_node x nnodes
+        return [self.simulate(flat, job.config.env, job.adapter.ranks(flat, trial.world_size), trial.steps,
+                              job.trial_dir)]  # fmt: skip
 
-    def cost_model(self, flat: dict[str, Any]) -> CostModel:
+    def cost_model(self, flat: dict[str, Any], world: int | None = None) -> CostModel:
+        """The model of a trial of `flat`, on `world` ranks where that is not the sweep's world (a space searching
+        verl's `trainer.n_gpus_per_node` or `trainer.nnodes`), laid out as `for_sweep` lays the sweep's out."""
         shape = find_shape(self.model or flat.get("actor_rollout_ref.model.path"), flat)
         cal = self.calibration
         stated = self.sim.lengths() if self.sim is not None else {}
@@ -232,7 +235,7 @@ class CostModelFidelity(Fidelity):
         if stated.get("response_spread") is None and stated.get("response_tokens") is not None:
             spread = None  # the calibration's spread is of its runs' lengths, not of the mean the space states
         return CostModel(
-            self.cluster,
+            self.layout(flat, world),
             shape,
             weights=cal.weights if cal is not None else {},
             param_bytes=(cal.param_bytes or 2) if cal is not None else 2,
@@ -244,6 +247,16 @@ class CostModelFidelity(Fidelity):
             vllm_version=self.engine("vllm_version"),
             verl_version=self.engine("verl_version"),
         )
+
+    def layout(self, flat: dict[str, Any], world: int | None) -> Cluster:
+        """The sweep's cluster, or one of `world` ranks of the same device (nodes of the trial's
+        `trainer.n_gpus_per_node`; one host for a CPU calibration)."""
+        c = self.cluster
+        if world is None or world == c.world:
+            return c
+        if self.device == "cpu":
+            return Cluster(c.device, gpus_per_node=world, nodes=1)
+        return cluster(c.device, world, gpus_per_node(flat, world))
 
     def engine(self, key: str) -> str | None:
         """The vLLM or verl version predicted for (`vllm_version`, `verl_version`): the space's `sim:` section's,
@@ -402,7 +415,7 @@ class CostModelFidelity(Fidelity):
     def simulate(self, flat: dict[str, Any], env: dict[str, str], world: int, steps: int, trial_dir: Path) -> RunResult:
         """`flat`: the trial's config as the trainer resolves it (`TrainerAdapter.resolved`), every key
         present, as `sim.predict.predict_trial` builds it."""
-        cost = self.cost_model(flat)
+        cost = self.cost_model(flat, world)
         prediction = cost.predict(flat, env, world)
         record = {
             "phases": prediction.phases,

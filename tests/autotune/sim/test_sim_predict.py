@@ -173,6 +173,39 @@ def test_predict_space_is_the_sweeps_trial(tmp_path: Path) -> None:
     assert predict_space("fsdp3d-8gpu", gpu="H20").cost.cluster.device.name == "H20"
 
 
+def test_a_trial_is_predicted_on_the_ranks_verl_starts_not_the_spaces_world_size(tmp_path: Path) -> None:
+    """verl starts `trainer.n_gpus_per_node` x `trainer.nnodes` ranks; a simulated trial was predicted on
+    `trial.world_size` whatever they were (left since audit 36): a job of 2 nodes of 8 under `world_size: 8` was
+    predicted on 8 GPUs. Its trials (and `predict_space`) are now predicted as the same job under `world_size: 16`,
+    on 16 GPUs in 2 nodes. (A simulated sweep keeps the node count at its baseline: the cost model credits no knob
+    with it.)"""
+    from autotune.sim.predict import predict_space
+
+    text = Path("search_spaces/fsdp3d-8gpu.yaml").read_text()
+    assert "  trainer.nnodes: 1\n" in text and "  world_size: 8\n" in text
+    head = text[: text.index("\nparams:\n")].replace("  trainer.nnodes: 1\n", "")  # the job, its trial settings
+    head = head.replace("\nbase:", "\nbase:\n  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu: 8", 1)
+
+    def space(name: str, world: int) -> Path:
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(
+            re.sub(r"(?m)^name: .*$", f"name: {name}", head).replace("  world_size: 8\n", f"  world_size: {world}\n")
+            + "\nparams:\n  trainer.nnodes: {type: categorical, choices: [1, 2]}\nbaseline:\n  trainer.nnodes: 2\n"
+        )
+        return path
+
+    eight, sixteen = space("eight", 8), space("sixteen", 16)
+    runs = tmp_path / "runs"
+    proc = autotune("run", "--space", str(eight), "--fidelity", "sim", "--trials", "1", "--runs-dir", str(runs),
+                    "--confirm", "0")  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    record = json.loads((runs / "eight" / "trials" / "0000" / "prediction.json").read_text())
+    expected = predict_space(str(sixteen))  # its baseline: 2 nodes of 8, world 16
+    assert expected.world == 16 and (expected.cost.cluster.nodes, expected.cost.cluster.gpus_per_node) == (2, 8)
+    assert record["gpus"] == 16 and record["phases"] == pytest.approx(expected.prediction.phases, rel=1e-12), record
+    assert predict_space(str(eight)).prediction.phases == pytest.approx(expected.prediction.phases, rel=1e-12)
+
+
 def test_sim_vllm_version_is_checked() -> None:
     from autotune.space.sim_section import parse_sim_section
 
