@@ -29,6 +29,8 @@ class Shape:
     positions: int = 0
     """`max_position_embeddings` of its config.json (a multimodal model's `text_config`'s), the context verl's rollout
     gives vLLM (`context_tokens`); 0: not known (a preset, or a config.json without it)."""
+    vision: bool = False
+    """Its config.json has a `vision_config` (Qwen2.5-VL, Qwen3-VL): a vision tower the cost model has no terms for."""
 
     @property
     def layer_params(self) -> int:
@@ -70,7 +72,17 @@ PRESETS = {
 """Architecture numbers from each model's published config.json."""
 
 
+def text_numbers(raw: dict[str, Any]) -> dict[str, Any]:
+    """The language model's numbers of a Hugging Face config.json: a multimodal model's `text_config` (Qwen3-VL's
+    holds all of them, its top level none) over its top level (where Qwen2.5-VL's are, and Qwen3-VL's
+    `tie_word_embeddings`)."""
+    text = raw.get("text_config")
+    return {**raw, **text} if isinstance(text, dict) else raw
+
+
 def shape_from_hf(raw: dict[str, Any]) -> Shape:
+    vision = isinstance(raw.get("vision_config"), dict)
+    raw = text_numbers(raw)
     heads = int(raw["num_attention_heads"])
     hidden = int(raw["hidden_size"])
     return Shape(
@@ -82,9 +94,8 @@ def shape_from_hf(raw: dict[str, Any]) -> Shape:
         vocab=int(raw["vocab_size"]),
         head_dim=int(raw.get("head_dim") or hidden // heads),
         tied_embeddings=bool(raw.get("tie_word_embeddings", False)),
-        positions=int(
-            raw.get("max_position_embeddings") or (raw.get("text_config") or {}).get("max_position_embeddings") or 0
-        ),
+        positions=int(raw.get("max_position_embeddings") or 0),
+        vision=vision,
     )
 
 
@@ -148,16 +159,19 @@ def _read_shape(config: Path) -> Shape:
         raise ValueError(f"{config}: not a readable JSON file ({exc})") from None
     if not isinstance(raw, dict):
         raise ValueError(f"{config}: not a model's config.json (a JSON object with its architecture's numbers)")
-    missing = [k for k in ARCHITECTURE if k not in raw]
+    text = text_numbers(raw)  # a multimodal model's under `text_config` (Qwen3-VL: audit 39 F2)
+    missing = [k for k in ARCHITECTURE if k not in text]
     if missing:
         raise ValueError(
-            f"{config}: no {', '.join(f'`{k}`' for k in missing)}; give the config.json of the model's Hugging Face "
-            "checkpoint (a decoder's has them)"
+            f"{config}: no {', '.join(f'`{k}`' for k in missing)} (at its top level or in its `text_config`); give the "
+            "config.json of the model's Hugging Face checkpoint (a decoder's has them)"
         )
-    wrong = [k for k in ARCHITECTURE if not (isinstance(raw[k], int) and not isinstance(raw[k], bool) and raw[k] > 0)]
+    wrong = [
+        k for k in ARCHITECTURE if not (isinstance(text[k], int) and not isinstance(text[k], bool) and text[k] > 0)
+    ]
     if wrong:
         raise ValueError(
-            f"{config}: {', '.join(f'`{k}`: {raw[k]!r}' for k in wrong)}: each must be a whole number above 0"
+            f"{config}: {', '.join(f'`{k}`: {text[k]!r}' for k in wrong)}: each must be a whole number above 0"
         )
     try:
         return shape_from_hf(raw)

@@ -283,6 +283,53 @@ def test_find_shape_from_preset_name_or_config_json(tmp_path):
         find_shape("acme/unknown-model", {})
 
 
+QWEN3_VL_8B = {  # Qwen/Qwen3-VL-8B-Instruct's config.json: the language model's numbers under `text_config` only
+    "architectures": ["Qwen3VLForConditionalGeneration"],
+    "image_token_id": 151655,
+    "model_type": "qwen3_vl",
+    "text_config": {
+        "attention_bias": False,
+        "head_dim": 128,
+        "hidden_act": "silu",
+        "hidden_size": 4096,
+        "intermediate_size": 12288,
+        "max_position_embeddings": 262144,
+        "model_type": "qwen3_vl_text",
+        "num_attention_heads": 32,
+        "num_hidden_layers": 36,
+        "num_key_value_heads": 8,
+        "rms_norm_eps": 1e-06,
+        "rope_theta": 5000000,
+        "vocab_size": 151936,
+    },
+    "tie_word_embeddings": False,
+    "video_token_id": 151656,
+    "vision_config": {
+        "deepstack_visual_indexes": [8, 16, 24],
+        "depth": 27,
+        "hidden_size": 1152,
+        "intermediate_size": 4304,
+        "model_type": "qwen3_vl",
+        "num_heads": 16,
+        "out_hidden_size": 4096,
+        "patch_size": 16,
+        "spatial_merge_size": 2,
+        "temporal_patch_size": 2,
+    },
+}
+
+
+def test_find_shape_reads_a_multimodal_models_text_config(tmp_path):
+    """Qwen3-VL's config.json keeps every number of its language model under `text_config` (was refused as lacking
+    them all: audit 39 F2); the top level's `tie_word_embeddings` still counts, and its `vision_config` is noted."""
+    (tmp_path / "config.json").write_text(json.dumps(QWEN3_VL_8B))
+    shape = find_shape(str(tmp_path), {})
+    assert (shape.hidden, shape.intermediate, shape.layers) == (4096, 12288, 36)
+    assert (shape.heads, shape.kv_heads, shape.head_dim, shape.vocab) == (32, 8, 128, 151936)
+    assert (shape.tied_embeddings, shape.positions, shape.vision) == (False, 262144, True)
+    assert not find_shape("Qwen/Qwen2.5-7B-Instruct", {}).vision
+
+
 def test_nnls_recovers_known_weights():
     rng = np.random.default_rng(0)
     a = rng.uniform(0.1, 1.0, (30, 4))
