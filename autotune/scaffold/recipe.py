@@ -213,13 +213,19 @@ def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | No
                 f"a {reward_model_words(rm)}: the cost model (pre-screen, `--fidelity sim`) does not model it; its "
                 "scoring time and its memory are in no predicted step time or peak"
             )
-        from autotune.sim.workload import context_cut_words, dynamic_sampling_words, find_shape
+        from autotune.sim.workload import VISION_WORDS, context_cut_words, dynamic_sampling_words, find_shape
 
         merged = {**defaults, **job.flat}
         try:
-            positions = find_shape(model or merged.get("actor_rollout_ref.model.path"), {}).positions
+            shape = find_shape(model or merged.get("actor_rollout_ref.model.path"), {})
+            positions, vision = shape.positions, shape.vision
         except (ValueError, OSError, TypeError):
-            positions = 0
+            positions, vision = 0, False
+        if vision:  # predicted as its language model alone, said nowhere (audit 39 F1)
+            notes.append(
+                "a vision-language model (its config.json has a `vision_config`): the cost model (pre-screen, "
+                f"`--fidelity sim`) predicts its language model alone; {VISION_WORDS}"
+            )
         if cut := context_cut_words(merged, positions):  # the job's own responses, cut (audit 37 F14)
             notes.append(f"the job: {cut}")
         if sampling := dynamic_sampling_words(merged):  # predicted as one generation, said nowhere (audit 37 F5)

@@ -22,6 +22,7 @@ from autotune.sim.hardware import Cluster, calibrated_device, cluster, cpu_devic
 from autotune.sim.model import LENGTH_KEYS, CalibratedRun, Calibration, CostModel, job_of
 from autotune.sim.workload import (
     VERL_GPUS_PER_NODE,
+    VISION_WORDS,
     context_cut_words,
     context_problem,
     dynamic_sampling_words,
@@ -350,6 +351,8 @@ class CostModelFidelity(Fidelity):
         )  # the same numbers as a vLLM job's, said nowhere (audit 29 F7)
         for said in (context_cut_words(flat, cut), dynamic_sampling_words(flat)):  # audit 37 F14, F5
             engine += f"; {said}" if said else ""
+        if cost.shape.vision:  # a vision-language model predicted as its language model alone (audit 39 F1)
+            engine += f"; {VISION_WORDS}"
         if has_reward_model(flat):  # predicted as if it had none, said nowhere (audit 36 F10)
             engine += (
                 f"; its {reward_model_words(flat)} not modelled (its scoring time and memory are in no prediction)"

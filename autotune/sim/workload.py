@@ -460,6 +460,14 @@ def reward_model_words(flat: dict[str, Any]) -> str:
     return f"reward model ({path})" if path else "reward model"
 
 
+VISION_WORDS = (
+    "its vision tower not modelled (its weights, its memory and its encoding of each prompt's images, in the rollout "
+    "and in every training pass, are in no prediction; the images' tokens are predicted as prompt tokens only)"
+)
+"""Said where the model's config.json has a `vision_config` (Qwen2.5-VL, Qwen3-VL): the cost model predicts the
+language model alone, as if the job had no images (audit 39 F1)."""
+
+
 def dynamic_sampling_words(flat: dict[str, Any]) -> str | None:
     """DAPO's group filtering (`algorithm.filter_groups.enable` on verl 0.9's V1 trainer, `trainer.use_v1`, its default)
     said where the job turns it on, else None: the trainer evicts each group whose answers all score alike and

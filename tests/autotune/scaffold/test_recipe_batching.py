@@ -139,3 +139,48 @@ def test_an_sglang_rollout_is_said_to_be_predicted_as_vllm(tmp_path: Path) -> No
     [util] = [k for k in rec.knobs if k.name.endswith("gpu_memory_utilization")]
     assert util.why.startswith("SGLang (mem_fraction_static)'s share")
     assert "SGLang rollout predicted as vLLM's" in assumed_lengths(space, "H100")
+
+
+QWEN2_5_VL_7B = {  # Qwen/Qwen2.5-VL-7B-Instruct's config.json, its language model's numbers and its vision tower's
+    "architectures": ["Qwen2_5_VLForConditionalGeneration"],
+    "hidden_size": 3584,
+    "intermediate_size": 18944,
+    "max_position_embeddings": 128000,
+    "model_type": "qwen2_5_vl",
+    "num_attention_heads": 28,
+    "num_hidden_layers": 28,
+    "num_key_value_heads": 4,
+    "tie_word_embeddings": False,
+    "vision_config": {"depth": 32, "hidden_size": 1280, "intermediate_size": 3420, "num_heads": 16,
+                      "out_hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2},
+    "vocab_size": 152064,
+}  # fmt: skip
+
+
+def test_a_vision_language_model_is_said_to_be_predicted_without_its_vision_tower(tmp_path: Path) -> None:
+    """verl's Qwen2.5-VL geo3k examples: the cost model has no term for the vision tower, its memory or the images'
+    encoding, and its predictions (`freeze_vision_tower` or not) were those of the language model alone, said nowhere
+    (audit 39 F1); a text model's notes say nothing of it (nor its lengths line: test_sim's `.vision`)."""
+    import json
+
+    from autotune.scaffold.prescreen import assumed_lengths
+
+    model = tmp_path / "Qwen2.5-VL-7B-Instruct"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps(QWEN2_5_VL_7B))
+    said = (
+        "its vision tower not modelled (its weights, its memory and its encoding of each prompt's images, in the "
+        "rollout and in every training pass, are in no prediction; the images' tokens are predicted as prompt tokens "
+        "only)"
+    )
+    text = JOB.format(estimator="grpo", dynamic="True", extra="data.image_key=images")
+    vl = text.replace("actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct", f"actor_rollout_ref.model.path={model}")
+    _, rec, space, _ = space_of(tmp_path, vl)
+    [note] = [n for n in rec.notes if "vision" in n]
+    assert note == (
+        "a vision-language model (its config.json has a `vision_config`): the cost model (pre-screen, `--fidelity sim`) "
+        "predicts its language model alone; " + said
+    )
+    assert f"; {said}" in assumed_lengths(space, "H100")
+    rec = recipe(read_job(text, "job.sh"), Cluster(8, 1, "H100"), verl_tree()[1])  # on Qwen2.5-7B: nothing said
+    assert not [n for n in rec.notes if "vision" in n]
