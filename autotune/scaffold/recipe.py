@@ -213,6 +213,19 @@ def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | No
                 f"a {reward_model_words(rm)}: the cost model (pre-screen, `--fidelity sim`) does not model it; its "
                 "scoring time and its memory are in no predicted step time or peak"
             )
+        tool = value("global_profiler.tool")
+        if tool not in (None, "null", "None", ""):  # profiled trials, the profiler shipped, said nowhere (audit 39 F3)
+            records = (
+                " (torch_memory records each worker's allocation history from its start, whatever "
+                "`global_profiler.steps` says)"
+                if tool == "torch_memory"
+                else ""
+            )
+            notes.append(
+                f"the job runs verl's `{tool}` profiler (`global_profiler.tool`): so does every trial, and the export "
+                f"ships it; its cost{records} is in each measured step time and in no prediction: leave the "
+                "`global_profiler.*` keys out of `base:` to tune and ship the job without it"
+            )
         from autotune.sim.workload import VISION_WORDS, context_cut_words, dynamic_sampling_words, find_shape
 
         merged = {**defaults, **job.flat}

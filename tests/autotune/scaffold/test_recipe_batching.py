@@ -184,3 +184,19 @@ def test_a_vision_language_model_is_said_to_be_predicted_without_its_vision_towe
     assert f"; {said}" in assumed_lengths(space, "H100")
     rec = recipe(read_job(text, "job.sh"), Cluster(8, 1, "H100"), verl_tree()[1])  # on Qwen2.5-7B: nothing said
     assert not [n for n in rec.notes if "vision" in n]
+
+
+def test_a_profiled_job_is_said_to_profile_every_trial(tmp_path: Path) -> None:
+    """verl's Qwen2.5-VL SGLang example profiles its memory (`global_profiler.tool=torch_memory`): kept in `base:`, every
+    trial ran profiled and the export shipped the profiler, said nowhere (audit 39 F3); a job without it hears nothing."""
+    cluster, tree = Cluster(8, 1, "H100"), verl_tree()[1]
+    extra = "global_profiler.tool=torch_memory global_profiler.save_path=./mem_snapshots"
+    rec = recipe(read_job(JOB.format(estimator="grpo", dynamic="True", extra=extra), "job.sh"), cluster, tree)
+    assert [n for n in rec.notes if "profiler" in n] == [
+        "the job runs verl's `torch_memory` profiler (`global_profiler.tool`): so does every trial, and the export "
+        "ships it; its cost (torch_memory records each worker's allocation history from its start, whatever "
+        "`global_profiler.steps` says) is in each measured step time and in no prediction: leave the "
+        "`global_profiler.*` keys out of `base:` to tune and ship the job without it"
+    ]
+    rec = recipe(read_job(JOB.format(estimator="grpo", dynamic="True", extra=""), "job.sh"), cluster, tree)
+    assert not [n for n in rec.notes if "profiler" in n]
