@@ -116,15 +116,24 @@ def unset_said(names: Iterable[str], only_arguments: bool = False) -> str:
 
 
 def _unknown_key(job: Job, key: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     from autotune.adapters import get_adapter
 
     hint = suggest_key(key, get_adapter("verl").keys())
+    try:  # a key of another verl (verl's NPU examples' `trainer.use_legacy_worker_impl`, gone from 0.9) was told to
+        # "fix its name" with no word of the version it was checked against (audit 39 F4); a misspelling, which has
+        # a close key, is told that key only
+        installed = f"verl {version('verl')}'s, the verl installed here"
+    except PackageNotFoundError:
+        installed = "the installed verl's"
     return (
         f"{job.at(key)}: verl has no key `{key}`"
         + (f"; did you mean `{hint}`?" if hint else "")
         + " (fix its name; a key your run adds as `+key=value` goes in the exported `.overrides`, not in the job "
-        "given to init)"
-    )
+        + ("given to init)" if hint else f"given to init; the keys are {installed}: a key only another verl version has "
+           "is refused so: leave it out)")
+    )  # fmt: skip
 
 
 def check_starts(job: Job, flat: dict[str, Any], world: int) -> None:

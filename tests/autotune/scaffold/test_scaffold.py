@@ -762,6 +762,21 @@ def test_init_refuses_a_space_a_folder_a_missing_folder_and_broken_yaml_in_one_l
     assert not (tmp_path / "g.yaml").exists() and not (tmp_path / "no").exists()
 
 
+def test_an_unknown_key_names_the_verl_version_it_was_checked_against() -> None:
+    """verl's Qwen2.5-VL NPU examples set `trainer.use_legacy_worker_impl`, a key of older verl that 0.9 dropped: the
+    refusal said only "fix its name" (audit 39 F4); it names the verl installed here and says to leave such a key out."""
+    from importlib.metadata import version
+
+    with pytest.raises(JobError) as e:
+        read_job("python3 -m verl.trainer.main_ppo trainer.use_legacy_worker_impl=disable", "job.sh")
+    assert str(e.value) == (
+        "job.sh:1: verl has no key `trainer.use_legacy_worker_impl` (fix its name; a key your run adds as `+key=value` "
+        "goes in the exported `.overrides`, not in the job given to init; the keys are "
+        f"verl {version('verl')}'s, the verl installed here: a key only another verl version has is refused so: leave "
+        "it out)"
+    )
+
+
 def test_an_unknown_key_gets_no_suggestion_alike_only_by_its_section() -> None:
     """DAPO's `reward_model.overlong_buffer.len` got "did you mean `reward_model.rollout.name`?", alike only by the
     `reward_model.` they share (audit 37 F13): no suggestion then; a misspelling still gets its key."""
