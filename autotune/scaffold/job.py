@@ -49,6 +49,8 @@ class Job:
     refused: list[str] = field(default_factory=list)
     """The command's words refused as it was read, each at its line (a `+key` verl does not declare, a sweep, a
     deletion): said by `check_keys` with the unknown keys, all at once (audit 37 F3)."""
+    from_yaml: bool = False
+    """Read from a verl YAML, not a script: a key it lacks is added nested, not as `key=value` (audit 39 F5)."""
 
     def at(self, key: str) -> str:
         line = self.lines.get(key)
@@ -157,7 +159,9 @@ def check_starts(job: Job, flat: dict[str, Any], world: int) -> None:
         raise JobError(
             f"{job.source}: verl refuses the job: {reason}"
             + (f" ({involved})" if involved else "")
-            + f"; fix it in {job.source} (a key it does not set: add `key=value`) and rerun init; nothing was written"
+            + f"; fix it in {job.source} (a key it does not set: "
+            + ("add it, nested under its sections as verl's config nests it" if job.from_yaml else "add `key=value`")
+            + ") and rerun init; nothing was written"
         ) from None
 
 
@@ -201,6 +205,7 @@ def _origin(job: Job, key: str, flat: dict[str, Any]) -> str:
     default = verl_tree()[1].get(key)
     if key in job.flat:
         return f"`{key}`={hydra_value(job.flat[key])} set at {job.at(key)}"
+    where = "the YAML" if job.from_yaml else "the script"
     if key in flat and flat[key] != default:
-        return f"`{key}`={hydra_value(flat[key])} init's baseline, not in the script"
-    return f"`{key}`={hydra_value(default)} verl's default, not in the script"
+        return f"`{key}`={hydra_value(flat[key])} init's baseline, not in {where}"
+    return f"`{key}`={hydra_value(default)} verl's default, not in {where}"

@@ -313,7 +313,7 @@ def _from_yaml(text: str, source: str) -> Job:
         same += _derived_as_verl_derives({k: v for k, v in flat.items() if k not in same}, raw_defaults)
         notes.append(f"a dumped verl config: its {len(same)} keys equal to verl's defaults are left out of `base:`")
         flat = {k: v for k, v in flat.items() if k not in same}
-    return Job(flat, env, ["python3", "-m", ENTRY], source, notes, lines=lines)
+    return Job(flat, env, ["python3", "-m", ENTRY], source, notes, lines=lines, from_yaml=True)
 
 
 def _yaml_lines(text: str) -> dict[str, int]:

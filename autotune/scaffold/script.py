@@ -393,7 +393,8 @@ def from_script(text: str, source: str, *, cluster: dict[str, int | None] | None
         if token.startswith("-"):
             raise JobError(
                 f"{where(token)}: `{token}`: autotune init reads jobs on verl's own ppo_trainer config; "
-                "for a job on a config file of yours, give that YAML to `autotune init` instead"
+                "for a job on a config file of yours, give that YAML to `autotune init` instead, with the script's "
+                "other overrides written into it (init reads the YAML alone)"
             )
         if SCRIPT_ARGUMENTS.fullmatch(token):
             notes.append(f"`{token}` (the script's arguments) left out")

@@ -587,3 +587,37 @@ def test_main_ppo_given_through_a_variable_is_the_command() -> None:
         "trainer.n_gpus_per_node": 8,
     }
     assert "`$ENTRY` (set at line 1) read as `verl.trainer.main_ppo`, the command's module" in job.notes
+
+
+def test_a_yaml_job_verl_refuses_is_told_its_fix_in_yaml_and_a_config_path_job_to_bring_its_overrides() -> None:
+    """verl's geo3k multi-turn example runs on its own YAML (`--config-path`): init said to give that YAML instead,
+    not that the script's overrides must go into it, and then told the YAML to "add `key=value`" for the keys it
+    lacked, "verl's default, not in the script" (audit 39 F5)."""
+    from autotune.scaffold import check_starts
+
+    yaml_job = (
+        "data:\n  train_batch_size: 256\nactor_rollout_ref:\n  actor:\n    ppo_mini_batch_size: 256\n"
+        "    ppo_micro_batch_size_per_gpu: 8\n"
+    )
+    job = read_job(yaml_job, "geo3k_multiturn_grpo.yaml")
+    with pytest.raises(JobError) as e:
+        check_starts(job, dict(job.flat), 8)
+    said = str(e.value)
+    assert said.startswith("geo3k_multiturn_grpo.yaml: verl refuses the job: [actor_rollout_ref.rollout] Please set"), (
+        said
+    )
+    assert "`actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu`=null verl's default, not in the YAML" in said
+    assert said.endswith(
+        "; fix it in geo3k_multiturn_grpo.yaml (a key it does not set: add it, nested under its sections as verl's "
+        "config nests it) and rerun init; nothing was written"
+    )
+    assert "key=value" not in said and "not in the script" not in said
+    script = (
+        'python3 -m verl.trainer.main_ppo --config-path="$PWD/config" --config-name=geo3k data.train_batch_size=256'
+    )
+    with pytest.raises(JobError) as e:
+        read_job(script, "run.sh")
+    assert str(e.value).endswith(
+        "give that YAML to `autotune init` instead, with the script's other overrides written into it (init reads the "
+        "YAML alone)"
+    ), e.value
