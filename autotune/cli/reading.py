@@ -222,7 +222,10 @@ def print_best(paths: StudyPaths, storage: str | None, space: Space) -> Summary 
         console.print(f"  {winner_caveat(study, winner, paths, behind=False)}")  # winner.behind: said above
     rss = f", peak RSS {s.rss_ratio:.2f}×" if math.isfinite(s.rss_ratio) else ""  # a prediction has no RSS
     what = "predicted memory" if winner.source == "predicted" else "memory"
-    console.print(f"  {what} {s.memory_ratio:.2f}× the baseline ({s.memory_metric}){rss}")
+    if math.isfinite(s.memory_ratio):
+        console.print(f"  {what} {s.memory_ratio:.2f}× the baseline ({s.memory_metric}){rss}")
+    else:  # "predicted memory nan× the baseline" where the baseline is predicted out of memory (audit 39 F6)
+        console.print(f"  {what}: no ratio to the baseline, which has no {s.memory_metric or 'memory'} figure{rss}")
     from autotune.sim.sim_fidelity import MEMORY_NOT_CALIBRATED
 
     if MEMORY_NOT_CALIBRATED in s.predicted_error:  # beside calibrated step times (audit 28 F3)

@@ -238,6 +238,13 @@ def ablation_section(
     )
 
 
+def _predicted_at(info: PredictedWinner) -> str:
+    """What ships, over the baseline, predicted; a baseline predicted not to run has no ratio (audit 39 F6)."""
+    if info.speedup is None:
+        return "The baseline's own configuration is predicted not to run: no speedup over it."
+    return f"What ships is predicted at {info.speedup:.3f}× the baseline."
+
+
 def minimal_winner_section(
     page: Page,
     frame: pd.DataFrame,
@@ -257,7 +264,7 @@ def minimal_winner_section(
             "from the baseline was put back at its baseline value and the configuration predicted again; a change "
             f"the cost model credits with less than {info.floor:.0%} goes back to its baseline value (the least "
             "first, then the rest predicted again), unless the configuration without it runs out of memory or "
-            f"breaks a limit. What ships is predicted at {info.speedup:.3f}× the baseline. Run it before shipping "
+            f"breaks a limit. {_predicted_at(info)} Run it before shipping "
             f"it: <code>{html.escape(measure_predicted(space, study))}</code> measures the model's best "
             f"and ablates them for real; <code>autotune export {html.escape(study)} --predicted</code> writes this "
             "one, labelled.</p>"

@@ -76,8 +76,17 @@ class PredictedWinner(Conclusion):
     """The prediction of what ships: its memory, comm share, MFU (empty in files written before they were kept)."""
 
     @property
-    def speedup(self) -> float:
-        """What ships over the baseline, predicted (above 1.0 is better, whatever the objective's direction)."""
+    def baseline_ran(self) -> bool:
+        """The baseline's configuration is predicted to run: a value to compare with (a baseline predicted out of
+        memory has none; its speedup divided by zero in `run`, `best` and `export`: audit 39 F6)."""
+        return math.isfinite(self.baseline_value) and self.baseline_value > 0
+
+    @property
+    def speedup(self) -> float | None:
+        """What ships over the baseline, predicted (above 1.0 is better, whatever the objective's direction); None
+        when the baseline is predicted not to run."""
+        if not self.baseline_ran:
+            return None
         ratio = self.shipped_value / self.baseline_value
         return ratio if self.maximize else 1.0 / ratio
 
@@ -114,6 +123,12 @@ class PredictedWinner(Conclusion):
             out.append("  the best predicted trial is the baseline's configuration")
         elif not any(c.kept for c in self.changes):
             out.append(f"  no change is credited with {self.floor:.0%}: the baseline's configuration ships")
+        if self.speedup is None:
+            out.append(
+                "the baseline's own configuration is predicted not to run (see `autotune trials`): no speedup over "
+                "it; a change without which what ships does not run either is `needed`"
+            )
+            return out
         whole = self.winner_value / self.baseline_value
         whole = whole if self.maximize else 1.0 / whole
         out.append(

@@ -596,3 +596,50 @@ def test_the_calibrated_h100_check_predicts_the_8gpu_space_at_every_tp_it_offers
     assert all("tokens/s/GPU" in result[f"7B_tp{tp}"] for tp in offered), result  # the 7B job fits at every TP
     assert "tokens/s/GPU" not in result["72B_tp1"], result  # a 72B actor at TP 1 does not fit
     assert json.loads((tmp_path / "calibration_h100.json").read_text())["gpu"] == "H100"
+
+
+def test_a_simulated_sweep_whose_baseline_is_predicted_out_of_memory_names_a_winner_without_a_speedup(
+    tmp_path: Path,
+) -> None:
+    """verl's geo3k multi-turn example (micro-batch 32 of 4k-token sequences) is predicted out of memory at its own
+    settings: its simulated sweep crashed after its trials on a division by the baseline's value, 0 (`run`, `best`,
+    `export` and `report` each with a ZeroDivisionError: audit 39 F6). Here the baseline's 95% vLLM reservation on
+    top of the 7B's resident state is over the H100's 80 GiB; 50% fits."""
+    import optuna
+    import yaml
+
+    from autotune.report.data import summary
+    from autotune.report.knob_plots import minimal_winner_section
+    from autotune.report.page import Page
+    from autotune.space.loader import load_space
+    from autotune.study.progress import SweepProgress
+    from autotune.study.results import find_winner
+    from autotune.study.storage import StudyPaths, open_storage
+    from autotune.sweep.driver import SweepOptions, run_sweep
+    from autotune.trial.record import TrialRecord
+
+    util = "actor_rollout_ref.rollout.gpu_memory_utilization"
+    space = yaml.safe_load(Path("search_spaces/fsdp3d-8gpu.yaml").read_text())
+    held = {k: v for k, v in space["baseline"].items() if k != util and v is not None and not k.startswith("env.")}
+    space["base"].update(held)
+    space.update(params={util: {"type": "categorical", "choices": [0.95, 0.5]}}, baseline={util: 0.95}, derived={})
+    space.update(name="oombase", sampler={"name": "grid", "seed": 0}, constraints=[])
+    (tmp_path / "oombase.yaml").write_text(yaml.safe_dump(space))
+    loaded = load_space(str(tmp_path / "oombase.yaml"), device="cuda")
+    paths = StudyPaths(tmp_path / "runs", "oombase")
+    progress = SweepProgress(3, "perf/throughput")
+    progress.quiet = True
+    run_sweep(SweepOptions(space=loaded, paths=paths, n_trials=3, fidelity=("sim",)), progress)
+    study = optuna.load_study(study_name="oombase", storage=open_storage(f"sqlite:///{paths.db}"))
+    assert TrialRecord.of(study.trials[0]).reason == "oom", study.trials[0].user_attrs  # the baseline, 95%
+    winner = find_winner(study, paths, loaded)
+    assert winner.params[util] == 0.5 and winner.speedup is None and winner.credited is not None
+    assert winner.credited.lines()[-1] == (
+        "the baseline's own configuration is predicted not to run (see `autotune trials`): no speedup over it; a "
+        "change without which what ships does not run either is `needed`"
+    )
+    assert winner.credited.changes[0].without.startswith("oom: predicted peak ")  # the change it cannot do without
+    assert math.isnan(summary(study, paths, loaded).speedup)
+    page = Page()
+    minimal_winner_section(page, __import__("pandas").DataFrame(), winner.credited, "oombase")
+    assert "The baseline's own configuration is predicted not to run: no speedup over it." in page.sections[0]
