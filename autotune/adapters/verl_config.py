@@ -418,7 +418,17 @@ def hydra_value(value: Any) -> str:
     text = str(value)
     if _reads_as_string(text) and re.fullmatch(r"[\w\-+./@:%]+", text):
         return text
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return "'" + _QUOTE_ESCAPES.sub(_escaped, text) + "'"
+
+
+_QUOTE_ESCAPES = re.compile(r"(\\*)('|\Z)")
+"""A quote, the end of the text (the closing quote follows), and the backslashes before either: the only places
+hydra's quoted strings read backslashes as escapes; a backslash elsewhere is itself (`'a\\nb'` reads back with both
+backslashes, so doubling every backslash changed a chat template's `\\n` in every trial: audit 39 F7)."""
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return match.group(1) * 2 + ("\\'" if match.group(2) else "")
 
 
 def _reads_as_string(text: str) -> bool:

@@ -566,3 +566,22 @@ def test_a_key_of_a_map_verl_leaves_open_is_a_knob_and_a_quality_base_key_each_t
     lines, _ = adapter.trial_overrides(flat, 2)
     assert f"+{swap}=8" in lines, lines
     adapter.check([], flat, 2)  # verl's compose and validate_config, as before every trial
+
+
+def test_a_value_with_backslashes_reaches_verl_as_written() -> None:
+    """verl's geo3k multi-turn config sets a Qwen2.5-VL chat template whose Jinja strings hold `\\n` (a backslash and
+    an n): every backslash was doubled in the override, which hydra reads back literally (it unescapes backslashes
+    only before a quote), so each trial and the export's `.overrides` ran another template (audit 39 F7)."""
+    from omegaconf import OmegaConf
+
+    from autotune.adapters.verl_config import compose
+
+    template = "{%- if tools %}{{- '<|im_start|>system\\n' }}{%- endif %}<|im_start|>{{ message['role'] }}\n"
+    written = {
+        "actor_rollout_ref.model.custom_chat_template": template,
+        "actor_rollout_ref.model.exclude_modules": r".*visual\..*",  # a regex: `\.` a dot
+        "trainer.experiment_name": "ends_in_a_backslash\\",  # before the closing quote: hydra's escape
+        "trainer.project_name": "it's \\'quoted\\'",
+    }
+    cfg = compose(overrides(written))
+    assert {key: OmegaConf.select(cfg, key) for key in written} == written
