@@ -151,6 +151,11 @@ ARCHITECTURE = ("num_attention_heads", "hidden_size", "intermediate_size", "num_
 """The numbers of a Hugging Face config.json the cost model cannot do without (whole numbers above 0)."""
 
 
+EXPERTS = ("num_experts", "num_local_experts", "n_routed_experts")
+"""A mixture-of-experts model's expert count, as Qwen's (Qwen3-30B-A3B, Qwen3-VL-30B-A3B), Mixtral's and DeepSeek's
+config.json name it."""
+
+
 def _read_shape(config: Path) -> Shape:
     """A model's shape from its Hugging Face config.json; ValueError naming the file and what it lacks."""
     try:
@@ -165,6 +170,13 @@ def _read_shape(config: Path) -> Shape:
         raise ValueError(
             f"{config}: no {', '.join(f'`{k}`' for k in missing)} (at its top level or in its `text_config`); give the "
             "config.json of the model's Hugging Face checkpoint (a decoder's has them)"
+        )
+    experts = [k for k in EXPERTS if isinstance(text.get(k), int) and text[k] > 1]
+    if experts:  # read as a dense model of its `intermediate_size`: Qwen3-VL-30B-A3B sized at 4B (audit 39 F9)
+        raise ValueError(
+            f"{config}: a mixture-of-experts model (`{experts[0]}`: {text[experts[0]]}): the cost model has no terms "
+            "for experts (it would size a dense model of `intermediate_size`, its experts' parameters and memory "
+            "left out); give a dense model's config.json"
         )
     wrong = [
         k for k in ARCHITECTURE if not (isinstance(text[k], int) and not isinstance(text[k], bool) and text[k] > 0)

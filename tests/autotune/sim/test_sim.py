@@ -330,6 +330,21 @@ def test_find_shape_reads_a_multimodal_models_text_config(tmp_path):
     assert not find_shape("Qwen/Qwen2.5-7B-Instruct", {}).vision
 
 
+def test_a_mixture_of_experts_config_is_refused_not_sized_as_a_dense_model(tmp_path):
+    """Qwen3-VL-30B-A3B (its 128 experts under `text_config`) and Qwen3-30B-A3B (at the top level) were sized as dense
+    models of their `intermediate_size`, 6144: about 4B parameters for 30B, its memory and time far under (audit 39
+    F9); the cost model has no terms for experts, so such a config.json is refused, naming the count."""
+    text = {"head_dim": 128, "hidden_size": 2048, "intermediate_size": 6144, "moe_intermediate_size": 768,
+            "num_attention_heads": 32, "num_experts": 128, "num_experts_per_tok": 8, "num_hidden_layers": 48,
+            "num_key_value_heads": 4, "vocab_size": 151936}  # fmt: skip
+    vl = {"model_type": "qwen3_vl_moe", "text_config": text, "vision_config": QWEN3_VL_8B["vision_config"]}
+    for name, raw in (("Qwen3-VL-30B-A3B-Instruct", vl), ("Qwen3-30B-A3B", {"model_type": "qwen3_moe", **text})):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.json").write_text(json.dumps(raw))
+        with pytest.raises(ValueError, match=r"a mixture-of-experts model \(`num_experts`: 128\): the cost model has"):
+            find_shape(str(tmp_path / name), {})
+
+
 def test_nnls_recovers_known_weights():
     rng = np.random.default_rng(0)
     a = rng.uniform(0.1, 1.0, (30, 4))
