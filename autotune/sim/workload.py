@@ -176,7 +176,7 @@ def _read_shape(config: Path) -> Shape:
         raise ValueError(
             f"{config}: a mixture-of-experts model (`{experts[0]}`: {text[experts[0]]}): the cost model has no terms "
             "for experts (it would size a dense model of `intermediate_size`, its experts' parameters and memory "
-            "left out); give a dense model's config.json"
+            "left out)"
         )
     wrong = [
         k for k in ARCHITECTURE if not (isinstance(text[k], int) and not isinstance(text[k], bool) and text[k] > 0)
