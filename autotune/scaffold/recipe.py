@@ -131,6 +131,10 @@ def model_heads(job: Job, model: str | None) -> tuple[int | None, str]:
     return heads, f"{config}" if config.is_file() else f"the cost model's preset for {path}"
 
 
+VLLM_KWARGS = "actor_rollout_ref.rollout.engine_kwargs.vllm."
+"""vLLM's engine settings in verl's config, which its SGLang rollout does not read (it reads `engine_kwargs.sglang`)."""
+
+
 def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | None = None) -> Recipe:
     """The knobs for this job on this cluster (JobError when the job itself cannot run there)."""
 
@@ -205,6 +209,13 @@ def recipe(job: Job, cluster: Cluster, defaults: dict[str, Any], model: str | No
         engine = "SGLang (mem_fraction_static)" if sglang else "vLLM"
         if sglang:
             notes.append("an SGLang rollout: the cost model (pre-screen, `--fidelity sim`) predicts it as vLLM's")
+            inert = [k for k in job.flat if k.startswith(VLLM_KWARGS)]
+            if inert:  # verl's Qwen2.5-VL SGLang example sets vLLM's, said nowhere (audit 39 F10)
+                notes.append(
+                    f"{', '.join(f'`{k}`' for k in inert)}: vLLM's engine settings, which an SGLang rollout does not "
+                    "read (verl hands SGLang `actor_rollout_ref.rollout.engine_kwargs.sglang`): kept as the job sets "
+                    "them, inert in every trial"
+                )
         from autotune.sim.workload import REWARD_MODEL_KEYS, has_reward_model, reward_model_words
 
         rm = {k: value(k) for k in (*REWARD_MODEL_KEYS, "reward.reward_model.model_path", "reward_model.model.path")}

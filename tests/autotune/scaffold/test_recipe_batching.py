@@ -200,3 +200,24 @@ def test_a_profiled_job_is_said_to_profile_every_trial(tmp_path: Path) -> None:
     ]
     rec = recipe(read_job(JOB.format(estimator="grpo", dynamic="True", extra=""), "job.sh"), cluster, tree)
     assert not [n for n in rec.notes if "profiler" in n]
+
+
+def test_vllm_engine_settings_on_an_sglang_rollout_are_said_to_be_inert() -> None:
+    """verl's Qwen2.5-VL SGLang example keeps `+...engine_kwargs.vllm.disable_mm_preprocessor_cache=True` from its
+    vLLM twin: kept in `base:` and said to be "added by each trial", as if it did something (audit 39 F10); verl's
+    SGLang server reads `engine_kwargs.sglang` only. A vLLM rollout's own setting is not called inert."""
+    cluster, tree = Cluster(8, 1, "H100"), verl_tree()[1]
+    kwarg = "+actor_rollout_ref.rollout.engine_kwargs.vllm.disable_mm_preprocessor_cache=True"
+    for engine, inert in (("sglang", True), ("vllm", False)):
+        extra = f"actor_rollout_ref.rollout.name={engine} {kwarg}"
+        rec = recipe(read_job(JOB.format(estimator="grpo", dynamic="True", extra=extra), "job.sh"), cluster, tree)
+        said = [n for n in rec.notes if "inert" in n]
+        assert said == (
+            [
+                "`actor_rollout_ref.rollout.engine_kwargs.vllm.disable_mm_preprocessor_cache`: vLLM's engine settings, "
+                "which an SGLang rollout does not read (verl hands SGLang "
+                "`actor_rollout_ref.rollout.engine_kwargs.sglang`): kept as the job sets them, inert in every trial"
+            ]
+            if inert
+            else []
+        ), (engine, said)
