@@ -226,7 +226,7 @@ def run_ablation(
             space, adapter, [ref, measured], folder / "reduced", repeats, limits, progress, "shipped", keep=keep
         )
         shipped_speedup = compare(measured, ref)
-    elif measured is winner_c and prior and all(c.params == base_params for c in loo):
+    elif measured is winner_c and prior and len(loo) == 1 and loo[0].params == base_params:
         # the one change ships, judged on confirmation's rounds too: its speedup over the baseline is theirs too
         shipped_rounds = "pooled"
         shipped_speedup = pooled(compare(*_paired(winner_c, baseline_c)), ablated[0].ratios, level)
