@@ -230,6 +230,8 @@ def test_the_baseline_wins_when_no_candidate_beats_its_confirmed_mean():
     assert summarize([failed_base, slow], 0, maximize=True).winner == 4
 
 
+@pytest.mark.slow  # two real sweeps, 20-33 s; the decision and the export on recorded rounds: test_export's
+# test_a_candidate_confirmed_slower_than_the_baseline_does_not_win_the_baseline_ships (make test-slow runs this)
 def test_a_sweep_whose_candidate_confirms_slower_ships_the_baseline(tmp_path):
     """Real runs: micro-batch 1 of a batch of 8 measures about 0.3x the baseline's 8 (one micro-batch); with the
     ablation on or off the baseline wins confirmation, nothing is ablated, and best, export and the report say so."""
